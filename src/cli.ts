@@ -1,0 +1,5 @@
+#!/usr/bin/env node
+// The bin entry: every command lives in src/cli/<name>.ts and exports `command`.
+import { main } from './cli/main.ts';
+
+process.exitCode = await main(process.argv.slice(2));

@@ -1,0 +1,146 @@
+// The one configuration schema. Defaults live here; README and config.yaml.example are checked against it.
+import { z } from 'zod';
+import { duration } from './duration.ts';
+
+const logLevel = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
+
+/** Keystone v3 auth, as in clouds.yaml `auth:` (names camelCased). */
+export const openstackAuthSchema = z
+  .object({
+    authUrl: z.url().optional().describe('Keystone v3 URL (OS_AUTH_URL)'),
+    username: z.string().optional(),
+    userId: z.string().optional(),
+    password: z.string().optional(),
+    userDomainName: z.string().optional(),
+    userDomainId: z.string().optional(),
+    projectName: z.string().optional(),
+    projectId: z.string().optional(),
+    projectDomainName: z.string().optional(),
+    projectDomainId: z.string().optional(),
+    applicationCredentialId: z.string().optional(),
+    applicationCredentialName: z.string().optional(),
+    applicationCredentialSecret: z.string().optional(),
+  })
+  .strict();
+
+export const openstackSchema = z
+  .object({
+    cloud: z.string().optional().describe('cloud name in clouds.yaml (OS_CLOUD)'),
+    auth: openstackAuthSchema.default({}),
+    regionName: z.string().optional().describe('catalog region (OS_REGION_NAME)'),
+    interface: z
+      .enum(['public', 'internal', 'admin'])
+      .default('public')
+      .describe('catalog interface (OS_INTERFACE)'),
+    cacert: z.string().optional().describe('CA bundle file (OS_CACERT)'),
+    cert: z.string().optional().describe('client certificate file (OS_CERT)'),
+    key: z.string().optional().describe('client key file (OS_KEY)'),
+    insecure: z.boolean().default(false).describe('skip TLS verification (OS_INSECURE); never in production'),
+    requestTimeout: duration().default(30).describe('per-request timeout, seconds'),
+  })
+  .strict();
+
+export const novaSchema = z
+  .object({
+    enabled: z.boolean().default(true).describe('run the Nova plugin'),
+    hostMapping: z
+      .record(z.string(), z.string())
+      .default({})
+      .describe('node name → nova-compute service host'),
+    maxMicroversion: z
+      .string()
+      .regex(/^2\.\d+$/, 'expected a compute microversion like "2.53"')
+      .optional()
+      .describe('cap the negotiated compute microversion'),
+    maxConcurrentMigrations: z
+      .number()
+      .int()
+      .min(1)
+      .max(64)
+      .default(1)
+      .describe('migrations in flight per host'),
+    retries: z.number().int().min(0).max(20).default(2).describe('retries of a failed migration'),
+    retryBackoff: duration().default(10).describe('first backoff between retries, doubled each time'),
+    migrationTimeout: duration().default(1800).describe('per-server deadline'),
+    abortOnTimeout: z.boolean().default(true).describe('abort a migration that passed its deadline (2.24+)'),
+    pollInterval: duration().default(2).describe('how often in-flight servers are listed'),
+    coldMigrateStopped: z.boolean().default(true).describe('cold-migrate SHUTOFF servers'),
+    disabledReasonPrefix: z
+      .string()
+      .min(1)
+      .default('drainer:')
+      .describe('marks a service disabled by drainer'),
+  })
+  .strict();
+
+export const kubevirtSchema = z
+  .object({
+    enabled: z
+      .boolean()
+      .default(true)
+      .describe('run the KubeVirt plugin (does nothing where KubeVirt is absent)'),
+    required: z.boolean().default(false).describe('fail when KubeVirt is not installed'),
+    trigger: z.enum(['taint', 'eviction', 'both']).default('taint'),
+    triggerGraceSeconds: duration().default(30).describe('with trigger "both": wait before evicting'),
+    migrationTimeout: duration().default(1800).describe('per-VMI deadline'),
+    nonMigratable: z.enum(['block', 'shutdown', 'skip']).default('block'),
+  })
+  .strict();
+
+export const drainSchema = z
+  .object({
+    enabled: z.boolean().default(true).describe('evict pods after the VMs moved'),
+    requirePluginsSucceeded: z.boolean().default(true).describe('drain only when every plugin succeeded'),
+    timeout: duration().default(900),
+    gracePeriodSeconds: z.number().int().min(-1).default(-1).describe("-1 = the pod's own"),
+    deleteEmptyDirData: z.boolean().default(true),
+    force: z.boolean().default(false).describe('evict pods without a controller'),
+    podSelector: z.string().default('').describe('label selector of pods to drain'),
+    concurrency: z.number().int().min(1).max(200).default(20),
+    evictionRetryInterval: duration().default(5).describe('wait after a 429'),
+  })
+  .strict();
+
+export const evacuationSchema = z
+  .object({
+    timeout: duration().default(3600).describe('deadline of the whole evacuation'),
+    abortOnCancel: z.boolean().default(false).describe('on uncordon, abort in-flight migrations'),
+  })
+  .strict();
+
+export const nodeMaintenanceSchema = z
+  .object({
+    mode: z.enum(['own', 'observe', 'off']).default('own'),
+  })
+  .strict();
+
+export const serverSchema = z
+  .object({
+    enabled: z.boolean().default(true),
+    bindAddress: z.string().default('0.0.0.0'),
+    port: z.number().int().min(0).max(65535).default(8080),
+  })
+  .strict();
+
+export const configSchema = z
+  .object({
+    nodeName: z.string().min(1).optional().describe('node to act on (NODE_NAME)'),
+    logLevel: logLevel.default('info'),
+    dryRun: z.boolean().default(false),
+    kubeconfig: z.string().optional().describe('kubeconfig path (KUBECONFIG)'),
+    resyncInterval: duration().default(300),
+    server: serverSchema.default(serverSchema.parse({})),
+    evacuation: evacuationSchema.default(evacuationSchema.parse({})),
+    drain: drainSchema.default(drainSchema.parse({})),
+    nodeMaintenance: nodeMaintenanceSchema.default(nodeMaintenanceSchema.parse({})),
+    openstack: openstackSchema.default(openstackSchema.parse({})),
+    nova: novaSchema.default(novaSchema.parse({})),
+    kubevirt: kubevirtSchema.default(kubevirtSchema.parse({})),
+  })
+  .strict();
+
+export type Config = z.output<typeof configSchema>;
+export type OpenStackConfig = Config['openstack'];
+export type NovaConfig = Config['nova'];
+export type KubevirtConfig = Config['kubevirt'];
+export type DrainConfig = Config['drain'];

@@ -1,0 +1,101 @@
+// The backend contract. Keep it this small: the host (src/core) adds records, deadlines,
+// metrics, Events and retries around it, so a backend carries none of those.
+import type { Logger } from '../observability/logger.ts';
+
+/** The Kubernetes node being evacuated. */
+export interface NodeRef {
+  readonly name: string;
+}
+
+/** What a plugin will do with one workload (a Nova server, a KubeVirt VMI). */
+export type PlannedAction =
+  | 'live-migrate'
+  | 'cold-migrate'
+  | 'confirm-resize'
+  | 'shutdown' // left to the pod drain, which stops it
+  | 'external' // someone else moves it
+  | 'skip' // left where it is by policy
+  | 'none'; // blocked: see `blocker`
+
+export interface PlannedWorkload {
+  readonly id: string;
+  readonly name: string;
+  /** Nova project id, Kubernetes namespace. */
+  readonly owner: string;
+  /** Backend state as the backend calls it (ACTIVE, SHUTOFF, Running …). */
+  readonly state: string;
+  readonly action: PlannedAction;
+  /** Why it cannot move (set only when action is 'none'). */
+  readonly blocker?: string;
+}
+
+export interface Plan {
+  readonly plugin: string;
+  /** Where the workloads live, as the backend names it (nova: the service host). */
+  readonly location?: string;
+  readonly workloads: readonly PlannedWorkload[];
+}
+
+export type WorkloadState = 'pending' | 'migrating' | 'succeeded' | 'failed' | 'blocked' | 'skipped';
+
+/** Progress of one workload; also its final line in the Outcome. */
+export interface WorkloadProgress {
+  readonly id: string;
+  readonly name: string;
+  readonly state: WorkloadState;
+  readonly action: PlannedAction;
+  readonly source?: string;
+  readonly target?: string;
+  readonly attempts: number;
+  readonly startedAt?: string;
+  readonly durationMs?: number;
+  readonly message?: string;
+}
+
+export interface Outcome {
+  readonly plugin: string;
+  /** True when every workload that had to move did move. */
+  readonly succeeded: boolean;
+  readonly workloads: readonly WorkloadProgress[];
+  /** Pods the plugin takes care of (e.g. virt-launcher pods of migrated VMIs): the pod drain leaves them alone. */
+  readonly handledPods?: readonly { namespace: string; name: string }[];
+  readonly message?: string;
+}
+
+/** A plugin's own small piece of the Node record (JSON-serialisable). */
+export type PluginRecord = Readonly<Record<string, unknown>>;
+
+export interface EvacuationContext {
+  readonly log: Logger;
+  /** Aborted on uncordon (cancel) or shutdown: stop starting new work and return. */
+  readonly signal: AbortSignal;
+  readonly deadline: Date;
+  /** Why we evacuate: "cordon", "NodeMaintenance/<name>", "run-once". Goes into disabled reasons. */
+  readonly trigger: string;
+  readonly dryRun: boolean;
+  /** When the cancel was asked for: abort in-flight migrations instead of letting them finish. */
+  readonly abortOnCancel: boolean;
+  progress(items: readonly WorkloadProgress[]): void;
+  /** What this plugin saved before (a resumed evacuation), or undefined. */
+  readonly record: PluginRecord | undefined;
+  /** Persist the plugin's record before acting on it (the host writes it to the Node). */
+  save(record: PluginRecord): Promise<void>;
+}
+
+export interface RestoreContext {
+  readonly log: Logger;
+  readonly signal: AbortSignal;
+  readonly dryRun: boolean;
+  readonly record: PluginRecord | undefined;
+  save(record: PluginRecord): Promise<void>;
+}
+
+export interface BackendPlugin {
+  readonly name: string;
+  /** Lists what would move and what blocks it. No side effects. */
+  plan(node: NodeRef, signal: AbortSignal): Promise<Plan>;
+  /** Moves every workload off the node. Idempotent; resumes from ctx.record. */
+  evacuate(node: NodeRef, ctx: EvacuationContext): Promise<Outcome>;
+  /** Undoes only what ctx.record says this plugin changed. */
+  restore(node: NodeRef, ctx: RestoreContext): Promise<void>;
+}
