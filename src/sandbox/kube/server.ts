@@ -1,0 +1,262 @@
+// The sandbox Kubernetes API server: node:http(s) on loopback in front of the ObjectStore.
+import {
+  createServer as createHttp,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
+import { createServer as createHttps } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { dump, load as loadYaml } from 'js-yaml';
+import type { Clock } from '../clock.ts';
+import { drainerCrds } from './crds.ts';
+import { apiGroupDoc, apiGroupList, coreVersions, resourceList, versionInfo } from './discovery.ts';
+import type { EvictionHook } from './eviction.ts';
+import { FaultInjector, type KubeFaults } from './faults.ts';
+import { openApiDocument } from './openapi.ts';
+import { handleResource, type RestContext } from './rest.ts';
+import { parseRoute } from './route.ts';
+import { failure, notFoundPath, unauthorized } from './status.ts';
+import { ObjectStore } from './store.ts';
+import { selfSignedCert } from './tls.ts';
+import { isStatusError, type Status } from './types.ts';
+
+export interface KubeApiServerOptions {
+  host?: string;
+  port?: number;
+  tls?: boolean;
+  /** When set, every API request needs `Authorization: Bearer <token>` (401 otherwise). */
+  token?: string;
+  clock?: Clock;
+  /** Install drainer's CRDs (NodeMaintenance in both groups, KubeVirt, VMI, VMIM); default true. */
+  crds?: boolean;
+  /** Changes kept per resource for watch resumption (default 10,000). */
+  historySize?: number;
+  /** Interval of BOOKMARK events on watches that allow them (default 10 s real time). */
+  bookmarkIntervalMs?: number;
+}
+
+export interface RequestLogEntry {
+  method: string;
+  path: string;
+  status: number;
+  at: number;
+}
+
+export interface KubeApiServer {
+  url: string;
+  store: ObjectStore;
+  kubeconfig(): string;
+  requestLog: RequestLogEntry[];
+  evictionHooks: EvictionHook[];
+  faults: KubeFaults;
+  /** PEM of the self-signed certificate when tls is on (also in the kubeconfig). */
+  caCert?: string;
+  close(): Promise<void>;
+}
+
+const MAX_LOG = 100_000;
+const PUBLIC_PATHS = new Set(['/version', '/healthz', '/livez', '/readyz']);
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+/** Patches stay text (the store parses them by patch type); other bodies are JSON or YAML. */
+function parseBody(text: string, contentType: string): unknown {
+  if (!text || contentType.includes('patch')) return text || undefined;
+  return /yaml/.test(contentType) ? loadYaml(text) : JSON.parse(text);
+}
+
+export async function startKubeApiServer(opts: KubeApiServerOptions = {}): Promise<KubeApiServer> {
+  const host = opts.host ?? '127.0.0.1';
+  const now = () => (opts.clock ? opts.clock.now() : Date.now());
+  const store = new ObjectStore({ now, historySize: opts.historySize });
+  if (opts.crds !== false)
+    for (const crd of drainerCrds()) store.create('customresourcedefinitions.apiextensions.k8s.io', crd);
+  const faults = new FaultInjector(now, () => store.compactHistory());
+  const requestLog: RequestLogEntry[] = [];
+  const evictionHooks: EvictionHook[] = [];
+  const ctx: RestContext = {
+    store,
+    evictionHooks,
+    now,
+    watch: {
+      bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 10_000,
+      track: (close) => faults.trackWatch(close),
+    },
+  };
+  let serverAddress = '';
+
+  const handler = (req: IncomingMessage, res: ServerResponse): void => {
+    const method = req.method ?? 'GET';
+    const url = new URL(req.url ?? '/', 'http://sandbox');
+    const log = (status: number) => {
+      if (requestLog.length >= MAX_LOG) requestLog.splice(0, MAX_LOG / 2);
+      requestLog.push({ method, path: url.pathname + url.search, status, at: now() });
+    };
+    let replied = false;
+    const reply = (status: number, body: unknown) => {
+      replied = true;
+      log(status);
+      const text =
+        body && typeof body === 'object' && 'raw' in body ? String(body.raw) : JSON.stringify(body);
+      const headers: Record<string, string> = { 'Content-Type': 'application/json' };
+      const retry = (body as Status | undefined)?.details?.retryAfterSeconds;
+      if (status === 429 && retry) headers['Retry-After'] = String(retry);
+      res.writeHead(status, headers);
+      res.end(text);
+    };
+    const fail = (e: unknown) => {
+      if (isStatusError(e)) reply(e.status.code, e.status);
+      else
+        reply(
+          500,
+          failure(500, 'InternalError', `Internal error occurred: ${(e as Error).message}`, { details: {} }),
+        );
+    };
+    try {
+      if (
+        opts.token &&
+        !PUBLIC_PATHS.has(url.pathname) &&
+        req.headers.authorization !== `Bearer ${opts.token}`
+      ) {
+        throw unauthorized();
+      }
+      const injected = faults.check(method, url.pathname + url.search);
+      if (injected) {
+        reply(injected.code, injected);
+        return;
+      }
+    } catch (e) {
+      fail(e);
+      return;
+    }
+    readBody(req)
+      .then((text) => {
+        const contentType = req.headers['content-type'] ?? 'application/json';
+        let body: unknown;
+        try {
+          body = parseBody(text, contentType);
+        } catch {
+          reply(400, failure(400, 'BadRequest', 'the request body is not valid JSON'));
+          return;
+        }
+        route(req, res, url, method, body, contentType, reply);
+        if (!replied) log(200); // a watch stream answers without reply()
+      })
+      .catch(fail);
+  };
+
+  const route = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: URL,
+    method: string,
+    body: unknown,
+    contentType: string,
+    reply: (s: number, b: unknown) => void,
+  ): void => {
+    try {
+      const p = url.pathname.replace(/\/+$/, '') || '/';
+      if (p === '/version') return reply(200, versionInfo());
+      if (p === '/healthz' || p === '/livez' || p === '/readyz') return reply(200, 'ok');
+      if (p.startsWith('/openapi/')) {
+        const doc = openApiDocument(store.resources(), p);
+        return doc ? reply(200, doc) : reply(404, notFoundPath().status);
+      }
+      const r = parseRoute(p);
+      const resources = store.resources();
+      switch (r.kind) {
+        case 'coreVersions':
+          return reply(200, coreVersions(serverAddress));
+        case 'groupList':
+          return reply(200, apiGroupList(resources));
+        case 'group': {
+          const g = apiGroupDoc(resources, r.group);
+          return g ? reply(200, g) : reply(404, notFoundPath().status);
+        }
+        case 'resourceList': {
+          const l = resourceList(resources, r.group, r.version);
+          return l ? reply(200, l) : reply(404, notFoundPath().status);
+        }
+        case 'resource': {
+          const rt = store.findResource(r.group, r.version, r.plural);
+          if (!rt) throw notFoundPath();
+          handleResource(ctx, { rt, ...r, query: url.searchParams, body, contentType }, req, res, reply);
+          return;
+        }
+        default:
+          throw notFoundPath();
+      }
+    } catch (e) {
+      if (isStatusError(e)) reply(e.status.code, e.status);
+      else
+        reply(
+          500,
+          failure(500, 'InternalError', `Internal error occurred: ${(e as Error).message}`, { details: {} }),
+        );
+    }
+  };
+
+  let server: Server;
+  let caCert: string | undefined;
+  if (opts.tls) {
+    const { key, cert } = await selfSignedCert(host);
+    caCert = cert;
+    server = createHttps({ key, cert }, handler);
+  } else server = createHttp(handler);
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, host, () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  const hostPart = host.includes(':') ? `[${host}]` : host;
+  serverAddress = `${hostPart}:${port}`;
+  const url = `${opts.tls ? 'https' : 'http'}://${serverAddress}`;
+
+  return {
+    url,
+    store,
+    requestLog,
+    evictionHooks,
+    faults,
+    caCert,
+    kubeconfig: () => kubeconfigYaml(url, caCert, opts.token),
+    close: async () => {
+      faults.dropWatches();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+function kubeconfigYaml(url: string, caCert: string | undefined, token: string | undefined): string {
+  const cluster: Record<string, string | boolean> = { server: url };
+  if (caCert) cluster['certificate-authority-data'] = Buffer.from(caCert).toString('base64');
+  // client-node 2.x refuses plain http unless the cluster is marked insecure; kubectl accepts either.
+  else cluster['insecure-skip-tls-verify'] = true;
+  return dump(
+    {
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: [{ name: 'drainer-sandbox', cluster }],
+      users: [{ name: 'drainer-sandbox', user: token ? { token } : {} }],
+      contexts: [
+        {
+          name: 'drainer-sandbox',
+          context: { cluster: 'drainer-sandbox', user: 'drainer-sandbox', namespace: 'default' },
+        },
+      ],
+      'current-context': 'drainer-sandbox',
+      preferences: {},
+    },
+    { lineWidth: -1 },
+  );
+}

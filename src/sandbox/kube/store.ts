@@ -1,0 +1,525 @@
+// The sandbox's etcd: every object of every resource, one global resourceVersion counter,
+// synchronous and in-process. Stored objects are never mutated (each change stores a new
+// object), so history and watch streams can share them; callers outside get deep copies.
+import { randomUUID } from 'node:crypto';
+import { clone as copy } from './clone.ts';
+import {
+  checkPreconditions,
+  establishCrd,
+  firstAfter,
+  parseBody,
+  podGrace,
+  randomSuffix,
+  tooOld,
+} from './store-rules.ts';
+import { Bucket, objectKey, type ChangeEvent, type ChangeListener } from './bucket.ts';
+import {
+  APPLY_PATCH,
+  deepEqual,
+  JSON_PATCH,
+  jsonPatch,
+  MERGE_PATCH,
+  mergePatch,
+  STRATEGIC_MERGE_PATCH,
+  strategicMerge,
+} from './patch.ts';
+import { apiVersionOf, builtinResources, resourceFromCrd, type ResourceType } from './resources.ts';
+import { matchesFields, parseFieldSelector, parseLabelSelector } from './selectors.ts';
+import {
+  alreadyExists,
+  badRequest,
+  conflict,
+  gone,
+  invalid,
+  modifiedConflict,
+  notFound,
+  notFoundPath,
+  unsupportedPatch,
+} from './status.ts';
+import { StatusError, type DeleteOptions, type KubeObject, type WatchEventType } from './types.ts';
+
+export interface ListOptions {
+  namespace?: string;
+  labelSelector?: string;
+  fieldSelector?: string;
+  limit?: number;
+  continue?: string;
+}
+
+export interface ListPage {
+  /** Stored objects (shared, never mutate); `list()` returns copies instead. */
+  items: KubeObject[];
+  resourceVersion: string;
+  continue?: string;
+  remainingItemCount?: number;
+}
+
+export interface StoreOptions {
+  now?: () => number;
+  /** Changes each resource keeps for watches that resume (default 10,000). */
+  historySize?: number;
+}
+
+export type Subscriber = (type: WatchEventType, obj: KubeObject) => void;
+
+const CONTINUE_EXPIRED =
+  'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.';
+const SYSTEM_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
+const CRD_ID = 'customresourcedefinitions.apiextensions.k8s.io';
+
+const rfc3339 = (ms: number): string =>
+  new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+
+function specOf(o: KubeObject): Record<string, unknown> {
+  const { metadata: _m, status: _s, ...rest } = o;
+  return rest;
+}
+
+interface ContinueToken {
+  rv: number;
+  start: string;
+}
+
+export class ObjectStore {
+  readonly #buckets = new Map<string, Bucket>();
+  readonly #now: () => number;
+  readonly #historySize: number;
+  #rv = 1;
+  #pending: [Bucket, ChangeEvent][] = [];
+  #delivering = false;
+
+  constructor(opts: StoreOptions = {}) {
+    this.#now = opts.now ?? Date.now;
+    this.#historySize = opts.historySize ?? 10_000;
+    for (const rt of builtinResources()) this.#buckets.set(rt.id, new Bucket(rt, this.#historySize));
+    for (const name of SYSTEM_NAMESPACES) {
+      this.create('namespaces', { metadata: { name }, status: { phase: 'Active' } });
+    }
+  }
+
+  // ---- resources ----------------------------------------------------------------------------
+
+  /** The resource types currently served (built-ins plus established CRDs). */
+  resources(): ResourceType[] {
+    return [...this.#buckets.values()].map((b) => b.rt);
+  }
+
+  resource(id: string): ResourceType {
+    return this.#bucket(id).rt;
+  }
+
+  findResource(group: string, version: string, plural: string): ResourceType | undefined {
+    for (const b of this.#buckets.values()) {
+      if (b.rt.group === group && b.rt.plural === plural && b.rt.versions.includes(version)) return b.rt;
+    }
+    return undefined;
+  }
+
+  #bucket(id: string): Bucket {
+    const b = this.#buckets.get(id);
+    if (!b) throw notFoundPath();
+    return b;
+  }
+
+  get resourceVersion(): string {
+    return String(this.#rv);
+  }
+
+  // ---- reads --------------------------------------------------------------------------------
+
+  /** The object or a 404 StatusError. */
+  get(res: string, namespace: string | undefined, name: string): KubeObject {
+    return copy(this.getRef(res, namespace, name));
+  }
+
+  /** The object, or undefined when absent. */
+  find(res: string, namespace: string | undefined, name: string): KubeObject | undefined {
+    const b = this.#bucket(res);
+    const o = b.objects.get(objectKey(b.rt.namespaced ? namespace : undefined, name));
+    return o && copy(o);
+  }
+
+  /** The stored object itself (shared; never mutate). */
+  getRef(res: string, namespace: string | undefined, name: string): KubeObject {
+    const b = this.#bucket(res);
+    const o = b.objects.get(objectKey(b.rt.namespaced ? namespace : undefined, name));
+    if (!o) throw notFound(b.rt, name);
+    return o;
+  }
+
+  list(res: string, opts: Omit<ListOptions, 'limit' | 'continue'> = {}): KubeObject[] {
+    return this.listPage(res, opts).items.map(copy);
+  }
+
+  listPage(res: string, opts: ListOptions = {}): ListPage {
+    const b = this.#bucket(res);
+    const labels = parseLabelSelector(opts.labelSelector);
+    const fields = parseFieldSelector(opts.fieldSelector, b.rt.fieldLabels);
+    const nodeReq = fields.find((f) => f.path === 'spec.nodeName' && !f.negate);
+    const nsReq = fields.find((f) => f.path === 'metadata.namespace' && !f.negate);
+    let keys = b.keys({ namespace: opts.namespace || nsReq?.value, nodeName: nodeReq?.value });
+    let token: ContinueToken | undefined;
+    if (opts.continue) {
+      token = this.#decodeContinue(opts.continue);
+      if (token.rv < b.floor) throw gone(CONTINUE_EXPIRED);
+      keys = keys.slice(firstAfter(keys, token.start));
+    }
+    const limit = opts.limit && opts.limit > 0 ? opts.limit : Infinity;
+    const items: KubeObject[] = [];
+    let i = 0;
+    for (; i < keys.length && items.length < limit; i++) {
+      const o = b.objects.get(keys[i] as string);
+      if (o && labels(o.metadata.labels) && matchesFields(o, fields)) items.push(o);
+    }
+    const rv = token ? token.rv : this.#rv;
+    const page: ListPage = { items, resourceVersion: String(rv) };
+    if (i < keys.length) {
+      const last = keys[i - 1] as string;
+      page.continue = Buffer.from(JSON.stringify({ rv, start: last })).toString('base64url');
+      if (!opts.labelSelector && !opts.fieldSelector) page.remainingItemCount = keys.length - i;
+    }
+    return page;
+  }
+
+  #decodeContinue(s: string): ContinueToken {
+    try {
+      const t = JSON.parse(Buffer.from(s, 'base64url').toString()) as ContinueToken;
+      if (typeof t.rv === 'number' && typeof t.start === 'string') return t;
+    } catch {
+      // fall through
+    }
+    throw badRequest(
+      'continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)',
+    );
+  }
+
+  // ---- watches ------------------------------------------------------------------------------
+
+  /** Calls back for every change of `res` from now on; returns the unsubscribe function. */
+  subscribe(res: string, cb: Subscriber): () => void {
+    return this.watch(res, undefined, (e) => cb(e.type, copy(e.obj)));
+  }
+
+  /**
+   * Replays changes after `fromRv` (410 StatusError when the history is too short) and then calls
+   * back live. Objects passed are the stored ones: never mutate them.
+   */
+  watch(res: string, fromRv: number | undefined, listener: ChangeListener): () => void {
+    const b = this.#bucket(res);
+    if (fromRv !== undefined) {
+      const past = b.since(fromRv);
+      if (!past) throw new StatusError(tooOld(fromRv, b.floor));
+      for (const e of past) listener(e);
+    }
+    b.listeners.add(listener);
+    return () => b.listeners.delete(listener);
+  }
+
+  /** Makes every resourceVersion before now too old to watch from (the 410 path). */
+  compactHistory(): void {
+    for (const b of this.#buckets.values()) b.compact(this.#rv);
+  }
+
+  /**
+   * Records a change and tells listeners. A listener that writes to the store (a controller) would
+   * otherwise deliver its change to later listeners before the one being delivered; the queue
+   * keeps every listener's view in resourceVersion order.
+   */
+  #emit(b: Bucket, type: WatchEventType, obj: KubeObject, prev: KubeObject | undefined, rv: number): void {
+    const e: ChangeEvent = { type, obj, prev, rv };
+    b.remember(e);
+    this.#pending.push([b, e]);
+    if (this.#delivering) return;
+    this.#delivering = true;
+    try {
+      for (let i = 0; i < this.#pending.length; i++) {
+        const [bucket, event] = this.#pending[i] as [Bucket, ChangeEvent];
+        bucket.notify(event);
+      }
+    } finally {
+      this.#pending = [];
+      this.#delivering = false;
+    }
+  }
+
+  #nextRv(): number {
+    return ++this.#rv;
+  }
+
+  // ---- writes -------------------------------------------------------------------------------
+
+  /**
+   * Creates an object. Status given here is kept (seeding convenience); the HTTP layer strips what
+   * the real server would not accept.
+   */
+  create(res: string, input: KubeObject): KubeObject {
+    return copy(this.createRef(res, input));
+  }
+
+  createRef(res: string, input: KubeObject): KubeObject {
+    const b = this.#bucket(res);
+    const rt = b.rt;
+    const obj = copy(input);
+    obj.metadata ??= {};
+    const meta = obj.metadata;
+    if (!meta.name && meta.generateName) meta.name = meta.generateName + randomSuffix();
+    if (!meta.name) {
+      throw invalid(rt.kind, '', [
+        {
+          reason: 'FieldValueRequired',
+          message: 'Required value: name or generateName is required',
+          field: 'metadata.name',
+        },
+      ]);
+    }
+    if (rt.namespaced) {
+      meta.namespace ||= 'default';
+      if (!this.#bucket('namespaces').objects.has(meta.namespace)) {
+        throw notFound({ group: '', plural: 'namespaces' }, meta.namespace);
+      }
+    } else delete meta.namespace;
+    const key = objectKey(meta.namespace, meta.name);
+    if (b.objects.has(key)) throw alreadyExists(rt, meta.name);
+    if (res === CRD_ID) establishCrd(obj, rfc3339(this.#now()));
+    obj.apiVersion = apiVersionOf(rt);
+    obj.kind = rt.kind;
+    meta.uid = randomUUID();
+    meta.creationTimestamp = rfc3339(this.#now());
+    meta.generation = 1;
+    delete meta.deletionTimestamp;
+    delete meta.deletionGracePeriodSeconds;
+    const rv = this.#nextRv();
+    meta.resourceVersion = String(rv);
+    b.put(key, obj);
+    this.#emit(b, 'ADDED', obj, undefined, rv);
+    if (res === CRD_ID) this.#serveCrd(obj);
+    return obj;
+  }
+
+  /** Replaces an object (the main resource: status is kept from the stored object when a subresource owns it). */
+  update(res: string, input: KubeObject): KubeObject {
+    return copy(this.updateRef(res, input, false));
+  }
+
+  /** Replaces only the status (the /status subresource). */
+  updateStatus(res: string, input: KubeObject): KubeObject {
+    return copy(this.updateRef(res, input, true));
+  }
+
+  updateRef(res: string, input: KubeObject, statusOnly: boolean): KubeObject {
+    const b = this.#bucket(res);
+    const name = input.metadata?.name ?? '';
+    const key = objectKey(b.rt.namespaced ? input.metadata.namespace || 'default' : undefined, name);
+    const old = b.objects.get(key);
+    if (!old) throw notFound(b.rt, name);
+    const wantRv = input.metadata.resourceVersion;
+    if (wantRv && wantRv !== old.metadata.resourceVersion) throw modifiedConflict(b.rt, name);
+    if (input.metadata.uid && input.metadata.uid !== old.metadata.uid) {
+      throw conflict(
+        b.rt,
+        name,
+        `Precondition failed: UID in precondition: ${input.metadata.uid}, UID in object meta: ${old.metadata.uid}`,
+      );
+    }
+    const next = statusOnly ? { ...old, status: copy(input.status) } : this.#mainUpdate(b.rt, old, input);
+    if (next.status === undefined) delete next.status;
+    return this.#commit(b, key, old, next);
+  }
+
+  #mainUpdate(rt: ResourceType, old: KubeObject, input: KubeObject): KubeObject {
+    const next = copy(input);
+    const m = next.metadata;
+    const o = old.metadata;
+    next.apiVersion = old.apiVersion;
+    next.kind = old.kind;
+    m.name = o.name;
+    m.uid = o.uid;
+    m.creationTimestamp = o.creationTimestamp;
+    m.generation = o.generation;
+    if (rt.namespaced) m.namespace = o.namespace;
+    else delete m.namespace;
+    if (o.deletionTimestamp) {
+      m.deletionTimestamp = o.deletionTimestamp;
+      m.deletionGracePeriodSeconds = o.deletionGracePeriodSeconds;
+      const added = (m.finalizers ?? []).filter((f) => !(o.finalizers ?? []).includes(f));
+      if (added.length > 0) {
+        throw invalid(rt.kind, o.name ?? '', [
+          {
+            reason: 'FieldValueForbidden',
+            field: 'metadata.finalizers',
+            message: `Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers ${JSON.stringify(added)}`,
+          },
+        ]);
+      }
+    } else {
+      delete m.deletionTimestamp;
+      delete m.deletionGracePeriodSeconds;
+    }
+    if (rt.statusSubresource) {
+      if (old.status === undefined) delete next.status;
+      else next.status = old.status;
+    }
+    if (!deepEqual(specOf(old), specOf(next))) m.generation = (o.generation ?? 1) + 1;
+    return next;
+  }
+
+  /** Stores `next` unless nothing changed; removes the object when its deletion has completed. */
+  #commit(b: Bucket, key: string, old: KubeObject, next: KubeObject): KubeObject {
+    next.metadata = { ...next.metadata, resourceVersion: old.metadata.resourceVersion };
+    if (deepEqual(old, next)) return old;
+    const m = next.metadata;
+    if (m.finalizers?.length === 0) delete m.finalizers;
+    if (m.deletionTimestamp && !m.finalizers?.length && !(m.deletionGracePeriodSeconds ?? 0)) {
+      return this.#remove(b, key, next);
+    }
+    const rv = this.#nextRv();
+    m.resourceVersion = String(rv);
+    b.put(key, next);
+    this.#emit(b, 'MODIFIED', next, old, rv);
+    return next;
+  }
+
+  #remove(b: Bucket, key: string, last: KubeObject): KubeObject {
+    const old = b.remove(key);
+    const rv = this.#nextRv();
+    const gone = { ...last, metadata: { ...last.metadata, resourceVersion: String(rv) } };
+    this.#emit(b, 'DELETED', gone, old, rv);
+    if (b.rt.id === CRD_ID) this.#unserveCrd(gone);
+    if (b.rt.id === 'namespaces') this.#purgeNamespace(gone.metadata.name ?? '');
+    return gone;
+  }
+
+  /** Applies a patch of the given content type; `subresource` 'status' patches only the status. */
+  patch(
+    res: string,
+    namespace: string | undefined,
+    name: string,
+    contentType: string,
+    body: unknown,
+    opts: { subresource?: 'status' } = {},
+  ): KubeObject {
+    return copy(this.patchRef(res, namespace, name, contentType, body, opts));
+  }
+
+  patchRef(
+    res: string,
+    namespace: string | undefined,
+    name: string,
+    contentType: string,
+    body: unknown,
+    opts: { subresource?: 'status' } = {},
+  ): KubeObject {
+    const b = this.#bucket(res);
+    const type = contentType.split(';')[0]?.trim().toLowerCase() ?? '';
+    const accepted = [JSON_PATCH, MERGE_PATCH, ...(b.rt.builtin ? [STRATEGIC_MERGE_PATCH] : []), APPLY_PATCH];
+    if (!accepted.includes(type)) throw unsupportedPatch(accepted);
+    const patchDoc = parseBody(body, type);
+    const current = b.objects.get(objectKey(b.rt.namespaced ? namespace : undefined, name));
+    if (!current) {
+      if (type === APPLY_PATCH)
+        return this.createRef(res, {
+          ...(patchDoc as KubeObject),
+          metadata: { ...(patchDoc as KubeObject).metadata, name, namespace },
+        });
+      throw notFound(b.rt, name);
+    }
+    let patched: unknown;
+    if (type === JSON_PATCH) patched = jsonPatch(current, patchDoc);
+    else if (type === STRATEGIC_MERGE_PATCH) patched = strategicMerge(current, patchDoc);
+    else patched = mergePatch(current, patchDoc);
+    const next = patched as KubeObject;
+    if (!next || typeof next !== 'object' || typeof next.metadata !== 'object')
+      throw badRequest('patch removed metadata');
+    // A resourceVersion in the patch is a precondition, as on the real server.
+    if (next.metadata.resourceVersion !== current.metadata.resourceVersion && next.metadata.resourceVersion) {
+      throw modifiedConflict(b.rt, name);
+    }
+    next.metadata = {
+      ...next.metadata,
+      name,
+      namespace: current.metadata.namespace,
+      resourceVersion: current.metadata.resourceVersion,
+    };
+    return this.updateRef(res, next, opts.subresource === 'status');
+  }
+
+  /**
+   * Deletes an object. With finalizers it only gets a deletionTimestamp; a scheduled, running pod
+   * with a grace period gets deletionTimestamp + deletionGracePeriodSeconds and stays until
+   * `finalizeDeletion` (the kubelet's part). Returns the object's last state and whether it is gone.
+   */
+  delete(
+    res: string,
+    namespace: string | undefined,
+    name: string,
+    opts: DeleteOptions = {},
+  ): { object: KubeObject; deleted: boolean } {
+    const r = this.deleteRef(res, namespace, name, opts);
+    return { object: copy(r.object), deleted: r.deleted };
+  }
+
+  deleteRef(
+    res: string,
+    namespace: string | undefined,
+    name: string,
+    opts: DeleteOptions = {},
+  ): { object: KubeObject; deleted: boolean } {
+    const b = this.#bucket(res);
+    const key = objectKey(b.rt.namespaced ? namespace : undefined, name);
+    const old = b.objects.get(key);
+    if (!old) throw notFound(b.rt, name);
+    checkPreconditions(b.rt, old, opts);
+    const grace = res === 'pods' ? podGrace(old, opts.gracePeriodSeconds) : 0;
+    const m = old.metadata;
+    if (grace === 0 && !m.finalizers?.length) return { object: this.#remove(b, key, old), deleted: true };
+    // Graceful: only ever shorten an existing grace period.
+    if (m.deletionTimestamp && (m.deletionGracePeriodSeconds ?? 0) <= grace)
+      return { object: old, deleted: false };
+    const when = this.#now() + grace * 1000;
+    const next: KubeObject = {
+      ...old,
+      metadata: { ...m, deletionTimestamp: rfc3339(when), deletionGracePeriodSeconds: grace },
+    };
+    const rv = this.#nextRv();
+    next.metadata.resourceVersion = String(rv);
+    b.put(key, next);
+    this.#emit(b, 'MODIFIED', next, old, rv);
+    return { object: next, deleted: false };
+  }
+
+  /**
+   * Finishes a graceful deletion (what the kubelet does when a pod's containers stopped): removes
+   * the object, or leaves it waiting for its finalizers. Returns true when the object is gone.
+   */
+  finalizeDeletion(res: string, namespace: string | undefined, name: string): boolean {
+    const b = this.#bucket(res);
+    if (!b.objects.has(objectKey(b.rt.namespaced ? namespace : undefined, name))) return true;
+    return this.deleteRef(res, namespace, name, { gracePeriodSeconds: 0 }).deleted;
+  }
+
+  // ---- CRDs and namespaces ------------------------------------------------------------------
+
+  #serveCrd(crd: KubeObject): void {
+    const rt = resourceFromCrd(crd);
+    if (rt && !this.#buckets.has(rt.id)) this.#buckets.set(rt.id, new Bucket(rt, this.#historySize));
+  }
+
+  #unserveCrd(crd: KubeObject): void {
+    const rt = resourceFromCrd(crd);
+    const b = rt && this.#buckets.get(rt.id);
+    if (!b || b.rt.builtin) return;
+    for (const [key, o] of [...b.objects]) this.#remove(b, key, o);
+    this.#buckets.delete(b.rt.id);
+  }
+
+  /** The namespace controller's job, done at once: a deleted namespace takes its objects along. */
+  #purgeNamespace(ns: string): void {
+    for (const b of this.#buckets.values()) {
+      if (!b.rt.namespaced) continue;
+      for (const key of [...b.keys({ namespace: ns })]) {
+        const o = b.objects.get(key);
+        if (o) this.#remove(b, key, o);
+      }
+    }
+  }
+}
