@@ -1,0 +1,149 @@
+// POST /servers/{id}/action: os-migrateLive, migrate, confirmResize, revertResize, os-stop,
+// os-start. Order of checks as Nova: body schema → server lookup (404) → policy (403) →
+// instance state (409) → target host (400).
+import type { Reply } from '../http.ts';
+import { isObject, pyRepr, pyStr } from '../http.ts';
+import { atLeast } from '../microversion.ts';
+import { NoValidHost } from './compute.ts';
+import type { NovaContext } from './context.ts';
+import { badRequest, conflict, extraProperties, invalidInput, notFound, requireAdmin } from './context.ts';
+import type { Server } from './model.ts';
+import { findServer } from './servers.ts';
+import { BOOLISH } from './boolish.ts';
+
+function checkState(server: Server, action: string, vmStates: string[]): void {
+  if (!vmStates.includes(server.vmState)) {
+    throw conflict(`Cannot '${action}' instance ${server.id} while it is in vm_state ${server.vmState}`);
+  }
+  if (server.taskState !== null) {
+    throw conflict(`Cannot '${action}' instance ${server.id} while it is in task_state ${server.taskState}`);
+  }
+}
+
+function checkHost(ctx: NovaContext, host: unknown): string | null {
+  if (host === null || host === undefined) return null;
+  if (typeof host !== 'string' || !ctx.model.computeService(host)) {
+    throw badRequest(`Compute host ${pyStr(host)} could not be found.`);
+  }
+  return host;
+}
+
+/** The os-migrateLive body schema of each microversion range. */
+function validateLiveBody(ctx: NovaContext, raw: unknown): Record<string, unknown> {
+  const v = ctx.version;
+  if (!isObject(raw)) {
+    throw invalidInput('os-migrateLive', pyRepr(raw), `${pyRepr(raw)} is not of type 'object'`);
+  }
+  const required = atLeast(v, 25)
+    ? ['block_migration', 'host']
+    : ['block_migration', 'disk_over_commit', 'host'];
+  for (const field of required) {
+    if (!(field in raw))
+      throw invalidInput('os-migrateLive', pyRepr(raw), `'${field}' is a required property`);
+  }
+  const allowed = [...required, ...(atLeast(v, 30) && !atLeast(v, 68) ? ['force'] : [])];
+  const extra = extraProperties(raw, allowed);
+  if (extra) throw invalidInput('os-migrateLive', pyRepr(raw), extra);
+  const blockChoices = [...BOOLISH, ...(atLeast(v, 25) ? ['auto'] : [])];
+  for (const field of ['block_migration', 'disk_over_commit', 'force']) {
+    const value = raw[field];
+    if (value === undefined) continue;
+    const choices = field === 'block_migration' ? blockChoices : BOOLISH;
+    if (!choices.includes(value as string | boolean)) {
+      throw invalidInput(field, pyStr(value), `${pyRepr(value)} is not one of ${pyRepr(choices)}`);
+    }
+  }
+  if (raw.host !== null && typeof raw.host !== 'string') {
+    throw invalidInput('host', pyStr(raw.host), `${pyRepr(raw.host)} is not of type 'string', 'null'`);
+  }
+  return raw;
+}
+
+function liveMigrate(ctx: NovaContext, id: string, raw: unknown): Reply {
+  const body = validateLiveBody(ctx, raw);
+  const server = findServer(ctx, id);
+  requireAdmin(ctx, 'os_compute_api:os-migrate-server:migrate_live');
+  checkState(server, 'os-migrateLive', ['active', 'paused']);
+  const host = checkHost(ctx, body.host);
+  try {
+    // Before 2.34 the pre-checks (scheduler) ran inside the request.
+    ctx.compute.liveMigrate(server, host, atLeast(ctx.version, 34));
+  } catch (err) {
+    if (err instanceof NoValidHost) {
+      throw badRequest(
+        host === null
+          ? 'No valid host was found. There are not enough hosts available.'
+          : 'No valid host was found. ',
+      );
+    }
+    throw err;
+  }
+  return { status: 202 };
+}
+
+function coldMigrate(ctx: NovaContext, id: string, raw: unknown): Reply {
+  let host: unknown = null;
+  if (raw !== null && raw !== undefined) {
+    if (!isObject(raw))
+      throw invalidInput('migrate', pyRepr(raw), `${pyRepr(raw)} is not of type 'object', 'null'`);
+    const extra = extraProperties(raw, atLeast(ctx.version, 56) ? ['host'] : []);
+    if (extra) throw invalidInput('migrate', pyRepr(raw), extra);
+    host = raw.host;
+  }
+  const server = findServer(ctx, id);
+  requireAdmin(ctx, 'os_compute_api:os-migrate-server:migrate');
+  checkState(server, 'migrate', ['active', 'stopped']);
+  ctx.compute.coldMigrate(server, checkHost(ctx, host));
+  return { status: 202 };
+}
+
+function resizeFinish(ctx: NovaContext, id: string, action: 'confirmResize' | 'revertResize'): Reply {
+  const server = findServer(ctx, id);
+  checkState(server, action, ['resized']);
+  const m = ctx.model.migrations.find(
+    (x) => x.instanceUuid === id && x.type === 'migration' && x.status === 'finished',
+  );
+  if (!m) throw notFound('Instance has not been resized.');
+  if (action === 'confirmResize') {
+    ctx.compute.confirmResize(server, m);
+    return { status: 204 };
+  }
+  ctx.compute.revertResize(server, m);
+  return { status: 202 };
+}
+
+function powerAction(ctx: NovaContext, id: string, action: 'stop' | 'start'): Reply {
+  const server = findServer(ctx, id);
+  if (action === 'stop') {
+    checkState(server, 'stop', ['active', 'rescued', 'error']);
+    ctx.model.setServer(server, { vmState: 'stopped', powerState: 4 });
+  } else {
+    checkState(server, 'start', ['stopped']);
+    ctx.model.setServer(server, { vmState: 'active', powerState: 1 });
+  }
+  return { status: 202 };
+}
+
+export function serverAction(ctx: NovaContext, id: string): Reply {
+  if (!isObject(ctx.body) || Object.keys(ctx.body).length === 0) throw badRequest('Malformed request body');
+  const [name] = Object.keys(ctx.body);
+  const arg = ctx.body[name ?? ''];
+  if (name === 'os-migrateLive' || name === 'migrate') {
+    ctx.model.migrateCalls.set(id, (ctx.model.migrateCalls.get(id) ?? 0) + 1);
+  }
+  switch (name) {
+    case 'os-migrateLive':
+      return liveMigrate(ctx, id, arg);
+    case 'migrate':
+      return coldMigrate(ctx, id, arg);
+    case 'confirmResize':
+    case 'revertResize':
+      return resizeFinish(ctx, id, name);
+    case 'os-stop':
+      return powerAction(ctx, id, 'stop');
+    case 'os-start':
+      return powerAction(ctx, id, 'start');
+    default:
+      throw badRequest(`There is no such action: ${name ?? ''}`);
+  }
+}

@@ -1,0 +1,263 @@
+// Simulated conductor + scheduler + nova-compute. Live migrations: accepted → (scheduler)
+// → queued on the source host → preparing → running → completed, at most
+// max_concurrent_live_migrations running per source host. Cold migrations: RESIZE →
+// VERIFY_RESIZE on the destination, then confirm/revert. All timing on the injected clock.
+import type { Clock } from '../../clock.ts';
+import type { ComputeTimings, NovaFaults } from '../types.ts';
+import type { ComputeNode, Migration, NovaModel, Server } from './model.ts';
+
+export class NoValidHost extends Error {}
+
+const ACTIVE_STATUSES = new Set(['accepted', 'queued', 'preparing', 'running', 'post-migrating']);
+
+export class ComputeSim {
+  readonly #model: NovaModel;
+  readonly #clock: Clock;
+  readonly #faults: NovaFaults;
+  readonly #t: ComputeTimings;
+  /** Per source host: migrations holding a slot, and those waiting for one (FIFO). */
+  readonly #running = new Map<string, Set<number>>();
+  readonly #queued = new Map<string, Migration[]>();
+  /** The pending step of each migration, so abort/force-complete can replace it. */
+  readonly #step = new Map<number, () => void>();
+  readonly #timers = new Set<() => void>();
+
+  constructor(model: NovaModel, clock: Clock, faults: NovaFaults, timings: ComputeTimings) {
+    this.#model = model;
+    this.#clock = clock;
+    this.#faults = faults;
+    this.#t = timings;
+  }
+
+  close(): void {
+    for (const cancel of this.#timers) cancel();
+    this.#timers.clear();
+    this.#step.clear();
+  }
+
+  #after(ms: number, fn: () => void): () => void {
+    const cancel = this.#clock.after(ms, () => {
+      this.#timers.delete(cancel);
+      fn();
+    });
+    this.#timers.add(cancel);
+    return () => {
+      this.#timers.delete(cancel);
+      cancel();
+    };
+  }
+
+  /** Schedules the next step of a migration, replacing any pending one. */
+  #stepAfter(m: Migration, ms: number, fn: () => void): void {
+    this.#step.get(m.id)?.();
+    const cancel = this.#after(ms, () => {
+      this.#step.delete(m.id);
+      fn();
+    });
+    this.#step.set(m.id, cancel);
+  }
+
+  #cancelStep(m: Migration): void {
+    this.#step.get(m.id)?.();
+    this.#step.delete(m.id);
+  }
+
+  /** The scheduler: an enabled, up compute host other than the source, with room for the server. */
+  pickDestination(server: Server, requested: string | null): ComputeNode | undefined {
+    const candidates = this.#model.services.filter(
+      (s) =>
+        s.binary === 'nova-compute' &&
+        s.status === 'enabled' &&
+        !s.forcedDown &&
+        s.host !== server.host &&
+        (requested === null || s.host === requested) &&
+        this.#model.freeRamMb(s.host) >= server.ramMb,
+    );
+    // Nova's RAM weigher spreads: the most free RAM wins.
+    candidates.sort(
+      (a, b) => this.#model.freeRamMb(b.host) - this.#model.freeRamMb(a.host) || a.host.localeCompare(b.host),
+    );
+    const best = candidates[0];
+    return best ? this.#model.nodeOfHost(best.host) : undefined;
+  }
+
+  /**
+   * Starts a live migration (the API has checked states). With `async` false (before 2.34)
+   * the scheduler runs inside the request and NoValidHost is thrown to become a 400.
+   */
+  liveMigrate(server: Server, requested: string | null, async: boolean): Migration {
+    const m = this.#model.newMigration(server, 'live-migration', 'accepted');
+    if (requested !== null) this.#model.setMigration(m, { destCompute: requested });
+    this.#model.setServer(server, { taskState: 'migrating' });
+    if (!async) {
+      const dest = this.pickDestination(server, requested);
+      if (!dest) {
+        this.#noValidHost(m, server);
+        throw new NoValidHost();
+      }
+      this.#stepAfter(m, this.#t.scheduleMs, () => this.#enqueue(m, server, dest));
+      return m;
+    }
+    this.#stepAfter(m, this.#t.scheduleMs, () => {
+      const dest = this.pickDestination(server, requested);
+      if (dest) this.#enqueue(m, server, dest);
+      else this.#noValidHost(m, server);
+    });
+    return m;
+  }
+
+  #noValidHost(m: Migration, server: Server): void {
+    this.#model.setMigration(m, { status: 'error', destCompute: null });
+    this.#model.setServer(server, { taskState: null });
+  }
+
+  #enqueue(m: Migration, server: Server, dest: ComputeNode): void {
+    this.#model.setMigration(m, {
+      status: 'queued',
+      destCompute: dest.serviceHost,
+      destNode: dest.hostname,
+      sourceNode: server.node,
+    });
+    const q = this.#queued.get(m.sourceCompute) ?? [];
+    q.push(m);
+    this.#queued.set(m.sourceCompute, q);
+    this.#startNext(m.sourceCompute);
+  }
+
+  #startNext(host: string): void {
+    const running = this.#running.get(host) ?? new Set<number>();
+    this.#running.set(host, running);
+    const limit = this.#model.nodeOfHost(host)?.maxConcurrentLiveMigrations ?? 1;
+    const q = this.#queued.get(host) ?? [];
+    while (running.size < limit && q.length > 0) {
+      const m = q.shift();
+      if (!m) break;
+      running.add(m.id);
+      this.#model.setMigration(m, { status: 'preparing' });
+      this.#stepAfter(m, this.#t.prepareMs, () => this.#run(m));
+    }
+  }
+
+  #release(m: Migration): void {
+    this.#running.get(m.sourceCompute)?.delete(m.id);
+    this.#startNext(m.sourceCompute);
+  }
+
+  #run(m: Migration): void {
+    const server = this.#model.servers.get(m.instanceUuid);
+    if (!server) return;
+    this.#model.setMigration(m, { status: 'running' });
+    if (this.#faults.hangMigrations(server.id)) return;
+    if (this.#faults.failMigrations(server.id)) {
+      this.#stepAfter(m, server.migrationMs / 2, () => this.#fail(m, server));
+      return;
+    }
+    this.#stepAfter(m, server.migrationMs, () => this.#switchHost(m, server));
+  }
+
+  #fail(m: Migration, server: Server): void {
+    this.#model.setMigration(m, { status: 'error' });
+    this.#model.setServer(server, { taskState: null });
+    this.#release(m);
+  }
+
+  /** The server shows the new host in one step; the record says `completed` a moment later. */
+  #switchHost(m: Migration, server: Server): void {
+    this.#model.setServer(server, { host: m.destCompute, node: m.destNode, taskState: null });
+    this.#stepAfter(m, this.#t.postMigrationMs, () => {
+      this.#model.setMigration(m, { status: 'completed' });
+      this.#release(m);
+    });
+  }
+
+  /** DELETE /servers/{id}/migrations/{mid}: the API has checked the status is abortable. */
+  abort(m: Migration): void {
+    const server = this.#model.servers.get(m.instanceUuid);
+    if (m.status === 'queued') {
+      const q = this.#queued.get(m.sourceCompute) ?? [];
+      this.#queued.set(
+        m.sourceCompute,
+        q.filter((x) => x.id !== m.id),
+      );
+    }
+    const wasRunning = this.#running.get(m.sourceCompute)?.has(m.id) ?? false;
+    this.#cancelStep(m);
+    this.#stepAfter(m, this.#t.abortMs, () => {
+      this.#model.setMigration(m, { status: 'cancelled' });
+      if (server) this.#model.setServer(server, { taskState: null });
+      if (wasRunning) this.#release(m);
+    });
+  }
+
+  /** POST …/migrations/{mid}/action force_complete: finish the memory copy now. */
+  forceComplete(m: Migration): void {
+    const server = this.#model.servers.get(m.instanceUuid);
+    if (server) this.#stepAfter(m, this.#t.abortMs, () => this.#switchHost(m, server));
+  }
+
+  isActive(m: Migration): boolean {
+    return ACTIVE_STATUSES.has(m.status);
+  }
+
+  /** Cold migration (resize to the same flavor): RESIZE → VERIFY_RESIZE on the destination. */
+  coldMigrate(server: Server, requested: string | null): Migration {
+    const m = this.#model.newMigration(server, 'migration', 'pre-migrating');
+    this.#model.setServer(server, { taskState: 'resize_prep', preResizeVmState: server.vmState });
+    const half = server.migrationMs / 2;
+    this.#stepAfter(m, this.#t.scheduleMs, () => {
+      const dest = this.pickDestination(server, requested);
+      if (!dest) {
+        this.#noValidHost(m, server);
+        return;
+      }
+      this.#model.setMigration(m, {
+        status: 'migrating',
+        destCompute: dest.serviceHost,
+        destNode: dest.hostname,
+        sourceNode: server.node,
+      });
+      this.#model.setServer(server, { taskState: 'resize_migrating' });
+      if (this.#faults.failMigrations(server.id)) {
+        this.#stepAfter(m, half, () => this.#fail(m, server));
+        return;
+      }
+      if (this.#faults.hangMigrations(server.id)) return;
+      this.#stepAfter(m, half, () => {
+        this.#model.setMigration(m, { status: 'post-migrating' });
+        this.#model.setServer(server, {
+          taskState: 'resize_migrated',
+          host: dest.serviceHost,
+          node: dest.hostname,
+        });
+        this.#stepAfter(m, half, () => {
+          this.#model.setMigration(m, { status: 'finished' });
+          this.#model.setServer(server, { vmState: 'resized', taskState: null });
+        });
+      });
+    });
+    return m;
+  }
+
+  confirmResize(server: Server, m: Migration): void {
+    this.#model.setMigration(m, { status: 'confirming' });
+    this.#stepAfter(m, this.#t.resizeFinishMs, () => {
+      this.#model.setServer(server, { vmState: server.preResizeVmState ?? 'active', taskState: null });
+      this.#model.setMigration(m, { status: 'confirmed' });
+    });
+  }
+
+  revertResize(server: Server, m: Migration): void {
+    this.#model.setMigration(m, { status: 'reverting' });
+    this.#model.setServer(server, { taskState: 'resize_reverting' });
+    this.#stepAfter(m, this.#t.resizeFinishMs, () => {
+      const node = this.#model.nodeOfHost(m.sourceCompute);
+      this.#model.setServer(server, {
+        host: m.sourceCompute,
+        node: m.sourceNode ?? node?.hostname ?? m.sourceCompute,
+        vmState: server.preResizeVmState ?? 'active',
+        taskState: null,
+      });
+      this.#model.setMigration(m, { status: 'reverted' });
+    });
+  }
+}

@@ -1,0 +1,163 @@
+// Public shapes of the sandbox Keystone + Nova (see brief/interfaces.md, part D).
+import type { Clock } from '../clock.ts';
+
+export interface HostSpec {
+  /** nova-compute service host. */
+  name: string;
+  /** Hypervisor (compute node) name; real clouds often use the FQDN here. Default: `name`. */
+  hypervisorHostname?: string;
+  /** Nova's `max_concurrent_live_migrations` on this host as a source (default 1). */
+  maxConcurrentLiveMigrations?: number;
+  ramMb?: number;
+  disabled?: { reason: string };
+}
+
+export type ServerStatus =
+  'ACTIVE' | 'SHUTOFF' | 'PAUSED' | 'ERROR' | 'SUSPENDED' | 'RESCUE' | 'SHELVED_OFFLOADED' | 'VERIFY_RESIZE';
+
+export interface ServerSpec {
+  id?: string;
+  name: string;
+  /** Project id; the names "admin" and "demo" mean the projects of the built-in users. */
+  projectId: string;
+  host: string;
+  status?: ServerStatus;
+  ramMb?: number;
+  /** Simulated duration of the memory copy of a live migration (default 3000). */
+  migrationMs?: number;
+  locked?: boolean;
+}
+
+export interface NovaFaults {
+  /** Share 0..1 of Nova requests answered 503 (seeded, repeatable). */
+  errorRate: number;
+  /** Added to every Nova response, in simulated ms. */
+  latencyMs: number;
+  /** True: a live migration of this server fails (migration `error`, server ACTIVE on its source). */
+  failMigrations: (serverId: string) => boolean;
+  /** True: a live migration of this server never completes (abort still works). */
+  hangMigrations: (serverId: string) => boolean;
+}
+
+/** Simulated durations of the steps around a migration (simulated ms). */
+export interface ComputeTimings {
+  /** accepted → scheduled (queued, or error without a destination); the real one takes 0.5–1.5 s. Default 1000. */
+  scheduleMs: number;
+  /** preparing → running. Default 300. */
+  prepareMs: number;
+  /** Server already on the destination, record still `running` (as the real one). Default 200. */
+  postMigrationMs: number;
+  /** Abort → cancelled. Default 200. */
+  abortMs: number;
+  /** confirmResize / revertResize finishing. Default 200. */
+  resizeFinishMs: number;
+}
+
+export interface StartOpenStackOptions {
+  clock: Clock;
+  host?: string;
+  port?: number;
+  region?: string;
+  maxMicroversion?: string;
+  tokenTtlSeconds?: number;
+  hosts: HostSpec[];
+  servers: ServerSpec[];
+  faults?: Partial<NovaFaults>;
+  /** Seed of the fault RNG (default 1). */
+  seed?: number;
+  /** Nova's osapi_max_limit: page size when no (or a larger) limit is given. Default 1000. */
+  maxLimit?: number;
+  timings?: Partial<ComputeTimings>;
+}
+
+export interface Credentials {
+  username: string;
+  password: string;
+  project: string;
+  domain: string;
+  userId: string;
+  projectId: string;
+}
+
+export interface AppCredential {
+  id: string;
+  name: string;
+  secret: string;
+  userId: string;
+}
+
+export interface RequestLogEntry {
+  method: string;
+  path: string;
+  status: number;
+  at: number;
+  microversion?: string;
+}
+
+export type MigrationType = 'live-migration' | 'migration';
+
+export interface MigrationView {
+  id: number;
+  uuid: string;
+  serverId: string;
+  type: MigrationType;
+  status: string;
+  sourceHost: string;
+  destHost: string | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface ServerView {
+  id: string;
+  name: string;
+  projectId: string;
+  host: string;
+  hypervisorHostname: string;
+  status: string;
+  vmState: string;
+  taskState: string | null;
+  ramMb: number;
+  locked: boolean;
+}
+
+export interface ServiceView {
+  id: number;
+  uuid: string;
+  binary: string;
+  host: string;
+  status: 'enabled' | 'disabled';
+  disabledReason: string | null;
+  forcedDown: boolean;
+}
+
+export type StateEvent =
+  | { kind: 'server'; server: ServerView }
+  | { kind: 'migration'; migration: MigrationView }
+  | { kind: 'service'; service: ServiceView };
+
+/** Read access (and a few scenario mutators) for tests, controllers and the demo. */
+export interface OpenStackState {
+  servers(): ServerView[];
+  server(id: string): ServerView | undefined;
+  serversOnHost(host: string): ServerView[];
+  services(): ServiceView[];
+  service(host: string, binary?: string): ServiceView | undefined;
+  migrations(serverId?: string): MigrationView[];
+  /** os-migrateLive + migrate requests received for a server (any outcome). */
+  migrateCalls(serverId: string): number;
+  addServer(spec: ServerSpec): ServerView;
+  /** Notified after every change of a server, migration or service. Returns an unsubscribe. */
+  subscribe(listener: (event: StateEvent) => void): () => void;
+}
+
+export interface OpenStackSandbox {
+  identityUrl: string;
+  computeUrl: string;
+  region: string;
+  credentials: { admin: Credentials; demo: Credentials; appCredential: AppCredential };
+  state: OpenStackState;
+  requestLog: RequestLogEntry[];
+  faults: NovaFaults;
+  close(): Promise<void>;
+}
