@@ -1,0 +1,53 @@
+// Maps API server answers to the typed errors of src/core/errors.ts. Messages carry the method,
+// the path (without query) and the server's Status message: never headers, tokens or bodies.
+import {
+  ApiError,
+  AuthError,
+  ConflictError,
+  ForbiddenError,
+  NotFoundError,
+  TransientError,
+  type ApiErrorDetails,
+} from '../core/errors.ts';
+import type { KubeStatus } from './types.ts';
+
+/** Parses a response body as a Status; raw text (proxies, HTML) becomes the message. */
+export function parseStatus(code: number, text: string): KubeStatus {
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (parsed && typeof parsed === 'object') return parsed;
+  } catch {
+    // not JSON: fall through
+  }
+  const trimmed = text.trim().slice(0, 200);
+  return { code, ...(trimmed ? { message: trimmed } : {}) };
+}
+
+export function errorForStatus(code: number, status: KubeStatus, method: string, path: string): ApiError {
+  const details: ApiErrorDetails = { api: 'kubernetes', status: code, method, url: path };
+  const message = `kubernetes ${method} ${path}: ${code}${status.reason ? ` ${status.reason}` : ''}${
+    status.message ? `: ${status.message}` : ''
+  }`;
+  if (code === 401) return new AuthError(message, details);
+  if (code === 403) return new ForbiddenError(message, details);
+  if (code === 404) return new NotFoundError(message, details);
+  if (code === 409) return new ConflictError(message, details);
+  if (code === 429 || code >= 500) return new TransientError(message, details);
+  if (code === 415) return new ApiError('UNSUPPORTED', message, details);
+  return new ApiError('API', message, details);
+}
+
+/** A request that never got an answer (refused, reset, DNS, timeout). */
+export function connectionError(err: unknown, method: string, path: string): TransientError {
+  const cause =
+    err instanceof Error ? ((err.cause as { code?: string } | undefined)?.code ?? err.name) : 'error';
+  return new TransientError(
+    `kubernetes ${method} ${path}: no answer (${cause})`,
+    { api: 'kubernetes', method, url: path },
+    { cause: err },
+  );
+}
+
+/** True for answers a JSON patch guarded by a `test` op gives when the guard failed. */
+export const isGuardFailure = (e: unknown): boolean =>
+  e instanceof ApiError && (e.status === 409 || e.status === 422);

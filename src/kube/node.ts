@@ -1,0 +1,73 @@
+// Node operations: cordon (merge patch), taints (JSON patch guarded by `test`), annotations.
+import type { KubeClients } from './client.ts';
+import { guard, guardedPatch } from './guarded.ts';
+import { MERGE_PATCH } from './http.ts';
+import type { KubeNode, Taint } from './types.ts';
+
+const nodePath = (name: string): string => `/api/v1/nodes/${encodeURIComponent(name)}`;
+
+export function getNode(k: KubeClients, name: string, signal?: AbortSignal): Promise<KubeNode> {
+  return k.request<KubeNode>({ path: nodePath(name), ...(signal ? { signal } : {}) });
+}
+
+export function setUnschedulable(k: KubeClients, name: string, unschedulable: boolean): Promise<KubeNode> {
+  return k.request<KubeNode>({
+    method: 'PATCH',
+    path: nodePath(name),
+    contentType: MERGE_PATCH,
+    // null removes the field, as `kubectl uncordon` leaves it
+    body: { spec: { unschedulable: unschedulable ? true : null } },
+  });
+}
+
+const sameTaint = (t: Taint, key: string, effect: string): boolean => t.key === key && t.effect === effect;
+
+/** Adds (or updates the value of) a taint matched by key and effect. Returns true when the node changed. */
+export function addTaint(k: KubeClients, name: string, taint: Taint): Promise<boolean> {
+  return guardedPatch<KubeNode>(k, nodePath(name), (node) => {
+    const current = node.spec?.taints;
+    const existing = current?.find((t) => sameTaint(t, taint.key, taint.effect));
+    if (existing && (existing.value ?? '') === (taint.value ?? '')) return undefined;
+    const others = (current ?? []).filter((t) => !sameTaint(t, taint.key, taint.effect));
+    const next = [...others, { ...taint, timeAdded: taint.timeAdded ?? new Date().toISOString() }];
+    if (!node.spec)
+      return [guard(node, '/spec', undefined), { op: 'add', path: '/spec', value: { taints: next } }];
+    return [guard(node, '/spec/taints', current), { op: 'add', path: '/spec/taints', value: next }];
+  });
+}
+
+/** Removes the taint with this key and effect. Returns true when the node changed. */
+export function removeTaint(k: KubeClients, name: string, key: string, effect: string): Promise<boolean> {
+  return guardedPatch<KubeNode>(k, nodePath(name), (node) => {
+    const current = node.spec?.taints;
+    if (!current?.some((t) => sameTaint(t, key, effect))) return undefined;
+    const next = current.filter((t) => !sameTaint(t, key, effect));
+    return [
+      { op: 'test', path: '/spec/taints', value: current },
+      next.length
+        ? { op: 'replace', path: '/spec/taints', value: next }
+        : { op: 'remove', path: '/spec/taints' },
+    ];
+  });
+}
+
+/**
+ * Sets (string) or removes (null) one annotation. With `resourceVersion` the write only succeeds
+ * on that version of the Node (409 ConflictError otherwise).
+ */
+export function setAnnotation(
+  k: KubeClients,
+  name: string,
+  key: string,
+  value: string | null,
+  opts: { resourceVersion?: string } = {},
+): Promise<KubeNode> {
+  const metadata: Record<string, unknown> = { annotations: { [key]: value } };
+  if (opts.resourceVersion) metadata.resourceVersion = opts.resourceVersion;
+  return k.request<KubeNode>({
+    method: 'PATCH',
+    path: nodePath(name),
+    contentType: MERGE_PATCH,
+    body: { metadata },
+  });
+}

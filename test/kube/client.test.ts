@@ -1,0 +1,93 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  AuthError,
+  ConfigError,
+  ConflictError,
+  ForbiddenError,
+  NotFoundError,
+  TransientError,
+} from '../../src/core/errors.ts';
+import { createKubeClients, toKubeError } from '../../src/kube/client.ts';
+import { fakeServer, kubeconfigFor } from './helpers.ts';
+
+const closers: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  while (closers.length) await closers.pop()?.();
+});
+
+async function serverAnswering(code: number, body: string) {
+  const s = await fakeServer((_req, res) => {
+    res.writeHead(code, { 'content-type': 'application/json' });
+    res.end(body);
+  });
+  closers.push(s.close);
+  return s;
+}
+
+describe('createKubeClients', () => {
+  it('maps API answers to typed errors without the token in the message', async () => {
+    const cases: [number, new (...a: never[]) => Error][] = [
+      [401, AuthError],
+      [403, ForbiddenError],
+      [404, NotFoundError],
+      [409, ConflictError],
+      [429, TransientError],
+      [503, TransientError],
+    ];
+    for (const [code, cls] of cases) {
+      const s = await serverAnswering(
+        code,
+        JSON.stringify({ kind: 'Status', code, message: `said ${code}` }),
+      );
+      const k = createKubeClients({ kubeconfigYaml: kubeconfigFor(s.url, 'sup3r-s3cret') });
+      const err = await k.request({ path: '/api/v1/nodes/n1' }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(cls);
+      expect((err as Error).message).toContain(`said ${code}`);
+      expect((err as Error).message).not.toContain('sup3r-s3cret');
+    }
+  });
+
+  it('keeps a raw-text error body as the message', async () => {
+    const s = await serverAnswering(502, '<html>bad gateway</html>');
+    const k = createKubeClients({ kubeconfigYaml: kubeconfigFor(s.url) });
+    const err = await k.request({ path: '/api/v1/nodes' }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(TransientError);
+    expect((err as Error).message).toContain('bad gateway');
+  });
+
+  it('counts every answer and every failed connection through onApiRequest', async () => {
+    const s = await serverAnswering(404, '{}');
+    const seen: string[] = [];
+    const k = createKubeClients({
+      kubeconfigYaml: kubeconfigFor(s.url),
+      onApiRequest: (api, code) => seen.push(`${api}:${code}`),
+    });
+    await k.request({ path: '/x' }).catch(() => undefined);
+    await k.core.readNode({ name: 'n1' }).catch(() => undefined);
+    const dead = createKubeClients({
+      kubeconfigYaml: kubeconfigFor('http://127.0.0.1:1'),
+      onApiRequest: (api, code) => seen.push(`${api}:${code}`),
+    });
+    const err = await dead.request({ path: '/x' }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(TransientError);
+    expect(seen).toEqual(['kubernetes:404', 'kubernetes:404', 'kubernetes:error']);
+  });
+
+  it('turns what the generated APIs throw into typed errors', async () => {
+    const s = await serverAnswering(
+      404,
+      JSON.stringify({ kind: 'Status', code: 404, message: 'nodes "n1" not found' }),
+    );
+    const k = createKubeClients({ kubeconfigYaml: kubeconfigFor(s.url) });
+    const err = await k.core
+      .readNode({ name: 'n1' })
+      .catch((e: unknown) => toKubeError(e, 'GET', '/api/v1/nodes/n1'));
+    expect(err).toBeInstanceOf(NotFoundError);
+    expect((err as Error).message).toContain('nodes "n1" not found');
+  });
+
+  it('reports a missing kubeconfig file as a ConfigError', () => {
+    expect(() => createKubeClients({ kubeconfigPath: '/nonexistent/kubeconfig' })).toThrow(ConfigError);
+    expect(() => createKubeClients({ homeDir: '/nonexistent-home' })).toThrow(ConfigError);
+  });
+});

@@ -1,0 +1,83 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ConflictError } from '../../src/core/errors.ts';
+import { guardedPatch } from '../../src/kube/guarded.ts';
+import { addTaint, getNode, removeTaint, setAnnotation, setUnschedulable } from '../../src/kube/node.ts';
+import type { KubeNode, Taint } from '../../src/kube/types.ts';
+import { node, startFixture, type KubeFixture } from './sandbox.ts';
+
+let f: KubeFixture;
+beforeEach(async () => {
+  f = await startFixture();
+  f.server.store.create('nodes', node('n1'));
+});
+afterEach(() => f.close());
+
+const taintsOf = (n: KubeNode): string[] =>
+  (n.spec?.taints ?? []).map((t: Taint) => `${t.key}=${t.value ?? ''}:${t.effect}`);
+const stored = (): KubeNode => f.server.store.get('nodes', undefined, 'n1');
+
+describe('node operations', () => {
+  it('cordons and uncordons with a merge patch', async () => {
+    expect((await setUnschedulable(f.k, 'n1', true)).spec?.unschedulable).toBe(true);
+    expect((await getNode(f.k, 'n1')).spec?.unschedulable).toBe(true);
+    await setUnschedulable(f.k, 'n1', false);
+    expect(stored().spec?.unschedulable).toBeFalsy();
+  });
+
+  it('adds a taint once and keeps the taints of others', async () => {
+    f.server.store.patch('nodes', undefined, 'n1', 'application/merge-patch+json', {
+      spec: { taints: [{ key: 'other', effect: 'NoExecute' }] },
+    });
+    expect(await addTaint(f.k, 'n1', { key: 'drainer.dev/evacuating', effect: 'NoSchedule' })).toBe(true);
+    expect(await addTaint(f.k, 'n1', { key: 'drainer.dev/evacuating', effect: 'NoSchedule' })).toBe(false);
+    expect(taintsOf(stored())).toEqual(['other=:NoExecute', 'drainer.dev/evacuating=:NoSchedule']);
+  });
+
+  it('removes only the taint with that key and effect', async () => {
+    await addTaint(f.k, 'n1', { key: 'k', effect: 'NoSchedule' });
+    await addTaint(f.k, 'n1', { key: 'k', effect: 'NoExecute' });
+    expect(await removeTaint(f.k, 'n1', 'k', 'NoSchedule')).toBe(true);
+    expect(await removeTaint(f.k, 'n1', 'k', 'NoSchedule')).toBe(false);
+    expect(taintsOf(stored())).toEqual(['k=:NoExecute']);
+    await removeTaint(f.k, 'n1', 'k', 'NoExecute');
+    expect(taintsOf(stored())).toEqual([]);
+  });
+
+  it('loses no taint when several writers add theirs at the same time', async () => {
+    const keys = ['a', 'b', 'c', 'd', 'e', 'f'];
+    await Promise.all(keys.map((key) => addTaint(f.k, 'n1', { key, effect: 'NoSchedule' })));
+    expect(taintsOf(stored()).sort()).toEqual(keys.map((key) => `${key}=:NoSchedule`));
+  });
+
+  it("re-reads and keeps another writer's taint that landed between our read and our write", async () => {
+    await addTaint(f.k, 'n1', { key: 'first', effect: 'NoSchedule' });
+    let interfered = false;
+    await guardedPatch<KubeNode>(f.k, '/api/v1/nodes/n1', (n) => {
+      if (!interfered) {
+        interfered = true; // someone else writes right after our read
+        f.server.store.patch('nodes', undefined, 'n1', 'application/json-patch+json', [
+          { op: 'add', path: '/spec/taints/-', value: { key: 'theirs', effect: 'NoSchedule' } },
+        ]);
+      }
+      const current = n.spec?.taints ?? [];
+      return [
+        { op: 'test', path: '/spec/taints', value: current },
+        { op: 'replace', path: '/spec/taints', value: [...current, { key: 'ours', effect: 'NoSchedule' }] },
+      ];
+    });
+    expect(taintsOf(stored())).toEqual(['first=:NoSchedule', 'theirs=:NoSchedule', 'ours=:NoSchedule']);
+  });
+
+  it('sets and removes annotations, refusing a stale resourceVersion', async () => {
+    const n = await setAnnotation(f.k, 'n1', 'drainer.dev/state', '{"phase":"Evacuating"}');
+    expect(stored().metadata.annotations?.['drainer.dev/state']).toBe('{"phase":"Evacuating"}');
+    await setAnnotation(f.k, 'n1', 'other', 'x');
+    await expect(
+      setAnnotation(f.k, 'n1', 'drainer.dev/state', 'late', {
+        resourceVersion: n.metadata.resourceVersion ?? '',
+      }),
+    ).rejects.toBeInstanceOf(ConflictError);
+    await setAnnotation(f.k, 'n1', 'drainer.dev/state', null);
+    expect(stored().metadata.annotations).toEqual({ other: 'x' });
+  });
+});
