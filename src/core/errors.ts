@@ -48,6 +48,8 @@ export interface ApiErrorDetails {
   readonly method?: string;
   readonly url?: string; // without query strings that carry secrets
   readonly requestId?: string;
+  /** The service's own error text (e.g. Nova's fault message), for callers that must tell 400s apart. */
+  readonly fault?: string;
 }
 
 export class ApiError extends DrainerError {

@@ -1,0 +1,267 @@
+// Typed Nova compute client. Every call is authenticated through the Keystone session
+// (one re-auth on 401) and carries the negotiated microversion.
+import { ApiError, isNotFoundError } from '../../core/errors.ts';
+import type { Http, HttpResponse } from './http.ts';
+import type { KeystoneSession } from './keystone.ts';
+import { negotiate, versionRoot } from './microversion.ts';
+import type { NovaHypervisor, NovaMigration, NovaServer, NovaService } from './types.ts';
+
+export interface ComputeOptions {
+  http: Http;
+  session: KeystoneSession;
+  /** Config cap (nova.maxMicroversion). */
+  maxMicroversion?: string | undefined;
+}
+
+interface CallOptions {
+  json?: unknown;
+  searchParams?: Record<string, string | number>;
+  signal?: AbortSignal | undefined;
+}
+
+interface VersionDoc {
+  version?: { id?: string; version?: string; min_version?: string };
+  versions?: { id?: string; version?: string; status?: string }[];
+}
+
+interface Link {
+  rel?: string;
+  href?: string;
+}
+
+export class ComputeClient {
+  readonly #http: Http;
+  readonly #session: KeystoneSession;
+  readonly #cap: string | undefined;
+  #endpoint: string | undefined;
+  #minor: number | undefined;
+
+  constructor(opts: ComputeOptions) {
+    this.#http = opts.http;
+    this.#session = opts.session;
+    this.#cap = opts.maxMicroversion;
+  }
+
+  /** Finds the endpoint and negotiates the microversion (once). */
+  async init(signal?: AbortSignal): Promise<{ endpoint: string; microversion: string }> {
+    if (this.#endpoint === undefined || this.#minor === undefined) {
+      const endpoint = (await this.#session.endpoint('compute', signal)).replace(/\/+$/, '');
+      const serverMax = await this.#serverMax(endpoint, signal);
+      this.#minor = negotiate(serverMax, this.#cap);
+      this.#endpoint = endpoint;
+    }
+    return { endpoint: this.#endpoint, microversion: this.microversion };
+  }
+
+  get microversion(): string {
+    return `2.${this.#minor ?? 1}`;
+  }
+
+  /** True when the negotiated microversion is at least 2.minor. */
+  atLeast(minor: number): boolean {
+    return (this.#minor ?? 1) >= minor;
+  }
+
+  // The version document needs no token; ".../v2.1/<project>" would ask for one, so use the root.
+  async #serverMax(endpoint: string, signal?: AbortSignal): Promise<string | undefined> {
+    const res = await this.#http.request<VersionDoc>({
+      api: 'nova',
+      method: 'GET',
+      url: versionRoot(endpoint),
+      signal,
+    });
+    const doc = res.body;
+    if (doc?.version) return doc.version.version || undefined;
+    const v21 = doc?.versions?.find((v) => v.id === 'v2.1');
+    return v21?.version || undefined;
+  }
+
+  async #call<T>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, opts: CallOptions = {}) {
+    await this.init(opts.signal);
+    const url = `${this.#endpoint}${path}`;
+    return this.#session.withAuth(
+      (token): Promise<HttpResponse<T>> =>
+        this.#http.request<T>({
+          api: 'nova',
+          method,
+          url,
+          headers: {
+            'x-auth-token': token,
+            'openstack-api-version': `compute ${this.microversion}`,
+            'x-openstack-nova-api-version': this.microversion,
+          },
+          ...(opts.json !== undefined ? { json: opts.json } : {}),
+          ...(opts.searchParams ? { searchParams: opts.searchParams } : {}),
+          signal: opts.signal,
+        }),
+      opts.signal,
+    );
+  }
+
+  // --- services -------------------------------------------------------------------------
+
+  /** nova-compute services on exactly this host (Nova's `host` filter is an exact match). */
+  async listServices(host: string, signal?: AbortSignal): Promise<NovaService[]> {
+    const res = await this.#call<{ services?: NovaService[] }>('GET', '/os-services', {
+      searchParams: { binary: 'nova-compute', host },
+      signal,
+    });
+    return (res.body?.services ?? []).filter((s) => s.host === host);
+  }
+
+  async disableService(svc: NovaService, reason: string, signal?: AbortSignal): Promise<void> {
+    await this.init(signal); // the request shape depends on the microversion
+    if (this.atLeast(53)) {
+      await this.#call('PUT', `/os-services/${encodeURIComponent(String(svc.id))}`, {
+        json: { status: 'disabled', disabled_reason: reason },
+        signal,
+      });
+    } else {
+      await this.#call('PUT', '/os-services/disable-log-reason', {
+        json: { host: svc.host, binary: 'nova-compute', disabled_reason: reason },
+        signal,
+      });
+    }
+  }
+
+  async enableService(svc: NovaService, signal?: AbortSignal): Promise<void> {
+    await this.init(signal); // the request shape depends on the microversion
+    if (this.atLeast(53)) {
+      await this.#call('PUT', `/os-services/${encodeURIComponent(String(svc.id))}`, {
+        json: { status: 'enabled' },
+        signal,
+      });
+    } else {
+      await this.#call('PUT', '/os-services/enable', {
+        json: { host: svc.host, binary: 'nova-compute' },
+        signal,
+      });
+    }
+  }
+
+  // --- hypervisors ----------------------------------------------------------------------
+
+  /**
+   * Hypervisors whose hostname CONTAINS `pattern` (2.53+ server-side; before that every
+   * hypervisor). Callers filter exactly. No match is an empty list, not an error.
+   */
+  async listHypervisors(pattern: string, signal?: AbortSignal): Promise<NovaHypervisor[]> {
+    await this.init(signal); // the request shape depends on the microversion
+    if (this.atLeast(53)) {
+      try {
+        const res = await this.#call<{ hypervisors?: NovaHypervisor[] }>('GET', '/os-hypervisors/detail', {
+          searchParams: { hypervisor_hostname_pattern: pattern },
+          signal,
+        });
+        return res.body?.hypervisors ?? [];
+      } catch (err) {
+        if (isNotFoundError(err)) return [];
+        throw err;
+      }
+    }
+    return this.#paged<NovaHypervisor>('/os-hypervisors/detail', 'hypervisors', {}, signal);
+  }
+
+  // --- servers --------------------------------------------------------------------------
+
+  /** Every server on the host, in every project, over all pages. */
+  async listServersOnHost(host: string, signal?: AbortSignal): Promise<NovaServer[]> {
+    return this.#paged<NovaServer>('/servers/detail', 'servers', { all_tenants: 1, host }, signal);
+  }
+
+  async getServer(id: string, signal?: AbortSignal): Promise<NovaServer> {
+    const res = await this.#call<{ server: NovaServer }>('GET', `/servers/${encodeURIComponent(id)}`, {
+      signal,
+    });
+    return res.body.server;
+  }
+
+  // The next link can name another endpoint (public vs internal): keep our endpoint and our
+  // filters, take only its marker and limit.
+  async #paged<T>(
+    path: string,
+    key: string,
+    filters: Record<string, string | number>,
+    signal?: AbortSignal,
+  ): Promise<T[]> {
+    const items: T[] = [];
+    let page: Record<string, string> = {};
+    for (let i = 0; i < 10_000; i++) {
+      const res = await this.#call<Record<string, unknown>>('GET', path, {
+        searchParams: { ...filters, ...page },
+        signal,
+      });
+      const body = res.body ?? {};
+      items.push(...((body[key] as T[] | undefined) ?? []));
+      const next = ((body[`${key}_links`] as Link[] | undefined) ?? []).find((l) => l.rel === 'next');
+      if (!next?.href) return items;
+      const q = new URL(next.href, 'http://x').searchParams;
+      const marker = q.get('marker');
+      if (!marker || marker === page.marker) return items;
+      page = { marker, ...(q.get('limit') ? { limit: q.get('limit')! } : {}) };
+    }
+    return items;
+  }
+
+  async #action(id: string, body: unknown, signal?: AbortSignal): Promise<void> {
+    await this.#call('POST', `/servers/${encodeURIComponent(id)}/action`, { json: body, signal });
+  }
+
+  /** Live-migrate to a host the scheduler picks. */
+  async liveMigrate(id: string, signal?: AbortSignal): Promise<void> {
+    await this.init(signal); // the request shape depends on the microversion
+    if (this.atLeast(25)) {
+      await this.#action(id, { 'os-migrateLive': { host: null, block_migration: 'auto' } }, signal);
+      return;
+    }
+    try {
+      await this.#action(
+        id,
+        { 'os-migrateLive': { host: null, block_migration: false, disk_over_commit: false } },
+        signal,
+      );
+    } catch (err) {
+      // Before 2.25 the client must choose; local disks answer 400 naming shared storage.
+      if (!(
+        err instanceof ApiError &&
+        err.status === 400 &&
+        /shared storage/i.test(err.details.fault ?? '')
+      )) {
+        throw err;
+      }
+      await this.#action(
+        id,
+        { 'os-migrateLive': { host: null, block_migration: true, disk_over_commit: false } },
+        signal,
+      );
+    }
+  }
+
+  /** Cold migration (the server goes RESIZE → VERIFY_RESIZE). */
+  async migrate(id: string, signal?: AbortSignal): Promise<void> {
+    await this.#action(id, { migrate: null }, signal);
+  }
+
+  async confirmResize(id: string, signal?: AbortSignal): Promise<void> {
+    await this.#action(id, { confirmResize: null }, signal);
+  }
+
+  /** In-progress migrations of a server (2.23+). */
+  async listServerMigrations(id: string, signal?: AbortSignal): Promise<NovaMigration[]> {
+    const res = await this.#call<{ migrations?: NovaMigration[] }>(
+      'GET',
+      `/servers/${encodeURIComponent(id)}/migrations`,
+      { signal },
+    );
+    return res.body?.migrations ?? [];
+  }
+
+  /** Abort a running (2.24+) or queued (2.65+) live migration. */
+  async abortMigration(id: string, migrationId: number | string, signal?: AbortSignal): Promise<void> {
+    await this.#call(
+      'DELETE',
+      `/servers/${encodeURIComponent(id)}/migrations/${encodeURIComponent(String(migrationId))}`,
+      { signal },
+    );
+  }
+}

@@ -1,0 +1,125 @@
+// One server's life during an evacuation, as the migrator tracks it.
+import type { PlannedAction, WorkloadProgress, WorkloadState } from '../../core/plugin.ts';
+import type { MoveAction } from './classify.ts';
+import type { NovaServer } from './types.ts';
+
+interface Resumed {
+  attempts: number;
+  migrationId?: number | string;
+  startedAt: string;
+}
+
+export class Entry {
+  readonly id: string;
+  readonly name: string;
+  readonly source: string;
+  server: NovaServer;
+  state: WorkloadState = 'pending';
+  action: PlannedAction = 'none';
+  /** What to start when a slot is free (pending servers only). */
+  next: MoveAction | undefined;
+  /** Attempts over the whole evacuation, including before a restart. */
+  attempts: number;
+  /** Attempts in this run: the retry budget. */
+  tries = 0;
+  startedAt: number | undefined;
+  attemptStartedAt: number | undefined;
+  finishedAt: number | undefined;
+  notBefore: number | undefined;
+  waitingSince: number | undefined;
+  target: string | undefined;
+  message: string | undefined;
+  migrationId: number | string | undefined;
+  confirmSentAt: number | undefined;
+
+  constructor(server: NovaServer, source: string, resumed?: Resumed) {
+    this.id = server.id;
+    this.name = server.name;
+    this.source = source;
+    this.server = server;
+    this.attempts = resumed?.attempts ?? 0;
+    this.migrationId = resumed?.migrationId;
+    const t = resumed ? Date.parse(resumed.startedAt) : NaN;
+    this.startedAt = Number.isNaN(t) ? undefined : t;
+  }
+
+  get terminal(): boolean {
+    return this.state === 'succeeded' || this.state === 'failed' || this.state === 'skipped';
+  }
+
+  finish(state: 'succeeded' | 'failed' | 'skipped', now: number, message?: string): void {
+    this.state = state;
+    this.finishedAt = now;
+    this.next = undefined;
+    this.message = message;
+  }
+
+  block(reason: string): void {
+    this.state = 'blocked';
+    this.action = 'none';
+    this.next = undefined;
+    this.message = reason;
+  }
+
+  /** Found already migrating (a restart, or someone else): track it, do not start another. */
+  adopt(action: 'live-migrate' | 'cold-migrate', now: number): void {
+    this.state = 'migrating';
+    this.action = action;
+    this.next = undefined;
+    this.attempts = Math.max(this.attempts, 1);
+    this.tries = Math.max(this.tries, 1);
+    this.startedAt ??= now;
+    this.attemptStartedAt = this.startedAt;
+    this.message = undefined;
+  }
+
+  wait(reason: string, now: number): void {
+    this.state = 'pending';
+    this.next = undefined;
+    this.message = reason;
+    this.waitingSince ??= now;
+  }
+
+  ready(action: MoveAction): void {
+    this.state = 'pending';
+    this.action = action;
+    this.next = action;
+    this.waitingSince = undefined;
+  }
+
+  retryLater(at: number, message: string): void {
+    this.state = 'pending';
+    this.notBefore = at;
+    this.message = message;
+  }
+
+  started(action: MoveAction, now: number): void {
+    this.state = 'migrating';
+    this.action = action;
+    this.next = undefined;
+    this.notBefore = undefined;
+    this.message = undefined;
+    this.attempts += 1;
+    this.tries += 1;
+    this.startedAt ??= now;
+    this.attemptStartedAt = now;
+    this.confirmSentAt = undefined;
+  }
+}
+
+export function toProgress(e: Entry, now: number): WorkloadProgress {
+  const end = e.finishedAt ?? now;
+  return {
+    id: e.id,
+    name: e.name,
+    state: e.state,
+    action: e.action,
+    source: e.source,
+    ...(e.target ? { target: e.target } : {}),
+    attempts: e.attempts,
+    ...(e.startedAt !== undefined
+      ? { startedAt: new Date(e.startedAt).toISOString(), durationMs: Math.max(0, end - e.startedAt) }
+      : {}),
+    ...(e.message ? { message: e.message } : {}),
+  };
+}

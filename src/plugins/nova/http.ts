@@ -1,0 +1,217 @@
+// One small HTTP layer for Keystone and Nova: got without its own retries or keep-alive
+// (uwsgi answers `Connection: close`), our retry loop with an injected sleep, and every
+// non-2xx answer turned into a typed error. Messages carry only safe facts: never headers,
+// request bodies or tokens.
+import http from 'node:http';
+import https from 'node:https';
+import { readFileSync } from 'node:fs';
+import { setTimeout as delay } from 'node:timers/promises';
+import got, { RequestError, type Got } from 'got';
+import {
+  ApiError,
+  AuthError,
+  ConflictError,
+  ForbiddenError,
+  NotFoundError,
+  TransientError,
+  type ApiErrorDetails,
+} from '../../core/errors.ts';
+
+export type Api = 'keystone' | 'nova';
+export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
+export type ApiRequestHook = (api: 'keystone' | 'nova' | 'kubernetes', code: string) => void;
+
+export const defaultSleep: Sleep = (ms, signal) => delay(ms, undefined, signal ? { signal } : {});
+
+export interface TlsOptions {
+  cacert?: string | undefined;
+  cert?: string | undefined;
+  key?: string | undefined;
+  insecure?: boolean | undefined;
+}
+
+export interface HttpOptions {
+  /** Per-request timeout in milliseconds. */
+  timeoutMs: number;
+  tls?: TlsOptions;
+  sleep?: Sleep;
+  onApiRequest?: ApiRequestHook | undefined;
+  /** Retries of connection errors and 502/503/504 (default 3). */
+  retries?: number;
+  /** First backoff, doubled each retry (default 500 ms). */
+  backoffMs?: number;
+}
+
+export interface HttpRequest {
+  api: Api;
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  url: string;
+  headers?: Record<string, string>;
+  json?: unknown;
+  searchParams?: Record<string, string | number>;
+  signal?: AbortSignal | undefined;
+}
+
+export interface HttpResponse<T = unknown> {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: T;
+}
+
+export interface Http {
+  request<T = unknown>(req: HttpRequest): Promise<HttpResponse<T>>;
+}
+
+const RETRY_STATUS = new Set([502, 503, 504]);
+const RETRY_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EAI_AGAIN',
+  'ENETUNREACH',
+  'EHOSTUNREACH',
+]);
+
+function tlsSettings(tls: TlsOptions = {}) {
+  return {
+    rejectUnauthorized: !tls.insecure,
+    ...(tls.cacert ? { certificateAuthority: readFileSync(tls.cacert) } : {}),
+    ...(tls.cert ? { certificate: readFileSync(tls.cert) } : {}),
+    ...(tls.key ? { key: readFileSync(tls.key) } : {}),
+  };
+}
+
+export function createHttp(opts: HttpOptions): Http {
+  const sleep = opts.sleep ?? defaultSleep;
+  const retries = opts.retries ?? 3;
+  const backoffMs = opts.backoffMs ?? 500;
+  const client: Got = got.extend({
+    throwHttpErrors: false,
+    retry: { limit: 0 },
+    followRedirect: false,
+    responseType: 'text',
+    timeout: { request: opts.timeoutMs },
+    // Fresh sockets each time: the services close them anyway, and reuse races that close.
+    agent: { http: new http.Agent({ keepAlive: false }), https: new https.Agent({ keepAlive: false }) },
+    https: tlsSettings(opts.tls),
+    headers: { 'user-agent': 'drainer', accept: 'application/json' },
+  });
+
+  async function once(req: HttpRequest): Promise<HttpResponse> {
+    const res = await client(req.url, {
+      method: req.method,
+      headers: req.headers ?? {},
+      ...(req.json !== undefined ? { json: req.json } : {}),
+      ...(req.searchParams ? { searchParams: req.searchParams } : {}),
+      ...(req.signal ? { signal: req.signal } : {}),
+    });
+    return { status: res.statusCode, headers: res.headers, body: parseBody(res.body) };
+  }
+
+  return {
+    async request<T>(req: HttpRequest): Promise<HttpResponse<T>> {
+      for (let attempt = 0; ; attempt++) {
+        const last = attempt >= retries;
+        let res: HttpResponse;
+        try {
+          res = await once(req);
+        } catch (err) {
+          if (req.signal?.aborted) throw req.signal.reason;
+          const code = err instanceof RequestError ? err.code : 'ERROR';
+          opts.onApiRequest?.(req.api, code);
+          if (last || !RETRY_CODES.has(code)) throw connectionError(req, err, code);
+          await sleep(backoffMs * 2 ** attempt, req.signal);
+          continue;
+        }
+        opts.onApiRequest?.(req.api, String(res.status));
+        if (res.status < 400) return res as HttpResponse<T>;
+        if (!last && RETRY_STATUS.has(res.status)) {
+          await sleep(backoffMs * 2 ** attempt, req.signal);
+          continue;
+        }
+        throw errorFromResponse(req, res);
+      }
+    },
+  };
+}
+
+function parseBody(text: unknown): unknown {
+  if (typeof text !== 'string' || text === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/** Path only: query strings and fragments stay out of errors and logs. */
+export function safeUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.origin}${u.pathname}`;
+  } catch {
+    return '(invalid url)';
+  }
+}
+
+function header(res: HttpResponse, name: string): string | undefined {
+  const v = res.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/** Nova: {"badRequest": {"message", "code"}}; Keystone: {"error": {"message", "code", "title"}}. */
+export function faultMessage(body: unknown): string | undefined {
+  if (typeof body === 'string') return body.trim().slice(0, 300) || undefined;
+  if (!body || typeof body !== 'object') return undefined;
+  for (const v of Object.values(body as Record<string, unknown>)) {
+    if (v && typeof v === 'object' && typeof (v as { message?: unknown }).message === 'string') {
+      return (v as { message: string }).message;
+    }
+  }
+  return undefined;
+}
+
+function connectionError(req: HttpRequest, err: unknown, code: string): ApiError {
+  const details: ApiErrorDetails = { api: req.api, method: req.method, url: safeUrl(req.url) };
+  // got's message for connection errors names only the address; never pass the error itself
+  // as cause, since its options hold the request headers (tokens) and body (passwords).
+  const reason = err instanceof Error ? err.message : String(err);
+  const msg = `${req.api} ${req.method} ${details.url}: ${code} ${reason}`;
+  return RETRY_CODES.has(code) ? new TransientError(msg, details) : new ApiError('API', msg, details);
+}
+
+function errorFromResponse(req: HttpRequest, res: HttpResponse): ApiError {
+  const requestId = header(res, 'x-openstack-request-id') ?? header(res, 'x-compute-request-id');
+  const fault = faultMessage(res.body);
+  const details: ApiErrorDetails = {
+    api: req.api,
+    status: res.status,
+    method: req.method,
+    url: safeUrl(req.url),
+    ...(requestId ? { requestId } : {}),
+    ...(fault ? { fault } : {}),
+  };
+  const where = `${req.api} ${req.method} ${new URL(req.url).pathname} → ${res.status}`;
+  const tail = `${fault ? `: ${fault}` : ''}${requestId ? ` (request ${requestId})` : ''}`;
+  switch (res.status) {
+    case 401:
+      return new AuthError(`${where}: credentials rejected${tail}`, details);
+    case 403:
+      return new ForbiddenError(
+        `${where}: admin rights needed (drainer must run with an OpenStack admin role)${tail}`,
+        details,
+      );
+    case 404:
+      return new NotFoundError(`${where}${tail}`, details);
+    case 409:
+      return new ConflictError(`${where}${tail}`, details);
+    case 429:
+    case 502:
+    case 503:
+    case 504:
+      return new TransientError(`${where}${tail}`, details);
+    default:
+      return new ApiError('API', `${where}${tail}`, details);
+  }
+}

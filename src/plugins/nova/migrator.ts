@@ -1,0 +1,312 @@
+// The scheduler: keeps up to maxConcurrentMigrations servers moving off one host, learns how
+// they are doing from ONE listing of the host per poll (plus a GET for servers that left it),
+// retries failed attempts with a doubling backoff, aborts migrations past their deadline, and
+// stops when the host is empty or only blockers (and given-up servers) remain.
+import { isAuthError, isConflictError, isForbiddenError, isNotFoundError } from '../../core/errors.ts';
+import type { WorkloadProgress } from '../../core/plugin.ts';
+import type { NovaConfig } from '../../config/schema.ts';
+import type { Logger } from '../../observability/logger.ts';
+import { classify, type MoveAction } from './classify.ts';
+import type { ComputeClient } from './compute.ts';
+import type { Sleep } from './http.ts';
+import { hostOf, taskStateOf, type NovaServer } from './types.ts';
+import { Entry, toProgress } from './entry.ts';
+
+export type MigratorCompute = Pick<
+  ComputeClient,
+  | 'listServersOnHost'
+  | 'getServer'
+  | 'liveMigrate'
+  | 'migrate'
+  | 'confirmResize'
+  | 'listServerMigrations'
+  | 'abortMigration'
+  | 'atLeast'
+>;
+
+/** What the Node record keeps per server, so a restarted agent resumes instead of restarting. */
+export interface MigrationRecord {
+  attempts: number;
+  migrationId?: number | string;
+  startedAt: string;
+}
+
+export interface MigratorOptions {
+  compute: MigratorCompute;
+  source: string;
+  nova: NovaConfig;
+  log: Logger;
+  sleep: Sleep;
+  now: () => number;
+  signal: AbortSignal;
+  abortOnCancel: boolean;
+  resumed: Readonly<Record<string, MigrationRecord>>;
+  /** Persists the record entry BEFORE the migration call is made. */
+  beforeStart(serverId: string, entry: MigrationRecord): Promise<void>;
+  progress(items: readonly WorkloadProgress[]): void;
+}
+
+const SETTLED = new Set(['ACTIVE', 'PAUSED', 'SHUTOFF']);
+const MAX_POLL_FAILURES = 5;
+const CONFIRM_RESEND_MS = 30_000;
+/** Separate signal for clean-up calls (abort) made after our own signal fired. */
+const cleanupSignal = () => AbortSignal.timeout(30_000);
+
+export class Migrator {
+  readonly #o: MigratorOptions;
+  readonly #entries = new Map<string, Entry>();
+
+  constructor(opts: MigratorOptions) {
+    this.#o = opts;
+  }
+
+  get entries(): readonly Entry[] {
+    return [...this.#entries.values()];
+  }
+
+  async run(): Promise<WorkloadProgress[]> {
+    const { signal } = this.#o;
+    let failures = 0;
+    for (;;) {
+      if (signal.aborted) break;
+      try {
+        await this.#poll();
+        failures = 0;
+      } catch (err) {
+        if (signal.aborted) break;
+        if (isAuthError(err) || isForbiddenError(err) || ++failures >= MAX_POLL_FAILURES) throw err;
+        this.#o.log.warn({ err }, 'polling Nova failed; trying again');
+      }
+      this.#report();
+      if (failures === 0 && this.#done()) break;
+      try {
+        await this.#o.sleep(this.#o.nova.pollInterval * 1000, signal);
+      } catch {
+        // aborted: handled at the top of the loop
+      }
+    }
+    if (signal.aborted) await this.#cancel();
+    this.#report();
+    return this.entries.map((e) => toProgress(e, this.#o.now()));
+  }
+
+  #report(): void {
+    this.#o.progress(this.entries.map((e) => toProgress(e, this.#o.now())));
+  }
+
+  /** Nothing moving, nothing left to start: only succeeded, failed, skipped or blocked servers. */
+  #done(): boolean {
+    return this.entries.every((e) => e.state !== 'migrating' && e.state !== 'pending');
+  }
+
+  async #poll(): Promise<void> {
+    const { compute, source, signal } = this.#o;
+    const listed = await compute.listServersOnHost(source, signal);
+    const seen = new Set<string>();
+    for (const s of listed) {
+      seen.add(s.id);
+      this.#entry(s).server = s;
+    }
+    for (const e of this.entries) {
+      if (seen.has(e.id) || e.terminal) continue;
+      try {
+        e.server = await compute.getServer(e.id, signal);
+      } catch (err) {
+        if (!isNotFoundError(err)) throw err;
+        e.finish('skipped', this.#o.now(), 'deleted during the evacuation');
+        continue;
+      }
+    }
+    for (const e of this.entries) if (!e.terminal) await this.#evaluate(e);
+    await this.#startMore();
+  }
+
+  #entry(s: NovaServer): Entry {
+    let e = this.#entries.get(s.id);
+    if (!e) {
+      const rec = this.#o.resumed[s.id];
+      e = new Entry(s, this.#o.source, rec);
+      this.#entries.set(s.id, e);
+    }
+    return e;
+  }
+
+  async #evaluate(e: Entry): Promise<void> {
+    const now = this.#o.now();
+    if (e.state === 'migrating') {
+      await this.#track(e, now);
+      return;
+    }
+    const s = e.server;
+    if (hostOf(s) !== this.#o.source) {
+      // It left without us (someone else moved it): the host is emptier either way.
+      e.target = hostOf(s) ?? undefined;
+      e.finish('succeeded', now, 'moved off the host by someone else');
+      return;
+    }
+    const v = classify(s, this.#o.nova);
+    switch (v.kind) {
+      case 'gone':
+        e.finish('skipped', now, 'deleted');
+        return;
+      case 'blocked':
+        e.block(v.reason);
+        return;
+      case 'in-progress':
+        e.adopt(v.action, now);
+        this.#o.log.info({ server: e.id, action: v.action }, 'adopting a migration already in progress');
+        return;
+      case 'wait':
+        e.wait(v.reason, now);
+        if (now - (e.waitingSince ?? now) > this.#o.nova.migrationTimeout * 1000) {
+          e.finish('failed', now, `${v.reason} for longer than nova.migrationTimeout`);
+        }
+        return;
+      case 'move':
+        e.ready(v.action);
+        return;
+    }
+  }
+
+  /** An in-flight server: done, failed, needing a confirm, or past its deadline. */
+  async #track(e: Entry, now: number): Promise<void> {
+    const s = e.server;
+    const task = taskStateOf(s);
+    const host = hostOf(s);
+    if (task === null && s.status === 'VERIFY_RESIZE') {
+      await this.#confirm(e);
+      return;
+    }
+    if (task === null && s.status === 'ERROR') {
+      e.finish('failed', now, `server went to ERROR during ${e.action}`);
+      this.#o.log.warn({ server: e.id }, 'server went to ERROR while migrating');
+      return;
+    }
+    if (task === null && SETTLED.has(s.status)) {
+      if (host !== this.#o.source) {
+        e.target = host ?? undefined;
+        e.finish('succeeded', now);
+        this.#o.log.info({ server: e.id, target: e.target, attempts: e.attempts }, 'server moved');
+      } else {
+        this.#failedAttempt(e, now, `${e.action} ended with the server still on ${this.#o.source}`);
+      }
+      return;
+    }
+    if (now - (e.attemptStartedAt ?? now) > this.#o.nova.migrationTimeout * 1000) await this.#timeout(e, now);
+  }
+
+  async #confirm(e: Entry): Promise<void> {
+    // Nova confirms asynchronously: the server shows VERIFY_RESIZE a little longer, and a
+    // second confirm answers 400. Send again only if the first seems lost.
+    const now = this.#o.now();
+    const resendAfter = Math.max(CONFIRM_RESEND_MS, 5 * this.#o.nova.pollInterval * 1000);
+    if (e.confirmSentAt !== undefined && now - e.confirmSentAt < resendAfter) return;
+    e.confirmSentAt = now;
+    try {
+      await this.#o.compute.confirmResize(e.id, this.#o.signal);
+      this.#o.log.info({ server: e.id }, 'resize confirmed');
+    } catch (err) {
+      if (isAuthError(err) || isForbiddenError(err)) throw err;
+      // 409 = a confirm is already under way; anything else: try again next poll.
+      if (!isConflictError(err)) this.#o.log.warn({ err, server: e.id }, 'confirmResize failed');
+    }
+  }
+
+  #failedAttempt(e: Entry, now: number, why: string): void {
+    const { retries, retryBackoff } = this.#o.nova;
+    if (e.tries <= retries) {
+      const backoffMs = retryBackoff * 1000 * 2 ** (e.tries - 1);
+      e.retryLater(now + backoffMs, `attempt ${e.attempts} failed: ${why}; retrying`);
+      this.#o.log.warn({ server: e.id, attempts: e.attempts, backoffMs }, `migration attempt failed: ${why}`);
+    } else {
+      e.finish('failed', now, `failed after ${e.attempts} attempt(s): ${why}`);
+      this.#o.log.error({ server: e.id, attempts: e.attempts }, `migration failed: ${why}`);
+    }
+  }
+
+  async #timeout(e: Entry, now: number): Promise<void> {
+    const secs = this.#o.nova.migrationTimeout;
+    let note = 'left running';
+    if (this.#o.nova.abortOnTimeout) note = await this.#abort(e);
+    e.finish('failed', now, `timed out after ${secs}s (${note})`);
+    this.#o.log.error({ server: e.id }, `migration timed out after ${secs}s (${note})`);
+  }
+
+  /** Aborts the server's live migration (2.24+); returns what happened, never throws. */
+  async #abort(e: Entry): Promise<string> {
+    if (e.action !== 'live-migrate') return 'a cold migration cannot be aborted';
+    if (!this.#o.compute.atLeast(24)) return 'abort needs compute microversion 2.24';
+    try {
+      const signal = cleanupSignal();
+      const migrations = await this.#o.compute.listServerMigrations(e.id, signal);
+      const m = migrations.find((x) => !['completed', 'error', 'failed', 'cancelled'].includes(x.status));
+      if (!m) return 'no migration in progress to abort';
+      e.migrationId = m.id;
+      await this.#o.compute.abortMigration(e.id, m.id, signal);
+      return `aborted migration ${m.id}`;
+    } catch (err) {
+      this.#o.log.warn({ err, server: e.id }, 'aborting the migration failed');
+      return 'abort failed';
+    }
+  }
+
+  async #startMore(): Promise<void> {
+    const { nova, now, signal } = this.#o;
+    for (const e of this.entries) {
+      if (signal.aborted) return;
+      if (e.state !== 'pending' || !e.next || (e.notBefore ?? 0) > now()) continue;
+      if (e.next === 'confirm-resize') {
+        // Resized onto this host and waiting: confirm, then it moves like any other server.
+        await this.#confirm(e);
+        continue;
+      }
+      if (this.#inFlight() >= nova.maxConcurrentMigrations) continue; // confirms still run
+      await this.#start(e, e.next);
+    }
+  }
+
+  #inFlight(): number {
+    return this.entries.filter((e) => e.state === 'migrating').length;
+  }
+
+  async #start(e: Entry, action: Exclude<MoveAction, 'confirm-resize'>): Promise<void> {
+    const { compute, signal, log } = this.#o;
+    const now = this.#o.now();
+    await this.#o.beforeStart(e.id, {
+      attempts: e.attempts + 1,
+      startedAt: new Date(e.startedAt ?? now).toISOString(),
+    });
+    try {
+      if (action === 'live-migrate') await compute.liveMigrate(e.id, signal);
+      else await compute.migrate(e.id, signal);
+    } catch (err) {
+      if (signal.aborted || isAuthError(err) || isForbiddenError(err)) throw err;
+      e.started(action, now);
+      if (isConflictError(err)) {
+        // Not retried: the server changed under us. If a migration is running, it is ours to track.
+        const s = await compute.getServer(e.id, signal).catch(() => e.server);
+        const v = classify(s, this.#o.nova);
+        if (v.kind === 'in-progress') return;
+        e.finish('failed', now, `Nova refused ${action}: ${(err as Error).message}`);
+        return;
+      }
+      this.#failedAttempt(e, now, (err as Error).message);
+      return;
+    }
+    e.started(action, now);
+    log.info({ server: e.id, name: e.name, action, attempt: e.attempts }, 'migration started');
+  }
+
+  async #cancel(): Promise<void> {
+    const moving = this.entries.filter((e) => e.state === 'migrating');
+    for (const e of moving) {
+      if (this.#o.abortOnCancel) {
+        const note = await this.#abort(e);
+        e.finish('failed', this.#o.now(), `cancelled (${note})`);
+      } else {
+        e.message = 'cancelled: left to finish on its own';
+      }
+    }
+    for (const e of this.entries) if (e.state === 'pending') e.message = 'cancelled before it started';
+  }
+}

@@ -1,0 +1,182 @@
+// The Nova backend: disable the host's nova-compute service (remembering whether we did),
+// move every server off it, and on restore re-enable only a service that is still ours.
+import type {
+  BackendPlugin,
+  EvacuationContext,
+  NodeRef,
+  Outcome,
+  Plan,
+  RestoreContext,
+  WorkloadProgress,
+} from '../../core/plugin.ts';
+import type { NovaConfig } from '../../config/schema.ts';
+import type { Logger } from '../../observability/logger.ts';
+import { planWorkload } from './classify.ts';
+import type { ComputeClient } from './compute.ts';
+import type { Sleep } from './http.ts';
+import { resolveServiceHost, type HostMapping } from './mapping.ts';
+import { Migrator } from './migrator.ts';
+import { parseNovaRecord, toPluginRecord, type NovaRecord } from './record.ts';
+import type { NovaService } from './types.ts';
+
+export interface NovaPluginOptions {
+  compute: ComputeClient;
+  nova: NovaConfig;
+  log: Logger;
+  sleep: Sleep;
+  now: () => number;
+}
+
+export class NovaPlugin implements BackendPlugin {
+  readonly name = 'nova';
+  readonly #o: NovaPluginOptions;
+
+  constructor(opts: NovaPluginOptions) {
+    this.#o = opts;
+  }
+
+  async plan(node: NodeRef, signal: AbortSignal): Promise<Plan> {
+    const { compute, nova } = this.#o;
+    await compute.init(signal);
+    const { host } = await resolveServiceHost(compute, node.name, nova.hostMapping, signal);
+    const servers = await compute.listServersOnHost(host, signal);
+    return { plugin: this.name, location: host, workloads: servers.map((s) => planWorkload(s, nova)) };
+  }
+
+  async evacuate(node: NodeRef, ctx: EvacuationContext): Promise<Outcome> {
+    const { compute, nova } = this.#o;
+    const { signal, log } = ctx;
+    const { microversion } = await compute.init(signal);
+    const prev = parseNovaRecord(ctx.record);
+    const mapping = await this.#mapping(node, prev, signal);
+    log.info({ host: mapping.host, via: mapping.via, microversion }, 'nova-compute service found');
+
+    if (ctx.dryRun) return this.#dryRun(node, signal);
+
+    let record: NovaRecord = {
+      host: mapping.host,
+      serviceId: mapping.service.id,
+      disabledByUs: prev?.disabledByUs ?? false,
+      reason: prev?.reason ?? null,
+      microversion,
+      migrations: prev?.migrations ?? {},
+    };
+    const save = async (r: NovaRecord) => {
+      record = r;
+      await ctx.save(toPluginRecord(r));
+    };
+    await this.#disable(mapping.service, ctx, record, save);
+
+    const migrator = new Migrator({
+      compute,
+      source: mapping.host,
+      nova,
+      log,
+      sleep: this.#o.sleep,
+      now: this.#o.now,
+      signal,
+      abortOnCancel: ctx.abortOnCancel,
+      resumed: record.migrations,
+      beforeStart: (id, entry) => save({ ...record, migrations: { ...record.migrations, [id]: entry } }),
+      progress: (items) => ctx.progress(items),
+    });
+    const workloads = await migrator.run();
+    return summarize(this.name, workloads, signal.aborted);
+  }
+
+  async restore(_node: NodeRef, ctx: RestoreContext): Promise<void> {
+    const { compute, nova } = this.#o;
+    const rec = parseNovaRecord(ctx.record);
+    if (!rec?.disabledByUs) {
+      ctx.log.info('nova: nothing to restore (the service was not disabled by drainer)');
+      return;
+    }
+    await compute.init(ctx.signal);
+    const services = await compute.listServices(rec.host, ctx.signal);
+    const svc = services.find((s) => String(s.id) === String(rec.serviceId)) ?? services[0];
+    const ours =
+      svc?.status === 'disabled' && (svc.disabled_reason ?? '').startsWith(nova.disabledReasonPrefix);
+    if (!svc || !ours) {
+      ctx.log.info(
+        { host: rec.host, status: svc?.status, reason: svc?.disabled_reason },
+        'nova-compute service left alone: no longer disabled by drainer',
+      );
+    } else if (ctx.dryRun) {
+      ctx.log.info({ host: rec.host }, 'dry run: would enable the nova-compute service');
+      return;
+    } else {
+      await compute.enableService(svc, ctx.signal);
+      ctx.log.info({ host: rec.host }, 'nova-compute service enabled');
+    }
+    await ctx.save(toPluginRecord({ ...rec, disabledByUs: false }));
+  }
+
+  async #mapping(node: NodeRef, prev: NovaRecord | undefined, signal: AbortSignal): Promise<HostMapping> {
+    // A resumed evacuation keeps the host it started on.
+    if (prev) {
+      const services = await this.#o.compute.listServices(prev.host, signal);
+      const svc = services.find((s) => String(s.id) === String(prev.serviceId)) ?? services[0];
+      if (svc) return { host: prev.host, service: svc, via: 'hostMapping' };
+    }
+    return resolveServiceHost(this.#o.compute, node.name, this.#o.nova.hostMapping, signal);
+  }
+
+  /** Disable unless someone else already did; the record is saved before the call. */
+  async #disable(
+    svc: NovaService,
+    ctx: EvacuationContext,
+    record: NovaRecord,
+    save: (r: NovaRecord) => Promise<void>,
+  ): Promise<void> {
+    const prefix = this.#o.nova.disabledReasonPrefix;
+    if (svc.status === 'enabled') {
+      const reason = `${prefix} ${ctx.trigger} ${new Date(this.#o.now()).toISOString()}`;
+      await save({ ...record, disabledByUs: true, reason });
+      await this.#o.compute.disableService(svc, reason, ctx.signal);
+      ctx.log.info({ host: svc.host, reason }, 'nova-compute service disabled');
+      return;
+    }
+    const reason = svc.disabled_reason ?? null;
+    const ours = (reason ?? '').startsWith(prefix);
+    if (!ours) {
+      ctx.log.info(
+        { host: svc.host, reason },
+        'nova-compute service already disabled by someone else; leaving it',
+      );
+    }
+    await save({ ...record, disabledByUs: ours, reason });
+  }
+
+  async #dryRun(node: NodeRef, signal: AbortSignal): Promise<Outcome> {
+    const plan = await this.plan(node, signal);
+    const workloads: WorkloadProgress[] = plan.workloads.map((w) => ({
+      id: w.id,
+      name: w.name,
+      state: w.action === 'none' ? 'blocked' : 'pending',
+      action: w.action,
+      ...(plan.location ? { source: plan.location } : {}),
+      attempts: 0,
+      ...(w.blocker ? { message: w.blocker } : {}),
+    }));
+    const blocked = workloads.filter((w) => w.state === 'blocked').length;
+    return {
+      plugin: this.name,
+      succeeded: blocked === 0,
+      workloads,
+      message: `dry run: ${workloads.length - blocked} server(s) would move, ${blocked} blocked; nothing changed`,
+    };
+  }
+}
+
+function summarize(plugin: string, workloads: WorkloadProgress[], cancelled: boolean): Outcome {
+  const count = (s: WorkloadProgress['state']) => workloads.filter((w) => w.state === s).length;
+  const moved = count('succeeded');
+  const notMoved = workloads.filter((w) => w.state !== 'succeeded' && w.state !== 'skipped');
+  const parts = [`${moved} of ${workloads.length - count('skipped')} server(s) moved`];
+  if (count('failed')) parts.push(`${count('failed')} failed`);
+  if (count('blocked')) parts.push(`${count('blocked')} blocked`);
+  if (count('migrating') + count('pending'))
+    parts.push(`${count('migrating') + count('pending')} unfinished`);
+  if (cancelled) parts.push('cancelled');
+  return { plugin, succeeded: notMoved.length === 0, workloads, message: parts.join(', ') };
+}

@@ -1,0 +1,47 @@
+// The parts of Nova's JSON that drainer reads (compute API v2.1).
+
+export interface NovaService {
+  /** Integer before 2.53, UUID from 2.53 on. */
+  id: number | string;
+  binary: string;
+  host: string;
+  zone?: string;
+  status: 'enabled' | 'disabled';
+  state?: 'up' | 'down';
+  disabled_reason?: string | null;
+  forced_down?: boolean;
+}
+
+export interface NovaHypervisor {
+  id: number | string;
+  hypervisor_hostname: string;
+  state?: string;
+  status?: string;
+  service?: { id: number | string; host: string; disabled_reason?: string | null };
+}
+
+export interface NovaServer {
+  id: string;
+  name: string;
+  status: string;
+  tenant_id?: string;
+  locked?: boolean;
+  'OS-EXT-SRV-ATTR:host'?: string | null;
+  'OS-EXT-SRV-ATTR:hypervisor_hostname'?: string | null;
+  'OS-EXT-STS:task_state'?: string | null;
+  'OS-EXT-STS:vm_state'?: string | null;
+}
+
+export interface NovaMigration {
+  id: number;
+  uuid?: string;
+  status: string;
+  source_compute?: string | null;
+  dest_compute?: string | null;
+  server_uuid?: string;
+  instance_uuid?: string;
+  migration_type?: string;
+}
+
+export const hostOf = (s: NovaServer): string | null | undefined => s['OS-EXT-SRV-ATTR:host'];
+export const taskStateOf = (s: NovaServer): string | null => s['OS-EXT-STS:task_state'] ?? null;

@@ -1,0 +1,292 @@
+import nock from 'nock';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { FakeNova } from './fake-nova.ts';
+import { evacuationContext, harness } from './helpers.ts';
+
+const node = { name: 'compute-a' };
+
+let fake: FakeNova;
+beforeEach(() => {
+  nock.disableNetConnect();
+  fake = new FakeNova();
+  fake.install();
+});
+afterEach(() => {
+  nock.cleanAll();
+  nock.enableNetConnect();
+});
+
+const migrateCalls = (id: string) =>
+  fake.requests.filter((r) => r.method === 'POST' && r.path.endsWith(`/servers/${id}/action`)).length;
+
+describe('moving servers', () => {
+  it('cold-migrates a SHUTOFF server and confirms the resize', async () => {
+    const s = fake.addServer({ name: 'stopped', host: 'compute-a', status: 'SHUTOFF' });
+    const h = harness(fake);
+
+    const outcome = await h.plugin.evacuate(node, evacuationContext(h));
+
+    expect(outcome.workloads[0]).toMatchObject({
+      state: 'succeeded',
+      action: 'cold-migrate',
+      target: 'compute-b',
+    });
+    expect(fake.servers.get(s.id)).toMatchObject({ status: 'SHUTOFF', host: 'compute-b' });
+    const bodies = fake.requests
+      .filter((r) => r.method === 'POST' && r.path.includes('/action'))
+      .map((r) => r.body);
+    expect(bodies).toEqual([{ migrate: null }, { confirmResize: null }]);
+  });
+
+  it('leaves SHUTOFF servers as blockers when cold migration is off', async () => {
+    fake.addServer({ name: 'stopped', host: 'compute-a', status: 'SHUTOFF' });
+    const h = harness(fake, { nova: { coldMigrateStopped: false } });
+
+    const outcome = await h.plugin.evacuate(node, evacuationContext(h));
+
+    expect(outcome.succeeded).toBe(false);
+    expect(outcome.workloads[0]).toMatchObject({ state: 'blocked', action: 'none' });
+    expect(fake.count('POST', /\/action$/)).toBe(0);
+  });
+
+  it('confirms a resize left waiting on the host, then live-migrates the server', async () => {
+    const s = fake.addServer({ name: 'resized', host: 'compute-a', status: 'VERIFY_RESIZE' });
+    fake.migrations.push({
+      id: 99,
+      serverId: s.id,
+      type: 'migration',
+      status: 'finished',
+      source: 'compute-b',
+      dest: 'compute-a',
+      ticksLeft: 0,
+      priorStatus: 'ACTIVE',
+    });
+    const h = harness(fake);
+
+    const outcome = await h.plugin.evacuate(node, evacuationContext(h));
+
+    expect(outcome.workloads[0]).toMatchObject({
+      state: 'succeeded',
+      action: 'live-migrate',
+      target: 'compute-b',
+    });
+    const bodies = fake.requests
+      .filter((r) => r.method === 'POST' && r.path.includes('/action'))
+      .map((r) => r.body);
+    expect(bodies).toEqual([
+      { confirmResize: null },
+      { 'os-migrateLive': { host: null, block_migration: 'auto' } },
+    ]);
+  });
+
+  it('reports ERROR, SUSPENDED, RESCUE, SHELVED and locked servers as blockers without touching them', async () => {
+    fake.addServer({ name: 'broken', host: 'compute-a', status: 'ERROR' });
+    fake.addServer({ name: 'sleeping', host: 'compute-a', status: 'SUSPENDED' });
+    fake.addServer({ name: 'rescued', host: 'compute-a', status: 'RESCUE' });
+    fake.addServer({ name: 'shelved', host: 'compute-a', status: 'SHELVED' });
+    fake.addServer({ name: 'locked', host: 'compute-a', locked: true });
+    fake.addServer({ name: 'fine', host: 'compute-a' });
+    const h = harness(fake);
+
+    const outcome = await h.plugin.evacuate(node, evacuationContext(h));
+
+    expect(outcome.succeeded).toBe(false);
+    const states = Object.fromEntries(outcome.workloads.map((w) => [w.name, w.state]));
+    expect(states).toEqual({
+      broken: 'blocked',
+      sleeping: 'blocked',
+      rescued: 'blocked',
+      shelved: 'blocked',
+      locked: 'blocked',
+      fine: 'succeeded',
+    });
+    expect(fake.count('POST', /\/action$/)).toBe(1);
+    expect(outcome.message).toMatch(/5 blocked/);
+  });
+});
+
+describe('failures and retries', () => {
+  it('retries an attempt that failed asynchronously (server back on the source) and succeeds', async () => {
+    const s = fake.addServer({ name: 'flaky', host: 'compute-a', failAttempts: 1 });
+    const h = harness(fake, { nova: { retries: 2, retryBackoff: 10 } });
+
+    const outcome = await h.plugin.evacuate(node, evacuationContext(h));
+
+    expect(outcome.workloads[0]).toMatchObject({ state: 'succeeded', attempts: 2, target: 'compute-b' });
+    expect(migrateCalls(s.id)).toBe(2);
+  });
+
+  it('gives up after nova.retries, with a doubling backoff, and reports the server', async () => {
+    const s = fake.addServer({ name: 'doomed', host: 'compute-a', failAttempts: 99 });
+    fake.addServer({ name: 'fine', host: 'compute-a' });
+    const h = harness(fake, { nova: { retries: 2, retryBackoff: 10, pollInterval: 1 } });
+
+    const outcome = await h.plugin.evacuate(node, evacuationContext(h));
+
+    expect(outcome.succeeded).toBe(false);
+    const doomed = outcome.workloads.find((w) => w.name === 'doomed');
+    expect(doomed).toMatchObject({ state: 'failed', attempts: 3 });
+    expect(doomed?.message).toMatch(/failed after 3 attempt/);
+    expect(outcome.workloads.find((w) => w.name === 'fine')?.state).toBe('succeeded');
+    expect(migrateCalls(s.id)).toBe(3);
+    // the 2nd attempt waited >= 10 s, the 3rd >= 20 s (fake time)
+    const starts = h.lines
+      .map((l) => JSON.parse(l))
+      .filter((l) => l.msg === 'migration started' && l.server === s.id)
+      .map((l) => Date.parse(l.time));
+    expect(starts).toHaveLength(3);
+    expect(h.lines.some((l) => l.includes('"backoffMs":10000'))).toBe(true);
+    expect(h.lines.some((l) => l.includes('"backoffMs":20000'))).toBe(true);
+  });
+
+  it('aborts a migration that passes its deadline', async () => {
+    const s = fake.addServer({ name: 'stuck', host: 'compute-a', hang: true });
+    const h = harness(fake, { nova: { migrationTimeout: 30, pollInterval: 5 } });
+
+    const outcome = await h.plugin.evacuate(node, evacuationContext(h));
+
+    expect(outcome.workloads[0]).toMatchObject({ state: 'failed' });
+    expect(outcome.workloads[0]?.message).toMatch(/timed out after 30s \(aborted migration 1\)/);
+    expect(fake.count('DELETE', new RegExp(`/servers/${s.id}/migrations/1$`))).toBe(1);
+    expect(fake.servers.get(s.id)).toMatchObject({ host: 'compute-a', status: 'ACTIVE', task_state: null });
+  });
+
+  it('leaves a timed-out migration running when abortOnTimeout is false', async () => {
+    fake.addServer({ name: 'stuck', host: 'compute-a', hang: true });
+    const h = harness(fake, { nova: { migrationTimeout: 30, pollInterval: 5, abortOnTimeout: false } });
+
+    const outcome = await h.plugin.evacuate(node, evacuationContext(h));
+
+    expect(outcome.workloads[0]?.message).toMatch(/left running/);
+    expect(fake.count('DELETE', /migrations/)).toBe(0);
+  });
+
+  it('does not retry a migrate call that Nova answers 409', async () => {
+    const s = fake.addServer({ name: 'busy', host: 'compute-a' });
+    fake.fail('POST', /\/action$/, 409);
+    const h = harness(fake, { nova: { retries: 5 } });
+
+    const outcome = await h.plugin.evacuate(node, evacuationContext(h));
+
+    expect(outcome.workloads[0]).toMatchObject({ state: 'failed', attempts: 1 });
+    expect(outcome.workloads[0]?.message).toMatch(/409/);
+    expect(migrateCalls(s.id)).toBe(1);
+  });
+
+  it('retries a migrate call that Nova answers 503, then moves the server', async () => {
+    const s = fake.addServer({ name: 'web', host: 'compute-a' });
+    fake.fail('POST', /\/action$/, 503, 2);
+    const h = harness(fake);
+
+    const outcome = await h.plugin.evacuate(node, evacuationContext(h));
+
+    expect(outcome.workloads[0]).toMatchObject({ state: 'succeeded', attempts: 1 });
+    expect(migrateCalls(s.id)).toBe(3);
+    expect(h.apiCodes.filter((c) => c === 'nova 503')).toHaveLength(2);
+  });
+});
+
+describe('scheduling', () => {
+  it('never has more than maxConcurrentMigrations in flight, and keeps the window full', async () => {
+    for (let i = 0; i < 7; i++) fake.addServer({ name: `vm-${i}`, host: 'compute-a', ticks: 2 + (i % 3) });
+    const h = harness(fake, { nova: { maxConcurrentMigrations: 3 } });
+
+    const outcome = await h.plugin.evacuate(node, evacuationContext(h));
+
+    expect(outcome.succeeded).toBe(true);
+    expect(fake.maxInFlight).toBe(3);
+    expect(fake.servers.size).toBe(7);
+    expect([...fake.servers.values()].every((s) => s.host === 'compute-b')).toBe(true);
+  });
+
+  it('polls with one host listing per interval, not one GET per server', async () => {
+    for (let i = 0; i < 5; i++) fake.addServer({ name: `vm-${i}`, host: 'compute-a', ticks: 3 });
+    const h = harness(fake, { nova: { maxConcurrentMigrations: 5 } });
+
+    await h.plugin.evacuate(node, evacuationContext(h));
+
+    // one listing per poll (3 ticks to finish + the final check), and one GET per server
+    // when it leaves the listing, to see its state on the target
+    expect(fake.count('GET', /\/servers\/detail$/)).toBe(4);
+    expect(fake.count('GET', /\/servers\/srv-\d+$/)).toBe(5);
+  });
+
+  it('resumes without starting a second migration for a server already migrating', async () => {
+    const moving = fake.addServer({ name: 'moving', host: 'compute-a', ticks: 3 });
+    fake.addServer({ name: 'waiting', host: 'compute-a' });
+    // an earlier run started "moving", then the agent restarted
+    fake.servers.get(moving.id)!.status = 'MIGRATING';
+    fake.servers.get(moving.id)!.task_state = 'migrating';
+    fake.migrations.push({
+      id: 7,
+      serverId: moving.id,
+      type: 'live-migration',
+      status: 'running',
+      source: 'compute-a',
+      dest: 'compute-b',
+      ticksLeft: 3,
+      priorStatus: 'ACTIVE',
+    });
+    fake.inFlight = 1;
+    const record = {
+      host: 'compute-a',
+      serviceId: 'svc-uuid-compute-a',
+      disabledByUs: true,
+      reason: 'drainer: cordon 2030-01-01T00:00:00.000Z',
+      microversion: '2.90',
+      migrations: { [moving.id]: { attempts: 1, startedAt: '2030-01-01T00:00:00.000Z' } },
+    };
+    Object.assign(fake.service('compute-a'), { status: 'disabled', disabled_reason: record.reason });
+    const h = harness(fake, { nova: { maxConcurrentMigrations: 1 } });
+
+    const outcome = await h.plugin.evacuate(node, evacuationContext(h, { record }));
+
+    expect(migrateCalls(moving.id)).toBe(0);
+    expect(outcome.workloads.find((w) => w.name === 'moving')).toMatchObject({
+      state: 'succeeded',
+      attempts: 1,
+    });
+    expect(outcome.workloads.find((w) => w.name === 'waiting')).toMatchObject({
+      state: 'succeeded',
+      attempts: 1,
+    });
+    expect(fake.maxInFlight).toBe(1);
+    expect(fake.count('PUT', /os-services/)).toBe(0); // still disabled by us: nothing to do
+  });
+});
+
+describe('dry run and cancel', () => {
+  it('plans only in a dry run: no service change, no migration', async () => {
+    fake.addServer({ name: 'web', host: 'compute-a' });
+    fake.addServer({ name: 'broken', host: 'compute-a', status: 'ERROR' });
+    const h = harness(fake);
+
+    const outcome = await h.plugin.evacuate(node, evacuationContext(h, { dryRun: true }));
+
+    expect(outcome.workloads.map((w) => [w.name, w.state, w.action])).toEqual([
+      ['web', 'pending', 'live-migrate'],
+      ['broken', 'blocked', 'none'],
+    ]);
+    expect(fake.requests.filter((r) => r.method !== 'GET' && !r.path.includes('auth'))).toEqual([]);
+    expect(fake.service('compute-a').status).toBe('enabled');
+  });
+
+  it('stops starting migrations when cancelled and, with abortOnCancel, aborts the running one', async () => {
+    for (let i = 0; i < 3; i++) fake.addServer({ name: `vm-${i}`, host: 'compute-a', hang: true });
+    const h = harness(fake);
+    const ctx = evacuationContext(h, {
+      abortOnCancel: true,
+      onProgress: (items, controller) => {
+        if (items.some((i) => i.state === 'migrating')) controller.abort();
+      },
+    });
+
+    const outcome = await h.plugin.evacuate(node, ctx);
+
+    expect(outcome.succeeded).toBe(false);
+    expect(fake.count('POST', /\/action$/)).toBe(1);
+    expect(fake.count('DELETE', /\/migrations\/\d+$/)).toBe(1);
+    expect(outcome.workloads.map((w) => w.state).sort()).toEqual(['failed', 'pending', 'pending']);
+    expect(outcome.message).toMatch(/cancelled/);
+  });
+});
