@@ -84,6 +84,7 @@ export const kubevirtSchema = z
     triggerGraceSeconds: duration().default(30).describe('with trigger "both": wait before evicting'),
     migrationTimeout: duration().default(1800).describe('per-VMI deadline'),
     nonMigratable: z.enum(['block', 'shutdown', 'skip']).default('block'),
+    pollInterval: duration().default(2).describe('how often VMIs and migrations are listed'),
   })
   .strict();
 

@@ -1,39 +1,12 @@
-// The one pino module. Redaction is by key name at any depth we log, so secrets in
-// nested error objects (got's request options, headers) never reach a log line.
+// The one pino module. Every logged object and child binding is deep-redacted (src/observability/redact.ts):
+// secret-named keys at any depth, got errors reduced to safe facts (no request options, no headers),
+// private keys. Messages themselves are the caller's responsibility: never interpolate a secret.
 import { pino, type DestinationStream, type Logger as PinoLogger } from 'pino';
+import { CENSOR, redactDeep, SECRET_KEYS } from './redact.ts';
+import { safeError, scrubUrls } from './safe-error.ts';
 
 export type Logger = PinoLogger;
-
-/** Keys whose values are never logged, wherever they appear. */
-export const SECRET_KEYS = [
-  'password',
-  'secret',
-  'applicationCredentialSecret',
-  'application_credential_secret',
-  'token',
-  'x-auth-token',
-  'X-Auth-Token',
-  'x-subject-token',
-  'X-Subject-Token',
-  'authorization',
-  'Authorization',
-  'cookie',
-  'Cookie',
-  'key',
-  'clientKey',
-] as const;
-
-function redactPaths(): string[] {
-  const paths: string[] = [];
-  for (const key of SECRET_KEYS) {
-    const k = /^[A-Za-z_$][\w$]*$/.test(key) ? key : `["${key}"]`;
-    const dot = k.startsWith('[') ? '' : '.';
-    paths.push(key.includes('-') ? `["${key}"]` : key);
-    // depth 1..4: enough for {err:{options:{headers:{...}}}}
-    for (const prefix of ['*', '*.*', '*.*.*', '*.*.*.*']) paths.push(`${prefix}${dot}${k}`);
-  }
-  return paths;
-}
+export { SECRET_KEYS };
 
 export interface LoggerOptions {
   level?: string;
@@ -41,15 +14,50 @@ export interface LoggerOptions {
   destination?: DestinationStream;
 }
 
+const errSerializer = (e: unknown): unknown => (e instanceof Error ? redactDeep(safeError(e)) : e);
+
+/** pino runs the bindings formatter only for the root logger, so children redact their bindings here. */
+function redactChildBindings(log: Logger): Logger {
+  const parentChild = log.child.bind(log);
+  const child = (bindings: Record<string, unknown>, options?: object) =>
+    redactChildBindings(parentChild(redactDeep(bindings), options));
+  Object.defineProperty(log, 'child', { value: child, configurable: true, writable: true });
+  return log;
+}
+
 export function createLogger(opts: LoggerOptions = {}): Logger {
-  return pino(
+  const log = pino(
     {
       level: opts.level ?? 'info',
       base: { app: 'drainer' },
-      redact: { paths: redactPaths(), censor: '[REDACTED]' },
-      serializers: { err: pino.stdSerializers.err, error: pino.stdSerializers.err },
+      formatters: {
+        log: (obj) => redactDeep(obj),
+        bindings: (bindings) => redactDeep(bindings),
+      },
+      // A second net for the common top-level places, in case a formatter is ever bypassed.
+      redact: {
+        paths: ['password', 'token', 'headers["x-auth-token"]', 'headers["x-subject-token"]'],
+        censor: CENSOR,
+      },
+      serializers: { err: errSerializer, error: errSerializer },
       timestamp: pino.stdTimeFunctions.isoTime,
+      hooks: {
+        // pino uses an error's message as the line's msg; got's messages carry the full URL.
+        logMethod(args, method) {
+          const scrubbed = args.map((a: unknown) => (typeof a === 'string' ? scrubUrls(a) : a));
+          const [first, ...rest] = scrubbed;
+          if (first instanceof Error && typeof rest[0] !== 'string') {
+            method.apply(this, [{ err: first }, scrubUrls(first.message)] as Parameters<typeof method>);
+            return;
+          }
+          method.apply(this, scrubbed as Parameters<typeof method>);
+        },
+      },
     },
     opts.destination,
   );
+  return redactChildBindings(log);
 }
+
+/** A logger that writes nothing (tests, library use). */
+export const silentLogger = (): Logger => createLogger({ level: 'silent' });

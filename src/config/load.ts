@@ -1,0 +1,159 @@
+// Loads the effective configuration.
+//
+// Layers, lowest first: schema defaults < config file (--config-path, default ./config.yaml)
+// < DRAINER_* env (and NODE_NAME, KUBECONFIG below their DRAINER_ names) < flags.
+// OpenStack credentials are resolved field by field into config.openstack, lowest first:
+//   clouds.yaml (+ secure.yaml) < OS_* env < config file (legacy top-level keys < `openstack:` block)
+//   < DRAINER_OPENSTACK_* env < flags.
+// So consumers read only `Config.openstack`. Every problem in every layer is collected first and
+// thrown as one ConfigError, each issue naming its key path and where the value came from.
+import os from 'node:os';
+import path from 'node:path';
+import type { ConfigIssue } from '../core/errors.ts';
+import { ConfigError } from '../core/errors.ts';
+import { readCloud } from './clouds.ts';
+import { readDrainerEnv } from './env.ts';
+import { toConfigIssues } from './issues.ts';
+import { extractLegacy } from './legacy.ts';
+import { compact, isPlainObject, type Layer, mergeLayers } from './merge.ts';
+import { readOsEnv } from './os-env.ts';
+import { type Config, configSchema } from './schema.ts';
+import { leaves } from './schema-walk.ts';
+import { readYamlFile } from './yaml-file.ts';
+
+/** Flags every command accepts (the CLI maps its argv onto these). */
+export interface Flags {
+  configPath: string;
+  logLevel: string;
+  dryRun: boolean;
+  /** → nodeName */
+  node: string;
+  /** → evacuation.timeout (the old tool's -time-out=MINUTES arrives here as "<n>m"). */
+  evacuationTimeout: string | number;
+}
+
+export interface LoadOptions {
+  argv?: Partial<Flags>;
+  configPath?: string;
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+  homeDir?: string;
+  /** openstacksdk's site directory, /etc/openstack; tests point it elsewhere. */
+  etcDir?: string;
+}
+
+export const DEFAULT_CONFIG_PATH = './config.yaml';
+
+const FLAG_SOURCES: Record<string, string> = {
+  logLevel: '--log-level',
+  dryRun: '--dry-run',
+  nodeName: '--node',
+  'evacuation.timeout': '--evacuation-timeout',
+};
+
+/** Records are replaced as a whole by a higher layer, not merged entry by entry. */
+const ATOMIC = new Set(
+  leaves()
+    .filter((l) => l.kind === 'record')
+    .map((l) => l.path.join('.')),
+);
+
+function flagsLayer(argv: Partial<Flags>): Layer {
+  return compact({
+    logLevel: argv.logLevel,
+    dryRun: argv.dryRun,
+    nodeName: argv.node,
+    evacuation: { timeout: argv.evacuationTimeout },
+  });
+}
+
+/** Validates one layer on its own, so each issue can name where its value came from. */
+function validateLayer(layer: Layer, sourceOf: (path: string) => string): ConfigIssue[] {
+  const r = configSchema.safeParse(layer);
+  if (r.success) return [];
+  return r.error.issues.flatMap((zi) => toConfigIssues([zi], layer, sourceOf(zi.path.map(String).join('.'))));
+}
+
+function longestPrefix(sources: Map<string, string>, key: string, fallback: string): string {
+  for (let p = key; p; p = p.includes('.') ? p.slice(0, p.lastIndexOf('.')) : '') {
+    const s = sources.get(p);
+    if (s) return s;
+  }
+  return fallback;
+}
+
+async function readConfigFile(file: string, explicit: boolean): Promise<Layer> {
+  const doc = await readYamlFile(file);
+  if (doc === undefined) {
+    if (explicit)
+      throw new ConfigError([{ path: file, message: 'config file not found (given by --config-path)' }]);
+    return {};
+  }
+  if (doc === null) return {};
+  if (!isPlainObject(doc)) {
+    throw new ConfigError([{ path: file, message: 'expected a mapping of settings at the top level' }]);
+  }
+  // `auth:` with every child commented out reads as null: treat empty keys as unset.
+  const { rest, openstack } = extractLegacy(dropNulls(doc));
+  // The file's own openstack: block wins over the legacy keys.
+  return openstack ? mergeLayers({ openstack }, rest) : rest;
+}
+
+function dropNulls(layer: Layer): Layer {
+  const out: Layer = {};
+  for (const [k, v] of Object.entries(layer)) {
+    if (v === null) continue;
+    out[k] = isPlainObject(v) ? dropNulls(v) : v;
+  }
+  return out;
+}
+
+function deepFreeze<T>(v: T): T {
+  if (v && typeof v === 'object') {
+    for (const inner of Object.values(v)) deepFreeze(inner);
+    Object.freeze(v);
+  }
+  return v;
+}
+
+export async function loadConfig(opts: LoadOptions = {}): Promise<Config> {
+  const env = opts.env ?? process.env;
+  const cwd = opts.cwd ?? process.cwd();
+  const explicit = opts.configPath ?? opts.argv?.configPath;
+  const file = path.resolve(cwd, explicit ?? DEFAULT_CONFIG_PATH);
+
+  const fileLayer = await readConfigFile(file, explicit !== undefined);
+  const envLayer = readDrainerEnv(env);
+  const flags = flagsLayer(opts.argv ?? {});
+  const issues: ConfigIssue[] = [
+    ...validateLayer(fileLayer, () => file),
+    ...envLayer.issues,
+    ...validateLayer(envLayer.layer, (k) => longestPrefix(envLayer.sources, k, 'environment')),
+    ...validateLayer(flags, (k) => longestPrefix(new Map(Object.entries(FLAG_SOURCES)), k, 'flags')),
+  ];
+  if (issues.length > 0) throw new ConfigError(issues);
+
+  const upper = mergeLayers(mergeLayers(fileLayer, envLayer.layer, ATOMIC), flags, ATOMIC);
+  const upperOs = isPlainObject(upper.openstack) ? upper.openstack : {};
+  const cloudName = typeof upperOs.cloud === 'string' ? upperOs.cloud : env.OS_CLOUD || undefined;
+  const cloud = await readCloud(cloudName, {
+    env,
+    cwd,
+    homeDir: opts.homeDir ?? os.homedir(),
+    etcDir: opts.etcDir ?? '/etc/openstack',
+  });
+  const osEnv = readOsEnv(env);
+  const cloudLayer: Layer = cloud ? { openstack: { ...cloud.openstack, cloud: cloudName } } : {};
+  const osEnvLayer: Layer = Object.keys(osEnv).length > 0 ? { openstack: osEnv } : {};
+  issues.push(
+    ...(cloud ? validateLayer(cloudLayer, () => cloud.source) : []),
+    ...validateLayer(osEnvLayer, () => 'OS_* environment'),
+  );
+  if (issues.length > 0) throw new ConfigError(issues);
+
+  const merged = mergeLayers(mergeLayers(cloudLayer, osEnvLayer), upper, ATOMIC);
+  const result = configSchema.safeParse(merged);
+  if (!result.success)
+    throw new ConfigError(toConfigIssues(result.error.issues, merged, 'the merged configuration'));
+  return deepFreeze(result.data);
+}

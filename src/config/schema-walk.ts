@@ -1,0 +1,101 @@
+// Reads the zod schema's structure, so env names, coercion, error wording and the example file's
+// key list all come from the one schema instead of hand-kept tables that drift.
+import type { z } from 'zod';
+import { configSchema } from './schema.ts';
+
+export type LeafKind =
+  'boolean' | 'integer' | 'number' | 'string' | 'enum' | 'duration' | 'record' | 'unknown';
+
+interface Def {
+  type: string;
+  innerType?: z.ZodType;
+  in?: z.ZodType;
+  shape?: Record<string, z.ZodType>;
+}
+
+const defOf = (s: z.ZodType): Def => (s as unknown as { def: Def }).def;
+
+/** Strips optional/default/nullable wrappers; a pipe (duration's transform) is kept as is. */
+export function unwrap(s: z.ZodType): z.ZodType {
+  let cur = s;
+  for (;;) {
+    const d = defOf(cur);
+    if ((d.type === 'optional' || d.type === 'default' || d.type === 'nullable') && d.innerType)
+      cur = d.innerType;
+    else return cur;
+  }
+}
+
+export function kindOf(s: z.ZodType): LeafKind {
+  const u = unwrap(s);
+  const d = defOf(u);
+  switch (d.type) {
+    case 'boolean':
+      return 'boolean';
+    case 'number':
+      return (u as unknown as { isInt?: boolean }).isInt ? 'integer' : 'number';
+    case 'string':
+      return 'string';
+    case 'enum':
+      return 'enum';
+    case 'record':
+      return 'record';
+    case 'pipe':
+      return d.in && defOf(d.in).type === 'union' ? 'duration' : 'unknown';
+    default:
+      return 'unknown';
+  }
+}
+
+function shapeOf(s: z.ZodType): Record<string, z.ZodType> | undefined {
+  const d = defOf(unwrap(s));
+  return d.type === 'object' ? d.shape : undefined;
+}
+
+export interface Leaf {
+  readonly path: readonly string[];
+  readonly schema: z.ZodType;
+  readonly kind: LeafKind;
+}
+
+/** Every settable key of the config (objects are descended, records are leaves). */
+export function leaves(root: z.ZodType = configSchema): Leaf[] {
+  const out: Leaf[] = [];
+  const walk = (s: z.ZodType, path: string[]) => {
+    const shape = shapeOf(s);
+    if (!shape) {
+      out.push({ path, schema: s, kind: kindOf(s) });
+      return;
+    }
+    for (const [k, child] of Object.entries(shape)) walk(child, [...path, k]);
+  };
+  walk(root, []);
+  return out;
+}
+
+/** The schema at a key path, or undefined (e.g. inside a record, or an unknown key). */
+export function schemaAt(
+  path: readonly PropertyKey[],
+  root: z.ZodType = configSchema,
+): z.ZodType | undefined {
+  let cur: z.ZodType | undefined = root;
+  for (const k of path) {
+    const shape: Record<string, z.ZodType> | undefined = cur ? shapeOf(cur) : undefined;
+    cur = shape?.[String(k)];
+    if (!cur) return undefined;
+  }
+  return cur;
+}
+
+/** Keys of the object schema at a path (empty when it is not an object). */
+export function keysAt(path: readonly PropertyKey[]): string[] {
+  const s = schemaAt(path);
+  return Object.keys((s && shapeOf(s)) ?? {});
+}
+
+export function enumOptions(s: z.ZodType): readonly string[] {
+  return (unwrap(s) as unknown as { options?: string[] }).options ?? [];
+}
+
+/** Key names whose values are secrets: never printed, never put into messages. */
+export const isSecretKey = (key: string): boolean => /password|secret|token/i.test(key);

@@ -1,0 +1,24 @@
+// Reads a YAML (or JSON) file; syntax errors become a ConfigError naming the file and line.
+import { readFile } from 'node:fs/promises';
+import yaml from 'js-yaml';
+import { ConfigError } from '../core/errors.ts';
+
+/** The parsed document, or undefined when the file does not exist. */
+export async function readYamlFile(file: string): Promise<unknown> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    const code = (e as NodeJS.ErrnoException).code ?? 'error';
+    throw new ConfigError([{ path: file, message: `cannot read the file (${code})` }], { cause: e });
+  }
+  try {
+    return yaml.load(text, { filename: file });
+  } catch (e) {
+    // js-yaml's reason + position; its message would quote the offending line, which may hold a secret.
+    const err = e as { reason?: string; mark?: { line: number; column: number } };
+    const where = err.mark ? ` at line ${err.mark.line + 1}, column ${err.mark.column + 1}` : '';
+    throw new ConfigError([{ path: file, message: `YAML syntax error${where}: ${err.reason ?? 'invalid'}` }]);
+  }
+}

@@ -1,0 +1,102 @@
+// Every metric in design.md §4, on the process's own Registry (never prom-client's global one, so
+// tests and several agents in one process don't collide), plus the default process metrics.
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+export type ApiName = 'keystone' | 'nova' | 'kubernetes';
+/** Called once per HTTP request an API client makes; code is the status ("200") or an error code ("ECONNRESET"). */
+export type ApiRequestHook = (api: ApiName, code: string) => void;
+
+export const NODE_PHASES = ['InService', 'Evacuating', 'Evacuated', 'Failed', 'Restoring'] as const;
+
+const DURATION_BUCKETS = [1, 5, 15, 30, 60, 120, 300, 600, 1200, 1800, 3600, 7200];
+
+export class Metrics {
+  readonly registry: Registry;
+  readonly evacuations: Counter<'result'>;
+  readonly evacuationDuration: Histogram;
+  readonly migrations: Counter<'plugin' | 'result'>;
+  readonly migrationDuration: Histogram<'plugin'>;
+  readonly migrationsInFlight: Gauge<'plugin'>;
+  readonly evictions: Counter<'code'>;
+  readonly nodePhase: Gauge<'phase'>;
+  readonly apiRequests: Counter<'api' | 'code'>;
+  /** Added to §4: a plugin call that threw (the host turns it into a failed Outcome). */
+  readonly pluginErrors: Counter<'plugin' | 'operation'>;
+  /** Pass this to API clients (Nova, Kubernetes) as their request hook. */
+  readonly apiRequest: ApiRequestHook;
+
+  constructor(opts: { defaultMetrics?: boolean } = {}) {
+    const registers = [(this.registry = new Registry())];
+    if (opts.defaultMetrics !== false) collectDefaultMetrics({ register: this.registry });
+    this.evacuations = new Counter({
+      name: 'drainer_evacuations_total',
+      help: 'Evacuations of this node that finished, by result (succeeded, failed, cancelled)',
+      labelNames: ['result'],
+      registers,
+    });
+    this.evacuationDuration = new Histogram({
+      name: 'drainer_evacuation_duration_seconds',
+      help: 'Time from the start of an evacuation to its end',
+      buckets: DURATION_BUCKETS,
+      registers,
+    });
+    this.migrations = new Counter({
+      name: 'drainer_migrations_total',
+      help: 'Workload migrations that finished, by plugin and result',
+      labelNames: ['plugin', 'result'],
+      registers,
+    });
+    this.migrationDuration = new Histogram({
+      name: 'drainer_migration_duration_seconds',
+      help: 'Duration of one workload migration',
+      labelNames: ['plugin'],
+      buckets: DURATION_BUCKETS,
+      registers,
+    });
+    this.migrationsInFlight = new Gauge({
+      name: 'drainer_migrations_in_flight',
+      help: 'Workload migrations running now',
+      labelNames: ['plugin'],
+      registers,
+    });
+    this.evictions = new Counter({
+      name: 'drainer_evictions_total',
+      help: 'Pod eviction requests, by HTTP status code',
+      labelNames: ['code'],
+      registers,
+    });
+    this.nodePhase = new Gauge({
+      name: 'drainer_node_phase',
+      help: 'The phase of this node (1 for the current phase, 0 for the others)',
+      labelNames: ['phase'],
+      registers,
+    });
+    this.apiRequests = new Counter({
+      name: 'drainer_api_requests_total',
+      help: 'Requests to the OpenStack and Kubernetes APIs, by API and status code',
+      labelNames: ['api', 'code'],
+      registers,
+    });
+    this.pluginErrors = new Counter({
+      name: 'drainer_plugin_errors_total',
+      help: 'Plugin calls that threw instead of returning, by plugin and operation',
+      labelNames: ['plugin', 'operation'],
+      registers,
+    });
+    this.apiRequest = (api, code) => this.apiRequests.inc({ api, code });
+    this.setPhase('InService');
+  }
+
+  /** Exactly one phase reads 1. */
+  setPhase(phase: (typeof NODE_PHASES)[number]): void {
+    for (const p of NODE_PHASES) this.nodePhase.set({ phase: p }, p === phase ? 1 : 0);
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+
+  text(): Promise<string> {
+    return this.registry.metrics();
+  }
+}

@@ -1,0 +1,94 @@
+import got from 'got';
+import nock from 'nock';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/observability/logger.ts';
+import { ApiError } from '../../src/core/errors.ts';
+
+const PASSWORD = 'hunter2-password';
+const TOKEN = 'gAAAAA-token-value';
+const SUBJECT = 'gAAAAA-subject-token';
+const APP_SECRET = 'app-cred-secret-value';
+
+function capture() {
+  const lines: string[] = [];
+  const log = createLogger({ level: 'trace', destination: { write: (l: string) => void lines.push(l) } });
+  return { log, lines, all: () => lines.join('') };
+}
+
+function expectNoSecrets(text: string) {
+  for (const s of [PASSWORD, TOKEN, SUBJECT, APP_SECRET]) expect(text).not.toContain(s);
+}
+
+afterEach(() => nock.cleanAll());
+
+describe('logger redaction', () => {
+  it('censors secret-named keys at any depth, including in child bindings', () => {
+    const { log, all } = capture();
+    log.child({ node: 'n1' }).child({ token: TOKEN }).info('from a grandchild');
+    log.child({ auth: { password: PASSWORD } }).info(
+      {
+        a: { b: { c: { d: { e: { headers: { 'X-Auth-Token': TOKEN, 'x-subject-token': SUBJECT } } } } } },
+        applicationCredentialSecret: APP_SECRET,
+        auth: { application_credential: { secret: APP_SECRET } },
+      },
+      'hello',
+    );
+    expectNoSecrets(all());
+    expect(all()).toContain('[REDACTED]');
+    expect(all()).toContain('hello');
+  });
+
+  it('logs a got HTTPError with status, method and URL but none of its headers or body', async () => {
+    nock('http://keystone.test')
+      .post('/v3/auth/tokens')
+      .query(true)
+      .reply(
+        401,
+        { error: { message: 'nope' } },
+        { 'X-Subject-Token': SUBJECT, 'x-openstack-request-id': 'req-1' },
+      );
+    const { log, all } = capture();
+    const err = await got
+      .post('http://keystone.test/v3/auth/tokens?token=' + TOKEN, {
+        headers: { 'X-Auth-Token': TOKEN },
+        json: { auth: { identity: { password: { user: { name: 'admin', password: PASSWORD } } } } },
+        retry: { limit: 0 },
+      })
+      .catch((e: unknown) => e);
+    log.error({ err }, 'keystone failed');
+    log.error(err as Error);
+    log.warn({ wrapped: new ApiError('AUTH', 'rejected', { api: 'keystone', status: 401 }, { cause: err }) });
+
+    expectNoSecrets(all());
+    const first = JSON.parse(all().split('\n')[0]!);
+    expect(first.err).toMatchObject({
+      type: 'HTTPError',
+      status: 401,
+      method: 'POST',
+      url: 'http://keystone.test/v3/auth/tokens?token=REDACTED',
+      requestId: 'req-1',
+    });
+    expect(all()).toContain('"cause":{"type":"HTTPError"');
+  });
+
+  it('drops a PEM private key wherever it appears', () => {
+    const { log, all } = capture();
+    const pem = '-----BEGIN RSA PRIVATE KEY-----\nMIIabc\n-----END RSA PRIVATE KEY-----';
+    log.info({ tls: { key: pem }, nested: [pem] });
+    expect(all()).not.toContain('MIIabc');
+  });
+
+  it('keeps ordinary keys such as a taint key readable', () => {
+    const { log, all } = capture();
+    log.info({ taint: { key: 'drainer.dev/evacuating', effect: 'NoSchedule' } });
+    expect(all()).toContain('drainer.dev/evacuating');
+  });
+
+  it('survives cycles in logged objects', () => {
+    const { log, all } = capture();
+    const a: Record<string, unknown> = { name: 'a' };
+    a.self = a;
+    log.info({ a });
+    expect(all()).toContain('[Circular]');
+  });
+});
