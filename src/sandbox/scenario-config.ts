@@ -1,0 +1,73 @@
+// What a scenario means for the OpenStack emulation, and the drainer config that points at it all.
+import { randomUUID } from 'node:crypto';
+import type { Clock } from './clock.ts';
+import type { OpenStackSandbox, StartOpenStackOptions } from './openstack/index.ts';
+import type { Scenario } from './scenario.ts';
+
+export function openstackOptions(s: Scenario, clock: Clock, port?: number): StartOpenStackOptions {
+  const o = s.openstack;
+  const ids = new Map<string, string>(o.servers.map((sv) => [sv.name, randomUUID()]));
+  const idsOf = (names: string[]) => new Set<string | undefined>(names.map((n) => ids.get(n)));
+  const failing = idsOf(o.faults.failMigrations);
+  const hanging = idsOf(o.faults.hangMigrations);
+  return {
+    clock,
+    port: port ?? o.port,
+    region: o.region,
+    maxMicroversion: o.maxMicroversion,
+    tokenTtlSeconds: o.tokenTtlSeconds,
+    hosts: o.hosts.map((h) => ({
+      name: h.name,
+      ...(h.hypervisorHostname ? { hypervisorHostname: h.hypervisorHostname } : {}),
+      maxConcurrentLiveMigrations: h.maxConcurrentLiveMigrations,
+      ramMb: h.ramMb,
+      ...(h.disabledReason ? { disabled: { reason: h.disabledReason } } : {}),
+    })),
+    servers: o.servers.map((sv) => ({
+      id: ids.get(sv.name) ?? randomUUID(),
+      name: sv.name,
+      projectId: sv.project,
+      host: sv.host,
+      status: sv.state,
+      ramMb: sv.ramMb,
+      migrationMs: (sv.migrationSeconds ?? o.migrationSeconds) * 1000,
+      locked: sv.locked,
+    })),
+    faults: {
+      errorRate: o.faults.errorRate,
+      latencyMs: o.faults.latencyMs,
+      failMigrations: (id) => failing.has(id),
+      hangMigrations: (id) => hanging.has(id),
+    },
+  };
+}
+
+/** A drainer config (the input form of src/config/schema.ts) for this sandbox. */
+export function drainerConfigFor(s: Scenario, openstack: OpenStackSandbox): Record<string, unknown> {
+  const admin = openstack.credentials.admin;
+  const hostMapping = Object.fromEntries(s.nodes.filter((n) => n.novaHost).map((n) => [n.name, n.novaHost]));
+  return {
+    logLevel: 'info',
+    resyncInterval: 30,
+    openstack: {
+      auth: {
+        authUrl: openstack.identityUrl,
+        username: admin.username,
+        password: admin.password,
+        projectName: admin.project,
+        userDomainName: admin.domain,
+        projectDomainName: admin.domain,
+      },
+      regionName: openstack.region,
+      interface: 'public',
+    },
+    nova: {
+      enabled: s.openstack.hosts.length > 0,
+      hostMapping,
+      pollInterval: 0.5,
+      retryBackoff: 2,
+    },
+    kubevirt: { enabled: s.kubevirt.installed, trigger: 'taint' },
+    drain: { evictionRetryInterval: 1 },
+  };
+}
