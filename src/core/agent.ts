@@ -1,0 +1,142 @@
+// One agent per node: watches of its own Node and of NodeMaintenances feed a per-node serial
+// queue that runs the reconciler. Events only enqueue keys (the reconciler re-reads the world),
+// except that a change which makes the node InService cancels a running evacuation at once.
+import type { Logger } from '../observability/logger.ts';
+import { desiredState, MAINTENANCE_NODE_ANNOTATION, type MaintenanceMode } from './desired.ts';
+import type { MaintenanceObject, NodeObject } from './objects.ts';
+import { KeyedQueue } from './queue.ts';
+import type { Reconciler } from './reconciler.ts';
+import { parseRecord, STATE_ANNOTATION } from './record.ts';
+
+export type WatchEvent = 'ADDED' | 'MODIFIED' | 'DELETED';
+
+export interface WatchCallbacks<T> {
+  onEvent(type: WatchEvent, obj: T): void;
+  /** After each (re)list. */
+  onSynced(): void;
+  readonly signal: AbortSignal;
+}
+
+/** Where the agent's objects come from (kube-sources.ts for a real cluster). Each runs until the signal aborts. */
+export interface WatchSources {
+  watchNode(cb: WatchCallbacks<NodeObject>): Promise<void>;
+  watchMaintenances(cb: WatchCallbacks<MaintenanceObject>): Promise<void>;
+}
+
+export interface AgentOptions {
+  readonly nodeName: string;
+  readonly reconciler: Reconciler;
+  readonly sources: WatchSources;
+  readonly mode: MaintenanceMode;
+  readonly log: Logger;
+  readonly signal: AbortSignal;
+  /** Queue backoff after a failed reconcile (default 1 s → 60 s). */
+  readonly backoff?: { readonly initialMs: number; readonly maxMs: number };
+}
+
+const MAINTENANCE_KEY = 'nodemaintenance:';
+const untaken = (nm: MaintenanceObject): boolean =>
+  !nm.status?.phase && nm.metadata?.annotations?.[MAINTENANCE_NODE_ANNOTATION] === undefined;
+const nmKey = (nm: MaintenanceObject): string => `${nm.apiVersion ?? ''}/${nm.metadata?.name ?? ''}`;
+
+export class Agent {
+  readonly #o: AgentOptions;
+  readonly #queue: KeyedQueue;
+  #node: NodeObject | undefined;
+  readonly #maintenances = new Map<string, MaintenanceObject>();
+  #nodeSynced = false;
+  #maintenancesSynced: boolean;
+
+  constructor(o: AgentOptions) {
+    this.#o = o;
+    this.#maintenancesSynced = o.mode === 'off';
+    this.#queue = new KeyedQueue({
+      signal: o.signal,
+      log: o.log,
+      ...(o.backoff ? { backoff: o.backoff } : {}),
+      handler: (key, signal) => this.#handle(key, signal),
+      onBusy: (key) => this.#cancelIfStale(key),
+    });
+  }
+
+  /** Runs until the signal aborts; then waits for the running reconcile to stop (its record stays). */
+  async run(): Promise<void> {
+    const { sources, signal, mode } = this.#o;
+    const watches = [
+      sources.watchNode({
+        signal,
+        onEvent: (type, node) => this.#onNode(type, node),
+        onSynced: () => {
+          this.#nodeSynced = true;
+          this.#queue.enqueue(this.#o.nodeName);
+        },
+      }),
+    ];
+    if (mode !== 'off') {
+      watches.push(
+        sources.watchMaintenances({
+          signal,
+          onEvent: (type, nm) => this.#onMaintenance(type, nm),
+          onSynced: () => {
+            this.#maintenancesSynced = true;
+            this.#queue.enqueue(this.#o.nodeName);
+          },
+        }),
+      );
+    }
+    await Promise.all(watches);
+    await this.#queue.stopped();
+    this.#o.log.info({ node: this.#o.nodeName }, 'agent stopped');
+  }
+
+  ready(): { ready: boolean; reasons: string[] } {
+    const reasons: string[] = [];
+    if (!this.#nodeSynced) reasons.push('node watch not synced');
+    if (!this.#maintenancesSynced) reasons.push('NodeMaintenance watch not synced');
+    return { ready: reasons.length === 0, reasons };
+  }
+
+  /** Resolves when no reconcile runs or waits (tests). */
+  idle(): Promise<void> {
+    return this.#queue.idle();
+  }
+
+  #onNode(type: WatchEvent, node: NodeObject): void {
+    this.#node = type === 'DELETED' ? undefined : node;
+    this.#queue.enqueue(this.#o.nodeName);
+  }
+
+  #onMaintenance(type: WatchEvent, nm: MaintenanceObject): void {
+    const key = nmKey(nm);
+    if (type === 'DELETED') this.#maintenances.delete(key);
+    else this.#maintenances.set(key, nm);
+    const me = this.#o.nodeName;
+    if (nm.spec?.nodeName === me || nm.metadata?.annotations?.[MAINTENANCE_NODE_ANNOTATION] === me) {
+      this.#queue.enqueue(me);
+    } else if (type !== 'DELETED' && this.#o.mode === 'own' && untaken(nm)) {
+      // nobody acted on it yet: perhaps its node does not exist (then no agent owns it)
+      this.#queue.enqueue(MAINTENANCE_KEY + key);
+    }
+  }
+
+  async #handle(key: string, signal: AbortSignal) {
+    if (!key.startsWith(MAINTENANCE_KEY)) return this.#o.reconciler.reconcile(key, signal);
+    const nm = this.#maintenances.get(key.slice(MAINTENANCE_KEY.length));
+    if (nm) await this.#o.reconciler.checkMaintenance(nm);
+    return undefined;
+  }
+
+  /** A change arrived while the node reconciles: if it makes the node InService, stop the evacuation now. */
+  #cancelIfStale(key: string): void {
+    const node = this.#node;
+    if (key !== this.#o.nodeName || !node || !this.#o.reconciler.evacuating(key)) return;
+    const desired = desiredState({
+      nodeName: key,
+      node,
+      maintenances: [...this.#maintenances.values()],
+      record: parseRecord(node.metadata?.annotations?.[STATE_ANNOTATION]),
+      mode: this.#o.mode,
+    });
+    if (desired.state === 'InService') this.#o.reconciler.cancel(key, 'node back in service');
+  }
+}

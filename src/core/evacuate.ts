@@ -1,0 +1,303 @@
+// The evacuation steps of design.md §1: record intent, take the NodeMaintenance, cordon (only
+// for a NodeMaintenance), plan, taint, run the plugins under the deadline, drain, record done.
+import type { Desired } from './desired.ts';
+import { maintenanceStatus } from './maintenance-status.ts';
+import { takeMaintenance, writeMaintenanceStatus } from './maintenance-sync.ts';
+import type { MaintenanceObject } from './objects.ts';
+import type { Outcome } from './plugin.ts';
+import { ProgressEvents, summarizePlans } from './progress-events.ts';
+import { EVACUATING_TAINT, errorText, newRecord, type NodeRecord, type OutcomeSummary } from './record.ts';
+import type { NodeRun } from './run-context.ts';
+import type { RunResult } from './queue.ts';
+
+export type EvacuatedDesire = Extract<Desired, { state: 'Evacuated' }>;
+
+const hasOurTaint = (run: NodeRun): boolean =>
+  (run.node.spec?.taints ?? []).some(
+    (t) => t.key === EVACUATING_TAINT.key && t.effect === EVACUATING_TAINT.effect,
+  );
+
+/** The record for a new attempt: a resumed one keeps its start and everything it knows. */
+function attemptRecord(current: NodeRecord | undefined, trigger: string, now: Date): NodeRecord {
+  if (!current) return newRecord(trigger, now);
+  const since = current.phase === 'Evacuating' ? current.since : now.toISOString();
+  const { lastError: _dropped, ...rest } = current;
+  return { ...rest, phase: 'Evacuating', trigger, since };
+}
+
+const summarize = (o: Outcome): OutcomeSummary => ({
+  plugin: o.plugin,
+  succeeded: o.succeeded,
+  moved: o.workloads.filter((w) => w.state === 'succeeded').length,
+  failed: o.workloads.filter((w) => w.state === 'failed' || w.state === 'blocked').length,
+  ...(o.message ? { message: errorText(o.message) } : {}),
+});
+
+function failureText(outcomes: readonly Outcome[]): string {
+  return outcomes
+    .filter((o) => !o.succeeded)
+    .map((o) => {
+      const bad = o.workloads.filter((w) => w.state === 'failed' || w.state === 'blocked');
+      const names = bad.map((w) => `${w.name}: ${w.message ?? w.state}`).join('; ');
+      return `${o.plugin}: ${o.message ?? 'not every workload moved'}${names ? ` (${names})` : ''}`;
+    })
+    .join('; ');
+}
+
+export interface EvacuationControl {
+  /** Aborted on cancel (desired changed) or with the agent's shutdown. */
+  readonly signal: AbortSignal;
+  cancelled(): boolean;
+}
+
+export async function evacuate(
+  run: NodeRun,
+  desired: EvacuatedDesire,
+  ctl: EvacuationControl,
+): Promise<RunResult> {
+  const { cluster, host, config, metrics } = run.deps;
+  const nm = desired.maintenance;
+  const started = run.now();
+  const fresh = run.store.current?.phase !== 'Evacuating';
+
+  await recordIntent(run, desired, started);
+  if (!(await plan(run, ctl, fresh))) return stopped(run, ctl, started);
+  await run.event(
+    'Normal',
+    'EvacuationStarted',
+    `evacuating node ${run.nodeName} (trigger: ${desired.trigger})`,
+  );
+
+  // 3. our taint keeps new pods away while the VMs move
+  if (!hasOurTaint(run)) {
+    await run.store.update({ taintedByUs: true });
+    await cluster.addTaint(run.nodeName, { ...EVACUATING_TAINT });
+  }
+
+  const events = new ProgressEvents((type, reason, message) => void run.event(type, reason, message));
+  const outcomes = await unlessStopped(ctl, () =>
+    host.evacuate(
+      { name: run.nodeName },
+      {
+        signal: ctl.signal,
+        deadline: new Date(started.getTime() + config.evacuation.timeout * 1000),
+        trigger: desired.trigger,
+        dryRun: config.dryRun,
+        abortOnCancel: config.evacuation.abortOnCancel,
+        records: run.store,
+        onProgress: (plugin, items) => events.report(plugin, items),
+      },
+    ),
+  );
+  if (!outcomes || ctl.signal.aborted) return stopped(run, ctl, started);
+  await run.store.update({ outcomes: outcomes.map(summarize) });
+
+  if (outcomes.some((o) => !o.succeeded) && config.drain.requirePluginsSucceeded) {
+    return fail(run, nm, started, failureText(outcomes));
+  }
+
+  // 4. pods, only after the VMs moved; pods a plugin takes care of are left to it
+  // mode observe: a NodeMaintenance operator drains the pods of its CRs itself
+  const operatorDrains =
+    config.nodeMaintenance.mode === 'observe' && desired.trigger.startsWith('NodeMaintenance/');
+  if (config.drain.enabled && !config.dryRun && !operatorDrains) {
+    const result = await unlessStopped(ctl, () => drainPods(run, nm, outcomes, ctl));
+    if (result === undefined || ctl.signal.aborted) return stopped(run, ctl, started);
+    if (result.failure) return fail(run, nm, started, result.failure);
+  }
+
+  // 5. done
+  await run.store.update({ phase: 'Evacuated', attemptedAt: run.now().toISOString() });
+  metrics?.phase('Evacuated');
+  metrics?.evacuationFinished('succeeded', seconds(run, started));
+  await run.event(
+    'Normal',
+    'EvacuationSucceeded',
+    `node ${run.nodeName} evacuated (trigger: ${desired.trigger})`,
+    nmRef(nm),
+  );
+  await writeMaintenanceStatus(
+    run,
+    nm,
+    maintenanceStatus({
+      phase: 'Succeeded',
+      reason: 'Evacuated',
+      message: 'virtual machines moved and pods drained',
+      now: run.now(),
+      pods: podCounts(run.store.current),
+    }),
+  );
+  return { requeueAfterMs: config.resyncInterval * 1000 };
+}
+
+/** 1. intent first: a crash from here on leaves a record to resume from. Then take the CR and cordon for it. */
+async function recordIntent(run: NodeRun, desired: EvacuatedDesire, started: Date): Promise<void> {
+  const nm = desired.maintenance;
+  await run.store.set(attemptRecord(run.store.current, desired.trigger, started));
+  run.deps.metrics?.phase('Evacuating');
+  if (nm) await takeMaintenance(run, nm);
+  await running(run, nm, 'evacuating virtual machines');
+  // a NodeMaintenance on a schedulable node: we cordon, and say so before doing it
+  if (nm && run.deps.config.nodeMaintenance.mode === 'own' && run.node.spec?.unschedulable !== true) {
+    await run.store.update({ cordonedByUs: true });
+    await run.deps.cluster.setUnschedulable(run.nodeName, true);
+  }
+}
+
+/** 2. plan (informative: a plugin that cannot plan still gets to try, and fails in its Outcome). False when stopped. */
+async function plan(run: NodeRun, ctl: EvacuationControl, fresh: boolean): Promise<boolean> {
+  try {
+    const { message, blockers } = summarizePlans(
+      await run.deps.host.plan({ name: run.nodeName }, ctl.signal),
+    );
+    if (fresh) await run.event('Normal', 'EvacuationPlanned', message);
+    if (blockers.length)
+      await run.event('Warning', 'EvacuationBlocked', `cannot move: ${blockers.join('; ')}`);
+  } catch (err) {
+    if (ctl.signal.aborted) return false;
+    run.log.warn({ err }, 'planning failed; evacuating anyway');
+  }
+  return true;
+}
+
+/** Runs a step; when the step throws because we were cancelled or shut down, answers undefined. */
+async function unlessStopped<T>(ctl: EvacuationControl, step: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await step();
+  } catch (err) {
+    if (ctl.signal.aborted) return undefined;
+    throw err;
+  }
+}
+
+/** Drains the pods; answers the failure text when the drain failed. */
+async function drainPods(
+  run: NodeRun,
+  nm: MaintenanceObject | undefined,
+  outcomes: readonly Outcome[],
+  ctl: EvacuationControl,
+): Promise<{ failure?: string }> {
+  const handled = new Map<string, string>();
+  for (const o of outcomes)
+    for (const p of o.handledPods ?? []) handled.set(`${p.namespace}/${p.name}`, o.plugin);
+  await run.event('Normal', 'DrainStarted', `evicting pods from node ${run.nodeName}`);
+  let lastPercent = -1;
+  const result = await run.deps.cluster.drain({
+    node: run.nodeName,
+    signal: ctl.signal,
+    log: run.log,
+    involved: [run.ref, ...(nm ? [nmRef(nm)] : [])].filter((r) => r !== undefined),
+    skipPod: (pod) => {
+      const plugin = handled.get(`${pod.namespace}/${pod.name}`);
+      return plugin ? `handled by the ${plugin} plugin` : undefined;
+    },
+    onProgress: (p) => {
+      const percent = p.total ? Math.floor((p.evicted * 100) / p.total) : 100;
+      if (percent === lastPercent) return;
+      lastPercent = percent;
+      const pods = {
+        total: p.total,
+        evicted: p.evicted,
+        pending: p.pending.map((x) => `${x.namespace}/${x.name}`),
+      };
+      void running(run, nm, 'draining pods', pods).catch((err: unknown) =>
+        run.log.debug({ err }, 'NodeMaintenance progress not written'),
+      );
+    },
+  });
+  await run.store.update({
+    drain: {
+      succeeded: result.succeeded,
+      total: result.total,
+      evicted: result.evicted.length,
+      ignored: result.ignored.length,
+      failed: result.failed.map((f) => ({
+        pod: `${f.pod.namespace}/${f.pod.name}`,
+        reason: errorText(f.reason),
+      })),
+    },
+  });
+  if (result.succeeded) {
+    await run.event('Normal', 'DrainSucceeded', `evicted ${result.evicted.length} of ${result.total} pods`);
+    return {};
+  }
+  const failed = result.failed.map((f) => `${f.pod.namespace}/${f.pod.name}: ${f.reason}`).join('; ');
+  return { failure: `drain failed: ${failed || 'pods remain on the node'}` };
+}
+
+const nmRef = (nm: MaintenanceObject | undefined) =>
+  nm
+    ? {
+        apiVersion: nm.apiVersion ?? 'nodemaintenance.medik8s.io/v1beta1',
+        kind: 'NodeMaintenance',
+        name: nm.metadata?.name ?? '',
+        ...(nm.metadata?.uid ? { uid: nm.metadata.uid } : {}),
+      }
+    : undefined;
+
+const seconds = (run: NodeRun, since: Date): number => (run.now().getTime() - since.getTime()) / 1000;
+
+function podCounts(rec: NodeRecord | undefined) {
+  const d = rec?.drain;
+  return d ? { total: d.total, evicted: d.evicted, pending: d.failed.map((f) => f.pod) } : undefined;
+}
+
+function running(
+  run: NodeRun,
+  nm: MaintenanceObject | undefined,
+  message: string,
+  pods?: { total: number; evicted: number; pending: string[] },
+): Promise<void> {
+  return writeMaintenanceStatus(
+    run,
+    nm,
+    maintenanceStatus({
+      phase: 'Running',
+      reason: 'Evacuating',
+      message,
+      now: run.now(),
+      ...(pods ? { pods } : {}),
+    }),
+  );
+}
+
+async function fail(
+  run: NodeRun,
+  nm: MaintenanceObject | undefined,
+  started: Date,
+  message: string,
+): Promise<RunResult> {
+  const text = errorText(message);
+  await run.store.update({ phase: 'Failed', lastError: text, attemptedAt: run.now().toISOString() });
+  run.deps.metrics?.phase('Failed');
+  run.deps.metrics?.evacuationFinished('failed', seconds(run, started));
+  run.log.error({ node: run.nodeName }, `evacuation failed: ${text}`);
+  await run.event('Warning', 'EvacuationFailed', text, nmRef(nm));
+  await writeMaintenanceStatus(
+    run,
+    nm,
+    maintenanceStatus({
+      phase: 'Failed',
+      reason: 'EvacuationFailed',
+      message: 'evacuation failed',
+      now: run.now(),
+      lastError: text,
+      pods: podCounts(run.store.current),
+    }),
+  );
+  return { requeueAfterMs: run.deps.config.resyncInterval * 1000 };
+}
+
+/** Cancelled (desired changed) or shut down: the record stays as it is, to be restored or resumed. */
+function stopped(run: NodeRun, ctl: EvacuationControl, started: Date): RunResult {
+  if (ctl.cancelled()) {
+    run.log.info({ node: run.nodeName }, 'evacuation cancelled');
+    run.deps.metrics?.evacuationFinished('cancelled', seconds(run, started));
+    return { requeueAfterMs: 0 };
+  }
+  run.log.info(
+    { node: run.nodeName },
+    'evacuation interrupted by shutdown; the record stays for the next agent',
+  );
+  return {};
+}

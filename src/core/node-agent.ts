@@ -1,0 +1,82 @@
+// Assembles one node's agent on a Kubernetes cluster from built plugins: plugin host, Event
+// recorder, the Cluster port, reconciler and watches. The daemon, run-once and the sandbox demo
+// (one agent per node in one process) all build agents here.
+import type { Config } from '../config/schema.ts';
+import type { KubeClients } from '../kube/client.ts';
+import { EventRecorder } from '../kube/events.ts';
+import type { Logger } from '../observability/logger.ts';
+import type { Metrics } from '../observability/metrics.ts';
+import { Agent } from './agent.ts';
+import { PluginHost } from './host.ts';
+import { dryRunCluster } from './dry-run-cluster.ts';
+import { kubeCluster } from './kube-cluster.ts';
+import { kubeWatchSources, type KubeSourceOptions } from './kube-sources.ts';
+import type { BackendPlugin } from './plugin.ts';
+import { Reconciler } from './reconciler.ts';
+import type { ReconcilerMetrics } from './run-context.ts';
+
+export interface NodeAgentOptions {
+  readonly nodeName: string;
+  readonly config: Config;
+  readonly k: KubeClients;
+  readonly plugins: readonly BackendPlugin[];
+  readonly log: Logger;
+  readonly signal: AbortSignal;
+  readonly metrics?: Metrics;
+  /** Watch tuning (tests and the sandbox use short timeouts and backoffs). */
+  readonly watch?: Pick<KubeSourceOptions, 'timeoutSeconds' | 'backoff' | 'recheckMs'>;
+  /** Queue backoff after a failed reconcile. */
+  readonly backoff?: { readonly initialMs: number; readonly maxMs: number };
+}
+
+export function reconcilerMetrics(m: Metrics): ReconcilerMetrics {
+  return {
+    evacuationFinished(result, seconds) {
+      m.evacuations.inc({ result });
+      m.evacuationDuration.observe(seconds);
+    },
+    phase(phase) {
+      m.setPhase(phase ?? 'InService');
+    },
+  };
+}
+
+/** The reconciler of one node on a Kubernetes cluster (the agent's, or run-once's). */
+export function createReconciler(
+  o: Pick<NodeAgentOptions, 'nodeName' | 'config' | 'k' | 'plugins' | 'log' | 'metrics'>,
+): Reconciler {
+  const log = o.log.child({ node: o.nodeName });
+  const host = new PluginHost({ plugins: o.plugins, log, ...(o.metrics ? { metrics: o.metrics } : {}) });
+  const events = new EventRecorder({ k: o.k, log, host: o.nodeName });
+  const metrics = o.metrics;
+  const real = kubeCluster({
+    k: o.k,
+    events,
+    drain: o.config.drain,
+    log,
+    ...(metrics ? { onEviction: (code: string) => metrics.evictions.inc({ code }) } : {}),
+  });
+  const cluster = o.config.dryRun ? dryRunCluster(real, log) : real;
+  return new Reconciler({
+    cluster,
+    host,
+    config: o.config,
+    log,
+    ...(metrics ? { metrics: reconcilerMetrics(metrics) } : {}),
+  });
+}
+
+export function createNodeAgent(o: NodeAgentOptions): { agent: Agent; reconciler: Reconciler } {
+  const log = o.log.child({ node: o.nodeName });
+  const reconciler = createReconciler(o);
+  const agent = new Agent({
+    nodeName: o.nodeName,
+    reconciler,
+    sources: kubeWatchSources({ k: o.k, nodeName: o.nodeName, log, ...o.watch }),
+    mode: o.config.nodeMaintenance.mode,
+    log,
+    signal: o.signal,
+    ...(o.backoff ? { backoff: o.backoff } : {}),
+  });
+  return { agent, reconciler };
+}

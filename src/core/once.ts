@@ -1,0 +1,66 @@
+// run-once and restore on Kubernetes: the agent's reconcile of one node, once, in the foreground.
+// The record lands on the Node, so a daemon started later resumes or undoes exactly this work.
+import type { Config } from '../config/schema.ts';
+import type { KubeClients } from '../kube/client.ts';
+import { getNode, setUnschedulable } from '../kube/node.ts';
+import type { Logger } from '../observability/logger.ts';
+import { ConfigError, isNotFoundError } from './errors.ts';
+import type { RestoreResult } from './host.ts';
+import { createReconciler } from './node-agent.ts';
+import type { BackendPlugin } from './plugin.ts';
+import type { NodeRecord } from './record.ts';
+
+export interface OnceOptions {
+  readonly k: KubeClients;
+  readonly config: Config;
+  readonly node: string;
+  readonly plugins: readonly BackendPlugin[];
+  readonly log: Logger;
+  readonly signal: AbortSignal;
+}
+
+/**
+ * Evacuates the node now. With `cordon`, cordons it first as an operator would (so a running agent
+ * keeps it evacuated, and `drainer restore` or an uncordon puts it back).
+ */
+export async function evacuateOnce(o: OnceOptions & { cordon: boolean }): Promise<NodeRecord | undefined> {
+  const node = await getNode(o.k, o.node).catch((err: unknown) => {
+    if (!isNotFoundError(err)) throw err;
+    throw new ConfigError([{ path: 'node', message: `node ${o.node} does not exist in the cluster` }], {
+      cause: err,
+    });
+  });
+  let cordoned = node.spec?.unschedulable === true;
+  if (o.cordon && !cordoned) {
+    if (o.config.dryRun) o.log.info({ node: o.node }, 'dry run: would cordon the node');
+    else {
+      await setUnschedulable(o.k, o.node, true);
+      cordoned = true;
+    }
+  }
+  const reconciler = createReconciler({ ...o, nodeName: o.node });
+  return reconciler.evacuateNow(o.node, o.signal, cordoned ? 'cordon' : 'run-once');
+}
+
+/** Undoes what the node's record says drainer changed, and clears it. */
+export function restoreOnce(o: OnceOptions): Promise<RestoreResult[]> {
+  return createReconciler({ ...o, nodeName: o.node }).restoreNow(o.node, o.signal);
+}
+
+/** Lines for a person, and the exit code: 0 Evacuated, 1 otherwise. */
+export function describeRecord(node: string, rec: NodeRecord | undefined): { lines: string[]; code: number } {
+  if (!rec) return { lines: [`node ${node}: nothing recorded`], code: 1 };
+  const lines = [`node ${node}: ${rec.phase} (trigger ${rec.trigger})`];
+  for (const o of rec.outcomes ?? []) {
+    const status = o.succeeded ? 'done' : 'incomplete';
+    lines.push(
+      `${o.plugin}: ${status}, ${o.moved} moved, ${o.failed} stayed${o.message ? ` (${o.message})` : ''}`,
+    );
+  }
+  const d = rec.drain;
+  if (d)
+    lines.push(`pods: ${d.evicted} of ${d.total} evicted, ${d.ignored} ignored, ${d.failed.length} failed`);
+  for (const f of d?.failed ?? []) lines.push(`  stayed: pod ${f.pod}: ${f.reason}`);
+  if (rec.lastError) lines.push(`error: ${rec.lastError}`);
+  return { lines, code: rec.phase === 'Evacuated' ? 0 : 1 };
+}

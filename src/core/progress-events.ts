@@ -1,0 +1,62 @@
+// Turns the plugins' progress reports into Events, one per state change of a workload
+// (MigrationStarted / MigrationSucceeded / MigrationFailed), and into NodeMaintenance progress.
+import type { EventReason } from './cluster.ts';
+import type { Plan, WorkloadProgress } from './plugin.ts';
+
+export type EmitEvent = (type: 'Normal' | 'Warning', reason: EventReason, message: string) => void;
+
+const describe = (plugin: string, w: WorkloadProgress): string => `${plugin}: ${w.name} (${w.id})`;
+
+/** Remembers the last state of each workload so repeats of the same report emit nothing. */
+export class ProgressEvents {
+  readonly #seen = new Map<string, string>();
+  readonly #emit: EmitEvent;
+
+  constructor(emit: EmitEvent) {
+    this.#emit = emit;
+  }
+
+  report(plugin: string, items: readonly WorkloadProgress[]): void {
+    for (const w of items) {
+      const key = `${plugin}/${w.id}`;
+      const state = `${w.state}/${w.attempts}`;
+      if (this.#seen.get(key) === state) continue;
+      this.#seen.set(key, state);
+      this.#emitFor(plugin, w);
+    }
+  }
+
+  #emitFor(plugin: string, w: WorkloadProgress): void {
+    const what = describe(plugin, w);
+    if (w.state === 'migrating') {
+      const from = w.source ? ` from ${w.source}` : '';
+      this.#emit('Normal', 'MigrationStarted', `${what}: ${w.action}${from} (attempt ${w.attempts})`);
+    } else if (w.state === 'succeeded') {
+      const to = w.target ? ` to ${w.target}` : '';
+      const took = w.durationMs !== undefined ? ` in ${Math.round(w.durationMs / 1000)}s` : '';
+      this.#emit('Normal', 'MigrationSucceeded', `${what}: moved${to}${took}`);
+    } else if (w.state === 'failed') {
+      this.#emit('Warning', 'MigrationFailed', `${what}: ${w.message ?? 'migration failed'}`);
+    } else if (w.state === 'blocked') {
+      this.#emit('Warning', 'EvacuationBlocked', `${what}: ${w.message ?? 'cannot move'}`);
+    }
+  }
+}
+
+/** One line per plugin: "nova on compute-a: 3 live-migrate, 1 cold-migrate; blocked: vm-x (reason)". */
+export function summarizePlans(plans: readonly Plan[]): { message: string; blockers: string[] } {
+  const blockers: string[] = [];
+  const parts = plans.map((p) => {
+    const counts = new Map<string, number>();
+    for (const w of p.workloads) {
+      counts.set(w.action, (counts.get(w.action) ?? 0) + 1);
+      if (w.action === 'none') blockers.push(`${p.plugin}: ${w.name} (${w.blocker ?? 'blocked'})`);
+    }
+    const where = p.location ? ` on ${p.location}` : '';
+    const list = [...counts]
+      .map(([action, n]) => `${n} ${action === 'none' ? 'blocked' : action}`)
+      .join(', ');
+    return `${p.plugin}${where}: ${list || 'nothing to move'}`;
+  });
+  return { message: parts.join('; ') || 'no plugins', blockers };
+}

@@ -1,0 +1,218 @@
+// The level-triggered state machine of one node. Every run re-reads the Node, the
+// NodeMaintenances and the record; the event that caused the run is never trusted.
+import { CancelledError, ConfigError } from './errors.ts';
+import { MemoryRecordStore, type RestoreResult } from './host.ts';
+import { desiredState, viewMaintenances, type Desired } from './desired.ts';
+import { evacuate, type EvacuatedDesire } from './evacuate.ts';
+import { maintenanceStatus } from './maintenance-status.ts';
+import {
+  markInvalid,
+  markOrphan,
+  releaseMaintenances,
+  takeMaintenance,
+  writeMaintenanceStatus,
+} from './maintenance-sync.ts';
+import { nodeRef, type MaintenanceObject, type NodeObject, type ObjectRef } from './objects.ts';
+import type { RunResult } from './queue.ts';
+import { NodeRecordStore, parseRecord, STATE_ANNOTATION, type NodeRecord } from './record.ts';
+import { restoreNode } from './restore.ts';
+import { retryTransient } from './retry.ts';
+import type { NodeRun, ReconcilerDeps } from './run-context.ts';
+
+export type { ReconcilerDeps, EvacuationHost, ReconcilerMetrics } from './run-context.ts';
+
+export class Reconciler {
+  readonly #deps: ReconcilerDeps;
+  readonly #active = new Map<string, AbortController>();
+
+  constructor(deps: ReconcilerDeps) {
+    this.#deps = deps;
+  }
+
+  /** Is an evacuation of this node under way (in this process)? */
+  evacuating(nodeName: string): boolean {
+    return this.#active.has(nodeName);
+  }
+
+  /** Stops the running evacuation of the node (desired changed); the next run restores. */
+  cancel(nodeName: string, why: string): boolean {
+    const ctl = this.#active.get(nodeName);
+    if (!ctl || ctl.signal.aborted) return false;
+    this.#deps.log.info({ node: nodeName, why }, 'cancelling evacuation');
+    ctl.abort(new CancelledError(why));
+    return true;
+  }
+
+  /** One pass for the node. Throws on API errors (the queue retries with backoff). */
+  async reconcile(nodeName: string, signal: AbortSignal): Promise<RunResult> {
+    const { cluster, config } = this.#deps;
+    const resync: RunResult = { requeueAfterMs: config.resyncInterval * 1000 };
+    const node = await cluster.getNode(nodeName);
+    if (!node) {
+      this.#deps.log.warn({ node: nodeName }, 'node not found; waiting for it');
+      return resync;
+    }
+    const mode = config.nodeMaintenance.mode;
+    const maintenances = mode === 'off' ? [] : await cluster.listMaintenances();
+    const record = parseRecord(node.metadata?.annotations?.[STATE_ANNOTATION], this.#now());
+    const run = this.#run(nodeName, node, maintenances, record, signal);
+    await markInvalid(run, viewMaintenances(nodeName, maintenances));
+
+    const desired = desiredState({ nodeName, node, maintenances, record, mode });
+    run.log.debug({ desired: desired.state, phase: record?.phase }, 'reconcile');
+    this.#deps.metrics?.phase(record?.phase);
+    if (desired.state === 'Evacuated') return this.#toEvacuated(run, desired, resync);
+    if (record) return restoreNode(run);
+    await releaseMaintenances(run);
+    return resync;
+  }
+
+  /**
+   * One evacuation now, whatever the desired state says (run-once). Answers the record it ended
+   * with. A running agent on the node would undo it unless the node is cordoned.
+   */
+  async evacuateNow(nodeName: string, signal: AbortSignal, trigger: string): Promise<NodeRecord | undefined> {
+    const run = await this.#read(nodeName, signal);
+    const resync: RunResult = { requeueAfterMs: this.#deps.config.resyncInterval * 1000 };
+    if (run.store.current?.phase !== 'Evacuated')
+      await this.#toEvacuated(run, { state: 'Evacuated', trigger }, resync, true);
+    return run.store.current;
+  }
+
+  /** One restore now (drainer restore): undoes what the record says; answers the plugins' results. */
+  async restoreNow(nodeName: string, signal: AbortSignal): Promise<RestoreResult[]> {
+    const run = await this.#read(nodeName, signal);
+    if (run.store.current) return (await restoreNode(run)).results;
+    // no record: the plugins still check what they own (nova: a service disabled with our prefix)
+    return this.#deps.host.restore(
+      { name: nodeName },
+      { signal, dryRun: this.#deps.config.dryRun, records: new MemoryRecordStore() },
+    );
+  }
+
+  async #read(nodeName: string, signal: AbortSignal): Promise<NodeRun> {
+    const { cluster, config } = this.#deps;
+    const node = await cluster.getNode(nodeName);
+    if (!node)
+      throw new ConfigError([{ path: 'node', message: `node ${nodeName} does not exist in the cluster` }]);
+    const maintenances = config.nodeMaintenance.mode === 'off' ? [] : await cluster.listMaintenances();
+    const record = parseRecord(node.metadata?.annotations?.[STATE_ANNOTATION], this.#now());
+    return this.#run(nodeName, node, maintenances, record, signal);
+  }
+
+  /** Marks a NodeMaintenance that names a missing node Failed (any agent may; one write wins). */
+  async checkMaintenance(nm: MaintenanceObject): Promise<void> {
+    if (this.#deps.config.nodeMaintenance.mode !== 'own') return;
+    const result = await markOrphan(this.#deps.cluster, nm, this.#now());
+    if (result === 'marked')
+      this.#deps.log.warn({ nodeMaintenance: nm.metadata?.name }, 'NodeMaintenance names a missing node');
+  }
+
+  async #toEvacuated(
+    run: NodeRun,
+    desired: EvacuatedDesire,
+    resync: RunResult,
+    now = false,
+  ): Promise<RunResult> {
+    const rec = run.store.current;
+    if (rec?.phase === 'Evacuated') return this.#keepEvacuated(run, desired, rec, resync);
+    if (!now && rec?.phase === 'Failed' && rec.trigger === desired.trigger) {
+      const wait = this.#retryWait(rec);
+      if (wait > 0) return { requeueAfterMs: wait };
+    }
+    const ctl = new AbortController();
+    const onShutdown = () => ctl.abort(run.signal.reason);
+    run.signal.addEventListener('abort', onShutdown, { once: true });
+    this.#active.set(run.nodeName, ctl);
+    try {
+      return await evacuate(run, desired, {
+        signal: ctl.signal,
+        cancelled: () => ctl.signal.aborted && !run.signal.aborted,
+      });
+    } finally {
+      this.#active.delete(run.nodeName);
+      run.signal.removeEventListener('abort', onShutdown);
+    }
+  }
+
+  /** Already evacuated: only follow a changed trigger (take or release NodeMaintenances); move nothing. */
+  async #keepEvacuated(
+    run: NodeRun,
+    desired: EvacuatedDesire,
+    rec: NodeRecord,
+    resync: RunResult,
+  ): Promise<RunResult> {
+    if (rec.trigger !== desired.trigger) await run.store.update({ trigger: desired.trigger });
+    const nm = desired.maintenance;
+    if (nm && this.#deps.config.nodeMaintenance.mode === 'own') {
+      await takeMaintenance(run, nm);
+      if (nm.status?.phase !== 'Succeeded') {
+        await writeMaintenanceStatus(
+          run,
+          nm,
+          maintenanceStatus({
+            phase: 'Succeeded',
+            reason: 'Evacuated',
+            message: 'node already evacuated',
+            now: run.now(),
+          }),
+        );
+      }
+    } else if (rec.maintenance) {
+      await run.store.update({ maintenance: undefined });
+    }
+    await releaseMaintenances(run, nm);
+    return resync;
+  }
+
+  /** A Failed evacuation is retried one resync interval after the attempt (our own writes must not loop it). */
+  #retryWait(rec: NodeRecord): number {
+    const at = rec.attemptedAt ? Date.parse(rec.attemptedAt) : NaN;
+    if (Number.isNaN(at)) return 0;
+    return Math.max(0, at + this.#deps.config.resyncInterval * 1000 - this.#now().getTime());
+  }
+
+  #now(): Date {
+    return this.#deps.now?.() ?? new Date();
+  }
+
+  #run(
+    nodeName: string,
+    node: NodeObject,
+    maintenances: readonly MaintenanceObject[],
+    record: NodeRecord | undefined,
+    signal: AbortSignal,
+  ): NodeRun {
+    const deps = this.#deps;
+    const log = deps.log.child({ node: nodeName });
+    const ref = nodeRef(node, nodeName);
+    const store = new NodeRecordStore({
+      record,
+      // the signal is shutdown: a write under way still gets its retries, new ones stop at once
+      persist: (value) =>
+        retryTransient(() => deps.cluster.setNodeAnnotation(nodeName, STATE_ANNOTATION, value), { signal }),
+    });
+    return {
+      deps,
+      nodeName,
+      node,
+      maintenances,
+      store,
+      log,
+      signal,
+      ref,
+      now: () => this.#now(),
+      event: async (type, reason, message, also?: ObjectRef) => {
+        for (const target of also ? [ref, also] : [ref]) {
+          await deps.cluster
+            .event(target, type, reason, message)
+            .catch((err: unknown) => log.warn({ err, reason }, 'could not record Event'));
+        }
+      },
+    };
+  }
+}
+
+/** The desired state a watcher can compute from its cache (for the cancel check). */
+export { desiredState };
+export type { Desired };

@@ -1,0 +1,165 @@
+// The Node record: what drainer is doing on a node and what it changed, kept in the
+// `drainer.dev/state` annotation so a restarted agent resumes and undoes only its own changes.
+import { z } from 'zod';
+import type { RecordStore } from './host.ts';
+import type { PluginRecord } from './plugin.ts';
+
+export const STATE_ANNOTATION = 'drainer.dev/state';
+export const EVACUATING_TAINT = { key: 'drainer.dev/evacuating', effect: 'NoSchedule' } as const;
+
+export const PHASES = ['Evacuating', 'Evacuated', 'Failed', 'Restoring'] as const;
+export type Phase = (typeof PHASES)[number];
+
+const MAX_ERROR_CHARS = 1000;
+
+const podFailureSchema = z.object({ pod: z.string(), reason: z.string() });
+
+const recordSchema = z.object({
+  phase: z.enum(PHASES),
+  /** "cordon" or "NodeMaintenance/<name>". */
+  trigger: z.string(),
+  /** When this evacuation began (ISO). */
+  since: z.string(),
+  /** Did drainer cordon the node (e.g. for a NodeMaintenance on a schedulable node)? */
+  cordonedByUs: z.boolean().default(false),
+  /** Did drainer add drainer.dev/evacuating:NoSchedule? */
+  taintedByUs: z.boolean().default(false),
+  /** The NodeMaintenance drainer holds a finalizer on. */
+  maintenance: z.object({ name: z.string(), apiVersion: z.string(), uid: z.string().optional() }).optional(),
+  plugins: z.record(z.string(), z.record(z.string(), z.unknown())).default({}),
+  outcomes: z
+    .array(
+      z.object({
+        plugin: z.string(),
+        succeeded: z.boolean(),
+        moved: z.number(),
+        failed: z.number(),
+        message: z.string().optional(),
+      }),
+    )
+    .optional(),
+  drain: z
+    .object({
+      succeeded: z.boolean(),
+      total: z.number(),
+      evicted: z.number(),
+      ignored: z.number(),
+      failed: z.array(podFailureSchema),
+    })
+    .optional(),
+  /** When the last evacuation attempt ended (ISO): a Failed record is retried a resync later. */
+  attemptedAt: z.string().optional(),
+  lastError: z.string().optional(),
+});
+
+export type NodeRecord = z.output<typeof recordSchema>;
+export type DrainSummary = NonNullable<NodeRecord['drain']>;
+export type OutcomeSummary = NonNullable<NodeRecord['outcomes']>[number];
+
+/** A message short enough for an annotation. Callers pass typed-error messages, which never hold secrets. */
+export const errorText = (message: string): string =>
+  message.length > MAX_ERROR_CHARS ? `${message.slice(0, MAX_ERROR_CHARS - 1)}…` : message;
+
+/**
+ * Reads the annotation. Absent → undefined (in service). Anything unreadable becomes a Failed
+ * record naming the problem: the agent keeps running and never trusts what it cannot read.
+ */
+export function parseRecord(text: string | undefined, now: Date = new Date()): NodeRecord | undefined {
+  if (text === undefined || text === '') return undefined;
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (e) {
+    return unreadable(`not JSON (${(e as Error).message})`, now);
+  }
+  const parsed = recordSchema.safeParse(raw);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  return unreadable(`${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'}`, now);
+}
+
+function unreadable(detail: string, now: Date): NodeRecord {
+  return {
+    phase: 'Failed',
+    trigger: 'unknown',
+    since: now.toISOString(),
+    cordonedByUs: false,
+    taintedByUs: false,
+    plugins: {},
+    lastError: errorText(`unreadable ${STATE_ANNOTATION} annotation: ${detail}`),
+  };
+}
+
+export const serializeRecord = (record: NodeRecord): string => JSON.stringify(record);
+
+export function newRecord(trigger: string, now: Date): NodeRecord {
+  return {
+    phase: 'Evacuating',
+    trigger,
+    since: now.toISOString(),
+    cordonedByUs: false,
+    taintedByUs: false,
+    plugins: {},
+  };
+}
+
+export type PersistRecord = (value: string | null) => Promise<void>;
+
+/**
+ * The record of one node, written through `persist` (the Node annotation) on every change.
+ * Writes are serialised and each writes the newest state, so concurrent plugin saves never
+ * land out of order. Implements the host's RecordStore.
+ */
+export class NodeRecordStore implements RecordStore {
+  #record: NodeRecord | undefined;
+  readonly #persist: PersistRecord;
+  #chain: Promise<void> = Promise.resolve();
+
+  constructor(opts: { persist: PersistRecord; record?: NodeRecord | undefined }) {
+    this.#persist = opts.persist;
+    this.#record = opts.record;
+  }
+
+  get current(): NodeRecord | undefined {
+    return this.#record;
+  }
+
+  get(plugin: string): PluginRecord | undefined {
+    return this.#record?.plugins[plugin];
+  }
+
+  /** Saves a plugin's piece. Only valid while a record exists (an evacuation or restore is under way). */
+  async save(plugin: string, record: PluginRecord): Promise<void> {
+    const current = this.#record;
+    if (!current) throw new Error(`no node record to save the ${plugin} record into`);
+    this.#record = { ...current, plugins: { ...current.plugins, [plugin]: { ...record } } };
+    await this.#write();
+  }
+
+  /** Replaces the record (or merges fields into it) and writes it. */
+  async set(record: NodeRecord): Promise<void> {
+    this.#record = record;
+    await this.#write();
+  }
+
+  async update(fields: Partial<NodeRecord>): Promise<void> {
+    const current = this.#record;
+    if (!current) throw new Error('no node record to update');
+    await this.set({ ...current, ...fields });
+  }
+
+  /** Removes the annotation: the node is back in service. */
+  async clear(): Promise<void> {
+    this.#record = undefined;
+    await this.#write();
+  }
+
+  #write(): Promise<void> {
+    const run = this.#chain.then(() => {
+      const r = this.#record;
+      return this.#persist(r ? serializeRecord(r) : null);
+    });
+    this.#chain = run.catch(() => undefined);
+    return run;
+  }
+}

@@ -1,0 +1,64 @@
+// What one reconcile of one node works with, passed to the evacuate/restore steps.
+import type { Config } from '../config/schema.ts';
+import type { Logger } from '../observability/logger.ts';
+import type { Cluster, EventReason } from './cluster.ts';
+import type { MaintenanceObject, NodeObject, ObjectRef } from './objects.ts';
+import type { RecordStore, RestoreResult } from './host.ts';
+import type { NodeRef, Outcome, Plan, WorkloadProgress } from './plugin.ts';
+import type { NodeRecordStore, Phase } from './record.ts';
+
+/** The plugin host as the reconciler uses it (src/core/host.ts PluginHost fits). */
+export interface EvacuationHost {
+  plan(node: NodeRef, signal: AbortSignal): Promise<Plan[]>;
+  evacuate(
+    node: NodeRef,
+    opts: {
+      signal: AbortSignal;
+      deadline: Date;
+      trigger: string;
+      dryRun: boolean;
+      abortOnCancel: boolean;
+      records: RecordStore;
+      onProgress?: (plugin: string, items: readonly WorkloadProgress[]) => void;
+    },
+  ): Promise<Outcome[]>;
+  restore(
+    node: NodeRef,
+    opts: { signal: AbortSignal; dryRun: boolean; records: RecordStore },
+  ): Promise<RestoreResult[]>;
+}
+
+/** The few metrics the reconciler reports (the daemon maps them onto observability/metrics). */
+export interface ReconcilerMetrics {
+  evacuationFinished(result: 'succeeded' | 'failed' | 'cancelled', seconds: number): void;
+  phase(phase: Phase | undefined): void;
+}
+
+export type ReconcilerConfig = Pick<
+  Config,
+  'evacuation' | 'drain' | 'nodeMaintenance' | 'dryRun' | 'resyncInterval'
+>;
+
+export interface ReconcilerDeps {
+  readonly cluster: Cluster;
+  readonly host: EvacuationHost;
+  readonly config: ReconcilerConfig;
+  readonly log: Logger;
+  readonly metrics?: ReconcilerMetrics;
+  readonly now?: () => Date;
+}
+
+export interface NodeRun {
+  readonly deps: ReconcilerDeps;
+  readonly nodeName: string;
+  readonly node: NodeObject;
+  readonly maintenances: readonly MaintenanceObject[];
+  readonly store: NodeRecordStore;
+  readonly log: Logger;
+  /** Shutdown of the agent. */
+  readonly signal: AbortSignal;
+  readonly ref: ObjectRef;
+  now(): Date;
+  /** Records an Event; failures are logged, never thrown (an Event is never worth failing for). */
+  event(type: 'Normal' | 'Warning', reason: EventReason, message: string, also?: ObjectRef): Promise<void>;
+}

@@ -1,0 +1,144 @@
+import { describe, expect, it } from 'vitest';
+import { configSchema } from '../../src/config/schema.ts';
+import { Agent } from '../../src/core/agent.ts';
+import { Reconciler } from '../../src/core/reconciler.ts';
+import { STATE_ANNOTATION } from '../../src/core/record.ts';
+import { FakeCluster, FakeHost, FakeSources, quietLogger, succeeded, type FakePlugin } from './fakes.ts';
+
+function start(plugins: FakePlugin[]) {
+  const cluster = new FakeCluster();
+  cluster.addNode('node-7');
+  const host = new FakeHost(plugins);
+  const log = quietLogger();
+  const config = configSchema.parse({});
+  const reconciler = new Reconciler({ cluster, host, config, log });
+  const stop = new AbortController();
+  const agent = new Agent({
+    nodeName: 'node-7',
+    reconciler,
+    sources: new FakeSources(cluster, 'node-7'),
+    mode: 'own',
+    log,
+    signal: stop.signal,
+    backoff: { initialMs: 1, maxMs: 10 },
+  });
+  const running = agent.run();
+  return { cluster, host, agent, stop, running };
+}
+
+const until = async (what: string, cond: () => boolean) => {
+  for (let i = 0; i < 1000 && !cond(); i++) await new Promise((r) => setTimeout(r, 2));
+  if (!cond()) throw new Error(`never happened: ${what}`);
+};
+
+/** A plugin that starts "migrations" and holds them until its signal aborts or the test releases it. */
+function heldPlugin() {
+  let release!: () => void;
+  const released = new Promise<void>((r) => (release = r));
+  let started = 0;
+  const plugin: FakePlugin = {
+    name: 'nova',
+    evacuate: async (ctx) => {
+      started++;
+      await ctx.save({ disabledByUs: true });
+      await Promise.race([released, new Promise((r) => ctx.signal.addEventListener('abort', r))]);
+      return ctx.signal.aborted ? { plugin: 'nova', succeeded: false, workloads: [] } : succeeded('nova');
+    },
+    restore: async () => undefined,
+  };
+  return { plugin, release, started: () => started };
+}
+
+describe('agent', () => {
+  it('is ready once its watches listed, and evacuates on a cordon seen by the watch', async () => {
+    const { cluster, agent, stop, running } = start([
+      { name: 'nova', evacuate: async () => succeeded('nova') },
+    ]);
+    await until('ready', () => agent.ready().ready);
+
+    cluster.node('node-7').spec.unschedulable = true;
+    cluster.changed(cluster.node('node-7'));
+    await until('evacuated', () => cluster.record('node-7')?.phase === 'Evacuated');
+
+    stop.abort();
+    await running;
+  });
+
+  it('cancels a running evacuation on uncordon and restores the node', async () => {
+    const held = heldPlugin();
+    const { cluster, host, stop, running } = start([held.plugin]);
+    cluster.node('node-7').spec.unschedulable = true;
+    cluster.changed(cluster.node('node-7'));
+    await until('evacuation started', () => held.started() === 1);
+
+    cluster.node('node-7').spec.unschedulable = false;
+    cluster.changed(cluster.node('node-7'));
+    await until('restored', () => host.restoreCalls === 1 && cluster.record('node-7') === undefined);
+
+    expect(cluster.drainCalls).toBe(0);
+    expect(held.started()).toBe(1);
+    expect(cluster.reasons()).not.toContain('EvacuationFailed');
+    stop.abort();
+    await running;
+  });
+
+  it('on shutdown leaves the record Evacuating and the node cordoned; a new agent resumes it', async () => {
+    const first = heldPlugin();
+    const a = start([first.plugin]);
+    a.cluster.node('node-7').spec.unschedulable = true;
+    a.cluster.changed(a.cluster.node('node-7'));
+    await until('evacuation started', () => first.started() === 1);
+
+    a.stop.abort();
+    await a.running;
+    expect(a.cluster.record('node-7')).toMatchObject({
+      phase: 'Evacuating',
+      plugins: { nova: { disabledByUs: true } },
+    });
+    expect(a.cluster.node('node-7').spec.unschedulable).toBe(true);
+
+    // the next agent finds the record and hands the plugin its piece
+    const seen: unknown[] = [];
+    const host = new FakeHost([
+      { name: 'nova', evacuate: async (ctx) => (seen.push(ctx.record), succeeded('nova')) },
+    ]);
+    const stop = new AbortController();
+    const log = quietLogger();
+    const agent = new Agent({
+      nodeName: 'node-7',
+      reconciler: new Reconciler({ cluster: a.cluster, host, config: configSchema.parse({}), log }),
+      sources: new FakeSources(a.cluster, 'node-7'),
+      mode: 'own',
+      log,
+      signal: stop.signal,
+    });
+    const running = agent.run();
+    await until('evacuated', () => a.cluster.record('node-7')?.phase === 'Evacuated');
+    expect(seen).toEqual([{ disabledByUs: true }]);
+    stop.abort();
+    await running;
+  });
+
+  it('restores when the NodeMaintenance is deleted, then lets it go', async () => {
+    const { cluster, stop, running } = start([{ name: 'nova', evacuate: async () => succeeded('nova') }]);
+    cluster.addMaintenance('nm-1', 'node-7');
+    await until('evacuated', () => cluster.nm('nm-1').status?.phase === 'Succeeded');
+
+    cluster.deleteMaintenance('nm-1');
+    await until('released', () => cluster.nms.length === 0);
+
+    expect(cluster.node('node-7').metadata.annotations?.[STATE_ANNOTATION]).toBeUndefined();
+    expect(cluster.node('node-7').spec.unschedulable).toBeUndefined();
+    stop.abort();
+    await running;
+  });
+
+  it('marks a NodeMaintenance for a node that does not exist Failed', async () => {
+    const { cluster, stop, running } = start([]);
+    cluster.addMaintenance('nm-ghost', 'node-404');
+    await until('marked', () => cluster.nm('nm-ghost').status?.phase === 'Failed');
+    expect(cluster.nm('nm-ghost').status?.lastError).toBe('node node-404 does not exist');
+    stop.abort();
+    await running;
+  });
+});

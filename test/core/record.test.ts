@@ -1,0 +1,93 @@
+import { describe, expect, it } from 'vitest';
+import { newRecord, NodeRecordStore, parseRecord, serializeRecord } from '../../src/core/record.ts';
+
+describe('node record', () => {
+  it('reads back what it wrote', () => {
+    const rec = {
+      ...newRecord('NodeMaintenance/nm-1', new Date('2024-05-01T00:00:00Z')),
+      cordonedByUs: true,
+    };
+    expect(parseRecord(serializeRecord(rec))).toEqual(rec);
+  });
+
+  it('treats an absent or empty annotation as in service', () => {
+    expect(parseRecord(undefined)).toBeUndefined();
+    expect(parseRecord('')).toBeUndefined();
+  });
+
+  it('turns unreadable JSON into a Failed record that names the problem, never a crash', () => {
+    const rec = parseRecord('{"phase":', new Date('2024-05-01T00:00:00Z'));
+    expect(rec).toMatchObject({ phase: 'Failed', cordonedByUs: false, taintedByUs: false, plugins: {} });
+    expect(rec?.lastError).toMatch(/unreadable drainer\.dev\/state annotation: not JSON/);
+  });
+
+  it('turns a record with an unknown phase into a Failed record naming the field', () => {
+    const rec = parseRecord(JSON.stringify({ phase: 'Dancing', trigger: 'cordon', since: 'x' }));
+    expect(rec?.phase).toBe('Failed');
+    expect(rec?.lastError).toContain('phase');
+  });
+
+  it('fills fields an older writer left out with safe defaults', () => {
+    const rec = parseRecord(
+      JSON.stringify({ phase: 'Evacuated', trigger: 'cordon', since: '2024-05-01T00:00:00Z' }),
+    );
+    expect(rec).toMatchObject({ cordonedByUs: false, taintedByUs: false, plugins: {} });
+  });
+});
+
+describe('NodeRecordStore', () => {
+  it('writes every plugin save with the whole record, in order, even when saves overlap', async () => {
+    const written: (string | null)[] = [];
+    let release!: () => void;
+    const firstWrite = new Promise<void>((r) => (release = r));
+    const store = new NodeRecordStore({
+      record: newRecord('cordon', new Date(0)),
+      persist: async (v) => {
+        if (written.length === 0) {
+          written.push(v);
+          await firstWrite;
+          return;
+        }
+        written.push(v);
+      },
+    });
+
+    const a = store.save('nova', { step: 1 });
+    const b = store.save('kubevirt', { step: 2 });
+    release();
+    await Promise.all([a, b]);
+
+    const last = parseRecord(written.at(-1) ?? undefined);
+    expect(last?.plugins).toEqual({ nova: { step: 1 }, kubevirt: { step: 2 } });
+    expect(store.get('nova')).toEqual({ step: 1 });
+  });
+
+  it('keeps writing after a failed write, and reports the failure to its caller', async () => {
+    let fail = true;
+    const store = new NodeRecordStore({
+      record: newRecord('cordon', new Date(0)),
+      persist: async () => {
+        if (fail) throw new Error('503');
+      },
+    });
+    await expect(store.update({ taintedByUs: true })).rejects.toThrow('503');
+    fail = false;
+    await expect(store.update({ cordonedByUs: true })).resolves.toBeUndefined();
+  });
+
+  it('clears the annotation by writing null', async () => {
+    const written: (string | null)[] = [];
+    const store = new NodeRecordStore({
+      record: newRecord('cordon', new Date(0)),
+      persist: async (v) => void written.push(v),
+    });
+    await store.clear();
+    expect(written).toEqual([null]);
+    expect(store.current).toBeUndefined();
+  });
+
+  it('refuses a plugin save when no evacuation is recorded', async () => {
+    const store = new NodeRecordStore({ persist: async () => undefined });
+    await expect(store.save('nova', {})).rejects.toThrow(/no node record/);
+  });
+});

@@ -1,0 +1,61 @@
+// Story: an operator without the daemon runs `drainer run-once --cordon` against the cluster, then
+// `drainer restore`: the same reconcile, once, with the record on the Node.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import yaml from 'js-yaml';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cli } from '../cli/harness.ts';
+import { smallWorld } from './scenario.ts';
+import { startStack, type Stack } from './stack.ts';
+
+describe('run-once and restore on Kubernetes (full stack)', () => {
+  let stack: Stack;
+  let run: ReturnType<typeof cli>;
+  beforeAll(async () => {
+    stack = await startStack({ scenario: smallWorld({ servers: 2 }) });
+    const dir = mkdtempSync(path.join(tmpdir(), 'drainer-once-'));
+    const kubeconfig = path.join(dir, 'kubeconfig');
+    writeFileSync(kubeconfig, stack.sandbox.kube.kubeconfig());
+    const config = {
+      ...stack.sandbox.drainerConfig,
+      kubeconfig,
+      logLevel: 'warn',
+      nova: { pollInterval: 0.05 },
+      drain: { evictionRetryInterval: 0.1, timeout: 20 },
+    };
+    run = cli({ files: { 'config.yaml': yaml.dump(config) } });
+  });
+  afterAll(async () => stack?.close());
+
+  it('run-once --cordon cordons, moves the servers, drains, records Evacuated and exits 0', async () => {
+    const result = await run('run-once', '--node', 'node-a', '--cordon');
+
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/node node-a: Evacuated \(trigger cordon\)/);
+    expect(result.stdout).toMatch(/nova: done, 2 moved/);
+    expect(stack.sandbox.openstack.state.serversOnHost('node-a')).toEqual([]);
+    expect(await stack.record('node-a')).toMatchObject({ phase: 'Evacuated', cordonedByUs: false });
+  });
+
+  it('restore re-enables the service, removes taint and record, and leaves the operator cordon', async () => {
+    const result = await run('restore', '--node', 'node-a');
+
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/nova: restored/);
+    expect(stack.sandbox.openstack.state.service('node-a')?.status).toBe('enabled');
+    expect(await stack.record('node-a')).toBeUndefined();
+    const node = await stack.node('node-a');
+    expect(node.spec?.taints ?? []).not.toContainEqual(
+      expect.objectContaining({ key: 'drainer.dev/evacuating' }),
+    );
+    expect(node.spec?.unschedulable).toBe(true);
+  });
+
+  it('names a node the cluster does not have and exits 2', async () => {
+    const result = await run('run-once', '--node', 'node-zz');
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/node-zz/);
+  });
+});

@@ -1,0 +1,40 @@
+// A small world for the scenario tests: node-a holds five Nova servers and some pods, node-b is
+// where everything can go. Timings are simulated seconds (the stack runs the clock 20× faster).
+
+export function smallWorld(
+  opts: { servers?: number; migrationSeconds?: number; faults?: object; extra?: object } = {},
+) {
+  const n = opts.servers ?? 5;
+  return {
+    name: 'e2e',
+    clock: { scale: 20 },
+    timings: { podStartSeconds: 1 },
+    nodes: [{ name: 'node-a' }, { name: 'node-b' }],
+    openstack: {
+      migrationSeconds: opts.migrationSeconds ?? 10,
+      hosts: [
+        { name: 'node-a', maxConcurrentLiveMigrations: 1 },
+        { name: 'node-b', maxConcurrentLiveMigrations: 1 },
+      ],
+      servers: Array.from({ length: n }, (_, i) => ({
+        name: `vm-${i + 1}`,
+        project: 'alpha',
+        host: 'node-a',
+      })),
+      ...(opts.faults ? { faults: opts.faults } : {}),
+    },
+    kubevirt: { installed: false },
+    daemonsets: [{ name: 'node-agent', namespace: 'kube-system' }],
+    replicasets: [{ name: 'web', namespace: 'shop', replicas: 4, labels: { app: 'web' } }],
+    ...opts.extra,
+  };
+}
+
+export const NM_PATH = '/apis/nodemaintenance.medik8s.io/v1beta1/nodemaintenances';
+
+export const nodeMaintenance = (name: string, nodeName: string) => ({
+  apiVersion: 'nodemaintenance.medik8s.io/v1beta1',
+  kind: 'NodeMaintenance',
+  metadata: { name },
+  spec: { nodeName, reason: 'kernel upgrade' },
+});
