@@ -1,0 +1,113 @@
+// The KubevirtApi port over the project's Kubernetes client (src/kube).
+import { isNotFoundError } from '../../core/errors.ts';
+import type { KubeClients } from '../../kube/client.ts';
+import { addTaint, getNode, removeTaint } from '../../kube/node.ts';
+import type { EvictionAnswer, KubevirtApi } from './port.ts';
+import type { KubeVirtCr, PodLite, Vmi, Vmim } from './types.ts';
+
+const KV = '/apis/kubevirt.io/v1';
+
+interface List<T> {
+  items?: T[];
+  metadata?: { continue?: string };
+}
+
+/** KubeVirt answers 429 with these when an eviction started (or continues) an evacuation. */
+const TRIGGERED = /Eviction triggered evacuation|Evacuation in progress/i;
+
+export function kubevirtApi(k: KubeClients): KubevirtApi {
+  async function listAll<T>(path: string, query: Record<string, string>, signal: AbortSignal): Promise<T[]> {
+    const items: T[] = [];
+    let next: string | undefined;
+    do {
+      const page = await k.request<List<T>>({
+        path,
+        query: { ...query, limit: 500, continue: next },
+        signal,
+      });
+      items.push(...(page.items ?? []));
+      next = page.metadata?.continue || undefined;
+    } while (next);
+    return items;
+  }
+
+  return {
+    async listKubeVirts(signal) {
+      try {
+        return await listAll<KubeVirtCr>(`${KV}/kubevirts`, {}, signal);
+      } catch (err) {
+        if (isNotFoundError(err)) return undefined; // the CRD is not installed
+        throw err;
+      }
+    },
+    listVmis: (node, signal) =>
+      listAll<Vmi>(
+        `${KV}/virtualmachineinstances`,
+        { labelSelector: `kubevirt.io/nodeName=${node}` },
+        signal,
+      ),
+    async getVmi(namespace, name, signal) {
+      try {
+        return await k.request<Vmi>({
+          path: `${KV}/namespaces/${namespace}/virtualmachineinstances/${name}`,
+          signal,
+        });
+      } catch (err) {
+        if (isNotFoundError(err)) return undefined;
+        throw err;
+      }
+    },
+    listMigrations: (signal) => listAll<Vmim>(`${KV}/virtualmachineinstancemigrations`, {}, signal),
+    async deleteMigration(namespace, name, signal) {
+      try {
+        await k.request({
+          method: 'DELETE',
+          path: `${KV}/namespaces/${namespace}/virtualmachineinstancemigrations/${name}`,
+          signal,
+        });
+      } catch (err) {
+        if (!isNotFoundError(err)) throw err;
+      }
+    },
+    listVmPods: (node, signal) =>
+      listAll<PodLite>(
+        '/api/v1/pods',
+        {
+          labelSelector: 'kubevirt.io in (virt-launcher,hotplug-disk)',
+          fieldSelector: `spec.nodeName=${node}`,
+        },
+        signal,
+      ),
+    async nodeTaints(node, signal) {
+      const n = await getNode(k, node, signal);
+      return n.spec?.taints ?? [];
+    },
+    async addTaint(node, taint) {
+      await addTaint(k, node, taint);
+    },
+    async removeTaint(node, key, effect) {
+      await removeTaint(k, node, key, effect);
+    },
+    async evictPod(namespace, name, signal): Promise<EvictionAnswer> {
+      const res = await k.send({
+        method: 'POST',
+        path: `/api/v1/namespaces/${namespace}/pods/${name}/eviction`,
+        body: { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name, namespace } },
+        signal,
+      });
+      if (res.code >= 200 && res.code < 300) return { kind: 'evicted' };
+      if (res.code === 404) return { kind: 'gone' };
+      const said = (res.body as { message?: unknown } | undefined)?.message;
+      const message = typeof said === 'string' ? said : `HTTP ${res.code}`;
+      if (res.code === 429 && TRIGGERED.test(message)) return { kind: 'triggered' };
+      return { kind: 'refused', message };
+    },
+    async deletePod(namespace, name, signal) {
+      try {
+        await k.request({ method: 'DELETE', path: `/api/v1/namespaces/${namespace}/pods/${name}`, signal });
+      } catch (err) {
+        if (!isNotFoundError(err)) throw err;
+      }
+    },
+  };
+}

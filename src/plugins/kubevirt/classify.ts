@@ -1,0 +1,89 @@
+import type { KubevirtConfig } from '../../config/schema.ts';
+import type { PlannedAction } from '../../core/plugin.ts';
+import type { ClusterSettings, EvictionStrategy, Vmi } from './types.ts';
+
+/** What happens to a VMI when its node is evacuated. */
+export type VmiClass = 'migrate' | 'blocked' | 'stop' | 'external';
+
+export interface Classified {
+  readonly vmi: Vmi;
+  readonly key: string; // namespace/name
+  readonly strategy: EvictionStrategy;
+  readonly migratable: boolean;
+  readonly klass: VmiClass;
+  /** Why it cannot live-migrate (the LiveMigratable condition's reason), when it cannot. */
+  readonly reason?: string;
+  readonly action: PlannedAction;
+}
+
+export const vmiKey = (vmi: Vmi): string => `${vmi.metadata.namespace ?? 'default'}/${vmi.metadata.name}`;
+
+/** The VMI's own strategy wins, else the cluster's (itself defaulting to None). */
+export function effectiveStrategy(vmi: Vmi, cluster: ClusterSettings): EvictionStrategy {
+  const own = vmi.spec?.evictionStrategy;
+  return own === 'None' || own === 'LiveMigrate' || own === 'LiveMigrateIfPossible' || own === 'External'
+    ? own
+    : cluster.evictionStrategy;
+}
+
+function liveMigratable(vmi: Vmi): { migratable: boolean; reason?: string } {
+  const c = vmi.status?.conditions?.find((x) => x.type === 'LiveMigratable');
+  if (c?.status === 'True') return { migratable: true };
+  return { migratable: false, reason: c?.reason ?? c?.message ?? 'no LiveMigratable condition' };
+}
+
+function classOf(strategy: EvictionStrategy, migratable: boolean): VmiClass {
+  switch (strategy) {
+    case 'LiveMigrate':
+      return migratable ? 'migrate' : 'blocked';
+    case 'LiveMigrateIfPossible':
+      return migratable ? 'migrate' : 'stop';
+    case 'External':
+      return 'external';
+    case 'None':
+      return 'stop';
+  }
+}
+
+/** The planned action for a class under the configured policy for VMIs that cannot migrate. */
+function actionOf(klass: VmiClass, policy: KubevirtConfig['nonMigratable']): PlannedAction {
+  if (klass === 'migrate') return 'live-migrate';
+  if (klass === 'external') return 'external';
+  if (klass === 'stop') return 'shutdown';
+  return policy === 'block' ? 'none' : policy === 'shutdown' ? 'shutdown' : 'skip';
+}
+
+function reasonOf(klass: VmiClass, strategy: EvictionStrategy, notMigratable: string | undefined): string {
+  if (klass === 'blocked') return notMigratable ?? 'not live-migratable';
+  if (strategy === 'LiveMigrateIfPossible')
+    return `evictionStrategy LiveMigrateIfPossible, not live-migratable: ${notMigratable ?? 'unknown'}`;
+  return `evictionStrategy ${strategy}`;
+}
+
+export function classify(
+  vmi: Vmi,
+  cluster: ClusterSettings,
+  policy: KubevirtConfig['nonMigratable'],
+): Classified {
+  const strategy = effectiveStrategy(vmi, cluster);
+  const { migratable, reason } = liveMigratable(vmi);
+  const klass = classOf(strategy, migratable);
+  return {
+    vmi,
+    key: vmiKey(vmi),
+    strategy,
+    migratable,
+    klass,
+    ...(klass === 'migrate' ? {} : { reason: reasonOf(klass, strategy, reason) }),
+    action: actionOf(klass, policy),
+  };
+}
+
+/** Done = running elsewhere after a completed, not failed, migration. */
+export function migratedAway(vmi: Vmi | undefined, node: string): boolean {
+  if (!vmi) return false;
+  const ms = vmi.status?.migrationState;
+  return (
+    !!vmi.status?.nodeName && vmi.status.nodeName !== node && ms?.completed === true && ms.failed !== true
+  );
+}

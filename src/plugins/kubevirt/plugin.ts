@@ -1,0 +1,289 @@
+// The KubeVirt backend: trigger KubeVirt's own evacuation (drain taint and/or launcher-pod
+// eviction), follow every migration to its end, and name what cannot move before the pod drain runs.
+import type { KubevirtConfig } from '../../config/schema.ts';
+import { DrainerError, isCancelledError, isTransientError } from '../../core/errors.ts';
+import type {
+  BackendPlugin,
+  EvacuationContext,
+  NodeRef,
+  Outcome,
+  Plan,
+  RestoreContext,
+  WorkloadProgress,
+} from '../../core/plugin.ts';
+import type { Logger } from '../../observability/logger.ts';
+import { classify, type Classified } from './classify.ts';
+import type { KubevirtApi } from './port.ts';
+import { readRecord, toPluginRecord, type KubevirtRecord } from './record.ts';
+import { finalize, handledPods, outcomeOf, planned, staticProgress } from './report.ts';
+import { clusterSettings } from './settings.ts';
+import { shutDown } from './shutdown.ts';
+import { Tracker } from './tracker.ts';
+import { Triggers, type RecordKeeper } from './triggers.ts';
+import type { ClusterSettings, PodLite } from './types.ts';
+
+export interface KubevirtPluginDeps {
+  readonly config: KubevirtConfig;
+  readonly api: KubevirtApi;
+  readonly log: Logger;
+  /** Waits; may resolve or reject when the signal aborts. */
+  readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** The clock the per-VMI timeouts and durations run on (a sandbox passes its scaled clock). */
+  readonly now?: () => number;
+}
+
+/** Time allowed for the clean-up requests of a cancel (the evacuation's own signal is aborted). */
+const CLEANUP_MS = 30_000;
+
+const defaultSleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const t = setTimeout(resolve, ms);
+    signal?.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(t);
+        resolve();
+      },
+      { once: true },
+    );
+  });
+
+const reasonText = (r: unknown): string =>
+  r instanceof Error ? r.message : typeof r === 'string' ? r : 'stopped';
+
+export class KubevirtPlugin implements BackendPlugin {
+  readonly name = 'kubevirt';
+  readonly #deps: KubevirtPluginDeps;
+  readonly #now: () => number;
+  #reportedAbsent = false;
+
+  constructor(deps: KubevirtPluginDeps) {
+    this.#deps = deps;
+    this.#now = deps.now ?? Date.now;
+  }
+
+  async plan(node: NodeRef, signal: AbortSignal): Promise<Plan> {
+    const settings = await this.#settings(signal);
+    if (!settings) return { plugin: this.name, workloads: [] };
+    const classified = await this.#inventory(node, settings, signal);
+    return { plugin: this.name, location: node.name, workloads: classified.map(planned) };
+  }
+
+  async evacuate(node: NodeRef, ctx: EvacuationContext): Promise<Outcome> {
+    const { api, config } = this.#deps;
+    const settings = await this.#settings(ctx.signal);
+    if (!settings)
+      return { plugin: this.name, succeeded: true, workloads: [], message: 'KubeVirt not installed' };
+    const classified = await this.#inventory(node, settings, ctx.signal);
+    if (ctx.dryRun) return outcomeOf(this.name, classified.map(dryRunProgress), []);
+
+    const record = keeper(readRecord(ctx.record), (r) => ctx.save(r));
+    const triggers = new Triggers({
+      api,
+      node: node.name,
+      log: ctx.log,
+      drainTaintKey: settings.drainTaintKey,
+      record,
+    });
+    const movers = classified.filter((c) => c.klass === 'migrate');
+    const externals = classified.filter((c) => c.klass === 'external').map((c) => c.vmi);
+    const tracker = new Tracker({
+      node: node.name,
+      api,
+      log: ctx.log,
+      now: this.#now,
+      timeoutMs: config.migrationTimeout * 1000,
+    });
+    tracker.begin(movers);
+    if (movers.length > 0 && config.trigger !== 'eviction') await triggers.taint(ctx.signal);
+    // KubeVirt's taint path ignores External VMIs; an eviction marks them for their own controller
+    if (externals.length > 0) await triggers.evict(externals, ctx.signal);
+
+    const evictFrom =
+      config.trigger === 'eviction'
+        ? -Infinity
+        : config.trigger === 'both'
+          ? this.#now() + config.triggerGraceSeconds * 1000
+          : Infinity;
+    await this.#follow(tracker, triggers, evictFrom, classified, ctx);
+
+    let workloads = this.#progress(classified, tracker);
+    if (ctx.signal.aborted) {
+      await this.#cancel(node, tracker, triggers, ctx);
+    } else {
+      workloads = await this.#shutdownBlocked(node, classified, tracker, workloads, ctx);
+    }
+    workloads = finalize(workloads, ctx.signal.aborted ? reasonText(ctx.signal.reason) : undefined);
+    ctx.progress(workloads);
+    const pods = await api
+      .listVmPods(node.name, ctx.signal.aborted ? AbortSignal.timeout(CLEANUP_MS) : ctx.signal)
+      .catch(() => [] as PodLite[]);
+    return outcomeOf(this.name, workloads, handledPods(classified, pods));
+  }
+
+  async restore(node: NodeRef, ctx: RestoreContext): Promise<void> {
+    const record = readRecord(ctx.record);
+    if (!record.taint) return;
+    if (ctx.dryRun) {
+      ctx.log.info({ taint: record.taint.key }, 'would remove the drain taint drainer added');
+      return;
+    }
+    const triggers = new Triggers({
+      api: this.#deps.api,
+      node: node.name,
+      log: ctx.log,
+      drainTaintKey: record.taint.key,
+      record: keeper(record, (r) => ctx.save(r)),
+    });
+    await triggers.removeOurTaint(ctx.signal);
+  }
+
+  /** Polls until every mover has moved, failed or timed out, or the signal aborts. */
+  async #follow(
+    tracker: Tracker,
+    triggers: Triggers,
+    evictFrom: number,
+    classified: readonly Classified[],
+    ctx: EvacuationContext,
+  ): Promise<void> {
+    const pollMs = this.#deps.config.pollInterval * 1000;
+    const sleep = this.#deps.sleep ?? defaultSleep;
+    while (!ctx.signal.aborted && tracker.pending().length > 0 && Date.now() < ctx.deadline.getTime()) {
+      try {
+        // poll first: a resumed evacuation must see the migrations already running
+        await tracker.poll(ctx.signal);
+        if (this.#now() >= evictFrom) {
+          await triggers.evict(
+            tracker.notStarted().map((k) => tracker.vmi(k)),
+            ctx.signal,
+          );
+        }
+      } catch (err) {
+        if (ctx.signal.aborted) return;
+        if (!isTransientError(err)) throw err;
+        ctx.log.warn({ err }, 'Kubernetes API trouble while following the migrations; trying again');
+      }
+      ctx.progress(this.#progress(classified, tracker));
+      if (tracker.pending().length === 0) return;
+      try {
+        await sleep(pollMs, ctx.signal);
+      } catch {
+        return; // a sleep that rejects on abort
+      }
+    }
+  }
+
+  /**
+   * On a cancel with evacuation.abortOnCancel: take the drain taint back (while it stays, KubeVirt
+   * starts the migrations again), then delete the unfinished evacuation migrations of this node's
+   * VMIs: KubeVirt aborts a migration whose VMIM is deleted. A shutdown or deadline aborts nothing.
+   */
+  async #cancel(node: NodeRef, tracker: Tracker, triggers: Triggers, ctx: EvacuationContext): Promise<void> {
+    if (!ctx.abortOnCancel || !isCancelledError(ctx.signal.reason)) return;
+    const signal = AbortSignal.timeout(CLEANUP_MS);
+    const { api } = this.#deps;
+    try {
+      await triggers.removeOurTaint(signal);
+      const ours = new Set(tracker.pending());
+      const open = (await api.listMigrations(signal)).filter(
+        (m) =>
+          !['Succeeded', 'Failed'].includes(m.status?.phase ?? '') &&
+          ours.has(`${m.metadata.namespace ?? 'default'}/${m.spec?.vmiName ?? ''}`),
+      );
+      for (const m of open) {
+        ctx.log.warn(
+          { vmi: m.spec?.vmiName, migration: m.metadata.name },
+          'aborting the migration (evacuation.abortOnCancel)',
+        );
+        await api.deleteMigration(m.metadata.namespace ?? 'default', m.metadata.name, signal);
+      }
+    } catch (err) {
+      ctx.log.warn({ err, node: node.name }, 'could not abort every migration on cancel');
+    }
+  }
+
+  /** nonMigratable: shutdown, once every mover has moved: stop the VMIs that cannot migrate. */
+  async #shutdownBlocked(
+    node: NodeRef,
+    classified: readonly Classified[],
+    tracker: Tracker,
+    workloads: WorkloadProgress[],
+    ctx: EvacuationContext,
+  ): Promise<WorkloadProgress[]> {
+    const victims = classified.filter((c) => c.klass === 'blocked' && c.action === 'shutdown');
+    if (victims.length === 0 || tracker.pending().length > 0 || tracker.failed()) return workloads;
+    const { api, config, sleep } = this.#deps;
+    const results = await shutDown(
+      victims,
+      {
+        api,
+        node: node.name,
+        log: ctx.log,
+        now: this.#now,
+        sleep: async (ms, signal) => {
+          try {
+            await (sleep ?? defaultSleep)(ms, signal);
+          } catch {
+            // aborted: the caller's loop sees the signal
+          }
+        },
+        pollMs: config.pollInterval * 1000,
+        timeoutMs: config.migrationTimeout * 1000,
+      },
+      ctx.signal,
+    );
+    const byName = new Map(results.map((r) => [r.name, r]));
+    return workloads.map((w) => byName.get(w.name) ?? w);
+  }
+
+  async #settings(signal: AbortSignal): Promise<ClusterSettings | undefined> {
+    const settings = clusterSettings(await this.#deps.api.listKubeVirts(signal));
+    if (settings.installed) return settings;
+    if (this.#deps.config.required) {
+      throw new DrainerError(
+        'UNSUPPORTED',
+        'KubeVirt is not installed (no KubeVirt CR found) but kubevirt.required is true',
+      );
+    }
+    if (!this.#reportedAbsent) {
+      this.#deps.log.info('KubeVirt not installed: the kubevirt plugin has nothing to do');
+      this.#reportedAbsent = true;
+    }
+    return undefined;
+  }
+
+  async #inventory(node: NodeRef, settings: ClusterSettings, signal: AbortSignal): Promise<Classified[]> {
+    const vmis = await this.#deps.api.listVmis(node.name, signal);
+    return vmis
+      .filter(
+        (v) =>
+          !v.metadata.deletionTimestamp && v.status?.phase !== 'Succeeded' && v.status?.phase !== 'Failed',
+      )
+      .map((v) => classify(v, settings, this.#deps.config.nonMigratable))
+      .sort((a, b) => a.key.localeCompare(b.key));
+  }
+
+  #progress(classified: readonly Classified[], tracker: Tracker): WorkloadProgress[] {
+    return classified.map((c) => (c.klass === 'migrate' ? tracker.progress(c) : staticProgress(c)));
+  }
+}
+
+function keeper(
+  initial: KubevirtRecord,
+  save: (r: ReturnType<typeof toPluginRecord>) => Promise<void>,
+): RecordKeeper {
+  const k = {
+    current: initial,
+    async save(next: KubevirtRecord) {
+      k.current = next;
+      await save(toPluginRecord(next));
+    },
+  };
+  return k;
+}
+
+/** Dry run: what would happen, nothing changed. */
+function dryRunProgress(c: Classified): WorkloadProgress {
+  const p = staticProgress(c);
+  return c.klass === 'migrate' ? { ...p, state: 'skipped', message: 'dry run: would live-migrate' } : p;
+}

@@ -1,0 +1,38 @@
+// Which VMI a pod on the node belongs to: a virt-launcher pod names it in a label; a hotplug-disk
+// pod is owned by the launcher pod it serves.
+import type { PodLite } from './types.ts';
+
+const CREATED_BY = 'kubevirt.io/created-by';
+
+/** Pods of the VMIs whose uid is in `vmiUids` (launchers and their hotplug-disk pods). */
+export function podsOfVmis(pods: readonly PodLite[], vmiUids: ReadonlySet<string>): PodLite[] {
+  const vmiOfLauncher = new Map<string, string>();
+  for (const p of pods) {
+    const vmi = p.metadata.labels?.[CREATED_BY];
+    if (p.metadata.uid && vmi) vmiOfLauncher.set(p.metadata.uid, vmi);
+  }
+  return pods.filter((p) => {
+    const direct = p.metadata.labels?.[CREATED_BY];
+    if (direct) return vmiUids.has(direct);
+    return (p.metadata.ownerReferences ?? []).some(
+      (o) => o.kind === 'Pod' && vmiUids.has(vmiOfLauncher.get(o.uid ?? '') ?? ''),
+    );
+  });
+}
+
+/** The launcher pod a VMI runs in now (not finished, not being deleted). */
+export function activeLauncher(pods: readonly PodLite[], vmiUid: string | undefined): PodLite | undefined {
+  return pods.find(
+    (p) =>
+      p.metadata.labels?.['kubevirt.io'] === 'virt-launcher' &&
+      p.metadata.labels[CREATED_BY] === vmiUid &&
+      p.status?.phase !== 'Succeeded' &&
+      p.status?.phase !== 'Failed' &&
+      !p.metadata.deletionTimestamp,
+  );
+}
+
+export const podRef = (p: PodLite) => ({
+  namespace: p.metadata.namespace ?? 'default',
+  name: p.metadata.name,
+});

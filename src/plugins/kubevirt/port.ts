@@ -1,0 +1,33 @@
+// What the KubeVirt plugin needs from the Kubernetes API, as a small port: the plugin's
+// logic is tested against the sandbox through the real adapter (api.ts), and stays readable.
+import type { KubeVirtCr, PodLite, Vmi, Vmim } from './types.ts';
+
+export interface Taint {
+  key: string;
+  value?: string;
+  effect: string;
+}
+
+/** Result of asking for a launcher pod's eviction. */
+export type EvictionAnswer =
+  | { kind: 'triggered' } // 429 "Eviction triggered evacuation" / "Evacuation in progress": KubeVirt migrates
+  | { kind: 'evicted' } // 201: the pod is going away (the VMI stops)
+  | { kind: 'gone' } // 404
+  | { kind: 'refused'; message: string }; // another 429 (e.g. a PDB or a VMI that cannot migrate)
+
+export interface KubevirtApi {
+  /** Every KubeVirt CR, or undefined when the kubevirts CRD is not installed. */
+  listKubeVirts(signal: AbortSignal): Promise<KubeVirtCr[] | undefined>;
+  /** VMIs whose label kubevirt.io/nodeName is the node. */
+  listVmis(node: string, signal: AbortSignal): Promise<Vmi[]>;
+  getVmi(namespace: string, name: string, signal: AbortSignal): Promise<Vmi | undefined>;
+  listMigrations(signal: AbortSignal): Promise<Vmim[]>;
+  deleteMigration(namespace: string, name: string, signal: AbortSignal): Promise<void>;
+  /** The node's virt-launcher and hotplug-disk pods (label kubevirt.io). */
+  listVmPods(node: string, signal: AbortSignal): Promise<PodLite[]>;
+  nodeTaints(node: string, signal: AbortSignal): Promise<Taint[]>;
+  addTaint(node: string, taint: Taint, signal: AbortSignal): Promise<void>;
+  removeTaint(node: string, key: string, effect: string, signal: AbortSignal): Promise<void>;
+  evictPod(namespace: string, name: string, signal: AbortSignal): Promise<EvictionAnswer>;
+  deletePod(namespace: string, name: string, signal: AbortSignal): Promise<void>;
+}

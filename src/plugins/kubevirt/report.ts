@@ -1,0 +1,76 @@
+// Plan lines, per-VMI progress for what the plugin does not migrate, and the final Outcome.
+import type { Outcome, PlannedWorkload, WorkloadProgress } from '../../core/plugin.ts';
+import type { Classified } from './classify.ts';
+import { podRef, podsOfVmis } from './pods.ts';
+import type { PodLite } from './types.ts';
+
+export function planned(c: Classified): PlannedWorkload {
+  return {
+    id: c.vmi.metadata.uid ?? c.key,
+    name: c.key,
+    owner: c.vmi.metadata.namespace ?? 'default',
+    state: c.vmi.status?.phase ?? 'Unknown',
+    action: c.action,
+    ...(c.action === 'none' ? { blocker: c.reason ?? 'not live-migratable' } : {}),
+  };
+}
+
+const because = (c: Classified): string => c.reason ?? 'not live-migratable';
+
+/** The state of a VMI drainer does not migrate itself (before any shutdown of it). */
+export function staticProgress(c: Classified): WorkloadProgress {
+  const line = (state: WorkloadProgress['state'], message: string): WorkloadProgress => ({
+    id: c.vmi.metadata.uid ?? c.key,
+    name: c.key,
+    state,
+    action: c.action,
+    attempts: 0,
+    ...(c.vmi.status?.nodeName ? { source: c.vmi.status.nodeName } : {}),
+    message,
+  });
+  if (c.klass === 'external')
+    return line('skipped', 'evictionStrategy External: its own controller moves it');
+  if (c.klass === 'stop') return line('skipped', `left to the pod drain, which stops it (${because(c)})`);
+  if (c.action === 'none') return line('blocked', because(c));
+  if (c.action === 'skip') return line('skipped', `left running (nonMigratable: skip): ${because(c)}`);
+  return line('pending', `to be stopped (nonMigratable: shutdown): ${because(c)}`);
+}
+
+/** Anything still pending or migrating when the plugin returns did not make it. */
+export function finalize(
+  items: readonly WorkloadProgress[],
+  stopped: string | undefined,
+): WorkloadProgress[] {
+  return items.map((w) =>
+    w.state === 'pending' || w.state === 'migrating'
+      ? { ...w, state: 'failed', message: stopped ?? w.message ?? 'did not finish in time' }
+      : w,
+  );
+}
+
+/** The pods the pod drain must leave alone: every VMI's except those it is meant to stop. */
+export function handledPods(classified: readonly Classified[], pods: readonly PodLite[]) {
+  const uids = new Set(classified.filter((c) => c.klass !== 'stop').flatMap((c) => c.vmi.metadata.uid ?? []));
+  return podsOfVmis(pods, uids).map(podRef);
+}
+
+export function outcomeOf(
+  plugin: string,
+  workloads: readonly WorkloadProgress[],
+  handled: Outcome['handledPods'],
+): Outcome {
+  const problems = workloads.flatMap((w) =>
+    w.state === 'blocked'
+      ? [`${w.name} cannot migrate (${w.message ?? 'not live-migratable'})`]
+      : w.state === 'failed'
+        ? [`${w.name} did not migrate (${w.message ?? 'failed'})`]
+        : [],
+  );
+  return {
+    plugin,
+    succeeded: problems.length === 0,
+    workloads,
+    handledPods: handled ?? [],
+    ...(problems.length ? { message: problems.join('; ') } : {}),
+  };
+}

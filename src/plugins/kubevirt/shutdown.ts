@@ -1,0 +1,70 @@
+// nonMigratable: shutdown. KubeVirt refuses the eviction of a LiveMigrate VMI that cannot migrate
+// (429 for ever), so the pod drain could never stop it: the plugin deletes its launcher pod instead,
+// as a node shutdown would, and waits until the VMI has stopped.
+import type { WorkloadProgress } from '../../core/plugin.ts';
+import type { Logger } from '../../observability/logger.ts';
+import type { Classified } from './classify.ts';
+import { activeLauncher } from './pods.ts';
+import type { KubevirtApi } from './port.ts';
+import type { Vmi } from './types.ts';
+
+export interface ShutdownDeps {
+  readonly api: KubevirtApi;
+  readonly node: string;
+  readonly log: Logger;
+  readonly now: () => number;
+  readonly sleep: (ms: number, signal: AbortSignal) => Promise<void>;
+  readonly pollMs: number;
+  readonly timeoutMs: number;
+}
+
+const stoppedHere = (vmi: Vmi | undefined, node: string): boolean =>
+  !vmi ||
+  vmi.status?.phase === 'Succeeded' ||
+  vmi.status?.phase === 'Failed' ||
+  (!!vmi.status?.nodeName && vmi.status.nodeName !== node);
+
+export async function shutDown(
+  victims: readonly Classified[],
+  deps: ShutdownDeps,
+  signal: AbortSignal,
+): Promise<WorkloadProgress[]> {
+  const { api, node, log, now } = deps;
+  const started = now();
+  const pods = await api.listVmPods(node, signal);
+  for (const c of victims) {
+    const pod = activeLauncher(pods, c.vmi.metadata.uid);
+    if (!pod) continue;
+    log.warn(
+      { vmi: c.key, pod: pod.metadata.name },
+      'stopping a VMI that cannot migrate (nonMigratable: shutdown)',
+    );
+    await api.deletePod(pod.metadata.namespace ?? 'default', pod.metadata.name, signal);
+  }
+  const left = new Set(victims.map((c) => c.key));
+  while (left.size > 0 && !signal.aborted && now() - started <= deps.timeoutMs) {
+    for (const c of victims.filter((v) => left.has(v.key))) {
+      const vmi = await api.getVmi(c.vmi.metadata.namespace ?? 'default', c.vmi.metadata.name, signal);
+      if (stoppedHere(vmi, node)) left.delete(c.key);
+    }
+    if (left.size > 0) await deps.sleep(deps.pollMs, signal);
+  }
+  return victims.map((c) => ({
+    id: c.vmi.metadata.uid ?? c.key,
+    name: c.key,
+    action: c.action,
+    source: node,
+    attempts: 0,
+    startedAt: new Date(started).toISOString(),
+    durationMs: Math.max(0, now() - started),
+    ...(left.has(c.key)
+      ? {
+          state: 'failed' as const,
+          message: `did not stop after its launcher pod was deleted (${c.reason ?? ''})`,
+        }
+      : {
+          state: 'skipped' as const,
+          message: `stopped (nonMigratable: shutdown): ${c.reason ?? 'not live-migratable'}`,
+        }),
+  }));
+}

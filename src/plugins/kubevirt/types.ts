@@ -1,0 +1,82 @@
+// The few fields of KubeVirt objects the plugin reads (kubevirt.io/v1).
+
+export interface ObjectMeta {
+  name: string;
+  namespace?: string;
+  uid?: string;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  creationTimestamp?: string;
+  deletionTimestamp?: string;
+  ownerReferences?: { kind?: string; name?: string; uid?: string }[];
+}
+
+export interface Condition {
+  type: string;
+  status: string;
+  reason?: string;
+  message?: string;
+}
+
+export interface MigrationState {
+  sourceNode?: string;
+  targetNode?: string;
+  startTimestamp?: string;
+  endTimestamp?: string;
+  completed?: boolean;
+  failed?: boolean;
+  abortStatus?: string;
+  migrationUid?: string;
+  failureReason?: string;
+}
+
+export interface Vmi {
+  metadata: ObjectMeta;
+  spec?: { evictionStrategy?: string };
+  status?: {
+    nodeName?: string;
+    phase?: string;
+    conditions?: Condition[];
+    migrationState?: MigrationState;
+    evacuationNodeName?: string;
+  };
+}
+
+export interface Vmim {
+  metadata: ObjectMeta;
+  spec?: { vmiName?: string };
+  status?: { phase?: string; migrationState?: MigrationState };
+}
+
+export interface PodLite {
+  metadata: ObjectMeta;
+  status?: { phase?: string };
+}
+
+export const EVICTION_STRATEGIES = ['None', 'LiveMigrate', 'LiveMigrateIfPossible', 'External'] as const;
+export type EvictionStrategy = (typeof EVICTION_STRATEGIES)[number];
+
+/** KubeVirt cluster settings drainer relies on (from the KubeVirt CR). */
+export interface ClusterSettings {
+  readonly installed: boolean;
+  readonly drainTaintKey: string;
+  readonly evictionStrategy: EvictionStrategy;
+  readonly parallelMigrationsPerCluster: number;
+  readonly parallelOutboundMigrationsPerNode: number;
+}
+
+/** The KubeVirt CR fields read for the cluster settings. */
+export interface KubeVirtCr {
+  metadata?: ObjectMeta;
+  spec?: {
+    configuration?: {
+      evictionStrategy?: unknown;
+      migrations?: {
+        nodeDrainTaintKey?: unknown;
+        parallelMigrationsPerCluster?: unknown;
+        parallelOutboundMigrationsPerNode?: unknown;
+      };
+    };
+  };
+  status?: { phase?: string };
+}

@@ -1,0 +1,107 @@
+// Story: the node is uncordoned while a VMI migrates. By default the migration runs to its end;
+// with evacuation.abortOnCancel drainer takes its taint back and deletes the migration, which
+// KubeVirt aborts. An agent shutdown aborts nothing: the next agent resumes.
+import { afterEach, describe, expect, it } from 'vitest';
+import { CancelledError } from '../../../src/core/errors.ts';
+import type { KubeObject } from '../../../src/sandbox/kube/types.ts';
+import {
+  byName,
+  context,
+  evictionPosts,
+  migrationsOf,
+  nodeOf,
+  taints,
+  until,
+  vm,
+  world,
+  type World,
+} from './harness.ts';
+
+let w: World | undefined;
+afterEach(async () => {
+  await w?.close();
+  w = undefined;
+});
+
+const phase = (m: KubeObject | undefined) => (m?.status as { phase?: string } | undefined)?.phase;
+
+/** Evacuates node-1 and aborts with `reason` once vm-a's migration is Running. */
+async function interrupted(w: World, reason: Error, abortOnCancel: boolean) {
+  const stop = new AbortController();
+  const ctx = context({ signal: stop.signal, abortOnCancel });
+  const running = w.plugin().evacuate({ name: 'node-1' }, ctx);
+  await until('vm-a migrating', () => phase(migrationsOf(w, 'vm-a')[0]) === 'Running');
+  stop.abort(reason);
+  return { outcome: await running, ctx };
+}
+
+describe('KubeVirt plugin, cancel', () => {
+  it('without abortOnCancel: returns at once, naming the VMI that stayed, and lets the migration finish', async () => {
+    w = await world({ vmis: [vm('vm-a', { migrationSeconds: 30 })] });
+
+    const { outcome, ctx } = await interrupted(w, new CancelledError('node uncordoned'), false);
+
+    expect(outcome.succeeded).toBe(false);
+    expect(byName(outcome)['vms/vm-a']).toMatchObject({ state: 'failed', message: 'node uncordoned' });
+    expect(nodeOf(w, 'vm-a')).toBe('node-1');
+    expect(ctx.saved()?.taint).toBeDefined(); // restore takes it back
+    const [m] = migrationsOf(w, 'vm-a');
+    expect(m?.metadata.deletionTimestamp).toBeUndefined();
+    await until('migration finished', () => phase(migrationsOf(w!, 'vm-a')[0]) === 'Succeeded');
+  });
+
+  it('with abortOnCancel: removes its taint and deletes the migration; KubeVirt aborts it and starts no other', async () => {
+    w = await world({ vmis: [vm('vm-a', { migrationSeconds: 30 })] });
+
+    const { outcome, ctx } = await interrupted(w, new CancelledError('node uncordoned'), true);
+
+    expect(byName(outcome)['vms/vm-a']?.state).toBe('failed');
+    expect(taints(w)).toEqual([]);
+    expect(ctx.saved()).toEqual({});
+    const aborted = await until('migration aborted', () => {
+      const m = migrationsOf(w!, 'vm-a')[0];
+      return !m || phase(m) === 'Failed' ? (m ?? 'gone') : undefined;
+    });
+    expect(aborted).toBeDefined();
+    expect(w.sb.kube.requestLog).toContainEqual(
+      expect.objectContaining({
+        method: 'DELETE',
+        path: expect.stringMatching(
+          /^\/apis\/kubevirt\.io\/v1\/namespaces\/vms\/virtualmachineinstancemigrations\/kubevirt-evacuation-/,
+        ),
+      }),
+    );
+    await w.sb.clock.sleep(20_000); // longer than KubeVirt's retry backoff
+    expect(nodeOf(w, 'vm-a')).toBe('node-1');
+    expect(migrationsOf(w, 'vm-a').filter((m) => phase(m) !== 'Failed')).toEqual([]);
+  });
+
+  it('an agent shutdown aborts nothing, even with abortOnCancel: the taint and migration stay', async () => {
+    w = await world({ vmis: [vm('vm-a', { migrationSeconds: 30 })] });
+
+    const { ctx } = await interrupted(w, new Error('SIGTERM'), true);
+
+    expect(taints(w)).toContainEqual(expect.objectContaining({ key: 'kubevirt.io/drain' }));
+    expect(ctx.saved()?.taint).toBeDefined();
+    expect(migrationsOf(w, 'vm-a')[0]?.metadata.deletionTimestamp).toBeUndefined();
+    await until('migration finished', () => phase(migrationsOf(w!, 'vm-a')[0]) === 'Succeeded');
+  });
+
+  it('a restarted agent resumes from the record: no second trigger, the running migration followed to its end', async () => {
+    w = await world({ vmis: [vm('vm-a', { migrationSeconds: 30 })] });
+    const { ctx } = await interrupted(w, new Error('SIGTERM'), false);
+
+    const resumed = context({ record: ctx.saved() });
+    const outcome = await w
+      .plugin({ trigger: 'both', triggerGraceSeconds: 0 })
+      .evacuate({ name: 'node-1' }, resumed);
+
+    expect(outcome.succeeded).toBe(true);
+    expect(byName(outcome)['vms/vm-a']).toMatchObject({ state: 'succeeded', attempts: 1 });
+    expect(migrationsOf(w, 'vm-a')).toHaveLength(1);
+    expect(evictionPosts(w)).toEqual([]);
+    expect(resumed.saved() ?? resumed.record).toEqual({
+      taint: { key: 'kubevirt.io/drain', effect: 'NoSchedule' },
+    });
+  });
+});

@@ -1,0 +1,62 @@
+// Story: migrations that fail. KubeVirt retries a failed evacuation migration itself (with backoff);
+// drainer reports it and waits, up to kubevirt.migrationTimeout per VMI. A passing API hiccup does
+// not end the evacuation.
+import { afterEach, describe, expect, it } from 'vitest';
+import { byName, context, migrationsOf, nodeOf, vm, world, type World } from './harness.ts';
+
+let w: World | undefined;
+afterEach(async () => {
+  await w?.close();
+  w = undefined;
+});
+
+describe('KubeVirt plugin, failing migrations', () => {
+  it('reports a failed migration, lets KubeVirt retry it, and succeeds on the retry', async () => {
+    w = await world({ vmis: [vm('vm-a', { failFirstAttempts: 1 })] });
+    const ctx = context();
+
+    const outcome = await w.plugin().evacuate({ name: 'node-1' }, ctx);
+
+    expect(outcome.succeeded).toBe(true);
+    expect(nodeOf(w, 'vm-a')).not.toBe('node-1');
+    expect(
+      migrationsOf(w, 'vm-a')
+        .map((m) => (m.status as { phase: string }).phase)
+        .sort(),
+    ).toEqual(['Failed', 'Succeeded']);
+    expect(byName(outcome)['vms/vm-a']).toMatchObject({ state: 'succeeded', attempts: 2 });
+    const said = ctx.reports.flatMap((r) => r.map((x) => x.message ?? ''));
+    expect(said.some((m) => /failed .*KubeVirt retries/.test(m))).toBe(true);
+  });
+
+  it('counts a VMI as failed after kubevirt.migrationTimeout, naming it', async () => {
+    w = await world({
+      vmis: [vm('vm-slow', { migrationSeconds: 3600 }), vm('vm-quick')],
+    });
+
+    const outcome = await w.plugin({ migrationTimeout: 20 }).evacuate({ name: 'node-1' }, context());
+
+    expect(outcome.succeeded).toBe(false);
+    expect(byName(outcome)['vms/vm-slow']).toMatchObject({
+      state: 'failed',
+      message: expect.stringMatching(/not migrated within 20s \(kubevirt\.migrationTimeout\)/),
+    });
+    expect(outcome.message).toMatch(/^vms\/vm-slow did not migrate/);
+    expect(byName(outcome)['vms/vm-quick']?.state).toBe('succeeded');
+    expect(nodeOf(w, 'vm-slow')).toBe('node-1');
+  });
+
+  it('rides out a burst of 503s from the API server while following the migrations', async () => {
+    w = await world({ vmis: [vm('vm-a'), vm('vm-b')] });
+    const plugin = w.plugin();
+    const ctx = context();
+    const running = plugin.evacuate({ name: 'node-1' }, ctx);
+    await new Promise((r) => setTimeout(r, 20)); // the migrations are under way
+    w.sb.kube.faults.failRequests({ status: 503, forMs: 2000, match: /kubevirt\.io/ });
+
+    const outcome = await running;
+
+    expect(outcome.succeeded).toBe(true);
+    expect(w.sb.kube.requestLog.some((r) => r.status === 503)).toBe(true);
+  });
+});
