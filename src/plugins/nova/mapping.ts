@@ -42,13 +42,16 @@ export async function resolveServiceHost(
     tried.push(`service host "${short}": none`);
   }
 
-  // The pattern is a substring match on Nova's side: keep only exact hostnames.
-  const hypervisors = (await compute.listHypervisors(node, signal)).filter(
-    (h) => h.hypervisor_hostname === node,
-  );
+  // The pattern is a substring match on Nova's side: keep only the hypervisor named exactly the node,
+  // else (openstack-helm: short node name, FQDN hypervisor) the ones whose first label is the node name.
+  const candidates = await compute.listHypervisors(node, signal);
+  const exactHv = candidates.filter((h) => h.hypervisor_hostname === node);
+  const hypervisors = exactHv.length
+    ? exactHv
+    : candidates.filter((h) => h.hypervisor_hostname?.split('.')[0] === node);
   const hosts = [...new Set(hypervisors.map((h) => h.service?.host).filter((h): h is string => !!h))];
   if (hosts.length === 0) {
-    tried.push(`hypervisor_hostname "${node}": none`);
+    tried.push(`hypervisor_hostname "${node}" or "${node}.<domain>": none`);
     throw new HostMappingError(`node "${node}" matches no nova-compute service; set nova.hostMapping`, tried);
   }
   if (hosts.length > 1) {

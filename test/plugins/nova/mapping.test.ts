@@ -1,16 +1,11 @@
-import nock from 'nock';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { HostMappingError } from '../../../src/core/errors.ts';
 import { FakeNova } from './fake-nova.ts';
-import { harness } from './helpers.ts';
+import { harness, offlineNock } from './helpers.ts';
 
 // Mapping through the plugin's plan(), against the fake Nova: what operators will see.
 let fake: FakeNova;
-beforeEach(() => nock.disableNetConnect());
-afterEach(() => {
-  nock.cleanAll();
-  nock.enableNetConnect();
-});
+offlineNock();
 
 function cloud(hosts: { host: string; hypervisor: string }[]) {
   fake = new FakeNova([]);
@@ -56,6 +51,22 @@ describe('node → nova-compute host', () => {
     expect((await plan('node-1')).location).toBe('svc-a');
   });
 
+  it('finds an FQDN hypervisor (openstack-helm) from the short node name', async () => {
+    cloud([
+      { host: 'node-1.cloud.example.org', hypervisor: 'node-1.cloud.example.org' },
+      { host: 'node-10.cloud.example.org', hypervisor: 'node-10.cloud.example.org' },
+    ]);
+    expect((await plan('node-1')).location).toBe('node-1.cloud.example.org');
+  });
+
+  it('prefers a hypervisor named exactly the node over one whose first label matches', async () => {
+    cloud([
+      { host: 'svc-fqdn', hypervisor: 'node-1.cloud.example.org' },
+      { host: 'svc-exact', hypervisor: 'node-1' },
+    ]);
+    expect((await plan('node-1')).location).toBe('svc-exact');
+  });
+
   it('reports ambiguity when one hypervisor hostname belongs to two services', async () => {
     cloud([
       { host: 'svc-a', hypervisor: 'node-1' },
@@ -74,7 +85,7 @@ describe('node → nova-compute host', () => {
       'nova.hostMapping: no entry',
       'service host "node-1.dc1": none',
       'service host "node-1": none',
-      'hypervisor_hostname "node-1.dc1": none',
+      'hypervisor_hostname "node-1.dc1" or "node-1.dc1.<domain>": none',
     ]);
   });
 });
