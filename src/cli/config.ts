@@ -1,10 +1,30 @@
-import type { CommandModule } from 'yargs';
+// `drainer config`: the effective configuration after every layer, secrets shown as [REDACTED].
+import yaml from 'js-yaml';
+import type { Argv, CommandModule } from 'yargs';
+import { redactConfig } from '../config/redact.ts';
+import { ExitCode } from '../core/errors.ts';
+import { type GlobalArgs, handle, loadCliConfig } from './context.ts';
 
-// Placeholder: the owner of this command replaces this file.
-export const command: CommandModule = {
+interface ConfigArgs extends GlobalArgs {
+  output: 'yaml' | 'json';
+}
+
+export async function showConfig(argv: ConfigArgs): Promise<number> {
+  const config = redactConfig(await loadCliConfig(argv));
+  const text =
+    argv.output === 'json' ? `${JSON.stringify(config, null, 2)}\n` : yaml.dump(config, { lineWidth: 120 });
+  argv.cli.io.stdout.write(text);
+  return ExitCode.ok;
+}
+
+export const command: CommandModule<GlobalArgs, ConfigArgs> = {
   command: 'config',
-  describe: 'config (not yet built)',
-  handler: () => {
-    throw new Error('drainer config is not built yet');
-  },
+  describe: 'print the effective configuration (defaults < file < env < flags), secrets redacted',
+  builder: (y: Argv<GlobalArgs>) =>
+    y.option('output', {
+      alias: 'o',
+      choices: ['yaml', 'json'] as const,
+      default: 'yaml' as const,
+    }),
+  handler: handle(showConfig),
 };

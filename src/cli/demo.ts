@@ -1,10 +1,77 @@
-import type { CommandModule } from 'yargs';
+// `drainer demo`: the README's first command. Starts the sandbox with one agent per node, cordons a
+// node, shows the evacuation live, uncordons and prints a summary; exit 0 when the node was
+// evacuated and came back in service. The implementation (src/demo) loads only when this runs.
+import { createWriteStream } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { join, relative, resolve } from 'node:path';
+import type { Argv, CommandModule } from 'yargs';
+import { ExitCode } from '../core/errors.ts';
+import { createLogger } from '../observability/logger.ts';
+import { handle, type GlobalArgs } from './context.ts';
 
-// Placeholder: the owner of this command replaces this file.
-export const command: CommandModule = {
+interface DemoArgs extends GlobalArgs {
+  keep?: boolean;
+  scenario?: string;
+  scale: number;
+  'state-dir': string;
+  timeout: number;
+}
+
+export const command: CommandModule<GlobalArgs, DemoArgs> = {
   command: 'demo',
-  describe: 'demo (not yet built)',
-  handler: () => {
-    throw new Error('drainer demo is not built yet');
-  },
+  describe:
+    'evacuate a node of the sandbox with one agent per node, live, then put it back (no cluster needed)',
+  builder: (y: Argv<GlobalArgs>) =>
+    y
+      .option('keep', {
+        type: 'boolean',
+        describe: 'leave the sandbox and agents running after the summary (Ctrl-C stops them)',
+      })
+      .option('scenario', {
+        type: 'string',
+        describe: 'scenario YAML file (default: scenarios/default.yaml)',
+      })
+      .option('scale', {
+        type: 'number',
+        default: 4,
+        describe: 'simulated seconds per real second',
+      })
+      .option('state-dir', {
+        type: 'string',
+        default: '.sandbox',
+        describe: "where kubeconfig, config.yaml and the agents' log (demo.log) are written",
+      })
+      .option('timeout', {
+        type: 'number',
+        default: 50,
+        describe: 'real seconds the evacuation (and then the restore) may take',
+      }),
+  handler: handle(async (argv: DemoArgs) => {
+    const { io } = argv.cli;
+    const stateDir = resolve(io.cwd, argv['state-dir']);
+    await mkdir(stateDir, { recursive: true });
+    const logPath = join(stateDir, 'demo.log');
+    const logFile = createWriteStream(logPath);
+    const log = createLogger({ level: argv.logLevel ?? 'info', destination: logFile });
+    try {
+      const { runDemo } = await import('../demo/run.ts');
+      const rel = relative(io.cwd, logPath);
+      io.stdout.write(`agents' log: ${rel.startsWith('..') ? logPath : rel}\n`);
+      const report = await runDemo({
+        out: io.stdout,
+        log,
+        signal: io.signal,
+        ...(argv.scenario ? { scenario: resolve(io.cwd, argv.scenario) } : {}),
+        ...(argv.node ? { node: argv.node } : {}),
+        scale: argv.scale,
+        stateDir,
+        cwd: io.cwd,
+        keep: argv.keep === true,
+        timeoutSeconds: argv.timeout,
+      });
+      return report.ok ? ExitCode.ok : ExitCode.incomplete;
+    } finally {
+      await new Promise((done) => logFile.end(done));
+    }
+  }),
 };

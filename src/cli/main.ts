@@ -1,29 +1,93 @@
 import yargs from 'yargs';
-import type { CommandModule } from 'yargs';
-import { command as configCommand } from './config.ts';
-import { command as daemonCommand } from './daemon.ts';
-import { command as demoCommand } from './demo.ts';
-import { command as planCommand } from './plan.ts';
-import { command as restoreCommand } from './restore.ts';
-import { command as runOnceCommand } from './run-once.ts';
-import { command as sandboxCommand } from './sandbox.ts';
+import { commandTable, lazyCommand } from './commands.ts';
+import { type CliDeps, type CliIo, defaultDeps, defaultIo, type CliContext } from './context.ts';
 import { normalizeLegacyArgs } from './legacy-args.ts';
+import { ExitCode } from '../core/errors.ts';
 
-const commands: CommandModule<object, never>[] = [
-  daemonCommand,
-  runOnceCommand,
-  restoreCommand,
-  planCommand,
-  configCommand,
-  sandboxCommand,
-  demoCommand,
-] as CommandModule<object, never>[];
+export interface MainOptions {
+  /** Streams, env, directories and the cancel signal; the process's own by default. */
+  io?: Partial<CliIo>;
+  deps?: Partial<CliDeps>;
+}
+
+/** SIGINT/SIGTERM abort the run once; a second signal ends the process at once. */
+function processSignal(): { signal: AbortSignal; dispose(): void } {
+  const ac = new AbortController();
+  const onSignal = (sig: NodeJS.Signals) => {
+    if (ac.signal.aborted) process.exit(130);
+    ac.abort(new Error(`received ${sig}`));
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return {
+    signal: ac.signal,
+    dispose: () => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    },
+  };
+}
+
+function parser(deps: Partial<CliDeps>) {
+  const p = yargs()
+    .scriptName('drainer')
+    .usage(
+      '$0 <command> [options]\n\nEvacuates Nova and KubeVirt VMs by live migration before a node is drained.',
+    )
+    .option('config-path', {
+      type: 'string',
+      describe: 'config file (default ./config.yaml; a missing default file is fine)',
+      global: true,
+    })
+    .option('log-level', {
+      type: 'string',
+      choices: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
+      describe: 'log level (default info)',
+      global: true,
+    })
+    .option('dry-run', { type: 'boolean', describe: 'plan and log, change nothing', global: true })
+    .option('node', {
+      type: 'string',
+      describe: 'node to act on (default $NODE_NAME, else the hostname)',
+      global: true,
+    })
+    .option('evacuation-timeout', {
+      type: 'string',
+      describe: 'deadline of the whole evacuation, e.g. 45m (the old -time-out=MINUTES maps here)',
+      global: true,
+    })
+    .strict()
+    .exitProcess(false)
+    .fail(false)
+    .demandCommand(1, 'name a command (see --help)')
+    .recommendCommands()
+    .help()
+    .alias('help', 'h')
+    .wrap(110);
+  // each command's module loads only when yargs picks it (commands.ts)
+  for (const c of commandTable) p.command(lazyCommand(c, deps));
+  return p;
+}
 
 /** Runs the CLI and returns the exit code (0 ok, 1 incomplete, 2 bad input). */
-export async function main(argv: readonly string[]): Promise<number> {
-  // filled in by the CLI owner: global options, error → exit code mapping
-  const parser = yargs(normalizeLegacyArgs(argv)).scriptName('drainer').strict();
-  for (const c of commands) parser.command(c);
-  await parser.demandCommand(1).help().parseAsync();
-  return 0;
+export async function main(argv: readonly string[], opts: MainOptions = {}): Promise<number> {
+  const own = opts.io?.signal ? undefined : processSignal();
+  const io: CliIo = { ...defaultIo(own?.signal ?? (opts.io?.signal as AbortSignal)), ...opts.io };
+  const cli: CliContext = { io, deps: { ...defaultDeps, ...opts.deps }, exitCode: ExitCode.ok };
+  try {
+    let output = '';
+    await parser(opts.deps ?? {}).parseAsync(normalizeLegacyArgs(argv), { cli }, (_err, _argv, out) => {
+      output += out;
+    });
+    if (output) io.stdout.write(output.endsWith('\n') ? output : `${output}\n`);
+    return cli.exitCode;
+  } catch (e) {
+    // Our handlers catch their own errors (context.handle): what reaches here is a usage error from yargs
+    // (or a command that does not use handle(); then the message still prints without a stack).
+    io.stderr.write(`error: ${e instanceof Error ? e.message : String(e)}\n`);
+    io.stderr.write('run "drainer --help" for usage\n');
+    return ExitCode.badInput;
+  } finally {
+    own?.dispose();
+  }
 }

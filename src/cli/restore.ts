@@ -1,10 +1,62 @@
+// `drainer restore`: undo what the plugins changed for the node (nova: re-enable the compute
+// service only if its disabled reason is still ours). Same Kubernetes seam as run-once.
 import type { CommandModule } from 'yargs';
+import { ExitCode, isBadInput } from '../core/errors.ts';
+import { PluginHost, type RecordStore, type RestoreResult } from '../core/host.ts';
+import type { BackendPlugin } from '../core/plugin.ts';
+import { restoreOnce } from '../core/once.ts';
+import type { Logger } from '../observability/logger.ts';
+import { type CliIo, cliLogger, type GlobalArgs, handle, loadCliConfig, nodeNameOf } from './context.ts';
+import { FileRecordStore } from './record-file.ts';
+import { defaultRunOnceDeps, type RecordArgs, type RunOnceDeps, withStateFile } from './run-once.ts';
 
-// Placeholder: the owner of this command replaces this file.
-export const command: CommandModule = {
+export function printRestore(results: readonly RestoreResult[], io: CliIo): number {
+  for (const r of results)
+    io.stdout.write(
+      r.ok ? `${r.plugin}: restored\n` : `${r.plugin}: failed: ${r.message ?? 'unknown error'}\n`,
+    );
+  if (results.some((r) => !r.ok && isBadInput(r.error))) return ExitCode.badInput;
+  return results.every((r) => r.ok) ? ExitCode.ok : ExitCode.incomplete;
+}
+
+export async function restore(input: {
+  io: CliIo;
+  log: Logger;
+  node: string;
+  dryRun: boolean;
+  plugins: readonly BackendPlugin[];
+  records: RecordStore;
+}): Promise<number> {
+  const host = new PluginHost({ plugins: input.plugins, log: input.log });
+  const results = await host.restore(
+    { name: input.node },
+    { signal: input.io.signal, dryRun: input.dryRun, records: input.records },
+  );
+  return printRestore(results, input.io);
+}
+
+async function handler(argv: RecordArgs, deps: RunOnceDeps = defaultRunOnceDeps): Promise<number> {
+  const config = await loadCliConfig(argv);
+  const { io } = argv.cli;
+  const log = cliLogger(config, io);
+  const node = nodeNameOf(config, io);
+  const kube = deps.kube(config, io.env);
+  const plugins = argv.cli.deps.buildPlugins(config, { log, ...(kube ? { kube } : {}) });
+  // Kubernetes configured: undo what the Node's record says (E2's path)
+  if (kube) {
+    const results = await restoreOnce({ k: kube, config, node, plugins, log, signal: io.signal });
+    return printRestore(results, io);
+  }
+  const records = await deps.records(config, node, argv);
+  const code = await restore({ io, log, node, dryRun: config.dryRun, plugins, records });
+  // Everything is back: the state of that run-once is spent.
+  if (code === ExitCode.ok && !config.dryRun && records instanceof FileRecordStore) await records.remove();
+  return code;
+}
+
+export const command: CommandModule<GlobalArgs, RecordArgs> = {
   command: 'restore',
-  describe: 'restore (not yet built)',
-  handler: () => {
-    throw new Error('drainer restore is not built yet');
-  },
+  describe: 'put the node back in service: undo only what drainer changed (e.g. re-enable nova-compute)',
+  builder: withStateFile,
+  handler: handle((argv) => handler(argv)),
 };

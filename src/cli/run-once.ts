@@ -1,10 +1,145 @@
-import type { CommandModule } from 'yargs';
+// `drainer run-once`: evacuate one node through the enabled plugins, then exit.
+// 0 = every workload that had to move moved; 1 = some stayed (each printed with why); 2 = bad input.
+//
+// Records: without Kubernetes the plugin records go to a state file (--state-file, default
+// ./.drainer-state/<node>.json) so that `drainer restore` later undoes exactly what was changed.
+//
+// Kubernetes seam (for the daemon/reconciler owner): `RunOnceDeps.records` and `RunOnceDeps.kube`.
+// A `--cordon` flag would go in `stateFileOption`'s neighbour below; when kube access is configured,
+// build the clients (src/kube/client.ts), return them from `kube` (the KubeVirt plugin is then built
+// too) and return a NodeRecordStore (src/core/record.ts) from `records`, so a later daemon resumes our record.
+import type { Argv, CommandModule } from 'yargs';
+import type { Config } from '../config/schema.ts';
+import { ExitCode, isBadInput } from '../core/errors.ts';
+import { type HostOutcome, PluginHost, type RecordStore } from '../core/host.ts';
+import type { BackendPlugin } from '../core/plugin.ts';
+import type { KubeClients } from '../kube/client.ts';
+import type { Logger } from '../observability/logger.ts';
+import {
+  type CliIo,
+  cliLogger,
+  quietUnlessAsked,
+  type GlobalArgs,
+  handle,
+  loadCliConfig,
+  nodeNameOf,
+} from './context.ts';
+import { kubeIfConfigured, runOnceOnKubernetes } from './kube-once.ts';
+import { defaultStateFile, FileRecordStore } from './record-file.ts';
+import { LogProgress, type ProgressSink, TerminalProgress } from './output-progress.ts';
 
-// Placeholder: the owner of this command replaces this file.
-export const command: CommandModule = {
+export interface RunOnceInput {
+  config: Config;
+  io: CliIo;
+  log: Logger;
+  node: string;
+  plugins: readonly BackendPlugin[];
+  records: RecordStore;
+  /** Terminal progress lines instead of JSON logs. */
+  tty: boolean;
+}
+
+/** Prints each plugin's result and what stayed, returns the exit code. */
+export function summarize(outcomes: readonly HostOutcome[], io: CliIo): number {
+  let bad = false;
+  for (const o of outcomes) {
+    const moved = o.workloads.filter((w) => w.state === 'succeeded').length;
+    const stayed = o.workloads.filter((w) => w.state !== 'succeeded');
+    const status = o.succeeded ? 'done' : 'incomplete';
+    io.stdout.write(
+      `${o.plugin}: ${status}, ${moved} moved, ${stayed.length} stayed${o.message ? ` (${o.message})` : ''}\n`,
+    );
+    for (const w of stayed) {
+      const why = w.message ?? (w.state === 'pending' ? 'not started' : w.state);
+      io.stdout.write(`  stayed: ${w.name} (${w.id}) ${w.state}: ${why}\n`);
+    }
+    if (o.error !== undefined && isBadInput(o.error)) bad = true;
+  }
+  if (bad) return ExitCode.badInput;
+  return outcomes.every((o) => o.succeeded) ? ExitCode.ok : ExitCode.incomplete;
+}
+
+/** The command's work, with every dependency passed in (tests call this with fake plugins). */
+export async function runOnce(input: RunOnceInput): Promise<number> {
+  const { config, io, log, node } = input;
+  if (input.plugins.length === 0) {
+    io.stderr.write('warning: no plugin is enabled: nothing to evacuate\n');
+    return ExitCode.ok;
+  }
+  const host = new PluginHost({ plugins: input.plugins, log });
+  const sink: ProgressSink = input.tty ? new TerminalProgress(io.stdout) : new LogProgress(log);
+  const deadline = new Date(Date.now() + config.evacuation.timeout * 1000);
+  log.info({ node, deadline: deadline.toISOString(), dryRun: config.dryRun }, 'run-once: evacuating');
+  let outcomes: HostOutcome[];
+  try {
+    outcomes = await host.evacuate(
+      { name: node },
+      {
+        signal: io.signal,
+        deadline,
+        trigger: 'run-once',
+        dryRun: config.dryRun,
+        abortOnCancel: config.evacuation.abortOnCancel,
+        records: input.records,
+        onProgress: (plugin, items) => sink.update(plugin, items),
+      },
+    );
+  } finally {
+    sink.finish();
+  }
+  return summarize(outcomes, io);
+}
+
+export interface RecordArgs extends GlobalArgs {
+  stateFile?: string;
+  /** run-once on Kubernetes: cordon the node first. */
+  cordon?: boolean;
+}
+
+export interface RunOnceDeps {
+  /** The record store: the state file unless the Kubernetes path supplies the Node's. */
+  records: (config: Config, node: string, argv: RecordArgs) => Promise<RecordStore>;
+  /** Kubernetes clients when kube access is configured (none by default). */
+  kube: (config: Config, env: NodeJS.ProcessEnv) => KubeClients | undefined;
+}
+
+export const defaultRunOnceDeps: RunOnceDeps = {
+  records: (_config, node, argv) =>
+    FileRecordStore.open(argv.stateFile ?? defaultStateFile(argv.cli.io.cwd, node)),
+  kube: kubeIfConfigured,
+};
+
+/** Adds --state-file (run-once and restore share it). */
+export const withStateFile = (y: Argv<GlobalArgs>): Argv<RecordArgs> =>
+  y.option('state-file', {
+    type: 'string',
+    describe: 'where run-once keeps what it changed, for restore (default ./.drainer-state/<node>.json)',
+  });
+
+async function handler(argv: RecordArgs, deps: RunOnceDeps = defaultRunOnceDeps): Promise<number> {
+  const config = await loadCliConfig(argv);
+  const { io } = argv.cli;
+  const tty = io.stdout.isTTY === true;
+  // On a terminal the progress lines are the output; logs (stderr) would tear them, so only warnings.
+  const log = cliLogger(config, io, tty ? quietUnlessAsked(config, 'warn') : config.logLevel);
+  const node = nodeNameOf(config, io);
+  const kube = deps.kube(config, io.env);
+  const plugins = argv.cli.deps.buildPlugins(config, { log, ...(kube ? { kube } : {}) });
+  // Kubernetes configured: the agent's reconcile, once, with the record on the Node (E2's path)
+  if (kube)
+    return runOnceOnKubernetes({ config, io, log, node, k: kube, plugins, cordon: argv.cordon === true });
+  const records = await deps.records(config, node, argv);
+  return runOnce({ config, io, log, node, plugins, records, tty });
+}
+
+export const command: CommandModule<GlobalArgs, RecordArgs> = {
   command: 'run-once',
-  describe: 'run-once (not yet built)',
-  handler: () => {
-    throw new Error('drainer run-once is not built yet');
-  },
+  describe:
+    'evacuate the node (--node, $NODE_NAME or this host) once and exit: 0 all moved, 1 some stayed, 2 bad input',
+  builder: (y) =>
+    withStateFile(y).option('cordon', {
+      type: 'boolean',
+      describe: 'with Kubernetes access: cordon the node first (as kubectl cordon would)',
+    }),
+  handler: handle((argv) => handler(argv)),
 };

@@ -1,10 +1,97 @@
+// `drainer sandbox`: runs the embedded Kubernetes API, Keystone+Nova and KubeVirt simulation until
+// Ctrl-C, with a kubeconfig and a drainer config written to the state directory.
+import { relative, resolve } from 'node:path';
 import type { CommandModule } from 'yargs';
+import { ExitCode } from '../core/errors.ts';
+import { createLogger } from '../observability/logger.ts';
+import type { Sandbox } from '../sandbox/index.ts';
+import { handle, type GlobalArgs } from './context.ts';
 
-// Placeholder: the owner of this command replaces this file.
-export const command: CommandModule = {
+interface SandboxArgs extends GlobalArgs {
+  scenario?: string;
+  port?: number;
+  'state-dir': string;
+}
+
+/** The paths as the user should type them: relative to the cwd when inside it. */
+const shown = (p: string, cwd: string): string => {
+  const rel = relative(cwd, p);
+  return rel && !rel.startsWith('..') ? rel : p;
+};
+
+export function usage(sb: Sandbox, cwd: string): string {
+  const kc = shown(sb.kubeconfigPath ?? '', cwd);
+  const cfg = shown(sb.configPath ?? '', cwd);
+  const s = sb.scenario;
+  const node = s.nodes[0]?.name ?? 'node-1';
+  const vms = s.kubevirt.installed ? `, ${s.kubevirt.vmis.length} VMIs` : '';
+  return [
+    `drainer sandbox is running (scenario "${s.name}": ${s.nodes.length} nodes, ${s.openstack.servers.length} Nova servers${vms})`,
+    `  Kubernetes API  ${sb.kube.url}`,
+    `  Keystone        ${sb.openstack.identityUrl}`,
+    `  Nova            ${sb.openstack.computeUrl}`,
+    `  kubeconfig      ${kc}`,
+    `  drainer config  ${cfg}`,
+    '',
+    'Try:',
+    `  kubectl --kubeconfig ${kc} get nodes`,
+    `  kubectl --kubeconfig ${kc} get pods -A -o wide`,
+    s.kubevirt.installed ? `  kubectl --kubeconfig ${kc} get vmi,vmim -A` : '',
+    `  NODE_NAME=${node} drainer daemon --config-path ${cfg}    # in another terminal`,
+    `  kubectl --kubeconfig ${kc} cordon ${node}                  # drainer evacuates ${node}`,
+    `  kubectl --kubeconfig ${kc} uncordon ${node}                # and puts it back`,
+    '',
+    'Ctrl-C stops the sandbox.',
+    '',
+  ]
+    .filter((l, i, all) => l !== '' || all[i - 1] !== '')
+    .join('\n');
+}
+
+/** Resolves when the signal aborts (SIGINT/SIGTERM in the process). */
+const until = (signal: AbortSignal): Promise<void> =>
+  new Promise((done) => {
+    if (signal.aborted) done();
+    else signal.addEventListener('abort', () => done(), { once: true });
+  });
+
+export const command: CommandModule<object, SandboxArgs> = {
   command: 'sandbox',
-  describe: 'sandbox (not yet built)',
-  handler: () => {
-    throw new Error('drainer sandbox is not built yet');
-  },
+  describe: 'run an embedded Kubernetes API, Keystone+Nova and KubeVirt simulation for trying drainer',
+  builder: (y) =>
+    y
+      .option('scenario', {
+        type: 'string',
+        describe: 'scenario YAML file (default: scenarios/default.yaml)',
+      })
+      .option('port', {
+        type: 'number',
+        describe: 'Kubernetes API port (Keystone+Nova take the next one); default: free ports',
+      })
+      .option('state-dir', {
+        type: 'string',
+        default: '.sandbox',
+        describe: 'where kubeconfig and config.yaml are written',
+      }) as never,
+  handler: handle(async (args: SandboxArgs) => {
+    const { io } = args.cli;
+    const port = args.port;
+    const log = createLogger({
+      level: args.logLevel ?? 'warn',
+      destination: { write: (line: string) => void io.stderr.write(line) },
+    });
+    // Loaded here, not at the top: other commands need none of the sandbox.
+    const { startSandbox } = await import('../sandbox/index.ts');
+    const sb = await startSandbox({
+      ...(args.scenario ? { scenario: resolve(io.cwd, args.scenario) } : {}),
+      ...(port ? { kubePort: port, openstackPort: port + 1 } : {}),
+      stateDir: resolve(io.cwd, args['state-dir']),
+      log,
+    });
+    io.stdout.write(usage(sb, io.cwd));
+    await until(io.signal);
+    io.stdout.write('\nstopping the sandbox\n');
+    await sb.close();
+    return ExitCode.ok;
+  }),
 };

@@ -1,0 +1,22 @@
+# syntax=docker/dockerfile:1
+# Build: compile TypeScript to dist/ with dev dependencies.
+FROM node:24.21.0-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+RUN npm run build
+
+# Run: production dependencies only, no npm in the signal path, numeric non-root user.
+FROM node:24.21.0-bookworm-slim AS run
+ENV NODE_ENV=production
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+COPY --from=build /app/dist ./dist
+COPY scenarios ./scenarios
+USER 65532:65532
+EXPOSE 8080
+ENTRYPOINT ["node", "dist/cli.js"]
+CMD ["daemon"]

@@ -1,0 +1,131 @@
+// What every command gets: injected streams/env/dirs (tests run main() in-process), the config
+// loader, logger and plugin construction, and the one error → exit code mapping.
+import os from 'node:os';
+import { loadConfig, type Flags } from '../config/load.ts';
+import { processEnv } from '../config/process-env.ts';
+import type { Config } from '../config/schema.ts';
+import { ExitCode, isBadInput, isConfigError } from '../core/errors.ts';
+import type { BackendPlugin } from '../core/plugin.ts';
+import { createLogger, type Logger } from '../observability/logger.ts';
+import type { Metrics } from '../observability/metrics.ts';
+import type { RegistryDeps } from '../plugins/registry.ts';
+
+export interface OutStream {
+  write(chunk: string): unknown;
+  readonly isTTY?: boolean;
+  readonly columns?: number;
+}
+
+export interface CliIo {
+  stdout: OutStream;
+  stderr: OutStream;
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  homeDir: string;
+  /** openstacksdk's site directory (/etc/openstack). */
+  etcDir: string;
+  hostname: () => string;
+  /** Aborted on SIGINT/SIGTERM (the process) or by a test. */
+  signal: AbortSignal;
+}
+
+export interface CliDeps {
+  /** Builds the backends (tests inject fakes; default: plugins/registry.ts). */
+  buildPlugins: (config: Config, deps: RegistryDeps) => BackendPlugin[];
+}
+
+/** Merged into argv by main(), so every handler reaches the same io and deps. */
+export interface CliContext {
+  io: CliIo;
+  deps: CliDeps;
+  exitCode: number;
+}
+
+export interface GlobalArgs {
+  configPath?: string;
+  logLevel?: string;
+  dryRun?: boolean;
+  node?: string;
+  evacuationTimeout?: string;
+  cli: CliContext;
+}
+
+export function defaultIo(signal: AbortSignal): CliIo {
+  return {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    env: processEnv(),
+    cwd: process.cwd(),
+    homeDir: os.homedir(),
+    etcDir: '/etc/openstack',
+    hostname: () => os.hostname(),
+    signal,
+  };
+}
+
+/**
+ * The registry (every plugin, client-node) is loaded by commands.ts for the commands that build
+ * plugins; the others never call this.
+ */
+export const defaultDeps: CliDeps = {
+  buildPlugins: () => {
+    throw new Error('internal: this command loads no plugins');
+  },
+};
+
+export function flagsOf(argv: GlobalArgs): Partial<Flags> {
+  const flags: Partial<Flags> = {};
+  if (argv.configPath !== undefined) flags.configPath = argv.configPath;
+  if (argv.logLevel !== undefined) flags.logLevel = argv.logLevel;
+  if (argv.dryRun !== undefined) flags.dryRun = argv.dryRun;
+  if (argv.node !== undefined) flags.node = argv.node;
+  if (argv.evacuationTimeout !== undefined) flags.evacuationTimeout = argv.evacuationTimeout;
+  return flags;
+}
+
+export function loadCliConfig(argv: GlobalArgs): Promise<Config> {
+  const { io } = argv.cli;
+  return loadConfig({
+    argv: flagsOf(argv),
+    env: io.env,
+    cwd: io.cwd,
+    homeDir: io.homeDir,
+    etcDir: io.etcDir,
+  });
+}
+
+/** JSON logs on stderr, so stdout stays clean for tables, YAML and JSON output. */
+export function cliLogger(config: Config, io: CliIo, level = config.logLevel): Logger {
+  return createLogger({ level, destination: { write: (line: string) => void io.stderr.write(line) } });
+}
+
+/** `level` when the log level is still the default (no flag, env or file set it); else the one asked for. */
+export const quietUnlessAsked = (config: Config, level: Config['logLevel']): Config['logLevel'] =>
+  config.logLevel === 'info' ? level : config.logLevel;
+
+/** The node to act on: --node, else config nodeName (NODE_NAME), else this host's name. */
+export const nodeNameOf = (config: Config, io: CliIo): string => config.nodeName ?? io.hostname();
+
+export function plugins(config: Config, argv: GlobalArgs, log: Logger, metrics?: Metrics): BackendPlugin[] {
+  return argv.cli.deps.buildPlugins(config, { log, ...(metrics ? { metrics } : {}) });
+}
+
+/** Prints an error for a person (one line per problem, no stack) and returns its exit code. */
+export function reportError(e: unknown, io: CliIo): number {
+  const lines = isConfigError(e)
+    ? e.issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message))
+    : [e instanceof Error ? e.message : String(e)];
+  for (const line of lines) io.stderr.write(`error: ${line}\n`);
+  return isBadInput(e) ? ExitCode.badInput : ExitCode.incomplete;
+}
+
+/** Wraps a command handler: its result or its error becomes ctx.exitCode. */
+export function handle<A extends GlobalArgs>(fn: (argv: A) => Promise<number>): (argv: A) => Promise<void> {
+  return async (argv) => {
+    try {
+      argv.cli.exitCode = await fn(argv);
+    } catch (e) {
+      argv.cli.exitCode = reportError(e, argv.cli.io);
+    }
+  };
+}

@@ -1,0 +1,110 @@
+// The demo's closing table: what moved where and how long it took, the two phases' durations, and
+// the API calls the agents made (from the sandbox's own request logs).
+import { renderTable } from '../cli/output-table.ts';
+import type { NodeRecord } from '../core/record.ts';
+import type { RequestLogEntry } from '../sandbox/openstack/index.ts';
+import { kubeCall, openstackCall, tally } from './api-calls.ts';
+import { took } from './render.ts';
+import type { PodProgress, TrackedItem } from './tracker.ts';
+
+export interface PhaseResult {
+  /** The node's phase when the wait ended ("timeout" when it never got there). */
+  readonly reached: string;
+  /** Simulated and real milliseconds from the request (cordon/uncordon) to the phase. */
+  readonly simMs: number;
+  readonly realMs: number;
+}
+
+export interface DemoReport {
+  readonly node: string;
+  readonly scale: number;
+  readonly evacuation: PhaseResult & { readonly record: NodeRecord | undefined };
+  readonly restore: PhaseResult | undefined;
+  readonly items: readonly TrackedItem[];
+  readonly pods: PodProgress;
+  /** "verb resource" → count, largest first. */
+  readonly kubeCalls: readonly [string, number][];
+  /** "service METHOD /template" → count, largest first. */
+  readonly openstackCalls: readonly [string, number][];
+  readonly realMs: number;
+  /** Evacuated, then back in service. */
+  readonly ok: boolean;
+}
+
+export function countCalls(
+  kube: readonly { method: string; path: string }[],
+  os: readonly RequestLogEntry[],
+) {
+  const kubeCalls = tally(kube, (r) => {
+    const c = kubeCall(r.method, r.path);
+    return c ? `${c.verb} ${c.group ? `${c.resource}.${c.group}` : c.resource}` : 'discovery';
+  });
+  const openstackCalls = tally(os, (r) => {
+    const c = openstackCall(r.method, r.path);
+    return `${c.service} ${c.what}`;
+  });
+  return { kubeCalls, openstackCalls };
+}
+
+const s = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
+const sum = (rows: readonly [string, number][], prefix = ''): number =>
+  rows.filter(([k]) => k.startsWith(prefix)).reduce((n, [, c]) => n + c, 0);
+
+function itemRows(items: readonly TrackedItem[], now: number): string[][] {
+  return items.map((i) => [
+    i.kind,
+    i.name,
+    i.source,
+    i.state === 'moved' ? (i.target ?? '?') : '-',
+    took(i, now) || '-',
+    String(i.attempts),
+    i.state,
+  ]);
+}
+
+function callLines(title: string, rows: readonly [string, number][], top = 6): string {
+  const total = sum(rows);
+  const shown = rows.slice(0, top).map(([k, n]) => `${k} ×${n}`);
+  const more = rows.length > top ? `, … ${rows.length - top} more kinds` : '';
+  return `${title}: ${total} request${total === 1 ? '' : 's'} (${shown.join(', ')}${more})`;
+}
+
+export function renderSummary(r: DemoReport): string {
+  const out: string[] = ['', 'Summary'];
+  const end = r.items.reduce((m, i) => Math.max(m, i.endedAt ?? 0), 0);
+  const rows = itemRows(r.items, end);
+  const drained = r.pods.evicted === r.pods.total;
+  rows.push([
+    'pods',
+    `${r.pods.evicted}/${r.pods.total} evicted`,
+    r.node,
+    drained ? 'elsewhere' : '-',
+    '-',
+    '-',
+    drained ? 'drained' : 'not drained',
+  ]);
+  out.push(renderTable(['PLUGIN', 'WORKLOAD', 'FROM', 'TO', 'TOOK', 'ATTEMPTS', 'RESULT'], rows));
+  const ev = r.evacuation;
+  out.push(
+    `evacuation: ${ev.reached} after ${s(ev.simMs)} simulated (${s(ev.realMs)} real, clock ×${r.scale})`,
+  );
+  if (ev.record?.lastError) out.push(`  last error: ${ev.record.lastError}`);
+  for (const o of ev.record?.outcomes ?? []) {
+    if (!o.succeeded) out.push(`  ${o.plugin}: ${o.message ?? `${o.failed} workload(s) did not move`}`);
+  }
+  if (r.restore) {
+    out.push(
+      `back in service: ${r.restore.reached === 'InService' ? 'yes' : `no (${r.restore.reached})`} after ${s(r.restore.simMs)} simulated (${s(r.restore.realMs)} real)`,
+    );
+  }
+  const nova = r.openstackCalls.filter(([k]) => k.startsWith('nova '));
+  const keystone = r.openstackCalls.filter(([k]) => k.startsWith('keystone '));
+  out.push(
+    callLines('Kubernetes API', r.kubeCalls),
+    callLines('Nova', nova),
+    callLines('Keystone', keystone),
+    `demo took ${s(r.realMs)}; ${r.ok ? 'OK' : 'FAILED'}`,
+    '',
+  );
+  return out.join('\n');
+}

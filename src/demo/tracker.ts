@@ -1,0 +1,198 @@
+// What the demo shows, read from the sandbox itself (the way kubectl and the OpenStack CLI would
+// see it, but in-process so it adds nothing to the API request logs): the node's phase, each Nova
+// server and VMI that was on the node, and how many of its pods have been evicted.
+import { parseRecord, STATE_ANNOTATION, type NodeRecord, type Phase } from '../core/record.ts';
+import type { Sandbox } from '../sandbox/index.ts';
+import type { KubeObject } from '../sandbox/kube/types.ts';
+import type { MigrationView } from '../sandbox/openstack/index.ts';
+
+export type ItemState = 'waiting' | 'migrating' | 'retrying' | 'moved' | 'stopped' | 'stayed';
+
+export interface TrackedItem {
+  readonly kind: 'nova' | 'kubevirt';
+  readonly id: string;
+  /** Server name, or namespace/name of a VMI. */
+  readonly name: string;
+  readonly source: string;
+  state: ItemState;
+  target?: string;
+  attempts: number;
+  /** Simulated epoch ms. */
+  startedAt?: number;
+  endedAt?: number;
+}
+
+export interface PodProgress {
+  /** Pods a drain evicts (not DaemonSet or virt-launcher pods). */
+  readonly total: number;
+  /** Eviction accepted: terminating or gone. */
+  evicted: number;
+  /** Evicted but still terminating (their grace period). */
+  terminating: number;
+}
+
+export interface Snapshot {
+  readonly phase: Phase | 'InService';
+  readonly record: NodeRecord | undefined;
+  readonly items: readonly TrackedItem[];
+  readonly pods: PodProgress;
+  /** Simulated epoch ms. */
+  readonly now: number;
+}
+
+const VMIS = 'virtualmachineinstances.kubevirt.io';
+const VMIMS = 'virtualmachineinstancemigrations.kubevirt.io';
+const NOVA_DONE = new Set(['completed', 'confirmed']);
+const NOVA_FAILED = new Set(['error', 'failed', 'cancelled', 'reverted']);
+
+interface VmiStatus {
+  phase?: string;
+  nodeName?: string;
+  migrationState?: { startTimestamp?: string; endTimestamp?: string; targetNode?: string };
+}
+const vmiStatus = (o: KubeObject | undefined): VmiStatus => o?.status ?? {};
+const ms = (iso: string | undefined): number | undefined => (iso ? Date.parse(iso) : undefined);
+
+/** The nova-compute host of a node, as the scenario lays it out (mapping, exact name, FQDN). */
+export function novaHostOf(sb: Sandbox, node: string): string | undefined {
+  const mapped = sb.scenario.nodes.find((n) => n.name === node)?.novaHost;
+  if (mapped) return mapped;
+  const hosts = sb.scenario.openstack.hosts;
+  const match = (h: { name: string; hypervisorHostname?: string | undefined }) =>
+    [h.name, h.hypervisorHostname].some((n) => n === node || n?.startsWith(`${node}.`));
+  return hosts.find((h) => h.name === node)?.name ?? hosts.find(match)?.name;
+}
+
+/** Pods a drain would evict: not owned by a DaemonSet, not a VMI's launcher (those move with the VMI). */
+function drainable(pod: KubeObject): boolean {
+  const owner = pod.metadata.ownerReferences?.find((o) => o.controller);
+  if (owner?.kind === 'DaemonSet') return false;
+  return pod.metadata.labels?.['kubevirt.io'] !== 'virt-launcher';
+}
+
+export class Tracker {
+  readonly #sb: Sandbox;
+  readonly #node: string;
+  readonly #items: TrackedItem[];
+  readonly #pods: Map<string, string>;
+
+  /** Call before the cordon: what is on the node now is what should move. */
+  constructor(sb: Sandbox, node: string) {
+    this.#sb = sb;
+    this.#node = node;
+    const host = novaHostOf(sb, node);
+    const servers = host ? sb.openstack.state.serversOnHost(host) : [];
+    const vmis = sb.scenario.kubevirt.installed
+      ? sb.kube.store.list(VMIS).filter((v) => vmiStatus(v).nodeName === node)
+      : [];
+    this.#items = [
+      ...servers.map((s) => ({
+        kind: 'nova' as const,
+        id: s.id,
+        name: s.name,
+        source: s.host,
+        state: 'waiting' as const,
+        attempts: 0,
+      })),
+      ...vmis.map((v) => ({
+        kind: 'kubevirt' as const,
+        id: v.metadata.uid ?? '',
+        name: `${v.metadata.namespace}/${v.metadata.name}`,
+        source: node,
+        state: 'waiting' as const,
+        attempts: 0,
+      })),
+    ];
+    const pods = sb.kube.store
+      .list('pods', { fieldSelector: `spec.nodeName=${node}` })
+      .filter((p) => drainable(p) && !p.metadata.deletionTimestamp);
+    this.#pods = new Map(
+      pods.map((p) => [p.metadata.uid ?? '', `${p.metadata.namespace}/${p.metadata.name}`]),
+    );
+  }
+
+  /** Reads the sandbox once more and returns the current picture. */
+  snapshot(): Snapshot {
+    const now = this.#sb.clock.now();
+    for (const item of this.#items) {
+      if (item.kind === 'nova') this.#updateServer(item);
+      else this.#updateVmi(item, now);
+    }
+    const node = this.#store().get('nodes', undefined, this.#node);
+    const record = parseRecord(node.metadata.annotations?.[STATE_ANNOTATION]);
+    return {
+      phase: record?.phase ?? 'InService',
+      record,
+      items: this.#items.map((i) => ({ ...i })),
+      pods: this.#podProgress(),
+      now,
+    };
+  }
+
+  /** After the evacuation: what never moved stayed (blocked, or the evacuation failed first). */
+  settle(): Snapshot {
+    const s = this.snapshot();
+    for (const item of this.#items) if (item.state === 'waiting') item.state = 'stayed';
+    return { ...s, items: this.#items.map((i) => ({ ...i })) };
+  }
+
+  #store() {
+    return this.#sb.kube.store;
+  }
+
+  #podProgress(): PodProgress {
+    const mine = this.#store()
+      .list('pods', { fieldSelector: `spec.nodeName=${this.#node}` })
+      .filter((p) => this.#pods.has(p.metadata.uid ?? ''));
+    const terminating = mine.filter((p) => p.metadata.deletionTimestamp).length;
+    return { total: this.#pods.size, evicted: this.#pods.size - mine.length + terminating, terminating };
+  }
+
+  #updateServer(item: TrackedItem): void {
+    const state = this.#sb.openstack.state;
+    const server = state.server(item.id);
+    const migrations: MigrationView[] = state.migrations(item.id).sort((a, b) => a.id - b.id);
+    const last = migrations.at(-1);
+    item.attempts = migrations.length;
+    item.startedAt ??= migrations[0]?.createdAt;
+    if (!server || !last) return;
+    // moved once Nova says so: a cold migration sits on the target in VERIFY_RESIZE until confirmed
+    if (server.host !== item.source && NOVA_DONE.has(last.status)) {
+      item.state = 'moved';
+      item.target = server.host;
+      item.endedAt ??= last.updatedAt;
+    } else if (NOVA_FAILED.has(last.status)) {
+      item.state = 'retrying';
+    } else {
+      item.state = 'migrating';
+      if (last.destHost) item.target = last.destHost;
+    }
+  }
+
+  #updateVmi(item: TrackedItem, now: number): void {
+    const [ns, name] = item.name.split('/') as [string, string];
+    const store = this.#store();
+    const vmi = store.list(VMIS, { namespace: ns }).find((v) => v.metadata.name === name);
+    const migrations = store
+      .list(VMIMS, { namespace: ns })
+      .filter((m) => (m.spec as { vmiName?: string } | undefined)?.vmiName === name)
+      .sort((a, b) => (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? ''));
+    const last = migrations.at(-1);
+    const status = vmiStatus(vmi);
+    item.attempts = migrations.length;
+    item.startedAt ??= ms(migrations[0]?.metadata.creationTimestamp);
+    if (!vmi || status.phase === 'Succeeded' || status.phase === 'Failed') {
+      item.state = 'stopped';
+      item.endedAt ??= now;
+    } else if (status.nodeName && status.nodeName !== item.source) {
+      item.state = 'moved';
+      item.target = status.nodeName;
+      item.endedAt ??= ms(status.migrationState?.endTimestamp) ?? now;
+    } else if (last) {
+      const phase = (last.status as { phase?: string } | undefined)?.phase;
+      item.state = phase === 'Failed' ? 'retrying' : 'migrating';
+      const target = status.migrationState?.targetNode;
+      if (target) item.target = target;
+    }
+  }
+}

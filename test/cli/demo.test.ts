@@ -1,0 +1,83 @@
+// Story: someone without a cluster runs `drainer demo`: the sandbox starts with one agent per node,
+// a node is cordoned and evacuated, uncordoned and put back, and a summary says what moved where.
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { main } from '../../src/cli/main.ts';
+import { Capture } from './harness.ts';
+
+async function demo(args: string[], opts: { tty?: boolean; stopWhen?: RegExp } = {}) {
+  const cwd = mkdtempSync(path.join(tmpdir(), 'drainer-demo-'));
+  const stdout = new Capture(opts.tty);
+  const stderr = new Capture();
+  const stop = new AbortController();
+  if (opts.stopWhen) {
+    const write = stdout.write.bind(stdout);
+    stdout.write = (chunk: string) => {
+      const r = write(chunk);
+      if (opts.stopWhen?.test(stdout.text)) stop.abort();
+      return r;
+    };
+  }
+  const code = await main(['demo', '--scale', '10', '--state-dir', 'state', ...args], {
+    io: { stdout, stderr, env: {}, cwd, homeDir: cwd, etcDir: cwd, signal: stop.signal },
+  });
+  return { code, out: stdout.text, err: stderr.text, cwd };
+}
+
+/** Rows of the summary table: plugin, workload, from, to, took, attempts, result. */
+const summaryRows = (out: string) =>
+  out
+    .slice(out.indexOf('PLUGIN '))
+    .split('\n')
+    .slice(1)
+    .filter((l) => /^(nova|kubevirt|pods) /.test(l))
+    .map((l) => l.split(/\s{2,}/));
+
+describe('drainer demo', () => {
+  it('evacuates a node with servers, VMIs and pods, puts it back in service and exits 0', async () => {
+    const { code, out, err } = await demo([]);
+
+    expect(err).toBe('');
+    expect(code).toBe(0);
+    expect(out).toMatch(/kubectl cordon node-1 /);
+    const rows = summaryRows(out);
+    const nova = rows.filter((r) => r[0] === 'nova');
+    const vmis = rows.filter((r) => r[0] === 'kubevirt');
+    expect(nova.map((r) => r[1]).sort()).toEqual(['alpha-web-1', 'alpha-web-2', 'beta-db-1', 'gamma-ci-1']);
+    expect(vmis.map((r) => r[1]).sort()).toEqual(['vms/vm-web-1', 'vms/vm-web-2']);
+    for (const r of [...nova, ...vmis]) {
+      expect(r[6], r[1]).toBe('moved');
+      expect(r[3], r[1]).not.toMatch(/^node-1\b/);
+    }
+    expect(rows.find((r) => r[0] === 'pods')?.[6]).toBe('drained');
+    expect(out).toMatch(/^evacuation: Evacuated after/m);
+    expect(out).toMatch(/^back in service: yes/m);
+    expect(out).toMatch(/^Kubernetes API: \d+ requests \(.*patch nodes/m);
+    expect(out).toMatch(/^Nova: \d+ requests \(.*POST \/servers\/\{id\}\/action ×4/m);
+    // not a terminal: plain lines, no cursor movement
+    expect(out).not.toContain('\x1b[');
+    expect(out).toMatch(/\] nova beta-db-1: moved node-1\.cloud\.example\.org → node-\d in /);
+  });
+
+  it('says so and exits 1 when the evacuation fails (node-4 holds a VMI that cannot migrate)', async () => {
+    const { code, out } = await demo(['--node', 'node-4']);
+
+    expect(code).toBe(1);
+    expect(out).toMatch(/node-4: evacuation FAILED: .*vm-legacy/);
+    expect(out).toMatch(/^evacuation: Failed after/m);
+    expect(summaryRows(out).find((r) => r[1] === 'vms/vm-legacy')?.[6]).toBe('stayed');
+    expect(out).toMatch(/^back in service: yes/m);
+    expect(out).toMatch(/FAILED$/m);
+  });
+
+  it('with --keep, prints kubectl commands for the still running sandbox and stops on Ctrl-C', async () => {
+    const { code, out, cwd } = await demo(['--keep', '--node', 'node-4'], { stopWhen: /Ctrl-C stops/ });
+
+    expect(code).toBe(1);
+    expect(out).toContain('kubectl --kubeconfig state/kubeconfig cordon node-1');
+    expect(out).toContain('kubectl --kubeconfig state/kubeconfig uncordon node-1');
+    expect(existsSync(path.join(cwd, 'state', 'kubeconfig'))).toBe(true);
+  });
+});

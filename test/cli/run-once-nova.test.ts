@@ -1,0 +1,76 @@
+// drainer run-once / plan / restore through the real registry and Nova plugin, against the
+// sandbox Keystone + Nova emulation on loopback (scaled clock, small poll interval).
+import { afterEach, describe, expect, it } from 'vitest';
+import { ScaledClock } from '../../src/sandbox/clock.ts';
+import { type OpenStackSandbox, startOpenStack } from '../../src/sandbox/openstack/index.ts';
+import { cli } from './harness.ts';
+
+let cloud: OpenStackSandbox | undefined;
+afterEach(async () => {
+  await cloud?.close();
+  cloud = undefined;
+});
+
+async function start(servers: { name: string; status?: 'ACTIVE' | 'ERROR' }[]) {
+  cloud = await startOpenStack({
+    clock: new ScaledClock(50),
+    host: '127.0.0.1',
+    hosts: [{ name: 'compute-a' }, { name: 'compute-b' }],
+    servers: servers.map((s) => ({ ...s, projectId: 'demo', host: 'compute-a', migrationMs: 1000 })),
+  });
+  const admin = cloud.credentials.admin;
+  return {
+    OS_AUTH_URL: cloud.identityUrl,
+    OS_USERNAME: admin.username,
+    OS_PASSWORD: admin.password,
+    OS_PROJECT_NAME: admin.project,
+    OS_USER_DOMAIN_NAME: admin.domain,
+    OS_PROJECT_DOMAIN_NAME: admin.domain,
+    OS_REGION_NAME: cloud.region,
+    DRAINER_NOVA_POLL_INTERVAL: '20ms',
+    DRAINER_NOVA_RETRY_BACKOFF: '10ms',
+    DRAINER_LOG_LEVEL: 'warn',
+  };
+}
+
+describe('run-once against the sandbox Nova', () => {
+  it('moves every server off the host, exits 0, and restore re-enables the service', async () => {
+    const env = await start([{ name: 'vm-1' }, { name: 'vm-2' }]);
+
+    const drainer = cli({ env }); // one working directory: restore finds run-once's state file
+    const planned = await drainer('plan', '--node', 'compute-a', '--output', 'json');
+    expect(planned.code).toBe(0);
+    expect(
+      JSON.parse(planned.stdout)
+        .plans[0].workloads.map((w: { name: string }) => w.name)
+        .sort(),
+    ).toEqual(['vm-1', 'vm-2']);
+
+    const run = await drainer('run-once', '--node', 'compute-a');
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('nova: done, 2 moved, 0 stayed');
+    expect(cloud!.state.serversOnHost('compute-a')).toEqual([]);
+    expect(cloud!.state.service('compute-a')?.status).toBe('disabled');
+
+    const restored = await drainer('restore', '--node', 'compute-a');
+    expect(restored.code).toBe(0);
+    expect(cloud!.state.service('compute-a')?.status).toBe('enabled');
+  });
+
+  it('exits 1 and names the server that cannot move', async () => {
+    const env = await start([{ name: 'vm-ok' }, { name: 'vm-broken', status: 'ERROR' }]);
+    const run = await cli({ env })('run-once', '--node', 'compute-a');
+    expect(run.code).toBe(1);
+    expect(run.stdout).toMatch(/stayed: vm-broken \(.*\) blocked: /);
+    expect(cloud!.state.serversOnHost('compute-a').map((s) => s.name)).toEqual(['vm-broken']);
+  });
+
+  it('exits 2 when the credentials are wrong', async () => {
+    const env = await start([{ name: 'vm-1' }]);
+    const run = await cli({ env: { ...env, OS_PASSWORD: 'wrong' } })('run-once', '--node', 'compute-a');
+    expect(run.code).toBe(2);
+    expect(run.stdout).not.toContain('wrong');
+    expect(cloud!.state.serversOnHost('compute-a')).toHaveLength(1);
+  });
+});
