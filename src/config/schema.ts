@@ -8,18 +8,24 @@ const logLevel = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'si
 export const openstackAuthSchema = z
   .object({
     authUrl: z.url().optional().describe('Keystone v3 URL (OS_AUTH_URL)'),
-    username: z.string().optional(),
-    userId: z.string().optional(),
-    password: z.string().optional(),
-    userDomainName: z.string().optional(),
-    userDomainId: z.string().optional(),
-    projectName: z.string().optional(),
-    projectId: z.string().optional(),
-    projectDomainName: z.string().optional(),
-    projectDomainId: z.string().optional(),
-    applicationCredentialId: z.string().optional(),
-    applicationCredentialName: z.string().optional(),
-    applicationCredentialSecret: z.string().optional(),
+    username: z.string().optional().describe('(OS_USERNAME)'),
+    userId: z.string().optional().describe('(OS_USER_ID)'),
+    password: z.string().optional().describe('(OS_PASSWORD); secret, never logged'),
+    userDomainName: z.string().optional().describe('(OS_USER_DOMAIN_NAME)'),
+    userDomainId: z.string().optional().describe('(OS_USER_DOMAIN_ID)'),
+    projectName: z.string().optional().describe('(OS_PROJECT_NAME)'),
+    projectId: z.string().optional().describe('(OS_PROJECT_ID)'),
+    projectDomainName: z.string().optional().describe('(OS_PROJECT_DOMAIN_NAME)'),
+    projectDomainId: z.string().optional().describe('(OS_PROJECT_DOMAIN_ID)'),
+    applicationCredentialId: z.string().optional().describe('(OS_APPLICATION_CREDENTIAL_ID); sends no scope'),
+    applicationCredentialName: z
+      .string()
+      .optional()
+      .describe('(OS_APPLICATION_CREDENTIAL_NAME), with a user'),
+    applicationCredentialSecret: z
+      .string()
+      .optional()
+      .describe('(OS_APPLICATION_CREDENTIAL_SECRET); secret, never logged'),
   })
   .strict();
 
@@ -80,10 +86,16 @@ export const kubevirtSchema = z
       .default(true)
       .describe('run the KubeVirt plugin (does nothing where KubeVirt is absent)'),
     required: z.boolean().default(false).describe('fail when KubeVirt is not installed'),
-    trigger: z.enum(['taint', 'eviction', 'both']).default('taint'),
+    trigger: z
+      .enum(['taint', 'eviction', 'both'])
+      .default('taint')
+      .describe('how KubeVirt is asked to migrate: its drain taint, launcher-pod eviction, or both'),
     triggerGraceSeconds: duration().default(30).describe('with trigger "both": wait before evicting'),
     migrationTimeout: duration().default(1800).describe('per-VMI deadline'),
-    nonMigratable: z.enum(['block', 'shutdown', 'skip']).default('block'),
+    nonMigratable: z
+      .enum(['block', 'shutdown', 'skip'])
+      .default('block')
+      .describe('VMIs that must migrate but cannot: fail the evacuation, stop them, or leave them'),
     pollInterval: duration().default(2).describe('how often VMIs and migrations are listed'),
   })
   .strict();
@@ -92,12 +104,15 @@ export const drainSchema = z
   .object({
     enabled: z.boolean().default(true).describe('evict pods after the VMs moved'),
     requirePluginsSucceeded: z.boolean().default(true).describe('drain only when every plugin succeeded'),
-    timeout: duration().default(900),
+    timeout: duration().default(900).describe('deadline of the pod drain'),
     gracePeriodSeconds: z.number().int().min(-1).default(-1).describe("-1 = the pod's own"),
-    deleteEmptyDirData: z.boolean().default(true),
+    deleteEmptyDirData: z
+      .boolean()
+      .default(true)
+      .describe('evict pods with emptyDir volumes (their data is lost)'),
     force: z.boolean().default(false).describe('evict pods without a controller'),
     podSelector: z.string().default('').describe('label selector of pods to drain'),
-    concurrency: z.number().int().min(1).max(200).default(20),
+    concurrency: z.number().int().min(1).max(200).default(20).describe('evictions in flight'),
     evictionRetryInterval: duration().default(5).describe('wait after a 429'),
   })
   .strict();
@@ -111,25 +126,30 @@ export const evacuationSchema = z
 
 export const nodeMaintenanceSchema = z
   .object({
-    mode: z.enum(['own', 'observe', 'off']).default('own'),
+    mode: z
+      .enum(['own', 'observe', 'off'])
+      .default('own')
+      .describe(
+        'own: drainer acts on and updates NodeMaintenances; observe: another operator does; off: ignored',
+      ),
   })
   .strict();
 
 export const serverSchema = z
   .object({
-    enabled: z.boolean().default(true),
-    bindAddress: z.string().default('0.0.0.0'),
-    port: z.number().int().min(0).max(65535).default(8080),
+    enabled: z.boolean().default(true).describe('serve /healthz, /readyz and /metrics'),
+    bindAddress: z.string().default('0.0.0.0').describe('address of the health and metrics server'),
+    port: z.number().int().min(0).max(65535).default(8080).describe('port of the health and metrics server'),
   })
   .strict();
 
 export const configSchema = z
   .object({
     nodeName: z.string().min(1).optional().describe('node to act on (NODE_NAME)'),
-    logLevel: logLevel.default('info'),
-    dryRun: z.boolean().default(false),
+    logLevel: logLevel.default('info').describe('log level (--log-level)'),
+    dryRun: z.boolean().default(false).describe('plan and log, change nothing (--dry-run)'),
     kubeconfig: z.string().optional().describe('kubeconfig path (KUBECONFIG)'),
-    resyncInterval: duration().default(300),
+    resyncInterval: duration().default(300).describe('periodic re-check of the node, so missed events heal'),
     server: serverSchema.default(serverSchema.parse({})),
     evacuation: evacuationSchema.default(evacuationSchema.parse({})),
     drain: drainSchema.default(drainSchema.parse({})),
