@@ -1,23 +1,12 @@
 // The Kubernetes operations the reconciler needs, as one narrow port. The real one
 // (kube-cluster.ts) calls src/kube; tests may pass an in-memory one. Keeps the state machine
 // free of HTTP details.
+import type { EventReason } from '../kube/events.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { MaintenanceObject, MaintenanceStatus, NodeObject, ObjectRef, Taint } from './objects.ts';
 
-export type EventReason =
-  | 'EvacuationPlanned'
-  | 'EvacuationStarted'
-  | 'MigrationStarted'
-  | 'MigrationSucceeded'
-  | 'MigrationFailed'
-  | 'EvacuationBlocked'
-  | 'EvacuationSucceeded'
-  | 'EvacuationFailed'
-  | 'DrainStarted'
-  | 'EvictionBlocked'
-  | 'DrainSucceeded'
-  | 'RestoreSucceeded'
-  | 'MaintenanceInvalid';
+/** The event catalogue lives with the recorder (src/kube/events.ts). */
+export type { EventReason };
 
 export interface PodId {
   readonly namespace: string;

@@ -1,9 +1,9 @@
 // The evacuation steps of design.md §1: record intent, take the NodeMaintenance, cordon (only
 // for a NodeMaintenance), plan, taint, run the plugins under the deadline, drain, record done.
 import type { Desired } from './desired.ts';
-import { maintenanceStatus } from './maintenance-status.ts';
+import { evacuatedMaintenance, maintenanceStatus } from './maintenance-status.ts';
 import { takeMaintenance, writeMaintenanceStatus } from './maintenance-sync.ts';
-import type { MaintenanceObject } from './objects.ts';
+import { maintenanceRef, type MaintenanceObject } from './objects.ts';
 import type { Outcome } from './plugin.ts';
 import { ProgressEvents, summarizePlans } from './progress-events.ts';
 import { EVACUATING_TAINT, errorText, newRecord, type NodeRecord, type OutcomeSummary } from './record.ts';
@@ -119,13 +119,7 @@ export async function evacuate(
   await writeMaintenanceStatus(
     run,
     nm,
-    maintenanceStatus({
-      phase: 'Succeeded',
-      reason: 'Evacuated',
-      message: 'virtual machines moved and pods drained',
-      now: run.now(),
-      pods: podCounts(run.store.current),
-    }),
+    evacuatedMaintenance('virtual machines moved and pods drained', run.now(), podCounts(run.store.current)),
   );
   return { requeueAfterMs: config.resyncInterval * 1000 };
 }
@@ -186,7 +180,7 @@ async function drainPods(
     node: run.nodeName,
     signal: ctl.signal,
     log: run.log,
-    involved: [run.ref, ...(nm ? [nmRef(nm)] : [])].filter((r) => r !== undefined),
+    involved: [run.ref, ...(nm ? [maintenanceRef(nm)] : [])],
     skipPod: (pod) => {
       const plugin = handled.get(`${pod.namespace}/${pod.name}`);
       return plugin ? `handled by the ${plugin} plugin` : undefined;
@@ -225,15 +219,7 @@ async function drainPods(
   return { failure: `drain failed: ${failed || 'pods remain on the node'}` };
 }
 
-const nmRef = (nm: MaintenanceObject | undefined) =>
-  nm
-    ? {
-        apiVersion: nm.apiVersion ?? 'nodemaintenance.medik8s.io/v1beta1',
-        kind: 'NodeMaintenance',
-        name: nm.metadata?.name ?? '',
-        ...(nm.metadata?.uid ? { uid: nm.metadata.uid } : {}),
-      }
-    : undefined;
+const nmRef = (nm: MaintenanceObject | undefined) => (nm ? maintenanceRef(nm) : undefined);
 
 const seconds = (run: NodeRun, since: Date): number => (run.now().getTime() - since.getTime()) / 1000;
 

@@ -51,6 +51,10 @@ export function maintenanceStatus(opts: {
   };
 }
 
+/** Succeeded always means evacuated: the VMs moved (and, when counted, the pods). */
+export const evacuatedMaintenance = (message: string, now: Date, pods?: PodCounts): MaintenanceStatus =>
+  maintenanceStatus({ phase: 'Succeeded', reason: 'Evacuated', message, now, pods });
+
 export const invalidMaintenance = (
   reason: Extract<ConditionReason, `Invalid${string}`>,
   message: string,

@@ -1,5 +1,6 @@
 // The few fields of Kubernetes objects the core reads. Structural, so client-node's V1Node and the
 // plain JSON of custom objects both fit without conversions.
+import type { ObjectRef } from '../kube/types.ts';
 
 export interface Taint {
   readonly key: string;
@@ -43,14 +44,8 @@ export interface MaintenanceObject {
   readonly status?: MaintenanceStatus;
 }
 
-/** What an Event is about. */
-export interface ObjectRef {
-  readonly apiVersion: string;
-  readonly kind: string;
-  readonly name: string;
-  readonly uid?: string;
-  readonly namespace?: string;
-}
+/** What an Event is about: the same reference src/kube's recorder takes. */
+export type { ObjectRef };
 
 export const nodeRef = (node: NodeObject, name: string): ObjectRef => ({
   apiVersion: 'v1',

@@ -4,7 +4,7 @@ import { CancelledError, ConfigError } from './errors.ts';
 import { MemoryRecordStore, type RestoreResult } from './host.ts';
 import { desiredState, viewMaintenances, type Desired } from './desired.ts';
 import { evacuate, type EvacuatedDesire } from './evacuate.ts';
-import { maintenanceStatus } from './maintenance-status.ts';
+import { evacuatedMaintenance } from './maintenance-status.ts';
 import {
   markInvalid,
   markOrphan,
@@ -147,16 +147,7 @@ export class Reconciler {
     if (nm && this.#deps.config.nodeMaintenance.mode === 'own') {
       await takeMaintenance(run, nm);
       if (nm.status?.phase !== 'Succeeded') {
-        await writeMaintenanceStatus(
-          run,
-          nm,
-          maintenanceStatus({
-            phase: 'Succeeded',
-            reason: 'Evacuated',
-            message: 'node already evacuated',
-            now: run.now(),
-          }),
-        );
+        await writeMaintenanceStatus(run, nm, evacuatedMaintenance('node already evacuated', run.now()));
       }
     } else if (rec.maintenance) {
       await run.store.update({ maintenance: undefined });

@@ -78,14 +78,11 @@ export function parseRecord(text: string | undefined, now: Date = new Date()): N
   return unreadable(`${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'}`, now);
 }
 
+/** A fresh record of an unknown trigger, Failed with what was wrong. */
 function unreadable(detail: string, now: Date): NodeRecord {
   return {
+    ...newRecord('unknown', now),
     phase: 'Failed',
-    trigger: 'unknown',
-    since: now.toISOString(),
-    cordonedByUs: false,
-    taintedByUs: false,
-    plugins: {},
     lastError: errorText(`unreadable ${STATE_ANNOTATION} annotation: ${detail}`),
   };
 }

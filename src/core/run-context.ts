@@ -3,29 +3,15 @@ import type { Config } from '../config/schema.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { Cluster, EventReason } from './cluster.ts';
 import type { MaintenanceObject, NodeObject, ObjectRef } from './objects.ts';
-import type { RecordStore, RestoreResult } from './host.ts';
-import type { NodeRef, Outcome, Plan, WorkloadProgress } from './plugin.ts';
+import type { EvacuateOptions, RestoreOptions, RestoreResult } from './host.ts';
+import type { NodeRef, Outcome, Plan } from './plugin.ts';
 import type { NodeRecordStore, Phase } from './record.ts';
 
 /** The plugin host as the reconciler uses it (src/core/host.ts PluginHost fits). */
 export interface EvacuationHost {
   plan(node: NodeRef, signal: AbortSignal): Promise<Plan[]>;
-  evacuate(
-    node: NodeRef,
-    opts: {
-      signal: AbortSignal;
-      deadline: Date;
-      trigger: string;
-      dryRun: boolean;
-      abortOnCancel: boolean;
-      records: RecordStore;
-      onProgress?: (plugin: string, items: readonly WorkloadProgress[]) => void;
-    },
-  ): Promise<Outcome[]>;
-  restore(
-    node: NodeRef,
-    opts: { signal: AbortSignal; dryRun: boolean; records: RecordStore },
-  ): Promise<RestoreResult[]>;
+  evacuate(node: NodeRef, opts: EvacuateOptions): Promise<Outcome[]>;
+  restore(node: NodeRef, opts: RestoreOptions): Promise<RestoreResult[]>;
 }
 
 /** The few metrics the reconciler reports (the daemon maps them onto observability/metrics). */

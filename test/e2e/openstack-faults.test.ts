@@ -2,13 +2,7 @@
 // evacuation still completes.
 import { afterEach, describe, expect, it } from 'vitest';
 import { smallWorld } from './scenario.ts';
-import { startStack, until, type Stack } from './stack.ts';
-
-const finished = (stack: Stack, node: string) =>
-  until(`${node} finished`, async () => {
-    const r = await stack.record(node).catch(() => undefined);
-    return r?.phase === 'Evacuated' || r?.phase === 'Failed' ? r : undefined;
-  });
+import { finished, startStack, until, type Stack } from './stack.ts';
 
 describe('OpenStack faults (full stack)', () => {
   let stack: Stack | undefined;

@@ -3,13 +3,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { KubeList } from '../../src/kube/types.ts';
 import { smallWorld } from './scenario.ts';
-import { startStack, until, type EventObject, type Stack } from './stack.ts';
-
-const finished = (stack: Stack, node: string) =>
-  until(`${node} finished`, async () => {
-    const r = await stack.record(node).catch(() => undefined);
-    return r?.phase === 'Evacuated' || r?.phase === 'Failed' ? r : undefined;
-  });
+import { finished, startStack, until, type EventObject, type Stack } from './stack.ts';
 
 describe('pod drain blocked by PodDisruptionBudgets (full stack)', () => {
   let stack: Stack | undefined;

@@ -158,3 +158,10 @@ export async function until<T>(
     await new Promise((r) => setTimeout(r, 25));
   }
 }
+
+/** Waits until the node's evacuation has ended, Evacuated or Failed; a failed read counts as not yet. */
+export const finished = (stack: Stack, node: string): Promise<NodeRecord> =>
+  until(`${node} finished`, async () => {
+    const r = await stack.record(node).catch(() => undefined);
+    return r?.phase === 'Evacuated' || r?.phase === 'Failed' ? r : undefined;
+  });

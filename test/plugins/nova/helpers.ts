@@ -1,6 +1,8 @@
-// Shared arrangements: config, a fake clock that moves only when the code sleeps, a
+// Shared arrangements: offline nock, config, a fake clock that moves only when the code sleeps, a
 // capturing logger, and an EvacuationContext with an in-memory record.
 import { Writable } from 'node:stream';
+import nock from 'nock';
+import { afterEach, beforeEach } from 'vitest';
 import {
   novaSchema,
   openstackSchema,
@@ -16,6 +18,15 @@ import type {
 import { createLogger, type Logger } from '../../../src/observability/logger.ts';
 import { createNovaPlugin } from '../../../src/plugins/nova/index.ts';
 import { IDENTITY, PASSWORD, type FakeNova } from './fake-nova.ts';
+
+/** Registers hooks: no test reaches the real network, and none leaves interceptors to the next. */
+export function offlineNock(): void {
+  beforeEach(() => nock.disableNetConnect());
+  afterEach(() => {
+    nock.cleanAll();
+    nock.enableNetConnect();
+  });
+}
 
 export function openstackConfig(overrides: Record<string, unknown> = {}): OpenStackConfig {
   return openstackSchema.parse({

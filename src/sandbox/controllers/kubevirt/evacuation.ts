@@ -2,13 +2,11 @@
 // requested (status.evacuationNodeName), get a VirtualMachineInstanceMigration, within the cluster
 // and per-node limits; a failed one is retried after a doubling backoff, as KubeVirt does.
 import type { KubeObject } from '../../kube/types.ts';
-import type { Clock } from '../../clock.ts';
 import { Timers } from '../loop.ts';
-import { RES, mutateStatus, type StoreLike } from '../store.ts';
-import type { ControllerTimings } from '../types.ts';
+import { RES, mutateStatus } from '../store.ts';
 import { taintsOf } from '../util.ts';
 import { readSettings } from './config.ts';
-import { isFinal, type MigrationHistory } from './migration.ts';
+import { isFinal, type VirtControllerDeps } from './migration.ts';
 import {
   EVACUATION_ANNOTATION,
   effectiveStrategy,
@@ -19,16 +17,7 @@ import {
 
 const MAX_BACKOFF_MS = 5 * 60_000;
 
-export interface EvacuationDeps {
-  store: StoreLike;
-  clock: Clock;
-  timings: ControllerTimings;
-  history: MigrationHistory;
-  wake: () => void;
-  onError: (e: unknown) => void;
-}
-
-export function createEvacuationController(deps: EvacuationDeps, signal: AbortSignal) {
+export function createEvacuationController(deps: VirtControllerDeps, signal: AbortSignal) {
   const { store, clock, timings, history } = deps;
   const timers = new Timers((ms, fn) => clock.after(ms, fn), signal, deps.onError);
 

@@ -40,7 +40,8 @@ export class MigrationHistory {
   readonly maxInFlightPerNode = new Map<string, number>();
 }
 
-export interface MigrationDeps {
+/** What the migration and the evacuation controller share (one object serves both). */
+export interface VirtControllerDeps {
   store: StoreLike;
   clock: Clock;
   timings: ControllerTimings;
@@ -49,7 +50,7 @@ export interface MigrationDeps {
   onError: (e: unknown) => void;
 }
 
-export function createMigrationController(deps: MigrationDeps, signal: AbortSignal) {
+export function createMigrationController(deps: VirtControllerDeps, signal: AbortSignal) {
   const { store, clock, timings, history } = deps;
   const timers = new Timers((ms, fn) => clock.after(ms, fn), signal, deps.onError);
   const now = () => isoTime(clock.now());
