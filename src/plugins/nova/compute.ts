@@ -256,6 +256,22 @@ export class ComputeClient {
     return res.body?.migrations ?? [];
   }
 
+  /**
+   * Migration records with this source host (every status: the per-server list shows only
+   * running ones), first page only, which from 2.59 on is the newest first; `since` narrows
+   * it by `changes-since` where Nova supports that (2.59+).
+   */
+  async listHostMigrations(source: string, since?: Date, signal?: AbortSignal): Promise<NovaMigration[]> {
+    await this.init(signal); // the filters depend on the microversion
+    const searchParams: Record<string, string> = { source_compute: source };
+    if (since && this.atLeast(59)) searchParams['changes-since'] = since.toISOString();
+    const res = await this.#call<{ migrations?: NovaMigration[] }>('GET', '/os-migrations', {
+      searchParams,
+      signal,
+    });
+    return res.body?.migrations ?? [];
+  }
+
   /** Abort a running (2.24+) or queued (2.65+) live migration. */
   async abortMigration(id: string, migrationId: number | string, signal?: AbortSignal): Promise<void> {
     await this.#call(

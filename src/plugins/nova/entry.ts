@@ -1,6 +1,7 @@
 // One server's life during an evacuation, as the migrator tracks it.
 import type { PlannedAction, WorkloadProgress, WorkloadState } from '../../core/plugin.ts';
 import type { MoveAction } from './classify.ts';
+import { FIRST_RECORD_CHECK_MS, type SeenRecord } from './records.ts';
 import type { NovaServer } from './types.ts';
 
 interface Resumed {
@@ -31,6 +32,14 @@ export class Entry {
   message: string | undefined;
   migrationId: number | string | undefined;
   confirmSentAt: number | undefined;
+  confirmsSent = 0;
+  /** Past its deadline: what the abort did, and until when its rollback is followed. */
+  abort: { note: string; sent: boolean; until: number } | undefined;
+  /** When this attempt's migration record is next read, and the gap to the one after. */
+  recordCheckAt: number | undefined;
+  recordCheckGap = FIRST_RECORD_CHECK_MS;
+  /** The attempt's newest migration record as last read. */
+  record: SeenRecord | undefined;
 
   constructor(server: NovaServer, source: string, resumed?: Resumed) {
     this.id = server.id;
@@ -71,6 +80,7 @@ export class Entry {
     this.startedAt ??= now;
     this.attemptStartedAt = this.startedAt;
     this.message = undefined;
+    this.#newAttempt(now);
   }
 
   wait(reason: string, now: number): void {
@@ -103,7 +113,22 @@ export class Entry {
     this.tries += 1;
     this.startedAt ??= now;
     this.attemptStartedAt = now;
+    this.#newAttempt(now);
+  }
+
+  /** The next record read comes after a doubled gap: long migrations cost a few reads, not one per poll. */
+  recordRead(now: number): void {
+    this.recordCheckAt = now + this.recordCheckGap;
+    this.recordCheckGap *= 2;
+  }
+
+  #newAttempt(now: number): void {
     this.confirmSentAt = undefined;
+    this.confirmsSent = 0;
+    this.abort = undefined;
+    this.record = undefined;
+    this.recordCheckGap = FIRST_RECORD_CHECK_MS;
+    this.recordCheckAt = now + FIRST_RECORD_CHECK_MS;
   }
 }
 

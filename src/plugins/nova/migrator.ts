@@ -1,16 +1,24 @@
 // The scheduler: keeps up to maxConcurrentMigrations servers moving off one host, learns how
-// they are doing from ONE listing of the host per poll (plus a GET for servers that left it),
-// retries failed attempts with a doubling backoff, aborts migrations past their deadline, and
-// stops when the host is empty or only blockers (and given-up servers) remain.
-import { isAuthError, isConflictError, isForbiddenError, isNotFoundError } from '../../core/errors.ts';
+// they are doing from ONE listing of the host per poll (plus a GET for servers that left it,
+// and, rarely, one read of the host's migration records), retries failed attempts with a
+// doubling backoff, aborts migrations past their deadline and follows the rollback to its end,
+// and stops when the host is empty or only blockers (and given-up servers) remain.
+import {
+  isApiError,
+  isAuthError,
+  isConflictError,
+  isForbiddenError,
+  isNotFoundError,
+} from '../../core/errors.ts';
 import type { WorkloadProgress } from '../../core/plugin.ts';
 import type { NovaConfig } from '../../config/schema.ts';
 import type { Logger } from '../../observability/logger.ts';
 import { classify, type MoveAction } from './classify.ts';
 import type { ComputeClient } from './compute.ts';
 import type { Sleep } from './http.ts';
-import { hostOf, taskStateOf, type NovaServer } from './types.ts';
+import { hostOf, taskStateOf, type NovaMigration, type NovaServer } from './types.ts';
 import { Entry, toProgress } from './entry.ts';
+import { CLOCK_SKEW_MS, STUCK_AFTER_MS, newestRecord, seen } from './records.ts';
 
 export type MigratorCompute = Pick<
   ComputeClient,
@@ -20,6 +28,7 @@ export type MigratorCompute = Pick<
   | 'migrate'
   | 'confirmResize'
   | 'listServerMigrations'
+  | 'listHostMigrations'
   | 'abortMigration'
   | 'atLeast'
 >;
@@ -51,10 +60,19 @@ const MAX_POLL_FAILURES = 5;
 const CONFIRM_RESEND_MS = 30_000;
 /** Separate signal for clean-up calls (abort) made after our own signal fired. */
 const cleanupSignal = () => AbortSignal.timeout(30_000);
+/**
+ * How long an aborted migration is followed before we report it. An abort only asks Nova to
+ * stop; the rollback (Placement, Neutron and Cinder clean-up, a cast to the destination) takes
+ * seconds, and on a busy cloud tens of seconds. At least 3 polls so the listing sees it; at most
+ * Nova's default RPC timeout (60 s): a rollback still running by then is wedged, not slow.
+ */
+const abortGraceMs = (pollSeconds: number) => Math.min(60_000, Math.max(30_000, 3 * pollSeconds * 1000));
 
 export class Migrator {
   readonly #o: MigratorOptions;
   readonly #entries = new Map<string, Entry>();
+  /** False after a 403 on the records (a policy that hides them): the listing alone decides. */
+  #recordsReadable = true;
 
   constructor(opts: MigratorOptions) {
     this.#o = opts;
@@ -117,8 +135,41 @@ export class Migrator {
         continue;
       }
     }
+    await this.#readRecords();
     for (const e of this.entries) if (!e.terminal) await this.#evaluate(e);
     await this.#startMore();
+  }
+
+  /**
+   * Reads the host's migration records when an in-flight server is due a look (see
+   * Entry.recordRead: after 1, 2, 4 … minutes of one attempt, and at the end of an abort's
+   * grace). One request serves every due server; most evacuations never make it.
+   */
+  async #readRecords(): Promise<void> {
+    const { compute, source, signal, log } = this.#o;
+    const now = this.#o.now();
+    const due = this.entries.filter(
+      (e) =>
+        e.state === 'migrating' &&
+        taskStateOf(e.server) !== null &&
+        e.recordCheckAt !== undefined &&
+        now >= e.recordCheckAt,
+    );
+    if (due.length === 0 || !this.#recordsReadable) return;
+    const since = new Date(Math.min(...due.map((e) => e.attemptStartedAt ?? now)) - CLOCK_SKEW_MS);
+    let records: NovaMigration[] = [];
+    try {
+      records = await compute.listHostMigrations(source, since, signal);
+    } catch (err) {
+      if (signal.aborted || isAuthError(err)) throw err;
+      if (isForbiddenError(err)) this.#recordsReadable = false;
+      log.warn({ err }, 'reading migration records failed; following servers from the listing');
+    }
+    for (const e of due) {
+      e.recordRead(now);
+      const r = newestRecord(records, e.id, e.action);
+      if (r) e.record = seen(e.record, r, now);
+    }
   }
 
   #entry(s: NovaServer): Entry {
@@ -168,31 +219,87 @@ export class Migrator {
     }
   }
 
-  /** An in-flight server: done, failed, needing a confirm, or past its deadline. */
+  /** An in-flight server: done, failed, needing a confirm, stuck, or past its deadline. */
   async #track(e: Entry, now: number): Promise<void> {
     const s = e.server;
     const task = taskStateOf(s);
     const host = hostOf(s);
     if (task === null && s.status === 'VERIFY_RESIZE') {
       await this.#confirm(e);
-      return;
-    }
-    if (task === null && s.status === 'ERROR') {
+    } else if (task === null && s.status === 'ERROR') {
       e.finish('failed', now, `server went to ERROR during ${e.action}`);
       this.#o.log.warn({ server: e.id }, 'server went to ERROR while migrating');
       return;
+    } else if (task === null && SETTLED.has(s.status)) {
+      this.#settled(e, now, host);
+      return;
+    } else if (this.#stuck(e, now)) {
+      return;
     }
-    if (task === null && SETTLED.has(s.status)) {
-      if (host !== this.#o.source) {
-        e.target = host ?? undefined;
-        e.finish('succeeded', now);
-        this.#o.log.info({ server: e.id, target: e.target, attempts: e.attempts }, 'server moved');
-      } else {
-        this.#failedAttempt(e, now, `${e.action} ended with the server still on ${this.#o.source}`);
-      }
+    if (e.abort) {
+      if (now >= e.abort.until) this.#abortUnfinished(e, now);
       return;
     }
     if (now - (e.attemptStartedAt ?? now) > this.#o.nova.migrationTimeout * 1000) await this.#timeout(e, now);
+  }
+
+  /** Back to a steady state: on another host it moved; on ours the attempt failed. */
+  #settled(e: Entry, now: number, host: string | null | undefined): void {
+    const { log, source, nova } = this.#o;
+    if (host !== source) {
+      e.target = host ?? undefined;
+      // An abort can lose the race: Nova finished the migration first, so the server did move.
+      const late = e.abort?.sent ? 'the abort came too late' : e.abort?.note;
+      e.finish('succeeded', now, e.abort ? `moved after its deadline (${late})` : undefined);
+      log.info({ server: e.id, target: e.target, attempts: e.attempts }, 'server moved');
+    } else if (e.abort) {
+      const why = e.abort.sent
+        ? `aborted after ${nova.migrationTimeout}s (nova.migrationTimeout)`
+        : `timed out after ${nova.migrationTimeout}s (${e.abort.note})`;
+      e.finish('failed', now, why);
+      log.error(
+        { server: e.id, migration: e.migrationId },
+        `migration ${why}; the server is back on ${source}`,
+      );
+    } else {
+      this.#failedAttempt(e, now, `${e.action} ended with the server still on ${source}`);
+    }
+  }
+
+  /**
+   * The record says the attempt failed but Nova has left the server in its task state for
+   * longer than a rollback takes. Nova refuses every action on it until that is reset, so
+   * retrying is pointless: report it now rather than at the deadline.
+   */
+  #stuck(e: Entry, now: number): boolean {
+    const since = e.record?.failedSince;
+    if (!e.record || since === undefined) return false;
+    if (now - since < STUCK_AFTER_MS) {
+      // look again when it would count as stuck (or when the listing shows it settled)
+      e.recordCheckAt = Math.min(e.recordCheckAt ?? Infinity, since + STUCK_AFTER_MS);
+      return false;
+    }
+    const s = e.server;
+    const why =
+      `Nova marked migration ${e.record.id} ${e.record.status}, but the server is still ${s.status} ` +
+      `(task_state ${taskStateOf(s)}); Nova refuses to move it until that is reset ` +
+      `(restart nova-compute on ${this.#o.source}, or reset the server's state)`;
+    e.migrationId = e.record.id;
+    e.finish('failed', now, e.abort ? `timed out after ${this.#o.nova.migrationTimeout}s; ${why}` : why);
+    this.#o.log.error({ server: e.id, migration: e.record.id }, `migration stuck: ${why}`);
+    return true;
+  }
+
+  /** The abort's grace is over and Nova still shows the server moving: report what we know. */
+  #abortUnfinished(e: Entry, now: number): void {
+    const s = e.server;
+    const rec = e.record ? `, migration ${e.record.id} ${e.record.status}` : '';
+    const grace = Math.round(abortGraceMs(this.#o.nova.pollInterval) / 1000);
+    const why =
+      `timed out after ${this.#o.nova.migrationTimeout}s (${e.abort?.note}); ${grace}s later Nova still ` +
+      `shows the server ${s.status} (task_state ${taskStateOf(s)}${rec}) on ${hostOf(s)}`;
+    e.finish('failed', now, why);
+    this.#o.log.error({ server: e.id }, `migration ${why}`);
   }
 
   async #confirm(e: Entry): Promise<void> {
@@ -202,13 +309,22 @@ export class Migrator {
     const resendAfter = Math.max(CONFIRM_RESEND_MS, 5 * this.#o.nova.pollInterval * 1000);
     if (e.confirmSentAt !== undefined && now - e.confirmSentAt < resendAfter) return;
     e.confirmSentAt = now;
+    const repeat = e.confirmsSent++ > 0;
     try {
       await this.#o.compute.confirmResize(e.id, this.#o.signal);
       this.#o.log.info({ server: e.id }, 'resize confirmed');
     } catch (err) {
       if (isAuthError(err) || isForbiddenError(err)) throw err;
-      // 409 = a confirm is already under way; anything else: try again next poll.
-      if (!isConflictError(err)) this.#o.log.warn({ err, server: e.id }, 'confirmResize failed');
+      // Never a failure by itself: the listing decides. 409 = a confirm is under way; a 400 to a
+      // repeated confirm = "not resized" because the first one took (Nova lags in showing it).
+      if (isConflictError(err) || (repeat && isApiError(err) && err.status === 400)) {
+        this.#o.log.info(
+          { server: e.id, status: isApiError(err) ? err.status : undefined },
+          'resize already being confirmed',
+        );
+      } else {
+        this.#o.log.warn({ err, server: e.id }, 'confirmResize failed; trying again later');
+      }
     }
   }
 
@@ -224,29 +340,52 @@ export class Migrator {
     }
   }
 
+  /**
+   * Past the deadline. A live migration is aborted and then FOLLOWED: the abort only asks, and
+   * Nova may finish the migration before it takes (or the attempt may have just ended on its
+   * own). The report waits for the server to settle, within abortGraceMs.
+   */
   async #timeout(e: Entry, now: number): Promise<void> {
-    const secs = this.#o.nova.migrationTimeout;
-    let note = 'left running';
-    if (this.#o.nova.abortOnTimeout) note = await this.#abort(e);
-    e.finish('failed', now, `timed out after ${secs}s (${note})`);
-    this.#o.log.error({ server: e.id }, `migration timed out after ${secs}s (${note})`);
+    const { nova, log } = this.#o;
+    const secs = nova.migrationTimeout;
+    const abortable = nova.abortOnTimeout && e.action === 'live-migrate' && this.#o.compute.atLeast(24);
+    if (!abortable) {
+      const note = !nova.abortOnTimeout
+        ? 'left running'
+        : e.action !== 'live-migrate'
+          ? 'a cold migration cannot be aborted'
+          : 'abort needs compute microversion 2.24';
+      e.finish('failed', now, `timed out after ${secs}s (${note})`);
+      log.error({ server: e.id }, `migration timed out after ${secs}s (${note})`);
+      return;
+    }
+    const { sent, note } = await this.#abort(e);
+    const until = now + abortGraceMs(nova.pollInterval);
+    e.abort = { sent, note, until };
+    e.message = `past its deadline (${note}); waiting for Nova to settle it`;
+    // read the record once more when the grace ends, should the server still look busy then
+    e.recordCheckAt = until;
+    log.warn(
+      { server: e.id, migration: e.migrationId },
+      `migration passed its ${secs}s deadline (${note}); following it`,
+    );
   }
 
-  /** Aborts the server's live migration (2.24+); returns what happened, never throws. */
-  async #abort(e: Entry): Promise<string> {
-    if (e.action !== 'live-migrate') return 'a cold migration cannot be aborted';
-    if (!this.#o.compute.atLeast(24)) return 'abort needs compute microversion 2.24';
+  /** Aborts the server's live migration (2.24+); says what happened, never throws. */
+  async #abort(e: Entry): Promise<{ sent: boolean; note: string }> {
+    if (e.action !== 'live-migrate') return { sent: false, note: 'a cold migration cannot be aborted' };
+    if (!this.#o.compute.atLeast(24)) return { sent: false, note: 'abort needs compute microversion 2.24' };
     try {
       const signal = cleanupSignal();
       const migrations = await this.#o.compute.listServerMigrations(e.id, signal);
       const m = migrations.find((x) => !['completed', 'error', 'failed', 'cancelled'].includes(x.status));
-      if (!m) return 'no migration in progress to abort';
+      if (!m) return { sent: false, note: 'no migration in progress to abort' };
       e.migrationId = m.id;
       await this.#o.compute.abortMigration(e.id, m.id, signal);
-      return `aborted migration ${m.id}`;
+      return { sent: true, note: `aborted migration ${m.id}` };
     } catch (err) {
       this.#o.log.warn({ err, server: e.id }, 'aborting the migration failed');
-      return 'abort failed';
+      return { sent: false, note: 'abort failed' };
     }
   }
 
@@ -300,8 +439,10 @@ export class Migrator {
   async #cancel(): Promise<void> {
     const moving = this.entries.filter((e) => e.state === 'migrating');
     for (const e of moving) {
-      if (this.#o.abortOnCancel) {
-        const note = await this.#abort(e);
+      if (e.abort) {
+        e.finish('failed', this.#o.now(), `cancelled after its deadline (${e.abort.note})`);
+      } else if (this.#o.abortOnCancel) {
+        const { note } = await this.#abort(e);
         e.finish('failed', this.#o.now(), `cancelled (${note})`);
       } else {
         e.message = 'cancelled: left to finish on its own';

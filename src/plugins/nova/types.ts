@@ -41,6 +41,8 @@ export interface NovaMigration {
   server_uuid?: string;
   instance_uuid?: string;
   migration_type?: string;
+  created_at?: string;
+  updated_at?: string | null;
 }
 
 export const hostOf = (s: NovaServer): string | null | undefined => s['OS-EXT-SRV-ATTR:host'];

@@ -1,21 +1,17 @@
 import nock from 'nock';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { ComputeClient } from '../../../src/plugins/nova/compute.ts';
 import { createHttp } from '../../../src/plugins/nova/http.ts';
 import { KeystoneSession } from '../../../src/plugins/nova/keystone.ts';
 import { negotiate, versionRoot } from '../../../src/plugins/nova/microversion.ts';
 import { COMPUTE, FakeNova } from './fake-nova.ts';
-import { FakeClock, openstackConfig } from './helpers.ts';
+import { FakeClock, offlineNock, openstackConfig } from './helpers.ts';
 
 let fake: FakeNova;
+offlineNock();
 beforeEach(() => {
-  nock.disableNetConnect();
   fake = new FakeNova();
   fake.install();
-});
-afterEach(() => {
-  nock.cleanAll();
-  nock.enableNetConnect();
 });
 
 function compute(cap?: string) {

@@ -22,6 +22,16 @@ export interface FakeServer {
   failAttempts?: number;
   /** Migrations of this server never finish. */
   hang?: boolean;
+  /** After an abort, Nova rolls back for this many ticks (server still MIGRATING). */
+  rollbackTicks?: number;
+  /** The abort loses the race: Nova answers 202, then the migration completes anyway. */
+  abortTooLate?: boolean;
+  /** A failing attempt marks its record `error` first and rolls back for this many ticks. */
+  failRollbackTicks?: number;
+  /** A failing attempt's record goes `error` and the server is left MIGRATING for good. */
+  stuckOnFailure?: boolean;
+  /** After confirmResize the server still shows VERIFY_RESIZE for this many ticks. */
+  confirmLagTicks?: number;
 }
 
 interface FakeMigration {
@@ -33,6 +43,10 @@ interface FakeMigration {
   dest: string;
   ticksLeft: number;
   priorStatus: string;
+  /** What the end of ticksLeft means: finish the move, or end a rollback (cancelled/failed). */
+  ending?: 'move' | 'cancelled' | 'failed' | 'stuck';
+  createdAt?: number;
+  updatedAt?: number;
 }
 
 interface FakeService {
@@ -76,6 +90,8 @@ export class FakeNova {
   readonly tokens = new Set<string>();
   inFlight = 0;
   maxInFlight = 0;
+  /** Called with each request as it arrives, before it is answered. */
+  onRequest: ((r: RequestSeen) => void) | undefined;
   #faults: { method: string; path: RegExp; status: number; times: number }[] = [];
   #tokenCount = 0;
   #migrationCount = 0;
@@ -148,7 +164,9 @@ export class FakeNova {
     const u = new URL(url);
     const body = typeof raw === 'string' && raw ? (JSON.parse(raw) as unknown) : raw;
     const mv = headers['openstack-api-version']?.replace(/^compute /, '');
-    this.requests.push({ method, path: u.pathname, query: u.searchParams, microversion: mv, body });
+    const seen: RequestSeen = { method, path: u.pathname, query: u.searchParams, microversion: mv, body };
+    this.requests.push(seen);
+    this.onRequest?.(seen);
     const fault = this.#faults.find((f) => f.method === method && f.path.test(u.pathname) && f.times > 0);
     if (fault) {
       fault.times--;
@@ -205,7 +223,14 @@ export class FakeNova {
 
   #nova(method: string, path: string, q: URLSearchParams, body: Body, minor: number): Reply {
     const key = `${method} ${path}`;
-    if (key === 'GET /os-services') return [200, { services: this.#listServices(q, minor) }];
+    const listings: Record<string, () => Reply> = {
+      'GET /os-services': () => [200, { services: this.#listServices(q, minor) }],
+      'GET /os-hypervisors/detail': () => this.#hypervisorsDetail(q, minor),
+      'GET /servers/detail': () => this.#listServers(q),
+      'GET /os-migrations': () => [200, { migrations: this.#listMigrations(q, minor) }],
+    };
+    const listing = listings[key];
+    if (listing) return listing();
     if (key === 'PUT /os-services/disable-log-reason' || key === 'PUT /os-services/enable') {
       if (minor >= 53) return [404, { itemNotFound: { code: 404, message: 'Not found' } }];
       const svc = this.service(body.host);
@@ -222,8 +247,6 @@ export class FakeNova {
       svc.disabled_reason = body.status === 'disabled' ? (body.disabled_reason ?? null) : null;
       return [200, { service: this.#serviceJson(svc, minor) }];
     }
-    if (key === 'GET /os-hypervisors/detail') return this.#hypervisorsDetail(q, minor);
-    if (key === 'GET /servers/detail') return this.#listServers(q);
     m = /^\/servers\/([^/]+)$/.exec(path);
     if (method === 'GET' && m) {
       const s = this.servers.get(m[1]!);
@@ -244,6 +267,35 @@ export class FakeNova {
     m = /^\/servers\/([^/]+)\/migrations\/(\d+)$/.exec(path);
     if (method === 'DELETE' && m) return this.#abort(m[1]!, Number(m[2]), minor);
     return [404, { itemNotFound: { code: 404, message: `no route ${key}` } }];
+  }
+
+  // Nova's filters (exact matches; changes-since only from 2.59, newest first from 2.59).
+  #listMigrations(q: URLSearchParams, minor: number) {
+    const since = minor >= 59 && q.get('changes-since') ? Date.parse(q.get('changes-since')!) : undefined;
+    const rows = this.migrations.filter(
+      (x) =>
+        (!q.get('source_compute') || x.source === q.get('source_compute')) &&
+        (!q.get('instance_uuid') || x.serverId === q.get('instance_uuid')) &&
+        (!q.get('migration_type') || x.type === q.get('migration_type')) &&
+        (since === undefined || (x.updatedAt ?? 0) >= since),
+    );
+    if (minor >= 59) rows.sort((a, b) => b.id - a.id);
+    const iso = (t: number | undefined) => new Date(t ?? 0).toISOString().replace(/Z$/, '');
+    return rows.map((x) => ({
+      id: x.id,
+      instance_uuid: x.serverId,
+      status: x.status,
+      source_compute: x.source,
+      dest_compute: x.dest,
+      migration_type: x.type,
+      created_at: iso(x.createdAt),
+      updated_at: iso(x.updatedAt),
+    }));
+  }
+
+  #setStatus(mig: FakeMigration, status: string): void {
+    mig.status = status;
+    mig.updatedAt = this.now();
   }
 
   #serviceJson(s: FakeService, minor: number) {
@@ -330,8 +382,15 @@ export class FakeNova {
       if (s.status !== 'VERIFY_RESIZE')
         return [400, { badRequest: { code: 400, message: 'Instance has not been resized.' } }];
       const mig = this.migrations.find((x) => x.serverId === id && x.status === 'finished');
-      s.status = mig?.priorStatus ?? 'ACTIVE';
-      if (mig) mig.status = 'confirmed';
+      // like Nova: only a `finished` migration can be confirmed; the rest is "not resized"
+      if (!mig) return [400, { badRequest: { code: 400, message: 'Instance has not been resized.' } }];
+      if (s.confirmLagTicks) {
+        this.#setStatus(mig, 'confirming');
+        mig.ticksLeft = s.confirmLagTicks;
+        return [204];
+      }
+      s.status = mig.priorStatus;
+      this.#setStatus(mig, 'confirmed');
       return [204];
     }
     const live = 'os-migrateLive' in body;
@@ -368,6 +427,8 @@ export class FakeNova {
       dest,
       ticksLeft: s.hang ? Number.POSITIVE_INFINITY : (s.ticks ?? 2),
       priorStatus: s.status,
+      createdAt: this.now(),
+      updatedAt: this.now(),
     });
     s.task_state = live ? 'migrating' : 'resize_prep';
     s.status = live ? 'MIGRATING' : 'RESIZE';
@@ -383,33 +444,66 @@ export class FakeNova {
     );
     const s = this.servers.get(id);
     if (!mig || !s) return [404, { itemNotFound: { code: 404, message: 'migration not found' } }];
-    mig.status = 'cancelled';
-    s.status = mig.priorStatus;
-    s.task_state = null;
-    this.inFlight--;
+    if (s.abortTooLate) {
+      mig.ticksLeft = 1; // completes on the next tick all the same
+    } else if (s.rollbackTicks) {
+      mig.ending = 'cancelled';
+      mig.ticksLeft = s.rollbackTicks;
+    } else {
+      this.#setStatus(mig, 'cancelled');
+      s.status = mig.priorStatus;
+      s.task_state = null;
+      this.inFlight--;
+    }
     return [202];
   }
 
-  /** One step of every running migration. */
+  /** One step of every running migration (and of rollbacks and lagging confirms). */
   tick(): void {
     for (const mig of this.migrations) {
-      if (mig.status !== 'running') continue;
-      if (--mig.ticksLeft > 0) continue;
+      if (mig.status === 'confirming') {
+        if (--mig.ticksLeft > 0) continue;
+        this.servers.get(mig.serverId)!.status = mig.priorStatus;
+        this.#setStatus(mig, 'confirmed');
+        continue;
+      }
+      const rollingBackFailure = mig.status === 'error' && mig.ending === 'failed';
+      if (mig.status !== 'running' && !rollingBackFailure) continue;
+      if (mig.ending === 'stuck' || --mig.ticksLeft > 0) continue;
       const s = this.servers.get(mig.serverId)!;
-      this.inFlight--;
-      s.task_state = null;
+      if (mig.ending === 'cancelled' || mig.ending === 'failed') {
+        // a rollback ends: like Nova, task_state is reset before the record's final status
+        this.inFlight--;
+        s.task_state = null;
+        s.status = mig.priorStatus;
+        this.#setStatus(mig, mig.ending);
+        continue;
+      }
       if ((s.failAttempts ?? 0) > 0 || mig.dest === mig.source) {
         s.failAttempts = (s.failAttempts ?? 0) - 1;
-        mig.status = 'error';
+        this.#setStatus(mig, 'error');
+        if (s.stuckOnFailure) {
+          mig.ending = 'stuck';
+          continue;
+        }
+        if (s.failRollbackTicks) {
+          mig.ending = 'failed';
+          mig.ticksLeft = s.failRollbackTicks;
+          continue;
+        }
+        this.inFlight--;
+        s.task_state = null;
         s.status = mig.priorStatus;
         continue;
       }
+      this.inFlight--;
+      s.task_state = null;
       s.host = mig.dest;
       if (mig.type === 'live-migration') {
-        mig.status = 'completed';
+        this.#setStatus(mig, 'completed');
         s.status = mig.priorStatus;
       } else {
-        mig.status = 'finished';
+        this.#setStatus(mig, 'finished');
         s.status = 'VERIFY_RESIZE';
       }
     }

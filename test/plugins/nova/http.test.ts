@@ -1,5 +1,5 @@
 import nock from 'nock';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   ApiError,
   ConflictError,
@@ -8,7 +8,7 @@ import {
   TransientError,
 } from '../../../src/core/errors.ts';
 import { createHttp } from '../../../src/plugins/nova/http.ts';
-import { FakeClock } from './helpers.ts';
+import { FakeClock, offlineNock } from './helpers.ts';
 
 const NOVA = 'http://nova.test';
 
@@ -25,11 +25,7 @@ function client() {
   return { http, clock, codes };
 }
 
-beforeEach(() => nock.disableNetConnect());
-afterEach(() => {
-  nock.cleanAll();
-  nock.enableNetConnect();
-});
+offlineNock();
 
 describe('nova http layer', () => {
   it('retries 502/503/504 with a doubling backoff and counts every answer', async () => {

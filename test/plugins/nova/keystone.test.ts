@@ -1,9 +1,9 @@
 import nock from 'nock';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AuthError, ConfigError } from '../../../src/core/errors.ts';
 import { createHttp } from '../../../src/plugins/nova/http.ts';
 import { KeystoneSession, findEndpoint, identityBase } from '../../../src/plugins/nova/keystone.ts';
-import { FakeClock, openstackConfig } from './helpers.ts';
+import { FakeClock, offlineNock, openstackConfig } from './helpers.ts';
 
 const KS = 'http://keystone.test';
 
@@ -32,11 +32,7 @@ function session(overrides: Record<string, unknown> = {}, clock = new FakeClock(
   return new KeystoneSession({ openstack: openstackConfig(overrides), http, now: clock.now });
 }
 
-beforeEach(() => nock.disableNetConnect());
-afterEach(() => {
-  nock.cleanAll();
-  nock.enableNetConnect();
-});
+offlineNock();
 
 describe('keystone auth', () => {
   it('authenticates with a password, scoped to the project, and reads the token from X-Subject-Token', async () => {

@@ -1,20 +1,15 @@
-import nock from 'nock';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { AuthError, ForbiddenError } from '../../../src/core/errors.ts';
 import { FakeNova, PASSWORD } from './fake-nova.ts';
-import { evacuationContext, harness, restoreContext } from './helpers.ts';
+import { evacuationContext, harness, offlineNock, restoreContext } from './helpers.ts';
 
 const node = { name: 'compute-a' };
 
 let fake: FakeNova;
+offlineNock();
 beforeEach(() => {
-  nock.disableNetConnect();
   fake = new FakeNova();
   fake.install();
-});
-afterEach(() => {
-  nock.cleanAll();
-  nock.enableNetConnect();
 });
 
 describe('nova plugin: evacuate', () => {
