@@ -8,4 +8,7 @@ const text = readFileSync(path, 'utf8');
 const start = text.indexOf(README_BEGIN);
 const end = text.indexOf(README_END);
 if (start < 0 || end < start) throw new Error(`README.md lacks the ${README_BEGIN} … ${README_END} markers`);
-writeFileSync(path, text.slice(0, start + README_BEGIN.length) + '\n' + referenceMarkdown() + '\n' + text.slice(end));
+writeFileSync(
+  path,
+  text.slice(0, start + README_BEGIN.length) + '\n' + referenceMarkdown() + '\n' + text.slice(end),
+);

@@ -12,7 +12,11 @@ describe('configuration reference', () => {
 
   it('shows defaults and env names the loader really uses', () => {
     const row = referenceRows().find((r) => r.key === 'nova.maxConcurrentMigrations');
-    expect(row).toMatchObject({ default: '1', env: 'DRAINER_NOVA_MAX_CONCURRENT_MIGRATIONS', type: 'integer' });
+    expect(row).toMatchObject({
+      default: '1',
+      env: 'DRAINER_NOVA_MAX_CONCURRENT_MIGRATIONS',
+      type: 'integer',
+    });
   });
 
   it('is what README.md shows (run `npm run docs:config` after changing the schema)', () => {
