@@ -1,0 +1,19 @@
+// Polling helpers for the bench (real time).
+
+export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** Polls until check answers truthy; throws naming what never happened. */
+export async function until<T>(
+  what: string,
+  check: () => T | Promise<T>,
+  timeoutMs = 30_000,
+  everyMs = 2,
+): Promise<NonNullable<Awaited<T>>> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await check();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`bench: timed out waiting for ${what}`);
+    await sleep(everyMs);
+  }
+}

@@ -1,0 +1,126 @@
+// `npm run bench` (node bench/run.ts [scenario …]): runs the benchmark scenarios on the sandbox, prints
+// one JSON line per scenario, and — when all ran — writes BENCHMARKS.md. Scenario names: makespan
+// (also gives api-cost), reaction, drain-vs-kubectl, footprint. Settings below are fixed: never tune
+// them per machine.
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describeMachine } from './lib/machine.ts';
+import { atMost, renderMarkdown, type Figure, type ScenarioResult } from './lib/report.ts';
+import { round } from './lib/stats.ts';
+import { drainNotes, drainVsKubectl } from './scenarios/drain.ts';
+import { footprint, footprintNotes } from './scenarios/footprint.ts';
+import { apiCostNotes, makespan, makespanNotes } from './scenarios/makespan.ts';
+import { reaction, reactionNotes } from './scenarios/reaction.ts';
+
+const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const KUBECTL = '/usr/bin/kubectl';
+
+const MAKESPAN = { servers: 200, scale: 10, seed: 42, minMs: 1000, maxMs: 4000 };
+const SLOTS = [1, 4];
+const REACTION = { repo: REPO, rounds: 50, scale: 20 };
+const FOOTPRINT = { repo: REPO, idleMs: 30_000, settleMs: 5000, bigNodes: 5000, bigPods: 50_000 };
+const BUDGET_SECONDS = 600;
+
+type Runner = () => Promise<ScenarioResult[]>;
+
+const command = (name: string) => `node bench/run.ts ${name}`;
+
+async function timed<T>(fn: () => Promise<T>): Promise<[T, number]> {
+  const t = performance.now();
+  const v = await fn();
+  return [v, (performance.now() - t) / 1000];
+}
+
+const RUNNERS: Record<string, Runner> = {
+  async makespan() {
+    const [r, seconds] = await timed(() => makespan(MAKESPAN, SLOTS));
+    return [
+      {
+        scenario: 'makespan',
+        command: command('makespan'),
+        figures: r.makespan,
+        notes: makespanNotes(MAKESPAN, r.runs),
+        seconds,
+      },
+      {
+        scenario: 'api-cost',
+        command: command('makespan'),
+        figures: r.apiCost,
+        notes: apiCostNotes(r.runs),
+        seconds: 0,
+      },
+    ];
+  },
+  async reaction() {
+    const [r, seconds] = await timed(() => reaction(REACTION));
+    return [
+      {
+        scenario: 'reaction',
+        command: command('reaction'),
+        figures: r.figures,
+        notes: reactionNotes(r, REACTION),
+        seconds,
+      },
+    ];
+  },
+  async 'drain-vs-kubectl'() {
+    const [r, seconds] = await timed(() => drainVsKubectl(KUBECTL));
+    return [
+      {
+        scenario: 'drain-vs-kubectl',
+        command: command('drain-vs-kubectl'),
+        figures: r.figures,
+        notes: drainNotes(r, KUBECTL),
+        seconds,
+      },
+    ];
+  },
+  async footprint() {
+    const [r, seconds] = await timed(() => footprint(FOOTPRINT));
+    return [
+      {
+        scenario: 'footprint',
+        command: command('footprint'),
+        figures: r.figures,
+        notes: footprintNotes(r, FOOTPRINT),
+        seconds,
+      },
+    ];
+  },
+};
+
+async function main(args: string[]): Promise<number> {
+  const names = args.length ? args : Object.keys(RUNNERS);
+  const unknown = names.filter((n) => !(n in RUNNERS));
+  if (unknown.length) {
+    process.stderr.write(
+      `unknown scenario(s): ${unknown.join(', ')}; known: ${Object.keys(RUNNERS).join(', ')}\n`,
+    );
+    return 2;
+  }
+  const machine = describeMachine(REPO);
+  const started = performance.now();
+  const results: ScenarioResult[] = [];
+  for (const name of names) {
+    for (const r of await RUNNERS[name]!()) {
+      results.push(r);
+      process.stdout.write(`${JSON.stringify({ ...r, machine })}\n`);
+    }
+  }
+  const total = (performance.now() - started) / 1000;
+  if (args.length) return 0; // a partial run leaves BENCHMARKS.md alone
+  const whole: Figure = atMost('whole `npm run bench`', round(total, 0), BUDGET_SECONDS, 's');
+  const run: ScenarioResult = {
+    scenario: 'run',
+    command: 'npm run bench',
+    figures: [whole],
+    notes: [`All scenarios one after another on this machine (${machine.cores} cores).`],
+    seconds: total,
+  };
+  process.stdout.write(`${JSON.stringify({ ...run, machine })}\n`);
+  await writeFile(path.join(REPO, 'BENCHMARKS.md'), renderMarkdown([...results, run], machine, total));
+  return 0;
+}
+
+process.exitCode = await main(process.argv.slice(2));
