@@ -1,5 +1,6 @@
 // Evicts one pod through policy/v1 Eviction, as kubectl does: 429 (a PodDisruptionBudget says no)
-// is retried every retry interval, 404 means already gone, any other refusal fails that pod.
+// is retried every retry interval, or sooner once the budget allows a disruption again; 404 means
+// already gone; any other refusal fails that pod.
 import { isTransientError } from '../core/errors.ts';
 import { sleep as defaultSleep } from './backoff.ts';
 import type { KubeTransport } from './http.ts';
@@ -25,6 +26,14 @@ export interface EvictDeps {
   /** Each answer (or "error"): for drainer_evictions_total{code}. */
   readonly onAnswer?: (code: string) => void;
   readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** After a 429: wait until a budget of the pod allows a disruption (at most the retry interval). */
+  readonly budgets?: BudgetWait;
+}
+
+export interface BudgetWait {
+  /** Taken before each request: budget changes after it count. */
+  mark(): number;
+  wait(pod: KubePod, since: number, maxMs: number, signal: AbortSignal): Promise<void>;
 }
 
 function evictionBody(pod: KubePod, gracePeriodSeconds: number): unknown {
@@ -49,6 +58,7 @@ export async function evictPod(pod: KubePod, ref: PodRef, d: EvictDeps): Promise
   for (;;) {
     let code: number;
     let status: KubeStatus;
+    const since = d.budgets?.mark() ?? 0;
     try {
       const res = await d.limit(() => d.k.send({ method: 'POST', path, body, signal: d.signal }));
       code = res.code;
@@ -64,6 +74,10 @@ export async function evictPod(pod: KubePod, ref: PodRef, d: EvictDeps): Promise
     if (code === 404 || code === 409) return { kind: 'gone' };
     if (code === 429) {
       d.onBlocked(ref, await describeBlocked(d.k, pod, ref, status, d.signal));
+      if (d.budgets) {
+        await d.budgets.wait(pod, since, d.retryIntervalMs, d.signal);
+        continue;
+      }
     } else if (!isRetryable(code)) {
       return {
         kind: 'failed',

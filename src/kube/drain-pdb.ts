@@ -14,13 +14,14 @@ export interface LabelSelector {
   matchExpressions?: Requirement[];
 }
 
-interface Pdb extends KubeObject {
+export interface Pdb extends KubeObject {
   spec?: { selector?: LabelSelector | null };
   status?: {
     currentHealthy?: number;
     desiredHealthy?: number;
     disruptionsAllowed?: number;
     expectedPods?: number;
+    observedGeneration?: number;
   };
 }
 

@@ -7,6 +7,7 @@ import type { Logger } from '../observability/logger.ts';
 import type { KubeClients } from './client.ts';
 import { evictPod } from './drain-evict.ts';
 import { classifyPod } from './drain-filters.ts';
+import { PdbWaiter } from './drain-pdb-wait.ts';
 import { DeletionTracker } from './drain-tracker.ts';
 import type { EventSink } from './events.ts';
 import { limiter } from './limiter.ts';
@@ -120,6 +121,8 @@ export async function drainNode(k: KubeClients, o: DrainOptions): Promise<DrainR
   progress();
   const limit = limiter(c.concurrency);
   const involved = o.involved ?? [];
+  // one shared watch of budgets, so blocked pods retry as soon as a disruption is allowed
+  const budgets = new PdbWaiter({ k, log: o.log, signal: deadline });
 
   const one = async (w: Work): Promise<void> => {
     if (w.evict) {
@@ -129,6 +132,7 @@ export async function drainNode(k: KubeClients, o: DrainOptions): Promise<DrainR
         retryIntervalMs: c.evictionRetryInterval * 1000,
         signal: deadline,
         limit,
+        budgets,
         onAnswer: o.onEviction,
         onBlocked: (ref, message) => {
           w.lastReason = message;
@@ -167,7 +171,7 @@ export async function drainNode(k: KubeClients, o: DrainOptions): Promise<DrainR
   };
   await Promise.all(work.map(guarded));
   stopWatch.abort();
-  await watching;
+  await Promise.all([watching, budgets.close()]);
   if (o.signal.aborted) throw new CancelledError('drain cancelled', { cause: o.signal.reason });
   for (const w of work) {
     if (!pending.has(podKey(w.ref))) continue;

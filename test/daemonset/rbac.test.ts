@@ -31,6 +31,8 @@ const NOT_EXERCISED = new Set([
   'delete kubevirt.io/virtualmachineinstancemigrations',
   // names the blocking PodDisruptionBudget when an eviction answers 429
   'list policy/poddisruptionbudgets',
+  // an eviction answered 429 watches the budgets to retry as soon as one allows a disruption
+  'watch policy/poddisruptionbudgets',
   // a repeated Event is aggregated by patching its count
   'patch core/events',
   // the legacy NodeMaintenance group: the same code as medik8s, which this run uses
