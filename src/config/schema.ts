@@ -113,7 +113,9 @@ export const drainSchema = z
     force: z.boolean().default(false).describe('evict pods without a controller'),
     podSelector: z.string().default('').describe('label selector of pods to drain'),
     concurrency: z.number().int().min(1).max(200).default(20).describe('evictions in flight'),
-    evictionRetryInterval: duration().default(5).describe('wait after a 429'),
+    evictionRetryInterval: duration()
+      .default(5)
+      .describe('longest wait after a 429; sooner when the budget allows a disruption again'),
   })
   .strict();
 
