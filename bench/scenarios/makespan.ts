@@ -7,6 +7,7 @@ import { MemoryRecordStore, PluginHost } from '../../src/core/host.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { createNovaPlugin } from '../../src/plugins/nova/index.ts';
 import { ScaledClock } from '../../src/sandbox/clock.ts';
+import { openstackConfigFor } from '../../src/sandbox/scenario-config.ts';
 import { seededRandom } from '../../src/sandbox/openstack/ids.ts';
 import { startOpenStack, type OpenStackSandbox, type StateEvent } from '../../src/sandbox/openstack/index.ts';
 import { atMost, info, type Figure } from '../lib/report.ts';
@@ -113,19 +114,8 @@ async function runOnce(o: MakespanOptions): Promise<MakespanRun> {
   const timeline = new Timeline(clock, 'src');
   const unsubscribe = openstack.state.subscribe((e) => timeline.observe(e));
   try {
-    const admin = openstack.credentials.admin;
     const config = configSchema.parse({
-      openstack: {
-        auth: {
-          authUrl: openstack.identityUrl,
-          username: admin.username,
-          password: admin.password,
-          projectName: admin.project,
-          userDomainName: admin.domain,
-          projectDomainName: admin.domain,
-        },
-        regionName: openstack.region,
-      },
+      openstack: openstackConfigFor(openstack),
       // Only what the scenario needs: the drainer's limit matches Nova's. pollInterval stays the default.
       nova: { hostMapping: { 'node-src': 'src' }, maxConcurrentMigrations: o.slots },
     });

@@ -42,25 +42,29 @@ export function openstackOptions(s: Scenario, clock: Clock, port?: number): Star
   };
 }
 
+/** The `openstack:` block of a drainer config that signs in to this sandbox's Keystone as admin. */
+export function openstackConfigFor(openstack: OpenStackSandbox): Record<string, unknown> {
+  const admin = openstack.credentials.admin;
+  return {
+    auth: {
+      authUrl: openstack.identityUrl,
+      username: admin.username,
+      password: admin.password,
+      projectName: admin.project,
+      userDomainName: admin.domain,
+      projectDomainName: admin.domain,
+    },
+    regionName: openstack.region,
+  };
+}
+
 /** A drainer config (the input form of src/config/schema.ts) for this sandbox. */
 export function drainerConfigFor(s: Scenario, openstack: OpenStackSandbox): Record<string, unknown> {
-  const admin = openstack.credentials.admin;
   const hostMapping = Object.fromEntries(s.nodes.filter((n) => n.novaHost).map((n) => [n.name, n.novaHost]));
   return {
     logLevel: 'info',
     resyncInterval: 30,
-    openstack: {
-      auth: {
-        authUrl: openstack.identityUrl,
-        username: admin.username,
-        password: admin.password,
-        projectName: admin.project,
-        userDomainName: admin.domain,
-        projectDomainName: admin.domain,
-      },
-      regionName: openstack.region,
-      interface: 'public',
-    },
+    openstack: { ...openstackConfigFor(openstack), interface: 'public' },
     nova: {
       enabled: s.openstack.hosts.length > 0,
       hostMapping,
