@@ -3,7 +3,7 @@
 import type { z } from 'zod';
 import { envName } from './env.ts';
 import { configSchema } from './schema.ts';
-import { leaves, unwrap } from './schema-walk.ts';
+import { enumOptions, leaves } from './schema-walk.ts';
 
 export interface ReferenceRow {
   readonly key: string;
@@ -24,8 +24,7 @@ const describeOf = (s: z.ZodType): string => {
 };
 
 function typeOf(s: z.ZodType, kind: string): string {
-  const u = unwrap(s) as unknown as { options?: readonly string[] };
-  if (kind === 'enum' && u.options) return u.options.join(' \\| ');
+  if (kind === 'enum') return enumOptions(s).join(' \\| ');
   if (kind === 'duration') return 'duration (s)';
   if (kind === 'record') return 'map';
   return kind;

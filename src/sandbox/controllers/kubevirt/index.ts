@@ -57,6 +57,3 @@ export function startKubevirtWith(history: MigrationHistory): StartController {
     loop.trigger();
   };
 }
-
-export const startKubevirt: StartController = (deps, signal) =>
-  startKubevirtWith(new MigrationHistory())(deps, signal);
