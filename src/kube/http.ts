@@ -5,6 +5,9 @@ import { ApiError, ConfigError } from '../core/errors.ts';
 import { connectionError, errorForStatus, parseStatus } from './errors.ts';
 import type { KubeStatus } from './types.ts';
 
+/** undici's Dispatcher, as client-node hands it out (undici itself is client-node's dependency, not ours). */
+type Dispatcher = NonNullable<ReturnType<RequestContext['getDispatcher']>>;
+
 export type ApiRequestHook = (api: 'keystone' | 'nova' | 'kubernetes', code: string) => void;
 
 export type HttpVerb = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -60,6 +63,8 @@ export class KubeHttp implements KubeTransport {
   readonly kc: KubeConfig;
   readonly #lib = new IsomorphicFetchHttpLibrary();
   readonly #onApiRequest: ApiRequestHook | undefined;
+  /** The connection pool every request of this client shares (see send). */
+  #dispatcher: Dispatcher | undefined;
 
   constructor(kc: KubeConfig, onApiRequest?: ApiRequestHook) {
     this.kc = kc;
@@ -71,6 +76,22 @@ export class KubeHttp implements KubeTransport {
       this.#onApiRequest?.('kubernetes', code);
     } catch {
       // metrics never break a request
+    }
+  }
+
+  /**
+   * client-node builds a new undici Agent (its own connection pool) for every request whose cluster has
+   * TLS settings, so each request would open a connection and, on a real cluster, do a TLS handshake.
+   * The Agent's options come only from the kubeconfig's cluster, which is fixed for this client: keep
+   * the first one and let every request use it.
+   */
+  #shareDispatcher(ctx: RequestContext): void {
+    const fresh = ctx.getDispatcher();
+    if (!fresh) return;
+    this.#dispatcher ??= fresh;
+    if (fresh !== this.#dispatcher) {
+      ctx.setDispatcher(this.#dispatcher);
+      fresh.close().catch(() => undefined); // never used: holds no connection
     }
   }
 
@@ -92,6 +113,7 @@ export class KubeHttp implements KubeTransport {
       const why = err instanceof Error ? err.message : String(err);
       throw new ConfigError([{ path: 'kubeconfig', message: why }], { cause: err });
     }
+    this.#shareDispatcher(ctx);
     let res;
     try {
       res = await this.#lib.send(ctx).toPromise();

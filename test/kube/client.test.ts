@@ -86,6 +86,20 @@ describe('createKubeClients', () => {
     expect((err as Error).message).toContain('nodes "n1" not found');
   });
 
+  it('reuses one connection for its requests instead of opening one per request', async () => {
+    const sockets = new Set<unknown>();
+    const s = await fakeServer((req, res) => {
+      sockets.add(req.socket);
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{"kind":"NodeList","items":[]}');
+    });
+    closers.push(s.close);
+    const k = createKubeClients({ kubeconfigYaml: kubeconfigFor(s.url) });
+    for (let i = 0; i < 10; i++) await k.request({ path: '/api/v1/nodes' });
+    // one pool: undici may keep a second connection warm, but never one per request
+    expect(sockets.size).toBeLessThanOrEqual(2);
+  });
+
   it('reports a missing kubeconfig file as a ConfigError', () => {
     expect(() => createKubeClients({ kubeconfigPath: '/nonexistent/kubeconfig' })).toThrow(ConfigError);
     expect(() => createKubeClients({ homeDir: '/nonexistent-home' })).toThrow(ConfigError);
