@@ -55,7 +55,7 @@ export async function evacuate(
   desired: EvacuatedDesire,
   ctl: EvacuationControl,
 ): Promise<RunResult> {
-  const { cluster, host, config, metrics } = run.deps;
+  const { host, config, metrics } = run.deps;
   const nm = desired.maintenance;
   const started = run.now();
   const fresh = run.store.current?.phase !== 'Evacuating';
@@ -68,11 +68,8 @@ export async function evacuate(
     `evacuating node ${run.nodeName} (trigger: ${desired.trigger})`,
   );
 
-  // 3. our taint keeps new pods away while the VMs move
-  if (!hasOurTaint(run)) {
-    await run.store.update({ taintedByUs: true });
-    await cluster.addTaint(run.nodeName, { ...EVACUATING_TAINT });
-  }
+  // 3. cordon (for a NodeMaintenance) and our taint: the first change to the node
+  await isolate(run, nm);
 
   const events = new ProgressEvents((type, reason, message) => void run.event(type, reason, message));
   const outcomes = await unlessStopped(ctl, () =>
@@ -131,10 +128,23 @@ async function recordIntent(run: NodeRun, desired: EvacuatedDesire, started: Dat
   run.deps.metrics?.phase('Evacuating');
   if (nm) await takeMaintenance(run, nm);
   await running(run, nm, 'evacuating virtual machines');
-  // a NodeMaintenance on a schedulable node: we cordon, and say so before doing it
-  if (nm && run.deps.config.nodeMaintenance.mode === 'own' && run.node.spec?.unschedulable !== true) {
+}
+
+/**
+ * The first change to the node itself. Everything before (record, NodeMaintenance finalizer,
+ * fleet slot, plan, capacity check) leaves the node as the operator left it, so a queued or
+ * refused evacuation has nothing to undo. A NodeMaintenance on a schedulable node: we cordon
+ * (and say so before doing it); then our taint keeps new pods away while the VMs move.
+ */
+async function isolate(run: NodeRun, nm: MaintenanceObject | undefined): Promise<void> {
+  const { cluster, config } = run.deps;
+  if (nm && config.nodeMaintenance.mode === 'own' && run.node.spec?.unschedulable !== true) {
     await run.store.update({ cordonedByUs: true });
-    await run.deps.cluster.setUnschedulable(run.nodeName, true);
+    await cluster.setUnschedulable(run.nodeName, true);
+  }
+  if (!hasOurTaint(run)) {
+    await run.store.update({ taintedByUs: true });
+    await cluster.addTaint(run.nodeName, { ...EVACUATING_TAINT });
   }
 }
 
