@@ -123,6 +123,12 @@ export const evacuationSchema = z
   .object({
     timeout: duration().default(3600).describe('deadline of the whole evacuation'),
     abortOnCancel: z.boolean().default(false).describe('on uncordon, abort in-flight migrations'),
+    capacityCheck: z
+      .enum(['enforce', 'warn', 'off'])
+      .default('enforce')
+      .describe(
+        'before the first change, check that everything fits on the other hosts (Placement, node allocatable); enforce: refuse (Failed, InsufficientCapacity) when it does not or the check cannot run; warn: an Event, then go on; off: skip',
+      ),
   })
   .strict();
 

@@ -1,10 +1,11 @@
 // The evacuation steps of design.md §1: record intent, take the NodeMaintenance, cordon (only
 // for a NodeMaintenance), plan, taint, run the plugins under the deadline, drain, record done.
+import { capacityGate } from './capacity.ts';
 import type { Desired } from './desired.ts';
 import { evacuatedMaintenance, maintenanceStatus } from './maintenance-status.ts';
 import { takeMaintenance, writeMaintenanceStatus } from './maintenance-sync.ts';
 import { maintenanceRef, type MaintenanceObject } from './objects.ts';
-import type { Outcome } from './plugin.ts';
+import type { Outcome, Plan } from './plugin.ts';
 import { ProgressEvents, summarizePlans } from './progress-events.ts';
 import { EVACUATING_TAINT, errorText, newRecord, type NodeRecord, type OutcomeSummary } from './record.ts';
 import type { NodeRun } from './run-context.ts';
@@ -61,7 +62,11 @@ export async function evacuate(
   const fresh = run.store.current?.phase !== 'Evacuating';
 
   await recordIntent(run, desired, started);
-  if (!(await plan(run, ctl, fresh))) return stopped(run, ctl, started);
+  const planned = await plan(run, ctl, fresh);
+  if (!planned) return stopped(run, ctl, started);
+  // 2b. does it fit elsewhere? refused here, nothing about the node has changed
+  const refused = await capacityGate(run, planned, fresh);
+  if (refused) return fail(run, nm, started, refused, 'InsufficientCapacity');
   await run.event(
     'Normal',
     'EvacuationStarted',
@@ -148,20 +153,28 @@ async function isolate(run: NodeRun, nm: MaintenanceObject | undefined): Promise
   }
 }
 
-/** 2. plan (informative: a plugin that cannot plan still gets to try, and fails in its Outcome). False when stopped. */
-async function plan(run: NodeRun, ctl: EvacuationControl, fresh: boolean): Promise<boolean> {
+/**
+ * 2. plan (a plugin that cannot plan still gets to try, and fails in its Outcome, unless the
+ * capacity check refuses an unknown capacity). Undefined when stopped.
+ */
+async function plan(
+  run: NodeRun,
+  ctl: EvacuationControl,
+  fresh: boolean,
+): Promise<{ plans?: Plan[]; error?: string } | undefined> {
   try {
-    const { message, blockers } = summarizePlans(
-      await run.deps.host.plan({ name: run.nodeName }, ctl.signal),
-    );
+    const capacity = run.deps.config.evacuation.capacityCheck !== 'off';
+    const plans = await run.deps.host.plan({ name: run.nodeName }, ctl.signal, { capacity });
+    const { message, blockers } = summarizePlans(plans);
     if (fresh) await run.event('Normal', 'EvacuationPlanned', message);
     if (blockers.length)
       await run.event('Warning', 'EvacuationBlocked', `cannot move: ${blockers.join('; ')}`);
+    return { plans };
   } catch (err) {
-    if (ctl.signal.aborted) return false;
-    run.log.warn({ err }, 'planning failed; evacuating anyway');
+    if (ctl.signal.aborted) return undefined;
+    run.log.warn({ err }, 'planning failed');
+    return { error: err instanceof Error ? err.message : String(err) };
   }
-  return true;
 }
 
 /** Runs a step; when the step throws because we were cancelled or shut down, answers undefined. */
@@ -262,20 +275,21 @@ async function fail(
   nm: MaintenanceObject | undefined,
   started: Date,
   message: string,
+  reason: 'EvacuationFailed' | 'InsufficientCapacity' = 'EvacuationFailed',
 ): Promise<RunResult> {
   const text = errorText(message);
   await run.store.update({ phase: 'Failed', lastError: text, attemptedAt: run.now().toISOString() });
   run.deps.metrics?.phase('Failed');
   run.deps.metrics?.evacuationFinished('failed', seconds(run, started));
   run.log.error({ node: run.nodeName }, `evacuation failed: ${text}`);
-  await run.event('Warning', 'EvacuationFailed', text, nmRef(nm));
+  await run.event('Warning', reason, text, nmRef(nm));
   await writeMaintenanceStatus(
     run,
     nm,
     maintenanceStatus({
       phase: 'Failed',
-      reason: 'EvacuationFailed',
-      message: 'evacuation failed',
+      reason,
+      message: reason === 'InsufficientCapacity' ? 'not enough capacity elsewhere' : 'evacuation failed',
       now: run.now(),
       lastError: text,
       pods: podCounts(run.store.current),

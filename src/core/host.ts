@@ -4,7 +4,15 @@
 import type { Logger } from '../observability/logger.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import { isBadInput, isDrainerError, TimeoutError } from './errors.ts';
-import type { BackendPlugin, NodeRef, Outcome, Plan, PluginRecord, WorkloadProgress } from './plugin.ts';
+import type {
+  BackendPlugin,
+  NodeRef,
+  Outcome,
+  Plan,
+  PlanOptions,
+  PluginRecord,
+  WorkloadProgress,
+} from './plugin.ts';
 
 /** Where plugin records live: memory for run-once, the Node annotation for the agent (core/record.ts). */
 export interface RecordStore {
@@ -115,11 +123,11 @@ export class PluginHost {
   }
 
   /** Every plugin's plan, side by side; one failing plugin does not hide the others' plans. */
-  async planAll(node: NodeRef, signal: AbortSignal): Promise<PlanResult[]> {
+  async planAll(node: NodeRef, signal: AbortSignal, opts?: PlanOptions): Promise<PlanResult[]> {
     return Promise.all(
       this.plugins.map(async (p): Promise<PlanResult> => {
         try {
-          return { plugin: p.name, plan: await p.plan(node, signal) };
+          return { plugin: p.name, plan: await p.plan(node, signal, opts) };
         } catch (error) {
           this.#failed(p.name, 'plan', error);
           return { plugin: p.name, error };
@@ -129,8 +137,8 @@ export class PluginHost {
   }
 
   /** Every plugin's plan; throws the first plugin error (after all have finished). */
-  async plan(node: NodeRef, signal: AbortSignal): Promise<Plan[]> {
-    const results = await this.planAll(node, signal);
+  async plan(node: NodeRef, signal: AbortSignal, opts?: PlanOptions): Promise<Plan[]> {
+    const results = await this.planAll(node, signal, opts);
     const failed = results.find((r) => r.error !== undefined);
     if (failed) throw failed.error;
     return results.map((r) => r.plan as Plan);

@@ -9,6 +9,7 @@ export type ConditionReason =
   | 'Evacuating'
   | 'Evacuated'
   | 'EvacuationFailed'
+  | 'InsufficientCapacity'
   | 'InvalidNodeNotFound'
   | 'InvalidDuplicate'
   | 'InvalidNodeNameChanged';

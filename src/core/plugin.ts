@@ -29,11 +29,23 @@ export interface PlannedWorkload {
   readonly blocker?: string;
 }
 
+/**
+ * Does everything that must move fit on the other hosts (read-only, like the plan)?
+ * `short`: it does not, the message names the shortfall. `unknown`: the check could not run
+ * (`unavailable`: its API failed; `unsupported`: the cloud has nothing to ask, e.g. no Placement).
+ */
+export type CapacityVerdict =
+  | { readonly status: 'fits'; readonly message: string }
+  | { readonly status: 'short'; readonly message: string }
+  | { readonly status: 'unknown'; readonly reason: 'unavailable' | 'unsupported'; readonly message: string };
+
 export interface Plan {
   readonly plugin: string;
   /** Where the workloads live, as the backend names it (nova: the service host). */
   readonly location?: string;
   readonly workloads: readonly PlannedWorkload[];
+  /** Set by a plugin that can check capacity; absent means nothing to check. */
+  readonly capacity?: CapacityVerdict;
 }
 
 export type WorkloadState = 'pending' | 'migrating' | 'succeeded' | 'failed' | 'blocked' | 'skipped';
@@ -90,10 +102,15 @@ export interface RestoreContext {
   save(record: PluginRecord): Promise<void>;
 }
 
+export interface PlanOptions {
+  /** Compute the capacity verdict (false when evacuation.capacityCheck is off). */
+  readonly capacity?: boolean;
+}
+
 export interface BackendPlugin {
   readonly name: string;
-  /** Lists what would move and what blocks it. No side effects. */
-  plan(node: NodeRef, signal: AbortSignal): Promise<Plan>;
+  /** Lists what would move, what blocks it and (opts.capacity) whether it fits elsewhere. No side effects. */
+  plan(node: NodeRef, signal: AbortSignal, opts?: PlanOptions): Promise<Plan>;
   /** Moves every workload off the node. Idempotent; resumes from ctx.record. */
   evacuate(node: NodeRef, ctx: EvacuationContext): Promise<Outcome>;
   /** Undoes only what ctx.record says this plugin changed. */

@@ -58,5 +58,7 @@ export function summarizePlans(plans: readonly Plan[]): { message: string; block
       .join(', ');
     return `${p.plugin}${where}: ${list || 'nothing to move'}`;
   });
-  return { message: parts.join('; ') || 'no plugins', blockers };
+  const capacity = plans.flatMap((p) => (p.capacity ? [p.capacity.message] : []));
+  const checked = capacity.length ? `; capacity: ${capacity.join('; ')}` : '';
+  return { message: (parts.join('; ') || 'no plugins') + checked, blockers };
 }

@@ -4,12 +4,12 @@ import type { Logger } from '../observability/logger.ts';
 import type { Cluster, EventReason } from './cluster.ts';
 import type { MaintenanceObject, NodeObject, ObjectRef } from './objects.ts';
 import type { EvacuateOptions, RestoreOptions, RestoreResult } from './host.ts';
-import type { NodeRef, Outcome, Plan } from './plugin.ts';
+import type { NodeRef, Outcome, Plan, PlanOptions } from './plugin.ts';
 import type { NodeRecordStore, Phase } from './record.ts';
 
 /** The plugin host as the reconciler uses it (src/core/host.ts PluginHost fits). */
 export interface EvacuationHost {
-  plan(node: NodeRef, signal: AbortSignal): Promise<Plan[]>;
+  plan(node: NodeRef, signal: AbortSignal, opts?: PlanOptions): Promise<Plan[]>;
   evacuate(node: NodeRef, opts: EvacuateOptions): Promise<Outcome[]>;
   restore(node: NodeRef, opts: RestoreOptions): Promise<RestoreResult[]>;
 }
