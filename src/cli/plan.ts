@@ -39,6 +39,8 @@ export function printPlan(
       if (r.plan) {
         const where = r.plan.location ? ` (${r.plan.location})` : '';
         io.stdout.write(`${r.plugin}${where}: ${r.plan.workloads.length} workload(s) on node ${node}\n`);
+        const c = r.plan.capacity;
+        if (c) io.stdout.write(`  capacity: ${c.status === 'short' ? 'INSUFFICIENT: ' : ''}${c.message}\n`);
       }
     }
     if (rows.length > 0)
@@ -57,7 +59,8 @@ export async function runPlan(argv: PlanArgs): Promise<number> {
   const log = cliLogger(config, io, quietUnlessAsked(config, 'error'));
   const host = new PluginHost({ plugins: plugins(config, argv, log), log });
   const node = nodeNameOf(config, io);
-  return printPlan(node, await host.planAll({ name: node }, io.signal), argv.output, io);
+  const capacity = config.evacuation.capacityCheck !== 'off';
+  return printPlan(node, await host.planAll({ name: node }, io.signal, { capacity }), argv.output, io);
 }
 
 export const command: CommandModule<GlobalArgs, PlanArgs> = {

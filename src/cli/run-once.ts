@@ -10,6 +10,7 @@
 // too) and return a NodeRecordStore (src/core/record.ts) from `records`, so a later daemon resumes our record.
 import type { Argv, CommandModule } from 'yargs';
 import type { Config } from '../config/schema.ts';
+import { judgeCapacity } from '../core/capacity.ts';
 import { ExitCode, isBadInput } from '../core/errors.ts';
 import { type HostOutcome, PluginHost, type RecordStore } from '../core/host.ts';
 import type { BackendPlugin } from '../core/plugin.ts';
@@ -67,6 +68,11 @@ export async function runOnce(input: RunOnceInput): Promise<number> {
     return ExitCode.ok;
   }
   const host = new PluginHost({ plugins: input.plugins, log });
+  const refused = await capacityRefusal(host, input);
+  if (refused !== undefined) {
+    io.stdout.write(`InsufficientCapacity: ${refused}\nnothing was changed\n`);
+    return ExitCode.incomplete;
+  }
   const sink: ProgressSink = input.tty ? new TerminalProgress(io.stdout) : new LogProgress(log);
   const deadline = new Date(Date.now() + config.evacuation.timeout * 1000);
   log.info({ node, deadline: deadline.toISOString(), dryRun: config.dryRun }, 'run-once: evacuating');
@@ -88,6 +94,29 @@ export async function runOnce(input: RunOnceInput): Promise<number> {
     sink.finish();
   }
   return summarize(outcomes, io);
+}
+
+/**
+ * The capacity pre-flight of run-once without Kubernetes (the reconciler has its own): the
+ * refusal text under enforce, else undefined. Bad input is left to the evacuation, which says
+ * it with exit code 2; a run resuming from its state file has changed things already, so warns.
+ */
+async function capacityRefusal(host: PluginHost, input: RunOnceInput): Promise<string | undefined> {
+  const { config, io, node } = input;
+  const mode = config.evacuation.capacityCheck;
+  if (mode === 'off' || config.dryRun) return undefined;
+  const fresh = input.plugins.every((p) => input.records.get(p.name) === undefined);
+  const results = await host.planAll({ name: node }, io.signal, { capacity: true });
+  if (results.some((r) => isBadInput(r.error))) return undefined;
+  const failed = results.find((r) => r.error !== undefined);
+  const plans = failed ? undefined : results.flatMap((r) => (r.plan ? [r.plan] : []));
+  const why = failed
+    ? `${failed.plugin}: ${failed.error instanceof Error ? failed.error.message : String(failed.error)}`
+    : undefined;
+  const d = judgeCapacity(fresh ? mode : 'warn', plans, why);
+  if (d.unchecked) io.stderr.write(`warning: capacity not checked: ${d.unchecked}\n`);
+  if (d.warn) io.stderr.write(`warning: InsufficientCapacity: ${d.warn}\n`);
+  return d.refuse;
 }
 
 export interface RecordArgs extends GlobalArgs {

@@ -22,7 +22,7 @@ const hasOurTaint = (run: NodeRun): boolean =>
 function attemptRecord(current: NodeRecord | undefined, trigger: string, now: Date): NodeRecord {
   if (!current) return newRecord(trigger, now);
   const since = current.phase === 'Evacuating' ? current.since : now.toISOString();
-  const { lastError: _dropped, ...rest } = current;
+  const { lastError: _dropped, failureReason: _reason, ...rest } = current;
   return { ...rest, phase: 'Evacuating', trigger, since };
 }
 
@@ -278,7 +278,12 @@ async function fail(
   reason: 'EvacuationFailed' | 'InsufficientCapacity' = 'EvacuationFailed',
 ): Promise<RunResult> {
   const text = errorText(message);
-  await run.store.update({ phase: 'Failed', lastError: text, attemptedAt: run.now().toISOString() });
+  await run.store.update({
+    phase: 'Failed',
+    lastError: text,
+    attemptedAt: run.now().toISOString(),
+    ...(reason === 'EvacuationFailed' ? {} : { failureReason: reason }),
+  });
   run.deps.metrics?.phase('Failed');
   run.deps.metrics?.evacuationFinished('failed', seconds(run, started));
   run.log.error({ node: run.nodeName }, `evacuation failed: ${text}`);

@@ -61,6 +61,7 @@ export function describeRecord(node: string, rec: NodeRecord | undefined): { lin
   if (d)
     lines.push(`pods: ${d.evicted} of ${d.total} evicted, ${d.ignored} ignored, ${d.failed.length} failed`);
   for (const f of d?.failed ?? []) lines.push(`  stayed: pod ${f.pod}: ${f.reason}`);
-  if (rec.lastError) lines.push(`error: ${rec.lastError}`);
+  if (rec.lastError)
+    lines.push(`error${rec.failureReason ? ` (${rec.failureReason})` : ''}: ${rec.lastError}`);
   return { lines, code: rec.phase === 'Evacuated' ? 0 : 1 };
 }

@@ -50,6 +50,8 @@ const recordSchema = z.object({
   /** When the last evacuation attempt ended (ISO): a Failed record is retried a resync later. */
   attemptedAt: z.string().optional(),
   lastError: z.string().optional(),
+  /** Why the last attempt failed, when it is one of the named refusals (InsufficientCapacity). */
+  failureReason: z.string().optional(),
 });
 
 export type NodeRecord = z.output<typeof recordSchema>;

@@ -8,7 +8,7 @@ import type { KubeStatus } from './types.ts';
 /** undici's Dispatcher, as client-node hands it out (undici itself is client-node's dependency, not ours). */
 type Dispatcher = NonNullable<ReturnType<RequestContext['getDispatcher']>>;
 
-export type ApiRequestHook = (api: 'keystone' | 'nova' | 'kubernetes', code: string) => void;
+export type ApiRequestHook = (api: 'keystone' | 'nova' | 'placement' | 'kubernetes', code: string) => void;
 
 export type HttpVerb = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 

@@ -2,7 +2,7 @@
 // tests and several agents in one process don't collide), plus the default process metrics.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
-export type ApiName = 'keystone' | 'nova' | 'kubernetes';
+export type ApiName = 'keystone' | 'nova' | 'placement' | 'kubernetes';
 /** Called once per HTTP request an API client makes; code is the status ("200") or an error code ("ECONNRESET"). */
 export type ApiRequestHook = (api: ApiName, code: string) => void;
 

@@ -4,7 +4,14 @@ import { ApiError, isNotFoundError } from '../../core/errors.ts';
 import type { Http, HttpResponse } from './http.ts';
 import type { KeystoneSession } from './keystone.ts';
 import { negotiate, versionRoot } from './microversion.ts';
-import type { NovaHypervisor, NovaMigration, NovaServer, NovaService } from './types.ts';
+import type {
+  NovaFlavorRef,
+  NovaHypervisor,
+  NovaMigration,
+  NovaServer,
+  NovaServerGroup,
+  NovaService,
+} from './types.ts';
 
 export interface ComputeOptions {
   http: Http;
@@ -160,6 +167,38 @@ export class ComputeClient {
       }
     }
     return this.#paged<NovaHypervisor>('/os-hypervisors/detail', 'hypervisors', {}, signal);
+  }
+
+  // --- capacity (read-only) -------------------------------------------------------------
+
+  /** Every nova-compute service of the cloud. */
+  async listComputeServices(signal?: AbortSignal): Promise<NovaService[]> {
+    const res = await this.#call<{ services?: NovaService[] }>('GET', '/os-services', {
+      searchParams: { binary: 'nova-compute' },
+      signal,
+    });
+    return res.body?.services ?? [];
+  }
+
+  /** Every hypervisor (service host → hypervisor hostname, the Placement provider's name). */
+  async listAllHypervisors(signal?: AbortSignal): Promise<NovaHypervisor[]> {
+    return this.#paged<NovaHypervisor>('/os-hypervisors/detail', 'hypervisors', {}, signal);
+  }
+
+  async getFlavor(id: string, signal?: AbortSignal): Promise<NovaFlavorRef> {
+    const res = await this.#call<{ flavor: NovaFlavorRef }>('GET', `/flavors/${encodeURIComponent(id)}`, {
+      signal,
+    });
+    return res.body.flavor;
+  }
+
+  /** Server groups of every project (policy from 2.64, policies before). */
+  async listServerGroups(signal?: AbortSignal): Promise<NovaServerGroup[]> {
+    const res = await this.#call<{ server_groups?: NovaServerGroup[] }>('GET', '/os-server-groups', {
+      searchParams: { all_projects: 'true' },
+      signal,
+    });
+    return res.body?.server_groups ?? [];
   }
 
   // --- servers --------------------------------------------------------------------------

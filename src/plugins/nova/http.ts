@@ -17,9 +17,9 @@ import {
   type ApiErrorDetails,
 } from '../../core/errors.ts';
 
-export type Api = 'keystone' | 'nova';
+export type Api = 'keystone' | 'nova' | 'placement';
 export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
-export type ApiRequestHook = (api: 'keystone' | 'nova' | 'kubernetes', code: string) => void;
+export type ApiRequestHook = (api: Api | 'kubernetes', code: string) => void;
 
 export const defaultSleep: Sleep = (ms, signal) => delay(ms, undefined, signal ? { signal } : {});
 
@@ -164,6 +164,13 @@ function header(res: HttpResponse, name: string): string | undefined {
 export function faultMessage(body: unknown): string | undefined {
   if (typeof body === 'string') return body.trim().slice(0, 300) || undefined;
   if (!body || typeof body !== 'object') return undefined;
+  // Placement: {"errors": [{"status", "title", "detail", "code"}]}
+  const errors = (body as { errors?: { detail?: unknown; title?: unknown }[] }).errors;
+  const first = Array.isArray(errors) ? errors[0] : undefined;
+  if (first) {
+    const text = typeof first.detail === 'string' ? first.detail : first.title;
+    if (typeof text === 'string') return text.replace(/\s+/g, ' ').trim().slice(0, 300);
+  }
   for (const v of Object.values(body as Record<string, unknown>)) {
     if (v && typeof v === 'object' && typeof (v as { message?: unknown }).message === 'string') {
       return (v as { message: string }).message;

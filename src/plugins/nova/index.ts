@@ -5,6 +5,7 @@ import type { Logger } from '../../observability/logger.ts';
 import { ComputeClient } from './compute.ts';
 import { createHttp, defaultSleep, type ApiRequestHook, type Sleep } from './http.ts';
 import { KeystoneSession } from './keystone.ts';
+import { PlacementClient } from './placement.ts';
 import { NovaPlugin } from './plugin.ts';
 
 export interface NovaPluginDeps {
@@ -34,7 +35,15 @@ export function createNovaPlugin(deps: NovaPluginDeps): BackendPlugin {
   });
   const session = new KeystoneSession({ openstack: os, http, now });
   const compute = new ComputeClient({ http, session, maxMicroversion: deps.nova.maxMicroversion });
-  return new NovaPlugin({ compute, nova: deps.nova, log: deps.log.child({ plugin: 'nova' }), sleep, now });
+  const placement = new PlacementClient({ http, session });
+  return new NovaPlugin({
+    compute,
+    placement,
+    nova: deps.nova,
+    log: deps.log.child({ plugin: 'nova' }),
+    sleep,
+    now,
+  });
 }
 
 export { ComputeClient } from './compute.ts';

@@ -153,6 +153,11 @@ export class KeystoneSession {
     return findEndpoint(t.catalog, type, this.#os.interface, this.#os.regionName);
   }
 
+  /** Does the catalog list a service of this type at all (e.g. "placement" in very old clouds)? */
+  async hasService(type: string, signal?: AbortSignal): Promise<boolean> {
+    return (await this.#current(signal)).catalog.some((c) => c.type === type);
+  }
+
   /** Forget the token (Nova said 401): the next call authenticates again. */
   invalidate(): void {
     this.#token = undefined;

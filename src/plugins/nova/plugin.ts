@@ -6,18 +6,21 @@ import type {
   NodeRef,
   Outcome,
   Plan,
+  PlanOptions,
   RestoreContext,
   WorkloadProgress,
 } from '../../core/plugin.ts';
 import type { NovaConfig } from '../../config/schema.ts';
 import type { Logger } from '../../observability/logger.ts';
+import { novaCapacity } from './capacity.ts';
 import { planWorkload } from './classify.ts';
 import type { ComputeClient } from './compute.ts';
 import type { Sleep } from './http.ts';
 import { resolveServiceHost, type HostMapping } from './mapping.ts';
 import { Migrator } from './migrator.ts';
+import type { PlacementClient } from './placement.ts';
 import { parseNovaRecord, toPluginRecord, type NovaRecord } from './record.ts';
-import type { NovaService } from './types.ts';
+import { taskStateOf, type NovaService } from './types.ts';
 
 export interface NovaPluginOptions {
   compute: ComputeClient;
@@ -25,22 +28,36 @@ export interface NovaPluginOptions {
   log: Logger;
   sleep: Sleep;
   now: () => number;
+  /** For the capacity check (evacuation.capacityCheck); without it the plan carries no verdict. */
+  placement?: PlacementClient;
 }
+
+const MOVES = new Set(['live-migrate', 'cold-migrate']);
 
 export class NovaPlugin implements BackendPlugin {
   readonly name = 'nova';
   readonly #o: NovaPluginOptions;
+  #saidUnchecked = false;
 
   constructor(opts: NovaPluginOptions) {
     this.#o = opts;
   }
 
-  async plan(node: NodeRef, signal: AbortSignal): Promise<Plan> {
-    const { compute, nova } = this.#o;
+  async plan(node: NodeRef, signal: AbortSignal, opts?: PlanOptions): Promise<Plan> {
+    const { compute, nova, placement } = this.#o;
     await compute.init(signal);
     const { host } = await resolveServiceHost(compute, node.name, nova.hostMapping, signal);
     const servers = await compute.listServersOnHost(host, signal);
-    return { plugin: this.name, location: host, workloads: servers.map((s) => planWorkload(s, nova)) };
+    const workloads = servers.map((s) => planWorkload(s, nova));
+    if (!opts?.capacity || !placement) return { plugin: this.name, location: host, workloads };
+    // what will start a migration: not the blocked, skipped or already migrating ones
+    const moving = servers.filter((s, i) => MOVES.has(workloads[i]!.action) && taskStateOf(s) === null);
+    const capacity = await novaCapacity({ compute, placement, source: host, servers: moving, signal });
+    if (capacity.status === 'unknown' && capacity.reason === 'unsupported' && !this.#saidUnchecked) {
+      this.#saidUnchecked = true;
+      this.#o.log.warn(capacity.message);
+    }
+    return { plugin: this.name, location: host, workloads, capacity };
   }
 
   async evacuate(node: NodeRef, ctx: EvacuationContext): Promise<Outcome> {

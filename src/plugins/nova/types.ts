@@ -30,6 +30,34 @@ export interface NovaServer {
   'OS-EXT-SRV-ATTR:hypervisor_hostname'?: string | null;
   'OS-EXT-STS:task_state'?: string | null;
   'OS-EXT-STS:vm_state'?: string | null;
+  'OS-EXT-AZ:availability_zone'?: string | null;
+  /** 2.96+: the zone the server was booted into on request (null: free to move). */
+  pinned_availability_zone?: string | null;
+  /** 2.47+ the flavor itself, before that only its id. */
+  flavor?: NovaFlavorRef;
+  /** "" for a server booted from a volume. */
+  image?: string | { id?: string } | null;
+}
+
+/** A flavor as a server embeds it (2.47+) or as GET /flavors/{id} answers. */
+export interface NovaFlavorRef {
+  id?: string;
+  vcpus?: number;
+  ram?: number;
+  disk?: number;
+  ephemeral?: number;
+  'OS-FLV-EXT-DATA:ephemeral'?: number;
+  swap?: number | string;
+}
+
+export interface NovaServerGroup {
+  id: string;
+  name?: string;
+  /** 2.64+ */
+  policy?: string;
+  /** before 2.64 */
+  policies?: string[];
+  members?: string[];
 }
 
 export interface NovaMigration {

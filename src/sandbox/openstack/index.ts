@@ -5,12 +5,13 @@ import type { AddressInfo } from 'node:net';
 import { BadJson, readJson, send } from './http.ts';
 import type { Reply } from './http.ts';
 import { Identity } from './identity.ts';
-import { seededRandom } from './ids.ts';
+import { seededRandom, uuid } from './ids.ts';
 import { Keystone } from './keystone.ts';
 import { parseVersion } from './microversion.ts';
 import { Nova } from './nova/api.ts';
 import { ComputeSim } from './nova/compute.ts';
 import { NovaModel, migrationView, serviceView } from './nova/model.ts';
+import { Placement } from './placement.ts';
 import type {
   ComputeTimings,
   Credentials,
@@ -64,6 +65,18 @@ export async function startOpenStack(opts: StartOpenStackOptions): Promise<OpenS
     return model.addServer(spec, tenantId, userOfProject(tenantId));
   };
   for (const spec of opts.servers) addServer(spec);
+  for (const g of opts.serverGroups ?? []) {
+    const ids = g.members.map((name) => [...model.servers.values()].find((s) => s.name === name)?.id);
+    const projectId = identity.resolveProjectId(g.projectId ?? 'admin');
+    model.serverGroups.push({
+      id: uuid(),
+      name: g.name,
+      policy: g.policy,
+      members: ids.filter((id): id is string => id !== undefined),
+      projectId,
+      userId: userOfProject(projectId),
+    });
+  }
   const adminProject = identity.projects.get(adminUser.defaultProjectId);
   const appCred = adminProject
     ? identity.createAppCredential(adminUser, adminProject, { name: 'drainer-sandbox' })
@@ -72,7 +85,7 @@ export async function startOpenStack(opts: StartOpenStackOptions): Promise<OpenS
 
   const requestLog: RequestLogEntry[] = [];
   // Both need the URLs, known once the server listens.
-  const apis: { nova?: Nova; keystone?: Keystone } = {};
+  const apis: { nova?: Nova; keystone?: Keystone; placement?: Placement } = {};
 
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://sandbox');
@@ -99,6 +112,15 @@ export async function startOpenStack(opts: StartOpenStackOptions): Promise<OpenS
         });
         reply = answer.reply;
         microversion = answer.microversion;
+      } else if (
+        apis.placement &&
+        (url.pathname === '/placement' || url.pathname.startsWith('/placement/'))
+      ) {
+        reply = apis.placement.handle({
+          method,
+          path: url.pathname.slice('/placement'.length),
+          headers: req.headers,
+        });
       } else if (url.pathname === '/v3' || url.pathname.startsWith('/v3/')) {
         reply = badJson
           ? {
@@ -134,7 +156,15 @@ export async function startOpenStack(opts: StartOpenStackOptions): Promise<OpenS
   const identityUrl = `${base}/v3`;
   const rootUrl = `${base}/compute`;
   const computeUrl = `${rootUrl}/v2.1`;
-  apis.keystone = new Keystone({ identity, identityUrl, computeUrl, region });
+  const placementUrl = opts.placement === false ? undefined : `${base}/placement`;
+  apis.keystone = new Keystone({
+    identity,
+    identityUrl,
+    computeUrl,
+    region,
+    ...(placementUrl ? { placementUrl } : {}),
+  });
+  if (placementUrl) apis.placement = new Placement({ model, identity, identityUrl });
   apis.nova = new Nova({
     model,
     compute,
@@ -180,12 +210,14 @@ export async function startOpenStack(opts: StartOpenStackOptions): Promise<OpenS
         .map(migrationView),
     migrateCalls: (serverId) => model.migrateCalls.get(serverId) ?? 0,
     addServer: (spec) => model.serverView(addServer(spec)),
+    addHost: (spec) => model.addHost(spec),
     subscribe: (listener) => model.subscribe(listener),
   };
 
   return {
     identityUrl,
     computeUrl,
+    placementUrl,
     region,
     credentials: {
       admin: creds('admin'),

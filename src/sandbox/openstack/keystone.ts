@@ -11,6 +11,8 @@ export interface KeystoneOptions {
   identity: Identity;
   identityUrl: string;
   computeUrl: string;
+  /** Listed in the catalog as type "placement" when given (a very old cloud has none). */
+  placementUrl?: string;
   region: string;
 }
 
@@ -58,6 +60,9 @@ export class Keystone {
     this.#catalog = [
       { endpoints: endpoints(`${opts.identityUrl}/`), id: hexId(), type: 'identity', name: 'keystone' },
       { endpoints: endpoints(opts.computeUrl), id: hexId(), type: 'compute', name: 'nova' },
+      ...(opts.placementUrl
+        ? [{ endpoints: endpoints(opts.placementUrl), id: hexId(), type: 'placement', name: 'placement' }]
+        : []),
     ];
   }
 

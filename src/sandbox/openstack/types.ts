@@ -9,6 +9,9 @@ export interface HostSpec {
   /** Nova's `max_concurrent_live_migrations` on this host as a source (default 1). */
   maxConcurrentLiveMigrations?: number;
   ramMb?: number;
+  /** Physical cores (Placement VCPU total and max_unit; default 16) and local disk (default 1000 GB). */
+  vcpus?: number;
+  diskGb?: number;
   disabled?: { reason: string };
 }
 
@@ -23,6 +26,11 @@ export interface ServerSpec {
   host: string;
   status?: ServerStatus;
   ramMb?: number;
+  /** Flavor vCPUs (default 1) and root disk in GB (default 1). */
+  vcpus?: number;
+  diskGb?: number;
+  /** Booted from a volume: no local root disk (image "" in the API, no DISK_GB in Placement). */
+  bootFromVolume?: boolean;
   /** Simulated duration of the memory copy of a live migration (default 3000). */
   migrationMs?: number;
   locked?: boolean;
@@ -68,6 +76,10 @@ export interface StartOpenStackOptions {
   /** Nova's osapi_max_limit: page size when no (or a larger) limit is given. Default 1000. */
   maxLimit?: number;
   timings?: Partial<ComputeTimings>;
+  /** false: no Placement in the catalog (a very old cloud). Default true. */
+  placement?: boolean;
+  /** Server groups by server name (policy "anti-affinity", "affinity", "soft-anti-affinity" …). */
+  serverGroups?: { name: string; policy: string; members: string[]; projectId?: string }[];
 }
 
 export interface Credentials {
@@ -147,6 +159,8 @@ export interface OpenStackState {
   /** os-migrateLive + migrate requests received for a server (any outcome). */
   migrateCalls(serverId: string): number;
   addServer(spec: ServerSpec): ServerView;
+  /** A compute host that comes (back) into service: service, hypervisor and Placement provider. */
+  addHost(spec: HostSpec): void;
   /** Notified after every change of a server, migration or service. Returns an unsubscribe. */
   subscribe(listener: (event: StateEvent) => void): () => void;
 }
@@ -154,6 +168,8 @@ export interface OpenStackState {
 export interface OpenStackSandbox {
   identityUrl: string;
   computeUrl: string;
+  /** Undefined when started with placement: false. */
+  placementUrl: string | undefined;
   region: string;
   credentials: { admin: Credentials; demo: Credentials; appCredential: AppCredential };
   state: OpenStackState;

@@ -13,6 +13,7 @@ import { serverAction } from './actions.ts';
 import type { ComputeSim } from './compute.ts';
 import type { NovaContext } from './context.ts';
 import { badRequest, notFound, novaFault } from './context.ts';
+import { listServerGroups, showFlavor } from './flavors.ts';
 import { listHypervisors, searchHypervisors, showHypervisor } from './hypervisors.ts';
 import {
   abortServerMigration,
@@ -73,6 +74,8 @@ const ROUTES: [string, RegExp, Handler][] = [
   ['DELETE', /^servers\/([^/]+)\/migrations\/([^/]+)$/, abortServerMigration],
   ['POST', /^servers\/([^/]+)\/migrations\/([^/]+)\/action$/, serverMigrationAction],
   ['GET', /^os-migrations$/, listMigrations],
+  ['GET', /^flavors\/([^/]+)$/, showFlavor],
+  ['GET', /^os-server-groups$/, listServerGroups],
 ];
 
 export interface NovaAnswer {

@@ -30,6 +30,8 @@ export interface ComputeNode {
   hostname: string;
   serviceHost: string;
   ramMb: number;
+  vcpus: number;
+  diskGb: number;
   maxConcurrentLiveMigrations: number;
 }
 
@@ -44,6 +46,9 @@ export interface Server {
   taskState: string | null;
   powerState: number;
   ramMb: number;
+  vcpus: number;
+  diskGb: number;
+  bootFromVolume: boolean;
   migrationMs: number;
   locked: boolean;
   createdAt: number;
@@ -68,6 +73,15 @@ export interface Migration {
   projectId: string;
   createdAt: number;
   updatedAt: number;
+}
+
+export interface ServerGroup {
+  id: string;
+  name: string;
+  policy: string;
+  members: string[];
+  projectId: string;
+  userId: string;
 }
 
 /** Statuses in which Nova lists a live migration under /servers/{id}/migrations. */
@@ -112,6 +126,7 @@ export class NovaModel {
   readonly servers = new Map<string, Server>();
   readonly migrations: Migration[] = [];
   readonly migrateCalls = new Map<string, number>();
+  readonly serverGroups: ServerGroup[] = [];
   readonly #listeners = new Set<(e: StateEvent) => void>();
   readonly #clock: Clock;
   #nextServiceId = 1;
@@ -157,6 +172,8 @@ export class NovaModel {
       hostname: spec.hypervisorHostname ?? spec.name,
       serviceHost: spec.name,
       ramMb: spec.ramMb ?? 65536,
+      vcpus: spec.vcpus ?? 16,
+      diskGb: spec.diskGb ?? 1000,
       maxConcurrentLiveMigrations: spec.maxConcurrentLiveMigrations ?? 1,
     });
   }
@@ -178,6 +195,9 @@ export class NovaModel {
       taskState: null,
       powerState,
       ramMb: spec.ramMb ?? 512,
+      vcpus: spec.vcpus ?? 1,
+      diskGb: spec.diskGb ?? 1,
+      bootFromVolume: spec.bootFromVolume ?? false,
       migrationMs: spec.migrationMs ?? 3000,
       locked: spec.locked ?? false,
       createdAt: created,

@@ -1,3 +1,4 @@
+import { flavorId } from './flavors.ts';
 import { createHash } from 'node:crypto';
 // JSON shapes of Nova's resources, per microversion (fields as seen on Nova 26 "Zed").
 import { novaTime, isoSeconds } from '../ids.ts';
@@ -31,16 +32,16 @@ function links(ctx: NovaContext, path: string): { rel: string; href: string }[] 
 function flavor(ctx: NovaContext, s: Server): Record<string, unknown> {
   if (atLeast(ctx.version, 47)) {
     return {
-      vcpus: 1,
+      vcpus: s.vcpus,
       ram: s.ramMb,
-      disk: 1,
+      disk: s.diskGb,
       ephemeral: 0,
       swap: 0,
       original_name: s.ramMb === 512 ? 'm1.tiny' : `m1.ram${s.ramMb}`,
       extra_specs: {},
     };
   }
-  const id = `flavor-${s.ramMb}`;
+  const id = flavorId(s);
   return { id, links: [{ rel: 'bookmark', href: `${ctx.bookmarkUrl}/flavors/${id}` }] };
 }
 
@@ -65,7 +66,9 @@ export function renderServer(ctx: NovaContext, s: Server, show = false): Record<
           .update(s.tenantId + s.host)
           .digest('hex')
       : '',
-    image: { id: imageId, links: [{ rel: 'bookmark', href: `${ctx.bookmarkUrl}/images/${imageId}` }] },
+    image: s.bootFromVolume
+      ? ''
+      : { id: imageId, links: [{ rel: 'bookmark', href: `${ctx.bookmarkUrl}/images/${imageId}` }] },
     flavor: flavor(ctx, s),
     created: isoSeconds(s.createdAt),
     updated: isoSeconds(s.updatedAt),
