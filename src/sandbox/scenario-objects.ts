@@ -261,9 +261,10 @@ export function vmiObject(v: Scenario['kubevirt']['vmis'][number]): KubeObject {
     },
     spec: {
       ...(v.evictionStrategy ? { evictionStrategy: v.evictionStrategy } : {}),
+      ...(v.nodeSelector ? { nodeSelector: v.nodeSelector } : {}),
       domain: {
         devices: { disks: [{ name: 'rootdisk', disk: { bus: 'virtio' } }] },
-        resources: { requests: { memory: '2Gi' } },
+        resources: { requests: { memory: v.memory } },
       },
       volumes: [{ name: 'rootdisk', containerDisk: { image: 'quay.io/containerdisks/fedora:latest' } }],
     },

@@ -101,6 +101,12 @@ const vmi = z
     migrationSeconds: seconds.optional(),
     /** The first N migrations of this VMI fail (KubeVirt then retries with backoff). */
     failFirstAttempts: z.number().int().min(0).default(0),
+    /** Guest memory (the launcher pod requests it plus overhead). */
+    memory: z
+      .string()
+      .regex(/^\d+(Mi|Gi)$/, 'expected a quantity like "2Gi"')
+      .default('2Gi'),
+    nodeSelector: z.record(z.string(), z.string()).optional(),
     labels,
   })
   .strict();

@@ -23,6 +23,14 @@ async function realSide(): Promise<ContractSide> {
     { label: 'ct-fail' },
     { label: 'ct-shutoff', state: 'SHUTOFF' },
   ]);
+  const group = await w.admin.request('compute', 'POST', '/os-server-groups', {
+    microversion: '2.64',
+    json: { server_group: { name: uniqueName('ct-group'), policy: 'anti-affinity' } },
+  });
+  const serverGroup = String(group.body.server_group?.id);
+  w.cleanup.add(`server group ${serverGroup}`, () =>
+    w.admin.request('compute', 'DELETE', `/os-server-groups/${serverGroup}`, { microversion: '2.64' }),
+  );
   const user = await createUser(w.admin, w.cleanup, uniqueName('ct-member'), w.admin.projectId);
   await grantRole(w.admin, w.admin.projectId, user.id, await roleId(w.admin, 'member', '_member_'));
   const member: CloudEnv = {
@@ -41,6 +49,7 @@ async function realSide(): Promise<ContractSide> {
     member,
     sourceHost: w.settings.sourceHost,
     targetHost: w.settings.targetHost,
+    serverGroup,
     servers: { live: live!.id, legacy: legacy!.id, abort: abort!.id, fail: fail!.id, shutoff: shutoff!.id },
   };
 }
@@ -66,6 +75,7 @@ async function emulatedSide(real: ContractSide): Promise<{ side: ContractSide; c
       { name: 'ct-fail', projectId: 'admin', host: src, migrationMs: 1500 },
       { name: 'ct-shutoff', projectId: 'demo', host: src, status: 'SHUTOFF' },
     ],
+    serverGroups: [{ name: 'ct-group', policy: 'anti-affinity', members: [], projectId: 'admin' }],
   });
   const byName = Object.fromEntries(os.state.servers().map((s) => [s.name, s.id]));
   const cloud = (c: OpenStackSandbox['credentials']['admin']): CloudEnv => ({
@@ -91,6 +101,7 @@ async function emulatedSide(real: ContractSide): Promise<{ side: ContractSide; c
       admin: cloud(os.credentials.admin),
       member: cloud(os.credentials.demo),
       servers,
+      serverGroup: os.state.serverGroups()[0]?.id,
     },
     close: () => os.close(),
   };

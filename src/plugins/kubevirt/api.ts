@@ -2,6 +2,7 @@
 import { isNotFoundError } from '../../core/errors.ts';
 import type { KubeClients } from '../../kube/client.ts';
 import { addTaint, getNode, removeTaint } from '../../kube/node.ts';
+import type { NodeView, PodSpecView } from './capacity.ts';
 import type { EvictionAnswer, KubevirtApi } from './port.ts';
 import type { KubeVirtCr, PodLite, Vmi, Vmim } from './types.ts';
 
@@ -109,5 +110,12 @@ export function kubevirtApi(k: KubeClients): KubevirtApi {
         if (!isNotFoundError(err)) throw err;
       }
     },
+    listNodes: (signal) => listAll<NodeView>('/api/v1/nodes', {}, signal),
+    listActivePods: (signal) =>
+      listAll<PodSpecView>(
+        '/api/v1/pods',
+        { fieldSelector: 'status.phase!=Succeeded,status.phase!=Failed' },
+        signal,
+      ),
   };
 }

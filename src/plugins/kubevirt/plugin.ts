@@ -8,10 +8,12 @@ import type {
   NodeRef,
   Outcome,
   Plan,
+  PlanOptions,
   RestoreContext,
   WorkloadProgress,
 } from '../../core/plugin.ts';
 import type { Logger } from '../../observability/logger.ts';
+import { kubevirtVerdict } from './capacity.ts';
 import { classify, type Classified } from './classify.ts';
 import type { KubevirtApi } from './port.ts';
 import { readRecord, toPluginRecord, type KubevirtRecord } from './record.ts';
@@ -62,11 +64,21 @@ export class KubevirtPlugin implements BackendPlugin {
     this.#now = deps.now ?? Date.now;
   }
 
-  async plan(node: NodeRef, signal: AbortSignal): Promise<Plan> {
+  async plan(node: NodeRef, signal: AbortSignal, opts?: PlanOptions): Promise<Plan> {
     const settings = await this.#settings(signal);
     if (!settings) return { plugin: this.name, workloads: [] };
     const classified = await this.#inventory(node, settings, signal);
-    return { plugin: this.name, location: node.name, workloads: classified.map(planned) };
+    const plan = { plugin: this.name, location: node.name, workloads: classified.map(planned) };
+    // only VMIs that will start a migration now need room (not those already migrating)
+    const inFlight = (c: Classified) => {
+      const m = c.vmi.status?.migrationState;
+      return m !== undefined && !m.completed && !m.failed;
+    };
+    const movers = classified
+      .filter((c) => c.klass === 'migrate' && !inFlight(c))
+      .map((c) => ({ name: c.key, uid: c.vmi.metadata.uid }));
+    if (!opts?.capacity || movers.length === 0) return plan;
+    return { ...plan, capacity: await kubevirtVerdict(this.#deps.api, node.name, movers, signal) };
   }
 
   async evacuate(node: NodeRef, ctx: EvacuationContext): Promise<Outcome> {

@@ -21,7 +21,10 @@ export function podsOfVmis(pods: readonly PodLite[], vmiUids: ReadonlySet<string
 }
 
 /** The launcher pod a VMI runs in now (not finished, not being deleted). */
-export function activeLauncher(pods: readonly PodLite[], vmiUid: string | undefined): PodLite | undefined {
+export function activeLauncher<P extends PodLite>(
+  pods: readonly P[],
+  vmiUid: string | undefined,
+): P | undefined {
   return pods.find(
     (p) =>
       p.metadata.labels?.['kubevirt.io'] === 'virt-launcher' &&

@@ -1,5 +1,6 @@
 // What the KubeVirt plugin needs from the Kubernetes API, as a small port: the plugin's
 // logic is tested against the sandbox through the real adapter (api.ts), and stays readable.
+import type { NodeView, PodSpecView } from './capacity.ts';
 import type { KubeVirtCr, PodLite, Vmi, Vmim } from './types.ts';
 
 export interface Taint {
@@ -30,4 +31,7 @@ export interface KubevirtApi {
   removeTaint(node: string, key: string, effect: string, signal: AbortSignal): Promise<void>;
   evictPod(namespace: string, name: string, signal: AbortSignal): Promise<EvictionAnswer>;
   deletePod(namespace: string, name: string, signal: AbortSignal): Promise<void>;
+  /** For the capacity check: every Node, and every pod not finished (both read-only). */
+  listNodes(signal: AbortSignal): Promise<NodeView[]>;
+  listActivePods(signal: AbortSignal): Promise<PodSpecView[]>;
 }

@@ -211,6 +211,7 @@ export async function startOpenStack(opts: StartOpenStackOptions): Promise<OpenS
     migrateCalls: (serverId) => model.migrateCalls.get(serverId) ?? 0,
     addServer: (spec) => model.serverView(addServer(spec)),
     addHost: (spec) => model.addHost(spec),
+    serverGroups: () => model.serverGroups.map((g) => ({ ...g, members: [...g.members] })),
     subscribe: (listener) => model.subscribe(listener),
   };
 

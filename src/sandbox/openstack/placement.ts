@@ -83,12 +83,38 @@ export class Placement {
         },
       };
     }
-    const minor = negotiate(req.headers);
-    if (minor === undefined || minor > PLACEMENT_MAX) {
-      const asked = String(req.headers['openstack-api-version'] ?? '');
+    const asked = negotiate(req.headers);
+    if (asked.kind === 'bad') {
       return {
-        ...errors(406, 'Not Acceptable', `Unacceptable version header: ${asked}`, id),
+        ...errors(
+          400,
+          'Bad Request',
+          `The server could not comply with the request since it is either malformed or otherwise incorrect.\n\n Invalid microversion: invalid version string: ${asked.text}`,
+          id,
+        ),
         headers: base,
+      };
+    }
+    const minor = asked.minor;
+    if (asked.major !== 1 || minor > PLACEMENT_MAX) {
+      // the real one names the range, and has no error code here
+      const detail = `The resource could not be generated that was acceptable to your browser (content of type application/json. \n\n Invalid microversion: Unacceptable version header: ${asked.text}`;
+      return {
+        status: 406,
+        pythonJson: true,
+        headers: base,
+        body: {
+          errors: [
+            {
+              status: 406,
+              title: 'Not Acceptable',
+              detail,
+              request_id: id,
+              max_version: `1.${PLACEMENT_MAX}`,
+              min_version: '1.0',
+            },
+          ],
+        },
       };
     }
     const reply = this.#route(req.method, path, minor, id);
@@ -187,17 +213,21 @@ function versionHeaders(minor: number): Record<string, string> {
   return { 'openstack-api-version': `placement 1.${minor}`, vary: 'openstack-api-version' };
 }
 
-/** The requested minor (1.0 when none), or undefined for a malformed or foreign major. */
-function negotiate(headers: IncomingHttpHeaders): number | undefined {
+type Asked = { kind: 'ok'; major: number; minor: number; text: string } | { kind: 'bad'; text: string };
+
+/** The requested version (1.0 when none asked for), or 'bad' for a malformed one. */
+function negotiate(headers: IncomingHttpHeaders): Asked {
   const raw = headers['openstack-api-version'];
-  const text = Array.isArray(raw) ? raw.join(',') : raw;
-  if (!text) return 0;
-  for (const part of text.split(',')) {
+  const header = Array.isArray(raw) ? raw.join(',') : raw;
+  for (const part of (header ?? '').split(',')) {
     const [service, version] = part.trim().split(/\s+/, 2);
     if (service?.toLowerCase() !== 'placement' || !version) continue;
-    if (version.toLowerCase() === 'latest') return PLACEMENT_MAX;
-    const m = /^1\.(\d+)$/.exec(version);
-    return m ? Number(m[1]) : undefined;
+    if (version.toLowerCase() === 'latest')
+      return { kind: 'ok', major: 1, minor: PLACEMENT_MAX, text: version };
+    const m = /^(\d+)\.(\d+)$/.exec(version);
+    return m
+      ? { kind: 'ok', major: Number(m[1]), minor: Number(m[2]), text: version }
+      : { kind: 'bad', text: version };
   }
-  return 0;
+  return { kind: 'ok', major: 1, minor: 0, text: '1.0' };
 }

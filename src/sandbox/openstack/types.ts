@@ -159,6 +159,8 @@ export interface OpenStackState {
   /** os-migrateLive + migrate requests received for a server (any outcome). */
   migrateCalls(serverId: string): number;
   addServer(spec: ServerSpec): ServerView;
+  /** Server groups as created (id, name, policy, member ids). */
+  serverGroups(): { id: string; name: string; policy: string; members: string[] }[];
   /** A compute host that comes (back) into service: service, hypervisor and Placement provider. */
   addHost(spec: HostSpec): void;
   /** Notified after every change of a server, migration or service. Returns an unsubscribe. */

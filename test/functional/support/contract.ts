@@ -3,6 +3,7 @@
 // status codes, response shapes and the few values drainer's logic depends on.
 import type { CloudEnv } from './cloud-env.ts';
 import { authBody, http, identityUrl, Session, type ApiResponse } from './session.ts';
+import { capacityCalls } from './placement-contract.ts';
 import { shapeOf, type Shape } from './shape.ts';
 import { waitFor } from './wait.ts';
 
@@ -12,6 +13,8 @@ export interface ContractSide {
   member: CloudEnv;
   sourceHost: string;
   targetHost: string;
+  /** An empty anti-affinity server group (the capacity check reads groups). */
+  serverGroup?: string;
   /** Servers on the source host: four ACTIVE, one SHUTOFF. */
   servers: { live: string; legacy: string; abort: string; fail: string; shutoff: string };
 }
@@ -89,6 +92,8 @@ export async function runContract(side: ContractSide): Promise<Observation[]> {
     'PUT os-services/enable 2.1',
     await nova('2.1', 'PUT', '/os-services/enable', { host: src, binary: 'nova-compute' }),
   );
+
+  await capacityCalls(admin, side, note);
 
   // listing, with pagination
   note(

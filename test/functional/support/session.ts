@@ -5,7 +5,7 @@ import { Agent as HttpsAgent } from 'node:https';
 import got, { type Got, type Method } from 'got';
 import type { CloudAuth, CloudEnv } from './cloud-env.ts';
 
-export type ServiceType = 'compute' | 'identity' | 'image';
+export type ServiceType = 'compute' | 'identity' | 'image' | 'placement';
 
 /** API bodies are what the tests assert on, so they stay loosely typed. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -145,7 +145,9 @@ export class Session {
     opts: RequestOptions,
   ): Promise<ApiResponse<T>> {
     const headers: Record<string, string> = { 'X-Auth-Token': this.token, ...opts.headers };
-    if (opts.microversion) headers['OpenStack-API-Version'] = `compute ${opts.microversion}`;
+    if (opts.microversion)
+      headers['OpenStack-API-Version'] =
+        `${service === 'placement' ? 'placement' : 'compute'} ${opts.microversion}`;
     const res = await http(`${this.endpoint(service)}${path}`, {
       method,
       headers,

@@ -102,7 +102,16 @@ export function launcherPod(vmi: KubeObject, node: string, migrationUid?: string
     },
     spec: {
       nodeName: node,
-      containers: [{ name: 'compute', image: 'quay.io/kubevirt/virt-launcher:v1.5.0' }],
+      // as virt-controller renders it: the guest's memory plus the launcher's overhead, and the
+      // VMI's nodeSelector with kubevirt.io/schedulable
+      nodeSelector: { ...vmiSpec(vmi).nodeSelector, 'kubevirt.io/schedulable': 'true' },
+      containers: [
+        {
+          name: 'compute',
+          image: 'quay.io/kubevirt/virt-launcher:v1.5.0',
+          resources: { requests: launcherRequests(vmi) },
+        },
+      ],
       volumes: [
         { name: 'private', emptyDir: {} },
         { name: 'public', emptyDir: {} },
@@ -125,4 +134,20 @@ export function liveMigratableCondition(vmi: KubeObject) {
         lastTransitionTime: null,
       }
     : { type: 'LiveMigratable', status: 'True', lastProbeTime: null, lastTransitionTime: null };
+}
+
+interface VmiSpecLite {
+  nodeSelector?: Record<string, string>;
+  domain?: { resources?: { requests?: { memory?: string; cpu?: string } }; cpu?: { cores?: number } };
+}
+
+const vmiSpec = (vmi: KubeObject): VmiSpecLite => (vmi as { spec?: VmiSpecLite }).spec ?? {};
+
+/** Guest memory + ~250 MiB launcher overhead; cpu as requested, else 100m per core. */
+function launcherRequests(vmi: KubeObject): Record<string, string> {
+  const r = vmiSpec(vmi).domain?.resources?.requests ?? {};
+  const mem = /^(\d+)(Mi|Gi)$/.exec(r.memory ?? '');
+  const mib = mem ? Number(mem[1]) * (mem[2] === 'Gi' ? 1024 : 1) : 0;
+  const cores = vmiSpec(vmi).domain?.cpu?.cores ?? 1;
+  return { memory: `${mib + 250}Mi`, cpu: r.cpu ?? `${cores * 100}m` };
 }
