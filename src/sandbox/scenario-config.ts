@@ -21,6 +21,8 @@ export function openstackOptions(s: Scenario, clock: Clock, port?: number): Star
       ...(h.hypervisorHostname ? { hypervisorHostname: h.hypervisorHostname } : {}),
       maxConcurrentLiveMigrations: h.maxConcurrentLiveMigrations,
       ramMb: h.ramMb,
+      vcpus: h.vcpus,
+      diskGb: h.diskGb,
       ...(h.disabledReason ? { disabled: { reason: h.disabledReason } } : {}),
     })),
     servers: o.servers.map((sv) => ({
@@ -30,6 +32,9 @@ export function openstackOptions(s: Scenario, clock: Clock, port?: number): Star
       host: sv.host,
       status: sv.state,
       ramMb: sv.ramMb,
+      vcpus: sv.vcpus,
+      diskGb: sv.diskGb,
+      bootFromVolume: sv.bootFromVolume,
       migrationMs: (sv.migrationSeconds ?? o.migrationSeconds) * 1000,
       locked: sv.locked,
     })),

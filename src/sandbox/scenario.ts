@@ -45,6 +45,9 @@ const hypervisor = z
     hypervisorHostname: z.string().optional(),
     maxConcurrentLiveMigrations: z.number().int().min(1).default(1),
     ramMb: z.number().int().min(1).default(65536),
+    /** Physical cores (Placement: ×4 allocation ratio, max_unit = cores) and local disk. */
+    vcpus: z.number().int().min(1).default(16),
+    diskGb: z.number().int().min(1).default(1000),
     disabledReason: z.string().optional(),
   })
   .strict();
@@ -56,6 +59,9 @@ const server = z
     host: z.string().min(1),
     state: serverState.default('ACTIVE'),
     ramMb: z.number().int().min(1).default(2048),
+    vcpus: z.number().int().min(1).default(1),
+    diskGb: z.number().int().min(0).default(10),
+    bootFromVolume: z.boolean().default(false),
     migrationSeconds: seconds.optional(),
     locked: z.boolean().default(false),
   })

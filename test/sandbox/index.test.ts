@@ -34,7 +34,7 @@ describe('startSandbox', () => {
     const pdbs = store.list('poddisruptionbudgets.policy');
     expect(pdbs).toHaveLength(4);
     expect(pdbs.every((p) => (statusOf(p).disruptionsAllowed as number) > 0)).toBe(true);
-    expect(sb.openstack.state.servers()).toHaveLength(12);
+    expect(sb.openstack.state.servers()).toHaveLength(13);
     expect(sb.openstack.state.services().map((s) => s.host)).toContain('node-1.cloud.example.org');
   });
 

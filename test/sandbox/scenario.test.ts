@@ -23,7 +23,7 @@ describe('scenario', () => {
       s.replicasets.reduce((n, rs) => n + rs.replicas, 0) +
       s.daemonsets.length * s.nodes.length;
     expect(s.nodes.map((n) => n.name)).toEqual(['node-1', 'node-2', 'node-3', 'node-4']);
-    expect(s.openstack.servers).toHaveLength(12);
+    expect(s.openstack.servers).toHaveLength(13);
     expect(new Set(s.openstack.servers.map((sv) => sv.project)).size).toBe(3);
     expect(new Set(s.openstack.servers.map((sv) => sv.host)).size).toBe(3);
     expect(s.openstack.servers.map((sv) => sv.state)).toEqual(expect.arrayContaining(['SHUTOFF', 'PAUSED']));
