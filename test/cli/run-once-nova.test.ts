@@ -11,11 +11,14 @@ afterEach(async () => {
   cloud = undefined;
 });
 
-async function start(servers: { name: string; status?: 'ACTIVE' | 'ERROR' }[]) {
+async function start(
+  servers: { name: string; status?: 'ACTIVE' | 'ERROR'; ramMb?: number }[],
+  targetRamMb?: number,
+) {
   cloud = await startOpenStack({
     clock: new ScaledClock(50),
     host: '127.0.0.1',
-    hosts: [{ name: 'compute-a' }, { name: 'compute-b' }],
+    hosts: [{ name: 'compute-a' }, { name: 'compute-b', ...(targetRamMb ? { ramMb: targetRamMb } : {}) }],
     servers: servers.map((s) => ({ ...s, projectId: 'demo', host: 'compute-a', migrationMs: 1000 })),
   });
   const admin = cloud.credentials.admin;
@@ -64,6 +67,39 @@ describe('run-once against the sandbox Nova', () => {
     expect(run.code).toBe(1);
     expect(run.stdout).toMatch(/stayed: vm-broken \(.*\) blocked: /);
     expect(cloud!.state.serversOnHost('compute-a').map((s) => s.name)).toEqual(['vm-broken']);
+  });
+
+  it('refuses before any change when the servers do not fit elsewhere (exit 1, InsufficientCapacity)', async () => {
+    const env = await start(
+      [
+        { name: 'vm-big', ramMb: 16384 },
+        { name: 'vm-small', ramMb: 1024 },
+      ],
+      8192,
+    );
+    const drainer = cli({ env });
+
+    const planned = await drainer('plan', '--node', 'compute-a');
+    expect(planned.stdout).toContain(
+      'capacity: INSUFFICIENT: nova: 1 of 2 servers does not fit: vm-big (1 vCPU, 16 GiB RAM, 1 GB disk)',
+    );
+    const run = await drainer('run-once', '--node', 'compute-a');
+
+    expect(run.code).toBe(1);
+    expect(run.stdout).toMatch(
+      /^InsufficientCapacity: nova: 1 of 2 servers does not fit: vm-big .*\nnothing was changed\n$/,
+    );
+    expect(cloud!.state.service('compute-a')?.status).toBe('enabled');
+    expect(cloud!.state.serversOnHost('compute-a')).toHaveLength(2);
+    expect(cloud!.state.servers().every((s) => cloud!.state.migrateCalls(s.id) === 0)).toBe(true);
+
+    const warned = await cli({ env: { ...env, DRAINER_EVACUATION_CAPACITY_CHECK: 'warn' } })(
+      'run-once',
+      '--node',
+      'compute-a',
+    );
+    expect(warned.stderr).toContain('warning: InsufficientCapacity: nova: 1 of 2 servers does not fit');
+    expect(cloud!.state.service('compute-a')?.status).toBe('disabled');
   });
 
   it('exits 2 when the credentials are wrong', async () => {
