@@ -10,6 +10,7 @@ import type { NovaFlavorRef, NovaServer, NovaServerGroup, NovaService } from './
 import { hostOf } from './types.ts';
 
 const CLASSES = ['VCPU', 'MEMORY_MB', 'DISK_GB'] as const;
+const PROVIDERS_AT_ONCE = 8;
 
 export interface NovaCapacityInput {
   readonly compute: ComputeClient;
@@ -104,16 +105,26 @@ async function bins(
     placement.providers(signal),
     compute.listAllHypervisors(signal),
   ]);
-  const out: Bin[] = [];
-  for (const svc of services) {
+  const targets = services.flatMap((svc) => {
     const names = hypervisors.filter((h) => h.service?.host === svc.host).map((h) => h.hypervisor_hostname);
     if (!names.length) names.push(svc.host);
-    for (const rp of providers.filter((p) => names.includes(p.name))) {
-      const [inv, used] = await Promise.all([
-        placement.inventories(rp.uuid, signal),
-        placement.usages(rp.uuid, signal),
-      ]);
-      const { free, maxUnit } = roomOf(inv, used);
+    return providers.filter((p) => names.includes(p.name)).map((rp) => ({ svc, rp }));
+  });
+  const out: Bin[] = [];
+  // a few providers at a time: two requests each, and large clouds have hundreds
+  for (let i = 0; i < targets.length; i += PROVIDERS_AT_ONCE) {
+    const batch = targets.slice(i, i + PROVIDERS_AT_ONCE);
+    const rooms = await Promise.all(
+      batch.map(async ({ rp }) => {
+        const [inv, used] = await Promise.all([
+          placement.inventories(rp.uuid, signal),
+          placement.usages(rp.uuid, signal),
+        ]);
+        return roomOf(inv, used);
+      }),
+    );
+    batch.forEach(({ svc }, j) => {
+      const { free, maxUnit } = rooms[j]!;
       out.push({
         name: svc.host,
         free: Object.fromEntries(CLASSES.map((c) => [c, free[c] ?? 0])),
@@ -121,7 +132,7 @@ async function bins(
         ...(svc.zone ? { zone: svc.zone } : {}),
         groups: hostsOf.get(svc.host) ?? [],
       });
-    }
+    });
   }
   return out;
 }
@@ -133,6 +144,8 @@ function zoneOf(s: NovaServer): string | undefined {
 
 export async function novaCapacity(input: NovaCapacityInput): Promise<CapacityVerdict> {
   const { compute, placement, signal } = input;
+  // nothing to place: no need to ask anyone
+  if (input.servers.length === 0) return { status: 'fits', message: 'nova: nothing to move' };
   try {
     if (!(await placement.available(signal))) {
       return {
