@@ -1,5 +1,6 @@
 // The capacity verdict as operators read it: "nova: 3 of 14 servers do not fit: db-7 (16 vCPU,
 // 64 GiB RAM) needs a host with 16 vCPU free; 40 GiB RAM short in total".
+import { isCancelledError } from '../../core/errors.ts';
 import type { CapacityVerdict } from '../../core/plugin.ts';
 import type { Amounts, Packing, Unplaced } from './pack.ts';
 
@@ -65,4 +66,24 @@ export function verdictOf(v: VerdictInput): CapacityVerdict {
     status: 'short',
     message: `${v.plugin}: ${packing.unplaced.length} of ${plural(total, v.noun)} ${verb} not fit: ${lines.join('; ')}${tail}${caveat}`,
   };
+}
+
+/**
+ * Runs a backend's check; an API failure makes the capacity unknown (the core refuses that under
+ * enforce), while a cancel or shutdown still stops the plan.
+ */
+export async function unlessUnavailable(
+  signal: AbortSignal,
+  check: () => Promise<CapacityVerdict>,
+): Promise<CapacityVerdict> {
+  try {
+    return await check();
+  } catch (err) {
+    if (signal.aborted || isCancelledError(err)) throw err;
+    return {
+      status: 'unknown',
+      reason: 'unavailable',
+      message: err instanceof Error ? err.message : String(err),
+    };
+  }
 }

@@ -2,10 +2,9 @@
 // pod slot) against the other Ready, schedulable nodes' allocatable minus the requests of the
 // pods bound there, honouring taints/tolerations and the launcher's nodeSelector. Pod affinity,
 // node affinity and topology spread are not looked at (said in every verdict).
-import { isCancelledError } from '../../core/errors.ts';
 import type { CapacityVerdict } from '../../core/plugin.ts';
 import { pack, type Bin, type Item } from '../capacity/pack.ts';
-import { verdictOf } from '../capacity/verdict.ts';
+import { unlessUnavailable, verdictOf } from '../capacity/verdict.ts';
 import { activeLauncher } from './pods.ts';
 import type { KubevirtApi, Taint } from './port.ts';
 import { parseQuantity } from './quantity.ts';
@@ -162,7 +161,7 @@ export async function kubevirtVerdict(
   movers: readonly { readonly name: string; readonly uid: string | undefined }[],
   signal: AbortSignal,
 ): Promise<CapacityVerdict> {
-  try {
+  return unlessUnavailable(signal, async () => {
     const [nodes, pods] = await Promise.all([api.listNodes(signal), api.listActivePods(signal)]);
     const here = pods.filter((p) => p.spec?.nodeName === node);
     const launchers = movers.flatMap((m) => {
@@ -170,12 +169,5 @@ export async function kubevirtVerdict(
       return pod ? [{ vmi: m.name, pod }] : [];
     });
     return kubevirtCapacity({ node, launchers, nodes, pods });
-  } catch (err) {
-    if (signal.aborted || isCancelledError(err)) throw err;
-    return {
-      status: 'unknown',
-      reason: 'unavailable',
-      message: err instanceof Error ? err.message : String(err),
-    };
-  }
+  });
 }

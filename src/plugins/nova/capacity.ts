@@ -1,9 +1,8 @@
 // Nova's capacity verdict: the servers that must move (their flavors) against the room the other
 // usable compute hosts have left in Placement, packed first-fit-decreasing. Read-only.
-import { isCancelledError } from '../../core/errors.ts';
 import type { CapacityVerdict } from '../../core/plugin.ts';
 import { pack, type Bin, type Item } from '../capacity/pack.ts';
-import { verdictOf } from '../capacity/verdict.ts';
+import { unlessUnavailable, verdictOf } from '../capacity/verdict.ts';
 import type { ComputeClient } from './compute.ts';
 import { roomOf, type PlacementClient } from './placement.ts';
 import type { NovaFlavorRef, NovaServer, NovaServerGroup, NovaService } from './types.ts';
@@ -146,7 +145,7 @@ export async function novaCapacity(input: NovaCapacityInput): Promise<CapacityVe
   const { compute, placement, signal } = input;
   // nothing to place: no need to ask anyone
   if (input.servers.length === 0) return { status: 'fits', message: 'nova: nothing to move' };
-  try {
+  return unlessUnavailable(signal, async () => {
     if (!(await placement.available(signal))) {
       return {
         status: 'unknown',
@@ -176,12 +175,5 @@ export async function novaCapacity(input: NovaCapacityInput): Promise<CapacityVe
       hosts: hosts.length,
       describe: describeNova,
     });
-  } catch (err) {
-    if (signal.aborted || isCancelledError(err)) throw err;
-    return {
-      status: 'unknown',
-      reason: 'unavailable',
-      message: err instanceof Error ? err.message : String(err),
-    };
-  }
+  });
 }
