@@ -13,6 +13,8 @@ export const ADMIN_CLOUD = 'drainer-ft';
 export interface CliRunOptions {
   /** nova: settings merged over the suite's defaults (short polls). */
   nova?: Record<string, unknown>;
+  /** evacuation: settings (e.g. capacityCheck). */
+  evacuation?: Record<string, unknown>;
   /** Cloud name in the per-run clouds.yaml (default: the admin cloud). */
   cloud?: string;
 }
@@ -42,7 +44,10 @@ export function useCli(world: () => World): () => CliWorld {
       },
       drainer: async (args, opts = {}) => {
         runs += 1;
-        const configPath = await dir.writeConfig(`config-${runs}`, novaOnlyConfig(opts.nova));
+        const configPath = await dir.writeConfig(
+          `config-${runs}`,
+          novaOnlyConfig(opts.nova, opts.evacuation),
+        );
         return runCli(args, {
           cloud: opts.cloud ?? ADMIN_CLOUD,
           cloudsFile: dir.cloudsFile,

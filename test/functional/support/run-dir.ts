@@ -65,8 +65,12 @@ export class RunDir {
 }
 
 /** A drainer config that exercises only Nova, with short polls so runs finish promptly. */
-export function novaOnlyConfig(nova: Record<string, unknown> = {}): Record<string, unknown> {
+export function novaOnlyConfig(
+  nova: Record<string, unknown> = {},
+  evacuation: Record<string, unknown> = {},
+): Record<string, unknown> {
   return {
+    evacuation,
     nova: { pollInterval: 1, retryBackoff: 1, ...nova },
     kubevirt: { enabled: false },
     drain: { enabled: false },
