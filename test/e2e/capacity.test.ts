@@ -2,7 +2,12 @@
 // room for one. enforce: a NodeMaintenance is refused before the first change; a host that comes
 // into service later lets it proceed at the next resync. warn: the same shortfall is an Event and
 // the evacuation goes on.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import yaml from 'js-yaml';
 import { afterEach, describe, expect, it } from 'vitest';
+import { cli } from '../cli/harness.ts';
 import { EVACUATING_TAINT } from '../../src/core/record.ts';
 import type { KubeList, NodeMaintenance } from '../../src/kube/types.ts';
 import { NM_PATH, nodeMaintenance, smallWorld } from './scenario.ts';
@@ -97,5 +102,21 @@ describe('capacity pre-flight (full stack)', () => {
     ]);
     expect(await nodeEvents(s, 'node-a', 'EvacuationStarted')).toHaveLength(1);
     await until('a server moved', () => os.serversOnHost('node-b').length > 0);
+  });
+
+  it('run-once on Kubernetes: exit 1 with InsufficientCapacity, the node as it was', async () => {
+    stack = await startStack({ scenario: tight() });
+    const dir = mkdtempSync(path.join(tmpdir(), 'drainer-capacity-'));
+    const kubeconfig = path.join(dir, 'kubeconfig');
+    writeFileSync(kubeconfig, stack.sandbox.kube.kubeconfig());
+    const config = { ...stack.sandbox.drainerConfig, kubeconfig, logLevel: 'warn' };
+
+    const result = await cli({ files: { 'config.yaml': yaml.dump(config) } })('run-once', '--node', 'node-a');
+
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/node node-a: Failed \(trigger run-once\)/);
+    expect(result.stdout).toMatch(/error \(InsufficientCapacity\): nova: 2 of 3 servers do not fit: /);
+    expect(stack.sandbox.openstack.state.service('node-a')?.status).toBe('enabled');
+    expect((await stack.node('node-a')).spec?.unschedulable).toBeFalsy();
   });
 });
