@@ -34,9 +34,14 @@ const ID = /^(?:[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}
 /** "nova GET /servers/{id}" for a request to the OpenStack sandbox. */
 export function openstackCall(method: string, path: string): { service: string; what: string } {
   const pathname = new URL(path, 'http://x').pathname;
-  const service = pathname.startsWith('/v3') ? 'keystone' : 'nova';
+  const service = pathname.startsWith('/v3')
+    ? 'keystone'
+    : pathname.startsWith('/placement')
+      ? 'placement'
+      : 'nova';
   const template = pathname
     .replace(/^\/compute(\/v2(\.1)?)?/, '')
+    .replace(/^\/placement/, '')
     .split('/')
     .map((s) => (ID.test(s) ? '{id}' : s))
     .join('/');

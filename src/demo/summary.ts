@@ -99,9 +99,11 @@ export function renderSummary(r: DemoReport): string {
   }
   const nova = r.openstackCalls.filter(([k]) => k.startsWith('nova '));
   const keystone = r.openstackCalls.filter(([k]) => k.startsWith('keystone '));
+  const placement = r.openstackCalls.filter(([k]) => k.startsWith('placement '));
   out.push(
     callLines('Kubernetes API', r.kubeCalls),
     callLines('Nova', nova),
+    ...(placement.length ? [callLines('Placement', placement)] : []),
     callLines('Keystone', keystone),
     `demo took ${s(r.realMs)}; ${r.ok ? 'OK' : 'FAILED'}`,
     '',
