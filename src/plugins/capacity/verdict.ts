@@ -53,9 +53,13 @@ export function verdictOf(v: VerdictInput): CapacityVerdict {
   const total = packing.placed.length + packing.unplaced.length;
   const caveat = v.caveat ? ` (${v.caveat})` : '';
   if (!packing.unplaced.length) {
-    const what = total
-      ? `all ${plural(total, v.noun)} fit on ${plural(v.hosts, 'other host')}`
-      : `nothing to move`;
+    const where = `on ${plural(v.hosts, 'other host')}`;
+    const what =
+      total === 0
+        ? 'nothing to move'
+        : total === 1
+          ? `the 1 ${v.noun} fits ${where}`
+          : `all ${plural(total, v.noun)} fit ${where}`;
     return { status: 'fits', message: `${v.plugin}: ${what}${caveat}` };
   }
   const lines = packing.unplaced.map((u) => line(u, describe));

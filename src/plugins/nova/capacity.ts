@@ -1,5 +1,6 @@
 // Nova's capacity verdict: the servers that must move (their flavors) against the room the other
 // usable compute hosts have left in Placement, packed first-fit-decreasing. Read-only.
+import { isNotFoundError } from '../../core/errors.ts';
 import type { CapacityVerdict } from '../../core/plugin.ts';
 import { pack, type Bin, type Item } from '../capacity/pack.ts';
 import { unlessUnavailable, verdictOf } from '../capacity/verdict.ts';
@@ -56,15 +57,23 @@ export const usableServices = (services: readonly NovaService[], source: string)
 
 async function flavors(input: NovaCapacityInput): Promise<Map<string, NovaFlavorRef>> {
   const out = new Map<string, NovaFlavorRef>();
-  const byId = new Map<string, Promise<NovaFlavorRef>>();
+  const byId = new Map<string, Promise<NovaFlavorRef | undefined>>();
   for (const s of input.servers) {
     const f = s.flavor ?? {};
     if (f.vcpus !== undefined && f.ram !== undefined) out.set(s.id, f);
     else if (f.id) {
       // before 2.47 only the id: one flavor request per distinct flavor
       const id = f.id;
-      if (!byId.has(id)) byId.set(id, input.compute.getFlavor(id, input.signal));
-      out.set(s.id, await byId.get(id)!);
+      // a flavor deleted since the boot is gone from the API: that server's size is unknown
+      if (!byId.has(id)) {
+        const lookup = input.compute.getFlavor(id, input.signal).catch((err: unknown) => {
+          if (isNotFoundError(err)) return undefined;
+          throw err;
+        });
+        byId.set(id, lookup);
+      }
+      const flavor = await byId.get(id)!;
+      if (flavor) out.set(s.id, flavor);
     }
   }
   return out;

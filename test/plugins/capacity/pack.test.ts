@@ -129,7 +129,7 @@ describe('verdictOf', () => {
     const packing = pack([vm('web-1', 2, 8)], [host('host-a', 8, 32)]);
     expect(verdictOf({ plugin: 'nova', noun: 'server', packing, hosts: 1, describe: describeNova })).toEqual({
       status: 'fits',
-      message: 'nova: all 1 server fit on 1 other host',
+      message: 'nova: the 1 server fits on 1 other host',
     });
   });
 });
