@@ -6,7 +6,7 @@ export type ApiName = 'keystone' | 'nova' | 'kubernetes';
 /** Called once per HTTP request an API client makes; code is the status ("200") or an error code ("ECONNRESET"). */
 export type ApiRequestHook = (api: ApiName, code: string) => void;
 
-export const NODE_PHASES = ['InService', 'Evacuating', 'Evacuated', 'Failed', 'Restoring'] as const;
+export const NODE_PHASES = ['InService', 'Queued', 'Evacuating', 'Evacuated', 'Failed', 'Restoring'] as const;
 
 const DURATION_BUCKETS = [1, 5, 15, 30, 60, 120, 300, 600, 1200, 1800, 3600, 7200];
 
