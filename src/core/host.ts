@@ -112,6 +112,8 @@ export class PluginHost {
     this.#log = opts.log;
     this.#metrics = opts.metrics;
     this.#abandonAfterMs = opts.abandonAfterMs ?? 30_000;
+    // 0 from the start: an alert on the series sees "nothing left behind", not "no data"
+    for (const p of this.plugins) this.#metrics?.restoreFailed.set({ plugin: p.name }, 0);
   }
 
   /** Every plugin's plan, side by side; one failing plugin does not hide the others' plans. */
@@ -221,9 +223,11 @@ export class PluginHost {
             record: opts.records.get(p.name),
             save: (record) => opts.records.save(p.name, record),
           });
+          this.#metrics?.restoreFailed.set({ plugin: p.name }, 0);
           return { plugin: p.name, ok: true };
         } catch (error) {
           this.#failed(p.name, 'restore', error);
+          this.#metrics?.restoreFailed.set({ plugin: p.name }, 1);
           return { plugin: p.name, ok: false, message: messageOf(error), error };
         }
       }),

@@ -22,6 +22,11 @@ export class Metrics {
   readonly apiRequests: Counter<'api' | 'code'>;
   /** Added to §4: a plugin call that threw (the host turns it into a failed Outcome). */
   readonly pluginErrors: Counter<'plugin' | 'operation'>;
+  /**
+   * Added to §4: 1 while a plugin's last restore on this node failed, so something drainer changed
+   * (a disabled nova-compute service, a drain taint) is still in place on a node meant to be back in service.
+   */
+  readonly restoreFailed: Gauge<'plugin'>;
   /** Pass this to API clients (Nova, Kubernetes) as their request hook. */
   readonly apiRequest: ApiRequestHook;
 
@@ -81,6 +86,12 @@ export class Metrics {
       name: 'drainer_plugin_errors_total',
       help: 'Plugin calls that threw instead of returning, by plugin and operation',
       labelNames: ['plugin', 'operation'],
+      registers,
+    });
+    this.restoreFailed = new Gauge({
+      name: 'drainer_restore_failed',
+      help: "1 while the plugin's last restore of this node failed: a change of drainer's (e.g. a disabled nova-compute service) is still in place",
+      labelNames: ['plugin'],
       registers,
     });
     this.apiRequest = (api, code) => this.apiRequests.inc({ api, code });

@@ -288,4 +288,30 @@ describe('PluginHost.restore', () => {
       { plugin: 'kubevirt', ok: false, message: 'taint patch refused' },
     ]);
   });
+
+  it('drainer_restore_failed: 0 from the start, 1 while a restore fails (a change left in place), 0 once it works', async () => {
+    const metrics = new Metrics({ defaultMetrics: false });
+    let refuse = true;
+    const host = new PluginHost({
+      log: capturingLog().log,
+      metrics,
+      plugins: [
+        fake('nova', {
+          restore: async () => {
+            if (refuse) throw new Error('nova-compute service still disabled: 503');
+          },
+        }),
+        fake('kubevirt', {}),
+      ],
+    });
+    const value = async (plugin: string) =>
+      (await metrics.restoreFailed.get()).values.find((v) => v.labels.plugin === plugin)?.value;
+    expect(await value('nova')).toBe(0);
+    const opts = { signal: new AbortController().signal, dryRun: false, records: new MemoryRecordStore() };
+    await host.restore(node, opts);
+    expect([await value('nova'), await value('kubevirt')]).toEqual([1, 0]);
+    refuse = false;
+    await host.restore(node, opts);
+    expect(await value('nova')).toBe(0);
+  });
 });
