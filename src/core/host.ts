@@ -166,6 +166,7 @@ export class PluginHost {
     const name = plugin.name;
     const log = this.#log.child({ plugin: name, node: node.name });
     let last: readonly WorkloadProgress[] = [];
+    const started = new Set<string>(); // id#attempt of every migration seen running, counted once
     const failed = (message: string, error?: unknown): HostOutcome => ({
       plugin: name,
       succeeded: false,
@@ -186,6 +187,7 @@ export class PluginHost {
           save: (record) => opts.records.save(name, record),
           progress: (items) => {
             last = items;
+            this.#countStarts(name, items, started);
             this.#metrics?.migrationsInFlight.set(
               { plugin: name },
               items.filter((i) => i.state === 'migrating').length,
@@ -241,6 +243,15 @@ export class PluginHost {
     if (isBadInput(error))
       this.#log.warn({ plugin, operation, code, reason: messageOf(error) }, `${plugin} ${operation} failed`);
     else this.#log.error({ plugin, operation, code, err: error }, `${plugin} ${operation} failed`);
+  }
+
+  #countStarts(plugin: string, items: readonly WorkloadProgress[], seen: Set<string>): void {
+    for (const w of items) {
+      const key = `${w.id}#${w.attempts}`;
+      if (w.state !== 'migrating' || seen.has(key)) continue;
+      seen.add(key);
+      this.#metrics?.migrationsStarted.inc({ plugin });
+    }
   }
 
   /** Migration results come from the final workload lines, so plugins never touch metrics. */

@@ -16,6 +16,8 @@ export class Metrics {
   readonly evacuationDuration: Histogram;
   readonly migrations: Counter<'plugin' | 'result'>;
   readonly migrationDuration: Histogram<'plugin'>;
+  /** Added to §4: migrations a plugin started (each attempt once), for started vs finished. */
+  readonly migrationsStarted: Counter<'plugin'>;
   readonly migrationsInFlight: Gauge<'plugin'>;
   readonly evictions: Counter<'code'>;
   readonly nodePhase: Gauge<'phase'>;
@@ -56,6 +58,12 @@ export class Metrics {
       help: 'Duration of one workload migration',
       labelNames: ['plugin'],
       buckets: DURATION_BUCKETS,
+      registers,
+    });
+    this.migrationsStarted = new Counter({
+      name: 'drainer_migrations_started_total',
+      help: 'Workload migrations started (each attempt counts once), by plugin',
+      labelNames: ['plugin'],
       registers,
     });
     this.migrationsInFlight = new Gauge({
