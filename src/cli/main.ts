@@ -1,4 +1,4 @@
-import yargs from 'yargs';
+import yargs, { type Argv } from 'yargs';
 import { commandTable, lazyCommand } from './commands.ts';
 import { type CliDeps, type CliIo, defaultDeps, defaultIo, type CliContext } from './context.ts';
 import { normalizeLegacyArgs } from './legacy-args.ts';
@@ -40,12 +40,9 @@ function processSignal(): { signal: AbortSignal; dispose(): void } {
   };
 }
 
-function parser(deps: Partial<CliDeps>) {
-  const p = yargs()
-    .scriptName('drainer')
-    .usage(
-      '$0 <command> [options]\n\nEvacuates Nova and KubeVirt VMs by live migration before a node is drained.',
-    )
+/** The options every command takes (also read by test/docs/commands.test.ts to check the docs). */
+export function globalOptions<T>(y: Argv<T>) {
+  return y
     .option('config-path', {
       type: 'string',
       describe: 'config file (default ./config.yaml; a missing default file is fine)',
@@ -67,7 +64,17 @@ function parser(deps: Partial<CliDeps>) {
       type: 'string',
       describe: 'deadline of the whole evacuation, e.g. 45m (the old -time-out=MINUTES maps here)',
       global: true,
-    })
+    });
+}
+
+function parser(deps: Partial<CliDeps>) {
+  const p = globalOptions(
+    yargs()
+      .scriptName('drainer')
+      .usage(
+        '$0 <command> [options]\n\nEvacuates Nova and KubeVirt VMs by live migration before a node is drained.',
+      ),
+  )
     .strict()
     .exitProcess(false)
     // yargs' complaints carry a message and no error; errors thrown by a command pass through as they are
