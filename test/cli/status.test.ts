@@ -20,58 +20,37 @@ const iso = (ms: number) => new Date(T0 + ms).toISOString();
 const record = (fields: Record<string, unknown>) =>
   JSON.stringify({ trigger: 'cordon', since: iso(0), plugins: {}, ...fields });
 
-const NODES = [
-  node('node-a', {
+/** A Node with a record made of `fields`; queuedMs also sets the queue label. */
+const withRecord = (name: string, fields: Record<string, unknown>, queuedMs?: number) =>
+  node(name, {
     metadata: {
-      name: 'node-a',
+      name,
+      ...(queuedMs === undefined ? {} : { labels: { 'drainer.dev/queued': String(T0 + queuedMs) } }),
       annotations: {
         [STATE_ANNOTATION]: record({
-          phase: 'Evacuating',
-          slot: 'drainer-evacuation-0',
-          progress: { nova: { moved: 3, total: 10, failed: 0 }, kubevirt: { moved: 1, total: 2, failed: 1 } },
+          ...fields,
+          ...(queuedMs === undefined ? {} : { queuedAt: iso(queuedMs) }),
         }),
       },
     },
+  });
+
+const NODES = [
+  withRecord('node-a', {
+    phase: 'Evacuating',
+    slot: 'drainer-evacuation-0',
+    progress: { nova: { moved: 3, total: 10, failed: 0 }, kubevirt: { moved: 1, total: 2, failed: 1 } },
   }),
   // queued later than node-c and node-d
-  node('node-b', {
-    metadata: {
-      name: 'node-b',
-      labels: { 'drainer.dev/queued': String(T0 + 2000) },
-      annotations: { [STATE_ANNOTATION]: record({ phase: 'Queued', queuedAt: iso(2000) }) },
-    },
-  }),
+  withRecord('node-b', { phase: 'Queued' }, 2000),
   // node-d and node-c queued at the same instant: the name breaks the tie
-  node('node-d', {
-    metadata: {
-      name: 'node-d',
-      labels: { 'drainer.dev/queued': String(T0 + 1000) },
-      annotations: {
-        [STATE_ANNOTATION]: record({ phase: 'Queued', trigger: 'NodeMaintenance/nm-d', queuedAt: iso(1000) }),
-      },
-    },
+  withRecord('node-d', { phase: 'Queued', trigger: 'NodeMaintenance/nm-d' }, 1000),
+  withRecord('node-c', { phase: 'Queued' }, 1000),
+  withRecord('node-e', {
+    phase: 'Failed',
+    lastError: 'nova: not every workload moved (web-1: No valid host was found)',
   }),
-  node('node-c', {
-    metadata: {
-      name: 'node-c',
-      labels: { 'drainer.dev/queued': String(T0 + 1000) },
-      annotations: { [STATE_ANNOTATION]: record({ phase: 'Queued', queuedAt: iso(1000) }) },
-    },
-  }),
-  node('node-e', {
-    metadata: {
-      name: 'node-e',
-      annotations: {
-        [STATE_ANNOTATION]: record({
-          phase: 'Failed',
-          lastError: 'nova: not every workload moved (web-1: No valid host was found)',
-        }),
-      },
-    },
-  }),
-  node('node-f', {
-    metadata: { name: 'node-f', annotations: { [STATE_ANNOTATION]: record({ phase: 'Evacuated' }) } },
-  }),
+  withRecord('node-f', { phase: 'Evacuated' }),
   node('node-g', { metadata: { name: 'node-g' } }), // in service: no row
 ];
 

@@ -3,26 +3,14 @@
 // (the metric names are checked against a real daemon in test/e2e/metric-names.test.ts), the
 // dashboard ships in a sidecar-labelled ConfigMap, and kubectl accepts the objects once the
 // Prometheus Operator's CRDs are served.
-import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import yaml from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startKubeApiServer, type KubeApiServer } from '../../src/sandbox/kube/index.ts';
+import { hasKubectl, kubectl } from './kubectl.ts';
 import { dashboard, expressions, MONITORING, parsePromql, ruleFile } from './promql.ts';
-
-async function kubectl(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await promisify(execFile)('kubectl', args, { encoding: 'utf8' });
-    return { code: 0, stdout, stderr };
-  } catch (e) {
-    const err = e as { code?: number; stdout?: string; stderr?: string };
-    return { code: err.code ?? 1, stdout: err.stdout ?? '', stderr: err.stderr ?? '' };
-  }
-}
-const hasKubectl = existsSync('/usr/bin/kubectl');
 
 describe('monitoring expressions', () => {
   it('every alert, panel and variable expression parses with the PromQL grammar', () => {

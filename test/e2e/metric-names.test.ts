@@ -2,13 +2,9 @@
 // of daemonset/monitoring/ select is one its /metrics exposes (histograms by _bucket/_sum/_count).
 // Renaming a metric in src/observability/metrics.ts fails this test. The record carries the
 // per-plugin progress `drainer status` shows.
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runDaemon } from '../../src/cli/daemon.ts';
-import { configSchema } from '../../src/config/schema.ts';
 import { EXTERNAL_METRICS, exposedNames, expressions, parsePromql } from '../daemonset/promql.ts';
+import { startDaemon } from './daemon-run.ts';
 import { smallWorld } from './scenario.ts';
 import { startStack, until, type Stack } from './stack.ts';
 
@@ -19,30 +15,11 @@ describe('the monitoring kit against a real daemon', () => {
   it('every metric name in the alerts and the dashboard is exposed by /metrics after an evacuation', async () => {
     stack = await startStack({ scenario: smallWorld({ servers: 3 }) });
     const s = stack;
-    const kubeconfig = path.join(mkdtempSync(path.join(tmpdir(), 'drainer-metric-names-')), 'kubeconfig');
-    writeFileSync(kubeconfig, s.sandbox.kube.kubeconfig());
-    const config = configSchema.parse({
-      ...s.config,
-      nodeName: 'node-a',
-      kubeconfig,
-      server: { enabled: true, bindAddress: '127.0.0.1', port: 0 },
-    });
-    const stop = new AbortController();
-    let port = 0;
-    const running = runDaemon({
-      config,
-      log: s.log,
-      signal: stop.signal,
-      env: {},
-      onListening: (p) => (port = p),
-    });
-    await until('listening', () => port > 0);
-
+    const daemon = await startDaemon(s, 'node-a');
     await s.cordon('node-a');
     await until('evacuated', async () => (await s.record('node-a'))?.phase === 'Evacuated');
-    const exposed = exposedNames(await (await fetch(`http://127.0.0.1:${port}/metrics`)).text());
-    stop.abort();
-    await running;
+    const exposed = exposedNames((await daemon.get('/metrics')).text);
+    await daemon.stop();
 
     const used = new Map<string, string>();
     for (const e of expressions()) for (const m of parsePromql(e.expr).metrics) used.set(m, e.where);
