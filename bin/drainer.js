@@ -9,7 +9,9 @@ var version = process.env.DRAINER_TEST_NODE_VERSION || process.version;
 var parts = /^v?(\d+)\.(\d+)/.exec(version);
 var major = parts ? Number(parts[1]) : 0;
 var minor = parts ? Number(parts[2]) : 0;
-if (major < MIN[0] || (major === MIN[0] && minor < MIN[1])) {
+// Type stripping is on by default from 22.18 in the 22 line and from 23.6 in the 23 line.
+var tooOld = major < MIN[0] || (major === MIN[0] && minor < MIN[1]) || (major === 23 && minor < 6);
+if (tooOld) {
   process.stderr.write(
     'drainer needs Node.js \u2265 ' + MIN.join('.') + ' (24 LTS recommended); this is ' + version + '\n',
   );

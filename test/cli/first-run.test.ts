@@ -44,10 +44,12 @@ describe('bin/drainer.js: the Node version gate', () => {
     expect(r.stderr).toBe('drainer needs Node.js ≥ 22.18 (24 LTS recommended); this is v20.20.2\n');
   });
 
-  it('lets 22.18 and 24 through (and refuses 22.17)', async () => {
+  it('lets 22.18, 23.6 and 24 through (and refuses 22.17 and 23.5)', async () => {
     for (const [v, ok] of [
       ['v22.17.9', false],
       ['v22.18.0', true],
+      ['v23.5.0', false], // no type stripping by default before 23.6
+      ['v23.6.0', true],
       ['v24.1.0', true],
     ] as const) {
       const r = await run(process.execPath, [BIN, '--version'], { env: { DRAINER_TEST_NODE_VERSION: v } });
@@ -74,7 +76,7 @@ describe('bin/drainer.js: the Node version gate', () => {
       });
       expect(r.code).not.toBe(0);
       expect(r.stderr).toMatch(/EBADENGINE/);
-      expect(r.stderr).toContain('Required: {"node":">=22.18"}');
+      expect(r.stderr).toContain('Required: {"node":"^22.18.0 || >=23.6.0"}');
       expect(existsSync(path.join(dir, 'node_modules'))).toBe(false);
     },
   );
@@ -85,7 +87,7 @@ describe('bin/drainer.js: the Node version gate', () => {
       scripts: Record<string, string>;
       bin: Record<string, string>;
     };
-    expect(pkg.engines.node).toBe('>=22.18');
+    expect(pkg.engines.node).toBe('^22.18.0 || >=23.6.0');
     expect(readFileSync(path.join(ROOT, '.npmrc'), 'utf8')).toMatch(/^engine-strict=true$/m);
     expect(readFileSync(path.join(ROOT, '.nvmrc'), 'utf8').trim()).toBe('24');
     expect(readFileSync(path.join(ROOT, '.node-version'), 'utf8').trim()).toBe('24');
