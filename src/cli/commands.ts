@@ -42,6 +42,12 @@ export const commandTable: readonly CommandEntry[] = [
     load: () => import('./plan.ts'),
   },
   {
+    command: 'status',
+    describe: 'show every node drainer is working on: phase, slot or queue place, progress, last error',
+    plugins: false,
+    load: () => import('./status.ts'),
+  },
+  {
     command: 'config',
     describe: 'print the effective configuration (defaults < file < env < flags), secrets redacted',
     plugins: false,

@@ -4,8 +4,9 @@ import os from 'node:os';
 import { loadConfig, type Flags } from '../config/load.ts';
 import { processEnv } from '../config/process-env.ts';
 import type { Config } from '../config/schema.ts';
-import { ExitCode, isBadInput, isConfigError } from '../core/errors.ts';
+import { ExitCode, isBadInput } from '../core/errors.ts';
 import type { BackendPlugin } from '../core/plugin.ts';
+import { errorLines, wantsStack } from './error-lines.ts';
 import { createLogger, type Logger } from '../observability/logger.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { RegistryDeps } from '../plugins/registry.ts';
@@ -110,12 +111,9 @@ export function plugins(config: Config, argv: GlobalArgs, log: Logger, metrics?:
   return argv.cli.deps.buildPlugins(config, { log, ...(metrics ? { metrics } : {}) });
 }
 
-/** Prints an error for a person (one line per problem, no stack) and returns its exit code. */
-export function reportError(e: unknown, io: CliIo): number {
-  const lines = isConfigError(e)
-    ? e.issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message))
-    : [e instanceof Error ? e.message : String(e)];
-  for (const line of lines) io.stderr.write(`error: ${line}\n`);
+/** Prints an error for a person (one line per problem; the stack only at --log-level debug) and returns its exit code. */
+export function reportError(e: unknown, io: CliIo, logLevel?: string): number {
+  for (const line of errorLines(e, { stack: wantsStack(logLevel) })) io.stderr.write(`${line}\n`);
   return isBadInput(e) ? ExitCode.badInput : ExitCode.incomplete;
 }
 
@@ -125,7 +123,7 @@ export function handle<A extends GlobalArgs>(fn: (argv: A) => Promise<number>): 
     try {
       argv.cli.exitCode = await fn(argv);
     } catch (e) {
-      argv.cli.exitCode = reportError(e, argv.cli.io);
+      argv.cli.exitCode = reportError(e, argv.cli.io, argv.logLevel);
     }
   };
 }

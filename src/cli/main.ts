@@ -1,8 +1,20 @@
-import yargs from 'yargs';
+import yargs, { type Argv } from 'yargs';
 import { commandTable, lazyCommand } from './commands.ts';
 import { type CliDeps, type CliIo, defaultDeps, defaultIo, type CliContext } from './context.ts';
 import { normalizeLegacyArgs } from './legacy-args.ts';
 import { ExitCode } from '../core/errors.ts';
+import { errorLines, wantsStack } from './error-lines.ts';
+
+/** yargs' own complaints (unknown command or option, bad value): the user's to fix. */
+class UsageError extends Error {}
+
+/** --log-level as given, read before (or without) yargs' parse. */
+function logLevelOf(argv: readonly string[]): string | undefined {
+  const i = argv.findIndex((a) => a === '--log-level' || a.startsWith('--log-level='));
+  const arg = argv[i];
+  if (arg === undefined) return undefined;
+  return arg.includes('=') ? arg.slice(arg.indexOf('=') + 1) : argv[i + 1];
+}
 
 export interface MainOptions {
   /** Streams, env, directories and the cancel signal; the process's own by default. */
@@ -28,12 +40,9 @@ function processSignal(): { signal: AbortSignal; dispose(): void } {
   };
 }
 
-function parser(deps: Partial<CliDeps>) {
-  const p = yargs()
-    .scriptName('drainer')
-    .usage(
-      '$0 <command> [options]\n\nEvacuates Nova and KubeVirt VMs by live migration before a node is drained.',
-    )
+/** The options every command takes (also read by test/docs/commands.test.ts to check the docs). */
+export function globalOptions<T>(y: Argv<T>) {
+  return y
     .option('config-path', {
       type: 'string',
       describe: 'config file (default ./config.yaml; a missing default file is fine)',
@@ -55,10 +64,23 @@ function parser(deps: Partial<CliDeps>) {
       type: 'string',
       describe: 'deadline of the whole evacuation, e.g. 45m (the old -time-out=MINUTES maps here)',
       global: true,
-    })
+    });
+}
+
+function parser(deps: Partial<CliDeps>) {
+  const p = globalOptions(
+    yargs()
+      .scriptName('drainer')
+      .usage(
+        '$0 <command> [options]\n\nEvacuates Nova and KubeVirt VMs by live migration before a node is drained.',
+      ),
+  )
     .strict()
     .exitProcess(false)
-    .fail(false)
+    // yargs' complaints carry a message and no error; errors thrown by a command pass through as they are
+    .fail((msg: string | null, err: Error | undefined) => {
+      throw err ?? new UsageError(msg ?? 'invalid usage');
+    })
     .demandCommand(1, 'name a command (see --help)')
     .recommendCommands()
     .help()
@@ -82,11 +104,15 @@ export async function main(argv: readonly string[], opts: MainOptions = {}): Pro
     if (output) io.stdout.write(output.endsWith('\n') ? output : `${output}\n`);
     return cli.exitCode;
   } catch (e) {
-    // Our handlers catch their own errors (context.handle): what reaches here is a usage error from yargs
-    // (or a command that does not use handle(); then the message still prints without a stack).
-    io.stderr.write(`error: ${e instanceof Error ? e.message : String(e)}\n`);
-    io.stderr.write('run "drainer --help" for usage\n');
-    return ExitCode.badInput;
+    // Our handlers catch their own errors (context.handle): what reaches here is a usage error from
+    // yargs, or something unexpected (a module that failed to load): one line and a hint, no stack.
+    if (e instanceof UsageError) {
+      io.stderr.write(`error: ${e.message}\n`);
+      io.stderr.write('run "drainer --help" for usage\n');
+      return ExitCode.badInput;
+    }
+    for (const line of errorLines(e, { stack: wantsStack(logLevelOf(argv)) })) io.stderr.write(`${line}\n`);
+    return ExitCode.incomplete;
   } finally {
     own?.dispose();
   }

@@ -7,6 +7,7 @@ import { takeMaintenance, writeMaintenanceStatus } from './maintenance-sync.ts';
 import { maintenanceRef, type MaintenanceObject } from './objects.ts';
 import type { Outcome, Plan } from './plugin.ts';
 import { ProgressEvents, summarizePlans } from './progress-events.ts';
+import { ProgressRecord } from './progress-record.ts';
 import { EVACUATING_TAINT, errorText, newRecord, type NodeRecord, type OutcomeSummary } from './record.ts';
 import type { NodeRun } from './run-context.ts';
 import type { RunResult } from './queue.ts';
@@ -77,6 +78,7 @@ export async function evacuate(
   await isolate(run, nm);
 
   const events = new ProgressEvents((type, reason, message) => void run.event(type, reason, message));
+  const progress = new ProgressRecord(run.store, run.log);
   const outcomes = await unlessStopped(ctl, () =>
     host.evacuate(
       { name: run.nodeName },
@@ -87,7 +89,10 @@ export async function evacuate(
         dryRun: config.dryRun,
         abortOnCancel: config.evacuation.abortOnCancel,
         records: run.store,
-        onProgress: (plugin, items) => events.report(plugin, items),
+        onProgress: (plugin, items) => {
+          events.report(plugin, items);
+          progress.report(plugin, items);
+        },
       },
     ),
   );

@@ -120,6 +120,8 @@ export class PluginHost {
     this.#log = opts.log;
     this.#metrics = opts.metrics;
     this.#abandonAfterMs = opts.abandonAfterMs ?? 30_000;
+    // 0 from the start: an alert on the series sees "nothing left behind", not "no data"
+    for (const p of this.plugins) this.#metrics?.restoreFailed.set({ plugin: p.name }, 0);
   }
 
   /** Every plugin's plan, side by side; one failing plugin does not hide the others' plans. */
@@ -172,6 +174,7 @@ export class PluginHost {
     const name = plugin.name;
     const log = this.#log.child({ plugin: name, node: node.name });
     let last: readonly WorkloadProgress[] = [];
+    const started = new Set<string>(); // id#attempt of every migration seen running, counted once
     const failed = (message: string, error?: unknown): HostOutcome => ({
       plugin: name,
       succeeded: false,
@@ -192,6 +195,7 @@ export class PluginHost {
           save: (record) => opts.records.save(name, record),
           progress: (items) => {
             last = items;
+            this.#countStarts(name, items, started);
             this.#metrics?.migrationsInFlight.set(
               { plugin: name },
               items.filter((i) => i.state === 'migrating').length,
@@ -229,9 +233,11 @@ export class PluginHost {
             record: opts.records.get(p.name),
             save: (record) => opts.records.save(p.name, record),
           });
+          this.#metrics?.restoreFailed.set({ plugin: p.name }, 0);
           return { plugin: p.name, ok: true };
         } catch (error) {
           this.#failed(p.name, 'restore', error);
+          this.#metrics?.restoreFailed.set({ plugin: p.name }, 1);
           return { plugin: p.name, ok: false, message: messageOf(error), error };
         }
       }),
@@ -245,6 +251,15 @@ export class PluginHost {
     if (isBadInput(error))
       this.#log.warn({ plugin, operation, code, reason: messageOf(error) }, `${plugin} ${operation} failed`);
     else this.#log.error({ plugin, operation, code, err: error }, `${plugin} ${operation} failed`);
+  }
+
+  #countStarts(plugin: string, items: readonly WorkloadProgress[], seen: Set<string>): void {
+    for (const w of items) {
+      const key = `${w.id}#${w.attempts}`;
+      if (w.state !== 'migrating' || seen.has(key)) continue;
+      seen.add(key);
+      this.#metrics?.migrationsStarted.inc({ plugin });
+    }
   }
 
   /** Migration results come from the final workload lines, so plugins never touch metrics. */

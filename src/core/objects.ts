@@ -14,6 +14,7 @@ export interface ObjectMeta {
   readonly resourceVersion?: string;
   readonly creationTimestamp?: string | Date;
   readonly deletionTimestamp?: string | Date;
+  readonly labels?: Readonly<Record<string, string>>;
   readonly annotations?: Readonly<Record<string, string>>;
   readonly finalizers?: readonly string[];
 }

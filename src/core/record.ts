@@ -7,12 +7,15 @@ import type { PluginRecord } from './plugin.ts';
 export const STATE_ANNOTATION = 'drainer.dev/state';
 export const EVACUATING_TAINT = { key: 'drainer.dev/evacuating', effect: 'NoSchedule' } as const;
 
-export const PHASES = ['Evacuating', 'Evacuated', 'Failed', 'Restoring'] as const;
+export const PHASES = ['Queued', 'Evacuating', 'Evacuated', 'Failed', 'Restoring'] as const;
 export type Phase = (typeof PHASES)[number];
 
 const MAX_ERROR_CHARS = 1000;
 
 const podFailureSchema = z.object({ pod: z.string(), reason: z.string() });
+
+/** Workloads of one plugin: moved, failed (or blocked) and the total it has to deal with. */
+const progressSchema = z.object({ moved: z.number(), total: z.number(), failed: z.number() });
 
 const recordSchema = z.object({
   phase: z.enum(PHASES),
@@ -20,6 +23,10 @@ const recordSchema = z.object({
   trigger: z.string(),
   /** When this evacuation began (ISO). */
   since: z.string(),
+  /** When the node first queued for a fleet slot (ISO). */
+  queuedAt: z.string().optional(),
+  /** The Lease (fleet slot) held while Evacuating. */
+  slot: z.string().optional(),
   /** Did drainer cordon the node (e.g. for a NodeMaintenance on a schedulable node)? */
   cordonedByUs: z.boolean().default(false),
   /** Did drainer add drainer.dev/evacuating:NoSchedule? */
@@ -47,6 +54,8 @@ const recordSchema = z.object({
       failed: z.array(podFailureSchema),
     })
     .optional(),
+  /** Per plugin, while Evacuating: the counts of its last progress report (drainer status shows them). */
+  progress: z.record(z.string(), progressSchema).optional(),
   /** When the last evacuation attempt ended (ISO): a Failed record is retried a resync later. */
   attemptedAt: z.string().optional(),
   lastError: z.string().optional(),
@@ -57,6 +66,7 @@ const recordSchema = z.object({
 export type NodeRecord = z.output<typeof recordSchema>;
 export type DrainSummary = NonNullable<NodeRecord['drain']>;
 export type OutcomeSummary = NonNullable<NodeRecord['outcomes']>[number];
+export type PluginProgress = z.output<typeof progressSchema>;
 
 /** A message short enough for an annotation. Callers pass typed-error messages, which never hold secrets. */
 export const errorText = (message: string): string =>

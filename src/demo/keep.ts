@@ -15,6 +15,7 @@ export function keepText(sb: Sandbox, demoNode: string, cwd: string): string {
     'The sandbox and one agent per node keep running (Ctrl-C stops them). Try:',
     `  ${kc} get nodes`,
     `  ${kc} cordon ${other}`,
+    `  KUBECONFIG=${shown(sb.kubeconfigPath ?? '', cwd)} npx drainer status --watch`,
     `  ${kc} get node ${other} -o jsonpath='{.metadata.annotations.drainer\\.dev/state}'`,
     `  ${kc} get pods -A -o wide --field-selector spec.nodeName=${other}`,
   ];

@@ -6,7 +6,7 @@ export type ApiName = 'keystone' | 'nova' | 'placement' | 'kubernetes';
 /** Called once per HTTP request an API client makes; code is the status ("200") or an error code ("ECONNRESET"). */
 export type ApiRequestHook = (api: ApiName, code: string) => void;
 
-export const NODE_PHASES = ['InService', 'Evacuating', 'Evacuated', 'Failed', 'Restoring'] as const;
+export const NODE_PHASES = ['InService', 'Queued', 'Evacuating', 'Evacuated', 'Failed', 'Restoring'] as const;
 
 const DURATION_BUCKETS = [1, 5, 15, 30, 60, 120, 300, 600, 1200, 1800, 3600, 7200];
 
@@ -16,12 +16,19 @@ export class Metrics {
   readonly evacuationDuration: Histogram;
   readonly migrations: Counter<'plugin' | 'result'>;
   readonly migrationDuration: Histogram<'plugin'>;
+  /** Added to §4: migrations a plugin started (each attempt once), for started vs finished. */
+  readonly migrationsStarted: Counter<'plugin'>;
   readonly migrationsInFlight: Gauge<'plugin'>;
   readonly evictions: Counter<'code'>;
   readonly nodePhase: Gauge<'phase'>;
   readonly apiRequests: Counter<'api' | 'code'>;
   /** Added to §4: a plugin call that threw (the host turns it into a failed Outcome). */
   readonly pluginErrors: Counter<'plugin' | 'operation'>;
+  /**
+   * Added to §4: 1 while a plugin's last restore on this node failed, so something drainer changed
+   * (a disabled nova-compute service, a drain taint) is still in place on a node meant to be back in service.
+   */
+  readonly restoreFailed: Gauge<'plugin'>;
   /** Pass this to API clients (Nova, Kubernetes) as their request hook. */
   readonly apiRequest: ApiRequestHook;
 
@@ -53,6 +60,12 @@ export class Metrics {
       buckets: DURATION_BUCKETS,
       registers,
     });
+    this.migrationsStarted = new Counter({
+      name: 'drainer_migrations_started_total',
+      help: 'Workload migrations started (each attempt counts once), by plugin',
+      labelNames: ['plugin'],
+      registers,
+    });
     this.migrationsInFlight = new Gauge({
       name: 'drainer_migrations_in_flight',
       help: 'Workload migrations running now',
@@ -81,6 +94,12 @@ export class Metrics {
       name: 'drainer_plugin_errors_total',
       help: 'Plugin calls that threw instead of returning, by plugin and operation',
       labelNames: ['plugin', 'operation'],
+      registers,
+    });
+    this.restoreFailed = new Gauge({
+      name: 'drainer_restore_failed',
+      help: "1 while the plugin's last restore of this node failed: a change of drainer's (e.g. a disabled nova-compute service) is still in place",
+      labelNames: ['plugin'],
       registers,
     });
     this.apiRequest = (api, code) => this.apiRequests.inc({ api, code });

@@ -78,6 +78,7 @@ describe('drainer demo', () => {
     expect(code).toBe(1);
     expect(out).toContain('kubectl --kubeconfig state/kubeconfig cordon node-1');
     expect(out).toContain('kubectl --kubeconfig state/kubeconfig uncordon node-1');
+    expect(out).toContain('KUBECONFIG=state/kubeconfig npx drainer status --watch');
     expect(existsSync(path.join(cwd, 'state', 'kubeconfig'))).toBe(true);
   });
 });

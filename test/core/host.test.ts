@@ -180,7 +180,7 @@ describe('PluginHost.evacuate', () => {
     });
   });
 
-  it('counts finished migrations and in-flight ones from the progress lines', async () => {
+  it('counts started, finished and in-flight migrations from the progress lines', async () => {
     const metrics = new Metrics({ defaultMetrics: false });
     let inFlightDuring = '';
     const host = new PluginHost({
@@ -194,6 +194,11 @@ describe('PluginHost.evacuate', () => {
               { id: 'b', name: 'b', state: 'migrating', action: 'live-migrate', attempts: 1 },
             ]);
             inFlightDuring = await metrics.text();
+            // a repeated report and a retry of b: b's second attempt is a second start, a's repeat is not
+            ctx.progress([
+              { id: 'a', name: 'a', state: 'migrating', action: 'live-migrate', attempts: 1 },
+              { id: 'b', name: 'b', state: 'migrating', action: 'live-migrate', attempts: 2 },
+            ]);
             return {
               plugin: 'nova',
               succeeded: false,
@@ -220,7 +225,8 @@ describe('PluginHost.evacuate', () => {
     expect(text).toContain('drainer_migrations_total{plugin="nova",result="succeeded"} 1');
     expect(text).toContain('drainer_migrations_total{plugin="nova",result="failed"} 1');
     expect(text).toContain('drainer_migration_duration_seconds_sum{plugin="nova"} 4');
-    expect(progress).toEqual(['nova:2']);
+    expect(text).toContain('drainer_migrations_started_total{plugin="nova"} 3');
+    expect(progress).toEqual(['nova:2', 'nova:2']);
   });
 });
 
@@ -287,5 +293,31 @@ describe('PluginHost.restore', () => {
       { plugin: 'nova', ok: true, message: undefined },
       { plugin: 'kubevirt', ok: false, message: 'taint patch refused' },
     ]);
+  });
+
+  it('drainer_restore_failed: 0 from the start, 1 while a restore fails (a change left in place), 0 once it works', async () => {
+    const metrics = new Metrics({ defaultMetrics: false });
+    let refuse = true;
+    const host = new PluginHost({
+      log: capturingLog().log,
+      metrics,
+      plugins: [
+        fake('nova', {
+          restore: async () => {
+            if (refuse) throw new Error('nova-compute service still disabled: 503');
+          },
+        }),
+        fake('kubevirt', {}),
+      ],
+    });
+    const value = async (plugin: string) =>
+      (await metrics.restoreFailed.get()).values.find((v) => v.labels.plugin === plugin)?.value;
+    expect(await value('nova')).toBe(0);
+    const opts = { signal: new AbortController().signal, dryRun: false, records: new MemoryRecordStore() };
+    await host.restore(node, opts);
+    expect([await value('nova'), await value('kubevirt')]).toEqual([1, 0]);
+    refuse = false;
+    await host.restore(node, opts);
+    expect(await value('nova')).toBe(0);
   });
 });

@@ -1,13 +1,12 @@
 // The manifests an operator applies with `kubectl apply -k daemonset/`: they parse, the DaemonSet
 // keeps its promises (runs on every node, even the one being evacuated; least privilege; probes),
 // the ClusterRole holds no wildcard and no secrets, and the objects apply to an API server.
-import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import yaml from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { kubectl } from './kubectl.ts';
 import { startKubeApiServer, type KubeApiServer } from '../../src/sandbox/kube/index.ts';
 
 type Obj = {
@@ -163,16 +162,6 @@ describe('daemonset/ manifests', () => {
     ]);
   });
 });
-
-async function kubectl(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await promisify(execFile)('kubectl', args, { encoding: 'utf8' });
-    return { code: 0, stdout, stderr };
-  } catch (e) {
-    const err = e as { code?: number; stdout?: string; stderr?: string };
-    return { code: err.code ?? 1, stdout: err.stdout ?? '', stderr: err.stderr ?? '' };
-  }
-}
 
 /** The collection path of an object's kind, from discovery; undefined when the server does not serve it. */
 async function collectionPath(url: string, o: Obj): Promise<string | undefined> {

@@ -1,0 +1,54 @@
+// How `drainer status` prints the fleet: an aligned table for people, JSON or YAML for scripts.
+import yaml from 'js-yaml';
+import type { FleetRow } from '../core/fleet-view.ts';
+import { renderTable } from './output-table.ts';
+
+export type StatusOutput = 'table' | 'json' | 'yaml';
+
+const ERROR_COLUMN = 80;
+
+/** 42s, 3m12s, 2h5m, 3d4h: the age of a phase, as kubectl prints ages. */
+export function age(fromIso: string, now: Date): string {
+  const from = Date.parse(fromIso);
+  if (Number.isNaN(from)) return '?';
+  let s = Math.max(0, Math.floor((now.getTime() - from) / 1000));
+  if (s < 60) return `${s}s`;
+  const d = Math.floor(s / 86400);
+  const h = Math.floor((s % 86400) / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  s %= 60;
+  if (d > 0) return `${d}d${h}h`;
+  if (h > 0) return `${h}h${m}m`;
+  return `${m}m${s}s`;
+}
+
+const slotOrQueue = (r: FleetRow): string =>
+  r.slot ?? (r.queuePosition !== undefined ? `queue #${r.queuePosition}` : '');
+
+const progressText = (r: FleetRow): string =>
+  Object.entries(r.progress)
+    .map(([plugin, p]) => `${plugin} ${p.moved}/${p.total}${p.failed ? ` (${p.failed} failed)` : ''}`)
+    .join(', ');
+
+const oneLine = (text: string | undefined): string => {
+  const t = (text ?? '').replace(/\s+/g, ' ');
+  return t.length > ERROR_COLUMN ? `${t.slice(0, ERROR_COLUMN - 1)}…` : t;
+};
+
+export function renderStatus(rows: readonly FleetRow[], output: StatusOutput, now: Date): string {
+  if (output === 'json') return `${JSON.stringify({ nodes: rows }, null, 2)}\n`;
+  if (output === 'yaml') return yaml.dump({ nodes: rows }, { lineWidth: 120 });
+  if (rows.length === 0) return 'no node has a drainer record: every node is in service\n';
+  return renderTable(
+    ['NODE', 'PHASE', 'TRIGGER', 'SINCE', 'SLOT/QUEUE', 'PROGRESS', 'LAST ERROR'],
+    rows.map((r) => [
+      r.node,
+      r.phase,
+      r.trigger,
+      age(r.phase === 'Queued' ? (r.queuedAt ?? r.since) : r.since, now),
+      slotOrQueue(r),
+      progressText(r),
+      oneLine(r.lastError),
+    ]),
+  );
+}

@@ -1,0 +1,64 @@
+// The fleet as `drainer status` shows it: one row per Node that carries a record, with its slot
+// (while Evacuating) or its place in the queue (while Queued). The queue order is the fleet
+// budget's: ascending drainer.dev/queued label (epoch ms), then node name.
+import type { NodeObject } from './objects.ts';
+import { parseRecord, type NodeRecord, type Phase, type PluginProgress, STATE_ANNOTATION } from './record.ts';
+
+export const QUEUED_LABEL = 'drainer.dev/queued';
+
+export interface FleetRow {
+  readonly node: string;
+  readonly phase: Phase;
+  readonly trigger: string;
+  readonly since: string;
+  readonly queuedAt?: string;
+  /** The Lease held while Evacuating. */
+  readonly slot?: string;
+  /** 1 = next to get a slot; only for nodes carrying the queue label. */
+  readonly queuePosition?: number;
+  readonly progress: Readonly<Record<string, PluginProgress>>;
+  readonly lastError?: string;
+}
+
+const nameOf = (n: NodeObject): string => n.metadata?.name ?? '';
+
+/** Queue label value as a number; a label that is not a number sorts last (someone edited it by hand). */
+function queuedSince(n: NodeObject): number {
+  const v = Number(n.metadata?.labels?.[QUEUED_LABEL]);
+  return Number.isFinite(v) ? v : Number.POSITIVE_INFINITY;
+}
+
+/** Every node carrying the queue label, first in line first. */
+export function queueOrder(nodes: readonly NodeObject[]): string[] {
+  return nodes
+    .filter((n) => n.metadata?.labels?.[QUEUED_LABEL] !== undefined)
+    .sort((a, b) => queuedSince(a) - queuedSince(b) || nameOf(a).localeCompare(nameOf(b)))
+    .map(nameOf);
+}
+
+function row(name: string, rec: NodeRecord, position: number | undefined): FleetRow {
+  return {
+    node: name,
+    phase: rec.phase,
+    trigger: rec.trigger,
+    since: rec.since,
+    ...(rec.queuedAt ? { queuedAt: rec.queuedAt } : {}),
+    ...(rec.slot ? { slot: rec.slot } : {}),
+    ...(position !== undefined ? { queuePosition: position } : {}),
+    progress: rec.progress ?? {},
+    ...(rec.lastError ? { lastError: rec.lastError } : {}),
+  };
+}
+
+/** One row per node with a record, sorted by node name. */
+export function fleetRows(nodes: readonly NodeObject[], now: Date = new Date()): FleetRow[] {
+  const queue = queueOrder(nodes);
+  const rows: FleetRow[] = [];
+  for (const n of nodes) {
+    const rec = parseRecord(n.metadata?.annotations?.[STATE_ANNOTATION], now);
+    if (!rec) continue;
+    const at = queue.indexOf(nameOf(n));
+    rows.push(row(nameOf(n), rec, at >= 0 ? at + 1 : undefined));
+  }
+  return rows.sort((a, b) => a.node.localeCompare(b.node));
+}

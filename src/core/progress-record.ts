@@ -1,0 +1,43 @@
+// Per-plugin progress in the Node record (moved / total / failed), for `drainer status`. Written
+// from the plugins' progress reports, only when a count changes: a report that repeats the same
+// counts (every poll of a migration) costs no API call.
+import type { Logger } from '../observability/logger.ts';
+import type { WorkloadProgress } from './plugin.ts';
+import type { NodeRecordStore, PluginProgress } from './record.ts';
+
+export function countProgress(items: readonly WorkloadProgress[]): PluginProgress {
+  let moved = 0;
+  let failed = 0;
+  let total = 0;
+  for (const w of items) {
+    if (w.state === 'skipped') continue;
+    total++;
+    if (w.state === 'succeeded') moved++;
+    else if (w.state === 'failed' || w.state === 'blocked') failed++;
+  }
+  return { moved, total, failed };
+}
+
+const same = (a: PluginProgress | undefined, b: PluginProgress): boolean =>
+  a !== undefined && a.moved === b.moved && a.total === b.total && a.failed === b.failed;
+
+export class ProgressRecord {
+  readonly #store: NodeRecordStore;
+  readonly #log: Logger;
+
+  constructor(store: NodeRecordStore, log: Logger) {
+    this.#store = store;
+    this.#log = log;
+  }
+
+  /** Takes one plugin report; writes the record when that plugin's counts changed. Never throws. */
+  report(plugin: string, items: readonly WorkloadProgress[]): void {
+    const record = this.#store.current;
+    if (!record) return;
+    const counts = countProgress(items);
+    if (same(record.progress?.[plugin], counts)) return;
+    this.#store
+      .update({ progress: { ...record.progress, [plugin]: counts } })
+      .catch((err: unknown) => this.#log.debug({ err, plugin }, 'progress not written to the record'));
+  }
+}

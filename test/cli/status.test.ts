@@ -1,0 +1,152 @@
+// `drainer status` against the sandbox API server: records in every phase show in the table, JSON
+// and YAML; queue places follow the drainer.dev/queued label (oldest first, then name); --watch
+// redraws when a record changes.
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import yaml from 'js-yaml';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../../src/cli/main.ts';
+import { STATE_ANNOTATION } from '../../src/core/record.ts';
+import { setAnnotation } from '../../src/kube/node.ts';
+import { node, startFixture, type KubeFixture } from '../kube/sandbox.ts';
+import { Capture, cli } from './harness.ts';
+
+const T0 = Date.parse('2026-03-01T12:00:00Z');
+const iso = (ms: number) => new Date(T0 + ms).toISOString();
+
+const record = (fields: Record<string, unknown>) =>
+  JSON.stringify({ trigger: 'cordon', since: iso(0), plugins: {}, ...fields });
+
+/** A Node with a record made of `fields`; queuedMs also sets the queue label. */
+const withRecord = (name: string, fields: Record<string, unknown>, queuedMs?: number) =>
+  node(name, {
+    metadata: {
+      name,
+      ...(queuedMs === undefined ? {} : { labels: { 'drainer.dev/queued': String(T0 + queuedMs) } }),
+      annotations: {
+        [STATE_ANNOTATION]: record({
+          ...fields,
+          ...(queuedMs === undefined ? {} : { queuedAt: iso(queuedMs) }),
+        }),
+      },
+    },
+  });
+
+const NODES = [
+  withRecord('node-a', {
+    phase: 'Evacuating',
+    slot: 'drainer-evacuation-0',
+    progress: { nova: { moved: 3, total: 10, failed: 0 }, kubevirt: { moved: 1, total: 2, failed: 1 } },
+  }),
+  // queued later than node-c and node-d
+  withRecord('node-b', { phase: 'Queued' }, 2000),
+  // node-d and node-c queued at the same instant: the name breaks the tie
+  withRecord('node-d', { phase: 'Queued', trigger: 'NodeMaintenance/nm-d' }, 1000),
+  withRecord('node-c', { phase: 'Queued' }, 1000),
+  withRecord('node-e', {
+    phase: 'Failed',
+    lastError: 'nova: not every workload moved (web-1: No valid host was found)',
+  }),
+  withRecord('node-f', { phase: 'Evacuated' }),
+  node('node-g', { metadata: { name: 'node-g' } }), // in service: no row
+];
+
+describe('drainer status', () => {
+  let fx: KubeFixture;
+  let env: NodeJS.ProcessEnv;
+  beforeAll(async () => {
+    fx = await startFixture();
+    for (const n of NODES) await fx.k.request({ method: 'POST', path: '/api/v1/nodes', body: n });
+    const kubeconfig = path.join(mkdtempSync(path.join(tmpdir(), 'drainer-status-')), 'kubeconfig');
+    writeFileSync(kubeconfig, fx.server.kubeconfig());
+    env = { KUBECONFIG: kubeconfig };
+  });
+  afterAll(async () => fx?.close());
+
+  it('-o json: one row per node with a record, queue places by label then name', async () => {
+    const r = await cli({ env })('status', '-o', 'json');
+    expect(r.code, r.stderr).toBe(0);
+    const { nodes } = JSON.parse(r.stdout) as { nodes: Record<string, unknown>[] };
+    expect(nodes.map((n) => [n.node, n.phase, n.slot ?? n.queuePosition])).toEqual([
+      ['node-a', 'Evacuating', 'drainer-evacuation-0'],
+      ['node-b', 'Queued', 3],
+      ['node-c', 'Queued', 1],
+      ['node-d', 'Queued', 2],
+      ['node-e', 'Failed', undefined],
+      ['node-f', 'Evacuated', undefined],
+    ]);
+    expect(nodes[0]?.progress).toEqual({
+      nova: { moved: 3, total: 10, failed: 0 },
+      kubevirt: { moved: 1, total: 2, failed: 1 },
+    });
+    expect(nodes[3]).toMatchObject({ trigger: 'NodeMaintenance/nm-d', queuedAt: iso(1000) });
+    expect(nodes[4]?.lastError).toMatch(/No valid host/);
+  });
+
+  it('-o yaml says the same as JSON', async () => {
+    const asJson = JSON.parse((await cli({ env })('status', '-o', 'json')).stdout) as unknown;
+    const r = await cli({ env })('status', '-o', 'yaml');
+    expect(yaml.load(r.stdout)).toEqual(asJson);
+  });
+
+  it('the table: node, phase, trigger, since, slot or queue place, progress per plugin, last error', async () => {
+    const r = await cli({ env })('status');
+    expect(r.code, r.stderr).toBe(0);
+    const lines = r.stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^NODE\s+PHASE\s+TRIGGER\s+SINCE\s+SLOT\/QUEUE\s+PROGRESS\s+LAST ERROR$/);
+    expect(lines).toHaveLength(7);
+    expect(lines[1]).toMatch(
+      /^node-a\s+Evacuating\s+cordon\s+\S+\s+drainer-evacuation-0\s+nova 3\/10, kubevirt 1\/2 \(1 failed\)$/,
+    );
+    expect(lines[3]).toMatch(/^node-c\s+Queued\s+cordon\s+\S+\s+queue #1$/);
+    expect(lines[4]).toMatch(/^node-d\s+Queued\s+NodeMaintenance\/nm-d\s+\S+\s+queue #2$/);
+    expect(lines[5]).toMatch(/^node-e\s+Failed\s+cordon\s+\S+\s+nova: not every workload moved/);
+  });
+
+  it('--watch redraws when a record changes, and ends on Ctrl-C', async () => {
+    const stdout = new Capture();
+    const stop = new AbortController();
+    const cwd = mkdtempSync(path.join(tmpdir(), 'drainer-status-watch-'));
+    const running = main(['status', '--watch', '-o', 'json'], {
+      io: { stdout, stderr: new Capture(), env, cwd, homeDir: cwd, etcDir: cwd, signal: stop.signal },
+    });
+    const docs = () => stdout.text.split(/\n(?=\{)/).filter(Boolean);
+    const until = async (what: string, ok: () => boolean) => {
+      for (let i = 0; i < 200 && !ok(); i++) await new Promise((r) => setTimeout(r, 25));
+      expect(ok(), what).toBe(true);
+    };
+    await until('first draw', () => docs().length === 1);
+    await setAnnotation(
+      fx.k,
+      'node-g',
+      STATE_ANNOTATION,
+      record({ phase: 'Evacuating', slot: 'drainer-evacuation-1' }),
+    );
+    await until('redraw', () => docs().length === 2);
+    const last = JSON.parse(docs()[1] ?? '{}') as { nodes: { node: string; slot?: string }[] };
+    expect(last.nodes.find((n) => n.node === 'node-g')?.slot).toBe('drainer-evacuation-1');
+    stop.abort();
+    expect(await running).toBe(0);
+  });
+
+  it.skipIf(!existsSync('/usr/bin/kubectl'))(
+    'works as a kubectl plugin: kubectl drainer status runs the kubectl-drainer bin',
+    async () => {
+      // what npm install does with package.json's bin: a kubectl-drainer link on PATH
+      const binDir = mkdtempSync(path.join(tmpdir(), 'drainer-kubectl-plugin-'));
+      symlinkSync(
+        path.resolve(import.meta.dirname, '../../bin/drainer.js'),
+        path.join(binDir, 'kubectl-drainer'),
+      );
+      const { stdout } = await promisify(execFile)('/usr/bin/kubectl', ['drainer', 'status', '-o', 'json'], {
+        env: { ...env, PATH: `${binDir}:${path.dirname(process.execPath)}:/usr/bin:/bin` },
+        encoding: 'utf8',
+      });
+      const { nodes } = JSON.parse(stdout) as { nodes: { node: string }[] };
+      expect(nodes.map((n) => n.node)).toContain('node-c');
+    },
+  );
+});

@@ -1,0 +1,43 @@
+// The daemon as the DaemonSet runs it (runDaemon: NODE_NAME, a kubeconfig file, the health server on
+// loopback) against a stack's sandbox, for the stories that scrape /healthz, /readyz or /metrics.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { runDaemon } from '../../src/cli/daemon.ts';
+import { configSchema } from '../../src/config/schema.ts';
+import { until, type Stack } from './stack.ts';
+
+export interface RunningDaemon {
+  get(p: string): Promise<{ status: number; text: string }>;
+  /** SIGTERM, and wait until it has stopped. */
+  stop(): Promise<void>;
+}
+
+export async function startDaemon(
+  s: Stack,
+  nodeName: string,
+  env: NodeJS.ProcessEnv = {},
+): Promise<RunningDaemon> {
+  const kubeconfig = path.join(mkdtempSync(path.join(tmpdir(), 'drainer-daemon-')), 'kubeconfig');
+  writeFileSync(kubeconfig, s.sandbox.kube.kubeconfig());
+  const config = configSchema.parse({
+    ...s.config,
+    nodeName,
+    kubeconfig,
+    server: { enabled: true, bindAddress: '127.0.0.1', port: 0 },
+  });
+  const stop = new AbortController();
+  let port = 0;
+  const running = runDaemon({ config, log: s.log, signal: stop.signal, env, onListening: (p) => (port = p) });
+  await until('listening', () => port > 0);
+  return {
+    get: async (p) => {
+      const res = await fetch(`http://127.0.0.1:${port}${p}`);
+      return { status: res.status, text: await res.text() };
+    },
+    stop: async () => {
+      stop.abort();
+      await running;
+    },
+  };
+}
