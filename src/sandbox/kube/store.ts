@@ -413,7 +413,7 @@ export class ObjectStore {
     const b = this.#bucket(res);
     const type = contentType.split(';')[0]?.trim().toLowerCase() ?? '';
     const accepted = [JSON_PATCH, MERGE_PATCH, ...(b.rt.builtin ? [STRATEGIC_MERGE_PATCH] : []), APPLY_PATCH];
-    if (!accepted.includes(type)) throw unsupportedPatch(accepted);
+    if (!accepted.includes(type)) throw unsupportedPatch(accepted, type === STRATEGIC_MERGE_PATCH);
     const patchDoc = parseBody(body, type);
     const current = b.objects.get(objectKey(b.rt.namespaced ? namespace : undefined, name));
     if (!current) {
