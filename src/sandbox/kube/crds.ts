@@ -4,8 +4,11 @@ import type { KubeObject } from './types.ts';
 
 const preserve = { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
 
+// The medik8s node-maintenance-operator's v1beta1 fields (api/v1beta1 there). It enforces nodeName's
+// immutability in a webhook and declares no enum or conditions: the schema holds neither.
 const nodeMaintenanceSchema = {
   type: 'object',
+  description: 'NodeMaintenance asks for a node to be cordoned and drained for maintenance.',
   properties: {
     apiVersion: { type: 'string' },
     kind: { type: 'string' },
@@ -14,6 +17,11 @@ const nodeMaintenanceSchema = {
       type: 'object',
       required: ['nodeName'],
       properties: {
+        evictionTimeout: {
+          type: 'string',
+          pattern: '^(0|([0-9]+(\\.[0-9]+)?(ms|s|m|h)))$',
+          description: 'How long evictions may take before giving up; 0 waits forever.',
+        },
         nodeName: { type: 'string', description: 'Node to put into maintenance.' },
         reason: { type: 'string', description: 'Why the node goes into maintenance.' },
       },
@@ -22,7 +30,7 @@ const nodeMaintenanceSchema = {
       type: 'object',
       properties: {
         phase: { type: 'string', description: 'Running, Succeeded or Failed.' },
-        drainProgress: { type: 'integer' },
+        drainProgress: { type: 'integer', description: 'Percentage of the drain done.' },
         lastUpdate: { type: 'string', format: 'date-time' },
         lastError: { type: 'string' },
         pendingPods: { type: 'array', items: { type: 'string' } },

@@ -69,7 +69,13 @@ function stillProcessing(name: string): StatusError {
 }
 
 /** Verifies the budget allows one more disruption and records it in the PDB's status. */
-function checkAndDecrement(store: ObjectStore, pdb: KubeObject, podName: string, now: () => number): void {
+function checkAndDecrement(
+  store: ObjectStore,
+  pdb: KubeObject,
+  podName: string,
+  now: () => number,
+  dryRun: boolean,
+): void {
   const name = pdb.metadata.name ?? '';
   const st = (pdb.status ?? {}) as PdbStatus;
   if ((st.observedGeneration ?? 0) < (pdb.metadata.generation ?? 0)) throw stillProcessing(name);
@@ -90,6 +96,7 @@ function checkAndDecrement(store: ObjectStore, pdb: KubeObject, podName: string,
       },
     ]);
   }
+  if (dryRun) return;
   const at = new Date(now()).toISOString().replace(/\.\d+Z$/, 'Z');
   const status: PdbStatus = {
     ...st,
@@ -115,6 +122,7 @@ function checkAndDecrement(store: ObjectStore, pdb: KubeObject, podName: string,
 /**
  * Evicts `namespace/name` as described by the Eviction `body`. Returns the Status to answer
  * (201 Success, or a Failure such as the 500 for several PDBs); throws StatusError for 404/429/….
+ * A dry run answers the same after the same checks, and changes nothing.
  */
 export function evict(
   store: ObjectStore,
@@ -123,18 +131,20 @@ export function evict(
   name: string,
   body: KubeObject,
   now: () => number,
+  dryRun = false,
 ): Status {
   if (body.metadata?.name !== undefined && body.metadata.name !== name) {
     throw badRequest('name in URL does not match name in Eviction object');
   }
   const pod = store.getRef('pods', namespace, name);
-  for (const hook of hooks) {
+  // Hooks stand for admission webhooks with side effects (KubeVirt starts a migration): not on a dry run.
+  for (const hook of dryRun ? [] : hooks) {
     const answer = hook(clone(pod), body);
     if (answer) return answer;
   }
   const deleteOptions = (body.deleteOptions ?? {}) as DeleteOptions;
   if (canIgnorePdb(pod)) {
-    store.deleteRef('pods', namespace, name, deleteOptions);
+    if (!dryRun) store.deleteRef('pods', namespace, name, deleteOptions);
     return success(201);
   }
   const pdbs = matchingPdbs(store, pod);
@@ -151,8 +161,8 @@ export function evict(
     const desired = st.desiredHealthy ?? 0;
     // An unready pod does not count as healthy: evicting it costs the budget nothing.
     const unreadyButBudgetMet = !isReady(pod) && (st.currentHealthy ?? 0) >= desired && desired > 0;
-    if (!unreadyButBudgetMet) checkAndDecrement(store, pdb, name, now);
+    if (!unreadyButBudgetMet) checkAndDecrement(store, pdb, name, now, dryRun);
   }
-  store.deleteRef('pods', namespace, name, deleteOptions);
+  if (!dryRun) store.deleteRef('pods', namespace, name, deleteOptions);
   return success(201);
 }

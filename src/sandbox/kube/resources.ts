@@ -1,4 +1,5 @@
 // The resource types the sandbox serves: built-in kinds plus whatever CustomResourceDefinitions exist.
+import type { Schema } from './schema.ts';
 // A resource's id is `plural` for core/v1 and `plural.group` otherwise (the store's key).
 
 export interface ResourceType {
@@ -20,6 +21,8 @@ export interface ResourceType {
   readonly fieldLabels: readonly string[];
   /** Columns for `as=Table` answers (kubectl get). */
   readonly columns: readonly PrinterColumn[];
+  /** A custom resource's openAPIV3Schema (storage version), validated on every write. */
+  readonly schema?: Schema;
 }
 
 export interface PrinterColumn {
@@ -209,6 +212,7 @@ export function resourceFromCrd(crd: { spec?: unknown; [k: string]: unknown }): 
           storage?: boolean;
           subresources?: { status?: object };
           additionalPrinterColumns?: PrinterColumn[];
+          schema?: { openAPIV3Schema?: Schema };
         }[];
       }
     | undefined;
@@ -233,5 +237,6 @@ export function resourceFromCrd(crd: { spec?: unknown; [k: string]: unknown }): 
     builtin: false,
     fieldLabels: [],
     columns: [...(storage.additionalPrinterColumns ?? []), age],
+    ...(storage.schema?.openAPIV3Schema ? { schema: storage.schema.openAPIV3Schema } : {}),
   };
 }

@@ -1,6 +1,7 @@
 // The REST verbs on one resource route: get, list, watch, create, update, patch, delete,
 // deletecollection, the status subresource and pods/eviction.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { withCreateDefaults } from './defaults.ts';
 import { evict, type EvictionHook } from './eviction.ts';
 import type { ResourceType } from './resources.ts';
 import { badRequest, methodNotAllowed, notFoundPath, success } from './status.ts';
@@ -85,9 +86,9 @@ function deleteOptions(r: ResourceRequest): DeleteOptions {
   };
 }
 
-/** HTTP create: the real server ignores status where a status subresource owns it. */
+/** HTTP create: defaults filled in; the real server ignores status where a status subresource owns it. */
 function prepareCreate(rt: ResourceType, obj: KubeObject): KubeObject {
-  if (rt.id === 'pods') return { ...obj, status: { phase: 'Pending' } };
+  if (rt.builtin) return withCreateDefaults(rt, obj);
   if (rt.statusSubresource && !rt.builtin) {
     const { status: _s, ...rest } = obj;
     return rest;
@@ -158,12 +159,8 @@ function handlePost(ctx: RestContext, r: ResourceRequest, dryRun: boolean, reply
   if (r.name !== undefined) {
     if (rt.id !== 'pods' || r.subresource !== 'eviction') throw methodNotAllowed();
     const eviction = asObject(r.body);
-    if (dryRun) {
-      store.getRef('pods', r.namespace, r.name);
-      reply(201, success(201));
-      return;
-    }
-    const status = evict(store, ctx.evictionHooks, r.namespace ?? 'default', r.name, eviction, ctx.now);
+    const ns = r.namespace ?? 'default';
+    const status = evict(store, ctx.evictionHooks, ns, r.name, eviction, ctx.now, dryRun);
     reply(status.code, status);
     return;
   }
@@ -218,8 +215,14 @@ function handleObjectWrite(
     reply(200, store.patchRef(rt.id, r.namespace, r.name, r.contentType, r.body, sub));
   } else if (method === 'DELETE') {
     const { object, deleted } = store.deleteRef(rt.id, r.namespace, r.name, deleteOptions(r));
-    // Built-in kinds answer a finished deletion with a Status naming what went; pending ones with the object.
-    if (deleted && rt.builtin) {
+    // Built-in kinds answer a finished deletion with a Status naming what went, except pods (whose
+    // registry returns the deleted object, as every kind does for a pending deletion).
+    if (deleted && rt.id === 'pods') {
+      const at = new Date(ctx.now()).toISOString().replace(/\.\d+Z$/, 'Z');
+      // The stored object is shared with watch streams: answer a copy.
+      const metadata = { deletionTimestamp: at, deletionGracePeriodSeconds: 0, ...object.metadata };
+      reply(200, { ...object, metadata });
+    } else if (deleted && rt.builtin) {
       const details = {
         name: r.name,
         ...(rt.group ? { group: rt.group } : {}),

@@ -79,6 +79,9 @@ export async function startKubeApiServer(opts: KubeApiServerOptions = {}): Promi
   const store = new ObjectStore({ now, historySize: opts.historySize });
   if (opts.crds !== false)
     for (const crd of drainerCrds()) store.create('customresourcedefinitions.apiextensions.k8s.io', crd);
+  // Like the real watch cache, each resource's window starts when the server starts serving it:
+  // a watch from an earlier resourceVersion ("1") is answered with the 410 Expired ERROR event.
+  store.compactHistory();
   const faults = new FaultInjector(now, () => store.compactHistory());
   const requestLog: RequestLogEntry[] = [];
   const evictionHooks: EvictionHook[] = [];

@@ -86,13 +86,20 @@ export const notFoundPath = (): StatusError =>
     failure(404, 'NotFound', 'the server could not find the requested resource', { details: {} }),
   );
 
-export const unsupportedPatch = (accepted: readonly string[]): StatusError =>
+/**
+ * 415 for a PATCH the resource does not take. A patch type it does not support (strategic merge on a
+ * custom resource) names the accepted ones; a content type that is no patch type at all gets the
+ * router's bare answer, as the real server gives them.
+ */
+export const unsupportedPatch = (accepted: readonly string[], knownPatchType = true): StatusError =>
   new StatusError(
-    failure(
-      415,
-      'UnsupportedMediaType',
-      `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`,
-    ),
+    knownPatchType
+      ? failure(
+          415,
+          'UnsupportedMediaType',
+          `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`,
+        )
+      : failure(415, 'UnsupportedMediaType', '415: Unsupported Media Type', { details: {} }),
   );
 
 export const gone = (message: string): StatusError => new StatusError(failure(410, 'Expired', message));

@@ -80,7 +80,7 @@ export function tooOld(requested: number, floor: number): Status {
     apiVersion: 'v1' as const,
     metadata: {},
     status: 'Failure' as const,
-    message: `too old resource version: ${requested} (${floor + 1})`,
+    message: `too old resource version: ${requested} (${floor})`,
     reason: 'Expired',
     code: 410,
   };

@@ -12,6 +12,7 @@ import {
   randomSuffix,
   tooOld,
 } from './store-rules.ts';
+import { conformToSchema } from './schema.ts';
 import { Bucket, objectKey, type ChangeEvent, type ChangeListener } from './bucket.ts';
 import {
   APPLY_PATCH,
@@ -259,8 +260,7 @@ export class ObjectStore {
   createRef(res: string, input: KubeObject): KubeObject {
     const b = this.#bucket(res);
     const rt = b.rt;
-    const obj = copy(input);
-    obj.metadata ??= {};
+    const obj = copy(conformToSchema(rt, { ...input, metadata: input.metadata ?? {} }));
     const meta = obj.metadata;
     if (!meta.name && meta.generateName) meta.name = meta.generateName + randomSuffix();
     if (!meta.name) {
@@ -364,7 +364,8 @@ export class ObjectStore {
   }
 
   /** Stores `next` unless nothing changed; removes the object when its deletion has completed. */
-  #commit(b: Bucket, key: string, old: KubeObject, next: KubeObject): KubeObject {
+  #commit(b: Bucket, key: string, old: KubeObject, proposed: KubeObject): KubeObject {
+    const next = conformToSchema(b.rt, proposed);
     next.metadata = { ...next.metadata, resourceVersion: old.metadata.resourceVersion };
     if (deepEqual(old, next)) return old;
     const m = next.metadata;
@@ -412,7 +413,7 @@ export class ObjectStore {
     const b = this.#bucket(res);
     const type = contentType.split(';')[0]?.trim().toLowerCase() ?? '';
     const accepted = [JSON_PATCH, MERGE_PATCH, ...(b.rt.builtin ? [STRATEGIC_MERGE_PATCH] : []), APPLY_PATCH];
-    if (!accepted.includes(type)) throw unsupportedPatch(accepted);
+    if (!accepted.includes(type)) throw unsupportedPatch(accepted, type === STRATEGIC_MERGE_PATCH);
     const patchDoc = parseBody(body, type);
     const current = b.objects.get(objectKey(b.rt.namespaced ? namespace : undefined, name));
     if (!current) {
@@ -501,7 +502,11 @@ export class ObjectStore {
 
   #serveCrd(crd: KubeObject): void {
     const rt = resourceFromCrd(crd);
-    if (rt && !this.#buckets.has(rt.id)) this.#buckets.set(rt.id, new Bucket(rt, this.#historySize));
+    if (!rt || this.#buckets.has(rt.id)) return;
+    const b = new Bucket(rt, this.#historySize);
+    // Its watch window opens now: nothing of it happened before.
+    b.compact(this.#rv);
+    this.#buckets.set(rt.id, b);
   }
 
   #unserveCrd(crd: KubeObject): void {

@@ -154,4 +154,25 @@ describe('sandbox API server: pods/eviction', () => {
     expect(res.body.message).toBe('Eviction triggered evacuation of VMI');
     expect(api.server.store.get('pods', 'apps', 'web-1').metadata.deletionTimestamp).toBeUndefined();
   });
+
+  it('checks the budget on a dry run but neither consumes it nor deletes the pod', async () => {
+    api.server.store.create(PDB, pdb('web', { app: 'web' }, { disruptionsAllowed: 1, currentHealthy: 3 }));
+    const dryRun = (name: string) =>
+      api.call('POST', `/api/v1/namespaces/apps/pods/${name}/eviction?dryRun=All`, eviction(name));
+
+    const allowed = await dryRun('web-1');
+    api.server.store.create('pods', pod('apps', 'web-2', { node: 'n1', labels: { app: 'web' } }));
+    api.server.store.updateStatus(PDB, {
+      ...api.server.store.get(PDB, 'apps', 'web'),
+      status: { observedGeneration: 1, disruptionsAllowed: 0, currentHealthy: 2, desiredHealthy: 2 },
+    });
+    const blocked = await dryRun('web-2');
+
+    expect(allowed.status).toBe(201);
+    expect(blocked.status).toBe(429);
+    expect(blocked.body.details.causes[0].reason).toBe('DisruptionBudget');
+    expect(api.server.store.get(PDB, 'apps', 'web').status).not.toHaveProperty('disruptedPods');
+    expect(api.server.store.get('pods', 'apps', 'web-1').metadata.deletionTimestamp).toBeUndefined();
+    expect(api.server.store.get('pods', 'apps', 'web-2').metadata.deletionTimestamp).toBeUndefined();
+  });
 });

@@ -121,6 +121,16 @@ describe('sandbox API server: patches', () => {
     expect(res.body.message).toContain('application/merge-patch+json');
   });
 
+  it('answers a bare 415 for a content type that is no patch type at all', async () => {
+    const res = await api.call('PATCH', `${NM}/nm1`, { spec: {} }, 'application/json');
+
+    expect(res.status).toBe(415);
+    expect(res.body).toMatchObject({
+      reason: 'UnsupportedMediaType',
+      message: '415: Unsupported Media Type',
+    });
+  });
+
   it('patches only the status through /status and never the spec', async () => {
     const res = await api.call(
       'PATCH',

@@ -62,6 +62,21 @@ describe('sandbox API server: watch', () => {
     expect(events[0]?.object.message).toMatch(/^too old resource version: /);
   });
 
+  it('answers a watch from before the server started serving (resourceVersion 1) with the 410 ERROR', async () => {
+    api.server.store.create('nodes', node('n1'));
+
+    const events = await readWatch(`${api.server.url}/api/v1/nodes?watch=1&resourceVersion=1`, () => false);
+    const current = await readWatch(
+      `${api.server.url}/api/v1/nodes?watch=1&resourceVersion=${Number(api.server.store.resourceVersion) - 1}`,
+      (e) => e.length >= 1,
+    );
+
+    expect(events).toEqual([
+      { type: 'ERROR', object: expect.objectContaining({ code: 410, reason: 'Expired' }) },
+    ]);
+    expect(current.map((e) => `${e.type} ${e.object.metadata.name}`)).toEqual(['ADDED n1']);
+  });
+
   it('forgets the oldest changes beyond the history size', async () => {
     const small = await startApi({ historySize: 3 });
     const s = small.server.store;
