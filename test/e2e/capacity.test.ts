@@ -58,7 +58,8 @@ describe('capacity pre-flight (full stack)', () => {
     const shortfall =
       /^nova: 2 of 3 servers do not fit: vm-\d \(2 vCPU, 8 GiB RAM, 10 GB disk\) needs a host with 8 GiB RAM free; .* short in total$/;
     expect(nm.status?.lastError).toMatch(shortfall);
-    expect(nm.status?.conditions?.[0]?.reason).toBe('InsufficientCapacity');
+    // the medik8s schema has no conditions (a real API server prunes them): lastError carries it
+    expect(nm.status?.conditions).toBeUndefined();
     const rec = await s.record('node-a');
     expect(rec).toMatchObject({ phase: 'Failed', failureReason: 'InsufficientCapacity', taintedByUs: false });
     // nothing changed: service enabled, not cordoned, no taint, every server home
