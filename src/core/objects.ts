@@ -15,6 +15,7 @@ export interface ObjectMeta {
   readonly creationTimestamp?: string | Date;
   readonly deletionTimestamp?: string | Date;
   readonly annotations?: Readonly<Record<string, string>>;
+  readonly labels?: Readonly<Record<string, string>>;
   readonly finalizers?: readonly string[];
 }
 

@@ -6,7 +6,7 @@ export type ApiName = 'keystone' | 'nova' | 'placement' | 'kubernetes';
 /** Called once per HTTP request an API client makes; code is the status ("200") or an error code ("ECONNRESET"). */
 export type ApiRequestHook = (api: ApiName, code: string) => void;
 
-export const NODE_PHASES = ['InService', 'Evacuating', 'Evacuated', 'Failed', 'Restoring'] as const;
+export const NODE_PHASES = ['InService', 'Queued', 'Evacuating', 'Evacuated', 'Failed', 'Restoring'] as const;
 
 const DURATION_BUCKETS = [1, 5, 15, 30, 60, 120, 300, 600, 1200, 1800, 3600, 7200];
 
@@ -14,6 +14,8 @@ export class Metrics {
   readonly registry: Registry;
   readonly evacuations: Counter<'result'>;
   readonly evacuationDuration: Histogram;
+  readonly evacuationQueue: Histogram;
+  readonly fleetSlots: Gauge<'state'>;
   readonly migrations: Counter<'plugin' | 'result'>;
   readonly migrationDuration: Histogram<'plugin'>;
   readonly migrationsInFlight: Gauge<'plugin'>;
@@ -63,6 +65,18 @@ export class Metrics {
       name: 'drainer_evictions_total',
       help: 'Pod eviction requests, by HTTP status code',
       labelNames: ['code'],
+      registers,
+    });
+    this.evacuationQueue = new Histogram({
+      name: 'drainer_evacuation_queue_seconds',
+      help: 'Time a node waited for a fleet evacuation slot',
+      buckets: DURATION_BUCKETS,
+      registers,
+    });
+    this.fleetSlots = new Gauge({
+      name: 'drainer_fleet_slots',
+      help: 'Fleet evacuation slots as this agent last saw them, taken or free',
+      labelNames: ['state'],
       registers,
     });
     this.nodePhase = new Gauge({
