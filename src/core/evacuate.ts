@@ -30,10 +30,11 @@ function attemptRecord(
   queue: boolean,
 ): NodeRecord {
   const phase = queue ? 'Queued' : 'Evacuating';
-  if (!current) return { ...newRecord(trigger, now), phase };
+  const queuedAt = queue ? { queuedAt: now.toISOString() } : {};
+  if (!current) return { ...newRecord(trigger, now), phase, ...queuedAt };
   if (current.phase === 'Evacuating') return { ...withoutError(current), trigger };
-  const { queuedAt, ...rest } = withoutError(current);
-  const keep = current.phase === 'Queued' && queuedAt ? { queuedAt } : {};
+  const { queuedAt: was, ...rest } = withoutError(current);
+  const keep = current.phase === 'Queued' && was ? { queuedAt: was } : queuedAt;
   return { ...rest, ...keep, phase, trigger, since: now.toISOString() };
 }
 

@@ -74,7 +74,11 @@ export class FleetBudget implements EvacuationBudget {
     let labelled = false;
     let lastWait = '';
     let freeSince: number | undefined;
-    let fresh = true;
+    let fresh = false;
+    // the nodes queued before this one: listed once, then each is dropped when seen holding a
+    // slot; listed again only when a timer (resync, a slot left unused) ends a wait
+    let ahead: Set<string> | undefined;
+    let relist = true;
     while (!o.signal.aborted) {
       const total = await this.#total();
       const leases = await this.#cache.current(fresh);
@@ -89,13 +93,20 @@ export class FleetBudget implements EvacuationBudget {
         await api.setQueued(o.node, since);
         labelled = true;
       }
-      const queue = mine ? [] : (await api.queuedNodes()).filter((q) => q.node !== o.node);
-      const ahead = queue.filter((q) => q.since < since || (q.since === since && q.node < o.node));
+      // the queue matters only when there is a slot to hand out
+      if (!mine && free.length && (relist || !ahead)) {
+        const queue = await api.queuedNodes();
+        const before = queue.filter((q) => q.since < since || (q.since === since && q.node < o.node));
+        ahead = new Set(before.map((q) => q.node));
+        relist = false;
+      }
+      for (const l of slots) if (l.holder && !this.#expired(l, now)) ahead?.delete(l.holder);
+      const aheadN = ahead?.size ?? 0;
       // a slot left free for a lease duration while nodes ahead do not take it: they are gone
-      if (free.length && ahead.length >= free.length) freeSince ??= now;
+      if (free.length && aheadN >= free.length) freeSince ??= now;
       else freeSince = undefined;
       const stale = freeSince !== undefined && now - freeSince > this.#o.leaseDuration * 1000;
-      const candidates = mine ? [mine] : stale ? free : free.slice(ahead.length);
+      const candidates = mine ? [mine] : stale ? free : free.slice(aheadN);
       for (const l of candidates) {
         const taken = await this.#take(l, o.node).catch((err: unknown) => {
           if (isConflictError(err)) return undefined;
@@ -117,7 +128,7 @@ export class FleetBudget implements EvacuationBudget {
           slot: l.name,
           ...(l.acquireTime ? { since: l.acquireTime } : {}),
         }));
-      const wait = { total, holders, position: ahead.length + 1 };
+      const wait = { total, holders, ...(ahead ? { position: aheadN + 1 } : {}) };
       const key = JSON.stringify(wait);
       if (key !== lastWait) o.onWait(wait);
       lastWait = key;
@@ -128,7 +139,7 @@ export class FleetBudget implements EvacuationBudget {
         );
       const staleIn = freeSince !== undefined ? freeSince + this.#o.leaseDuration * 1000 - now : Infinity;
       const waitMs = Math.min(this.#o.resyncMs ?? 60_000, staleIn, ...expiries.map((ms) => ms + 50));
-      await this.#cache.changed(Math.max(10, waitMs), o.signal);
+      if (!(await this.#cache.changed(Math.max(10, waitMs), o.signal))) relist = true;
     }
     return undefined;
   }

@@ -7,6 +7,7 @@ export class LeaseCache {
   readonly #signal: AbortSignal;
   #started = false;
   #synced = false;
+  #onSynced: (() => void) | undefined;
   readonly #leases = new Map<string, LeaseView>();
   readonly #waiters = new Set<() => void>();
 
@@ -23,12 +24,25 @@ export class LeaseCache {
         (type, lease) => this.#onEvent(type, lease),
         () => {
           this.#synced = true;
+          this.#onSynced?.();
         },
         this.#signal,
       );
     }
+    // the watch's own first list is as fresh as one of ours: wait for it (a while) instead
+    if (!this.#synced) await this.#firstSync(5000);
     if (this.#synced && !fresh) return [...this.#leases.values()];
     return this.#api.listLeases();
+  }
+
+  #firstSync(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      this.#onSynced = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
   }
 
   #onEvent(type: string, lease: LeaseView): void {
@@ -44,18 +58,20 @@ export class LeaseCache {
     for (const w of ws) w();
   }
 
-  /** Resolves when a holder changed, after `ms`, or on abort. */
-  changed(ms: number, signal: AbortSignal): Promise<void> {
+  /** Resolves true when a holder changed, false after `ms` or on abort. */
+  changed(ms: number, signal: AbortSignal): Promise<boolean> {
     return new Promise((resolve) => {
-      const done = () => {
+      const done = (changed: boolean) => {
         clearTimeout(timer);
-        signal.removeEventListener('abort', done);
-        this.#waiters.delete(done);
-        resolve();
+        signal.removeEventListener('abort', aborted);
+        this.#waiters.delete(woken);
+        resolve(changed);
       };
-      const timer = setTimeout(done, ms);
-      signal.addEventListener('abort', done, { once: true });
-      this.#waiters.add(done);
+      const woken = () => done(true);
+      const aborted = () => done(false);
+      const timer = setTimeout(aborted, ms);
+      signal.addEventListener('abort', aborted, { once: true });
+      this.#waiters.add(woken);
     });
   }
 }

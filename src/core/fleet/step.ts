@@ -8,10 +8,11 @@ import type { Slot, SlotWait } from './types.ts';
 
 const clock = (iso: string | undefined): string => (iso ? iso.slice(11, 16) : '?');
 
-/** "waiting for a slot: 1 of 1 taken by node-3 since 12:04; 2nd in the queue" */
+/** "waiting for a slot: 1 of 1 taken by node-3 since 12:04" */
 export function waitText(w: SlotWait): string {
   const by = w.holders.map((h) => `${h.node} since ${clock(h.since)}`).join(', ');
-  return `waiting for a slot: ${w.holders.length} of ${w.total} taken${by ? ` by ${by}` : ''}; number ${w.position} in the queue`;
+  const place = w.position ? `; number ${w.position} in the queue` : '';
+  return `waiting for a slot: ${w.holders.length} of ${w.total} taken${by ? ` by ${by}` : ''}${place}`;
 }
 
 /**
@@ -28,6 +29,7 @@ export async function takeSlot(
   if (!budget || !rec) return undefined;
   const queuedAt = rec.queuedAt ? new Date(rec.queuedAt) : run.now();
   if (!rec.queuedAt) await run.store.update({ queuedAt: queuedAt.toISOString() });
+  let told = false;
   const slot = await budget.acquire({
     node: run.nodeName,
     queuedSince: queuedAt,
@@ -36,6 +38,10 @@ export async function takeSlot(
       metrics?.fleetSlots?.(w.holders.length, w.total);
       const text = waitText(w);
       run.log.info({ position: w.position }, text);
+      // one Event and status write per wait: each hand-off changes the picture for every waiter,
+      // and thousands of waiters must not write on every one (the log and metrics follow it)
+      if (told) return;
+      told = true;
       void run.event('Normal', 'EvacuationQueued', text, nm ? maintenanceRef(nm) : undefined);
       void writeMaintenanceStatus(
         run,

@@ -22,8 +22,8 @@ export interface SlotHolder {
 export interface SlotWait {
   readonly total: number;
   readonly holders: readonly SlotHolder[];
-  /** 1-based place in the queue. */
-  readonly position: number;
+  /** 1-based place in the queue, when a slot was free (the queue is only read then). */
+  readonly position?: number;
 }
 
 export interface EvacuationBudget {
@@ -35,6 +35,7 @@ export interface EvacuationBudget {
     node: string;
     queuedSince: Date;
     signal: AbortSignal;
+    /** Each time the holders (or the place in the queue) changed. */
     onWait(w: SlotWait): void;
   }): Promise<Slot | undefined>;
   /** Takes the node out of the queue (uncordon while Queued). */
