@@ -156,13 +156,10 @@ async function runOnce(o: FleetOptions, budget: number): Promise<FleetRun> {
     await sleep(200);
     const start = performance.now();
     // kubectl cordon -l rack=r7: every node at once
-    await Promise.all(
-      rack.map((n) =>
-        sb.kube.store.patch('nodes', undefined, n, 'application/merge-patch+json', {
-          spec: { unschedulable: true },
-        }),
-      ),
-    );
+    for (const n of rack)
+      sb.kube.store.patch('nodes', undefined, n, 'application/merge-patch+json', {
+        spec: { unschedulable: true },
+      });
     await until(
       'every node evacuated',
       () => rack.every((n) => ['Evacuated', 'Failed'].includes(phase.get(n) ?? '')),

@@ -33,6 +33,19 @@ export interface FleetBudgetOptions {
   readonly now?: () => Date;
 }
 
+/** One node's wait, across the loop's turns. */
+interface QueueState {
+  labelled: boolean;
+  lastWait: string;
+  /** Read the Leases from the API, not the watch (after a lost race). */
+  fresh: boolean;
+  relist: boolean;
+  ahead?: Set<string>;
+  /** The cache version the queue was listed at: holders seen since then are no longer waiting. */
+  from: number;
+  freeSince?: number;
+}
+
 export class FleetBudget implements EvacuationBudget {
   readonly #o: FleetBudgetOptions;
   readonly #cache: LeaseCache;
@@ -69,79 +82,131 @@ export class FleetBudget implements EvacuationBudget {
     signal: AbortSignal;
     onWait(w: SlotWait): void;
   }): Promise<Slot | undefined> {
-    const { api, log } = this.#o;
     const since = o.queuedSince.getTime();
-    let labelled = false;
-    let lastWait = '';
-    let freeSince: number | undefined;
-    let fresh = false;
-    // the nodes queued before this one: listed once, then each is dropped when seen holding a
-    // slot; listed again only when a timer (resync, a slot left unused) ends a wait
-    let ahead: Set<string> | undefined;
-    let relist = true;
+    const q: QueueState = {
+      labelled: false,
+      lastWait: '',
+      fresh: false,
+      relist: true,
+      from: this.#cache.version,
+    };
     while (!o.signal.aborted) {
+      const seen = this.#cache.version;
       const total = await this.#total();
-      const leases = await this.#cache.current(fresh);
-      fresh = false;
+      const leases = await this.#cache.current(q.fresh);
+      q.fresh = false;
       const now = this.#now().getTime();
       const byName = new Map(leases.map((l) => [l.name, l]));
       const slots = Array.from({ length: total }, (_, i) => byName.get(slotName(i)) ?? { name: slotName(i) });
       // resume: a slot still ours (not expired) is renewed, never doubled
       const mine = slots.find((l) => l.holder === o.node && !this.#expired(l, now));
       const free = slots.filter((l) => this.#expired(l, now));
-      if (!labelled && !mine) {
-        await api.setQueued(o.node, since);
-        labelled = true;
+      if (!q.labelled && !mine) {
+        await this.#o.api.setQueued(o.node, since);
+        q.labelled = true;
       }
-      // the queue matters only when there is a slot to hand out
-      if (!mine && free.length && (relist || !ahead)) {
-        const queue = await api.queuedNodes();
-        const before = queue.filter((q) => q.since < since || (q.since === since && q.node < o.node));
-        ahead = new Set(before.map((q) => q.node));
-        relist = false;
-      }
-      for (const l of slots) if (l.holder && !this.#expired(l, now)) ahead?.delete(l.holder);
-      const aheadN = ahead?.size ?? 0;
-      // a slot left free for a lease duration while nodes ahead do not take it: they are gone
-      if (free.length && aheadN >= free.length) freeSince ??= now;
-      else freeSince = undefined;
-      const stale = freeSince !== undefined && now - freeSince > this.#o.leaseDuration * 1000;
+      const aheadN = await this.#ahead(q, {
+        node: o.node,
+        since,
+        seen,
+        slots,
+        list: !mine && free.length > 0,
+      });
+      const stale = this.#stale(q, free.length, aheadN, now);
       const candidates = mine ? [mine] : stale ? free : free.slice(aheadN);
-      for (const l of candidates) {
-        const taken = await this.#take(l, o.node).catch((err: unknown) => {
-          if (isConflictError(err)) return undefined;
-          throw err;
-        });
-        if (!taken) continue;
-        if (labelled) await api.setQueued(o.node, null);
-        log.info({ slot: taken.name }, 'took a fleet evacuation slot');
+      const taken = await this.#takeFirst(candidates, o.node);
+      if (taken) {
+        if (q.labelled) await this.#o.api.setQueued(o.node, null);
+        this.#o.log.info({ slot: taken.name }, 'took a fleet evacuation slot');
         return new HeldSlot(taken, o.node, this.#o);
       }
       if (candidates.length) {
-        fresh = true; // lost a race: look again at once, at the API's own view
+        q.fresh = true; // lost a race: look again at once, at the API's own view
         continue;
       }
-      const holders = slots
-        .filter((l) => !this.#expired(l, now))
-        .map((l) => ({
-          node: l.holder ?? '',
-          slot: l.name,
-          ...(l.acquireTime ? { since: l.acquireTime } : {}),
-        }));
-      const wait = { total, holders, ...(ahead ? { position: aheadN + 1 } : {}) };
-      const key = JSON.stringify(wait);
-      if (key !== lastWait) o.onWait(wait);
-      lastWait = key;
-      const expiries = slots
-        .filter((l) => !this.#expired(l, now))
-        .map(
-          (l) => Date.parse(l.renewTime ?? '') + (l.durationSeconds ?? this.#o.leaseDuration) * 1000 - now,
-        );
-      const staleIn = freeSince !== undefined ? freeSince + this.#o.leaseDuration * 1000 - now : Infinity;
-      const waitMs = Math.min(this.#o.resyncMs ?? 60_000, staleIn, ...expiries.map((ms) => ms + 50));
-      if (!(await this.#cache.changed(Math.max(10, waitMs), o.signal))) relist = true;
+      this.#tell(q, (w) => o.onWait(w), slots, total, now);
+      const waitMs = Math.min(
+        this.#o.resyncMs ?? 60_000,
+        this.#nextExpiry(slots, now),
+        this.#staleIn(q, now),
+      );
+      if (!(await this.#cache.changed(Math.max(10, waitMs), o.signal, seen))) q.relist = true;
     }
     return undefined;
+  }
+
+  /**
+   * How many queued nodes come before this one. The queue is listed once, then a node is dropped
+   * when the Lease watch shows it took a slot; listed again only after a wait ended on a timer.
+   */
+  async #ahead(
+    q: QueueState,
+    o: { node: string; since: number; seen: number; slots: readonly LeaseView[]; list: boolean },
+  ): Promise<number> {
+    if (o.list && (q.relist || !q.ahead)) {
+      const queue = await this.#o.api.queuedNodes();
+      const before = queue.filter((x) => x.since < o.since || (x.since === o.since && x.node < o.node));
+      q.ahead = new Set(before.map((x) => x.node));
+      q.relist = false;
+      // the Leases were read at `seen`: holders from then on are counted, not just after the list
+      q.from = o.seen;
+    }
+    if (!q.ahead) return 0;
+    // a node that took a slot is not waiting, even while its label is still being removed
+    for (const l of o.slots) if (l.holder) q.ahead.delete(l.holder);
+    for (const holder of this.#cache.holdersSince(q.from)) q.ahead.delete(holder);
+    return q.ahead.size;
+  }
+
+  /** A slot left free for a lease duration while the nodes ahead do not take it: they are gone. */
+  #stale(q: QueueState, free: number, ahead: number, now: number): boolean {
+    if (free && ahead >= free) q.freeSince ??= now;
+    else q.freeSince = undefined;
+    return q.freeSince !== undefined && now - q.freeSince > this.#o.leaseDuration * 1000;
+  }
+
+  #staleIn(q: QueueState, now: number): number {
+    return q.freeSince !== undefined ? q.freeSince + this.#o.leaseDuration * 1000 - now : Infinity;
+  }
+
+  /** When the first held slot may expire (a holder that stopped renewing). */
+  #nextExpiry(slots: readonly LeaseView[], now: number): number {
+    const held = slots.filter((l) => !this.#expired(l, now));
+    const at = held.map(
+      (l) => Date.parse(l.renewTime ?? '') + (l.durationSeconds ?? this.#o.leaseDuration) * 1000,
+    );
+    return Math.min(Infinity, ...at.map((t) => t - now + 50));
+  }
+
+  async #takeFirst(candidates: readonly LeaseView[], node: string): Promise<LeaseView | undefined> {
+    for (const l of candidates) {
+      try {
+        return await this.#take(l, node);
+      } catch (err) {
+        if (!isConflictError(err)) throw err;
+      }
+    }
+    return undefined;
+  }
+
+  #tell(
+    q: QueueState,
+    onWait: (w: SlotWait) => void,
+    slots: readonly LeaseView[],
+    total: number,
+    now: number,
+  ) {
+    const holders = slots
+      .filter((l) => !this.#expired(l, now))
+      .map((l) => ({
+        node: l.holder ?? '',
+        slot: l.name,
+        ...(l.acquireTime ? { since: l.acquireTime } : {}),
+      }));
+    const wait = { total, holders, ...(q.ahead ? { position: q.ahead.size + 1 } : {}) };
+    const key = JSON.stringify(wait);
+    if (key !== q.lastWait) onWait(wait);
+    q.lastWait = key;
   }
 
   async leave(node: string): Promise<void> {

@@ -10,6 +10,9 @@ export class LeaseCache {
   #onSynced: (() => void) | undefined;
   readonly #leases = new Map<string, LeaseView>();
   readonly #waiters = new Set<() => void>();
+  /** Bumped on every holder change; with the holders each change brought (the last few hundred). */
+  #version = 0;
+  readonly #held: { version: number; holder: string }[] = [];
 
   constructor(api: FleetApi, signal: AbortSignal) {
     this.#api = api;
@@ -49,7 +52,22 @@ export class LeaseCache {
     const before = this.#leases.get(lease.name);
     if (type === 'DELETED') this.#leases.delete(lease.name);
     else this.#leases.set(lease.name, lease);
-    if (type === 'DELETED' || before?.holder !== lease.holder || !before) this.#wake();
+    if (type === 'DELETED' || before?.holder !== lease.holder || !before) {
+      this.#version++;
+      if (lease.holder && type !== 'DELETED')
+        this.#held.push({ version: this.#version, holder: lease.holder });
+      if (this.#held.length > 500) this.#held.splice(0, 250);
+      this.#wake();
+    }
+  }
+
+  get version(): number {
+    return this.#version;
+  }
+
+  /** Every node that took a slot after `version`. */
+  holdersSince(version: number): string[] {
+    return this.#held.filter((h) => h.version > version).map((h) => h.holder);
   }
 
   #wake(): void {
@@ -58,8 +76,9 @@ export class LeaseCache {
     for (const w of ws) w();
   }
 
-  /** Resolves true when a holder changed, false after `ms` or on abort. */
-  changed(ms: number, signal: AbortSignal): Promise<boolean> {
+  /** Resolves true when a holder changed (since `seen`, so no change is missed), false after `ms` or on abort. */
+  changed(ms: number, signal: AbortSignal, seen: number): Promise<boolean> {
+    if (this.#version !== seen) return Promise.resolve(true);
     return new Promise((resolve) => {
       const done = (changed: boolean) => {
         clearTimeout(timer);
