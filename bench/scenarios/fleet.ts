@@ -4,17 +4,12 @@
 // time) / budget, and the Kubernetes requests the agents of queued nodes make per minute of waiting.
 // The rack's Nova services are disabled by the operator first (README, Fleet maintenance), so the
 // servers go to the spare hosts and never move twice.
-import { configSchema } from '../../src/config/schema.ts';
-import type { Agent } from '../../src/core/agent.ts';
-import { createNodeAgent } from '../../src/core/node-agent.ts';
 import { parseRecord, STATE_ANNOTATION } from '../../src/core/record.ts';
 import { createKubeClients } from '../../src/kube/client.ts';
 import type { KubeNode } from '../../src/kube/types.ts';
 import { runWatch } from '../../src/kube/watch.ts';
-import { mergeConfig } from '../../src/demo/agents.ts';
+import { mergeConfig, startAgents, type DemoAgents } from '../../src/demo/agents.ts';
 import { createLogger } from '../../src/observability/logger.ts';
-import { Metrics } from '../../src/observability/metrics.ts';
-import { buildPlugins } from '../../src/plugins/registry.ts';
 import { startSandbox } from '../../src/sandbox/index.ts';
 import { atMost, info, type Figure } from '../lib/report.ts';
 import { idealMakespan, round } from '../lib/stats.ts';
@@ -99,34 +94,22 @@ async function runOnce(o: FleetOptions, budget: number): Promise<FleetRun> {
   const took = new Map<string, number>();
   let maxEvacuating = 0;
   let lastEnd = 0;
-  const agents: Agent[] = [];
-  const running: Promise<void>[] = [];
+  let agents: DemoAgents | undefined;
   try {
-    for (const node of rack) {
-      const config = configSchema.parse({ ...base, nodeName: node });
-      const metrics = new Metrics({ defaultMetrics: false });
-      const k = createKubeClients({
-        kubeconfigYaml: sb.kube.kubeconfig(),
-        onApiRequest: (api, code) => {
-          metrics.apiRequest(api, code);
-          if (api === 'kubernetes' && phase.get(node) === 'Queued') queuedRequests++;
-        },
-      });
-      const plugins = buildPlugins(config, { log, metrics, kube: k });
-      // the daemon's watch settings (default server-side timeouts), as in production
-      const { agent } = createNodeAgent({
-        nodeName: node,
-        config,
-        k,
-        plugins,
-        log,
-        signal: stop.signal,
-        metrics,
-      });
-      agents.push(agent);
-      running.push(agent.run());
-    }
-    await until('agents ready', () => agents.every((a) => a.ready().ready), 60_000, 50);
+    // one agent per node with the daemon's watch settings (default server-side timeouts)
+    agents = startAgents({
+      nodes: rack,
+      config: base,
+      kubeconfigYaml: sb.kube.kubeconfig(),
+      log,
+      signal: stop.signal,
+      watch: 'daemon',
+      onApiRequest: (node, api) => {
+        if (api === 'kubernetes' && phase.get(node) === 'Queued') queuedRequests++;
+      },
+    });
+    const all = agents;
+    await until('agents ready', () => all.ready(), 60_000, 50);
 
     const observer = createKubeClients({ kubeconfigYaml: sb.kube.kubeconfig() });
     void runWatch<KubeNode>({
@@ -184,7 +167,7 @@ async function runOnce(o: FleetOptions, budget: number): Promise<FleetRun> {
     };
   } finally {
     stop.abort();
-    await Promise.allSettled(running);
+    await agents?.stop();
     await sb.close();
   }
 }
@@ -221,7 +204,7 @@ export function fleetNotes(o: FleetOptions, runs: readonly FleetRun[]): string[]
   return [
     `${o.hosts} hypervisors × ${o.serversPerHost} servers cordoned at once (one patch each, concurrently), one agent per node in this process with the daemon's settings; migrations ${o.migrationSeconds} simulated s at clock scale ${o.scale}, 2 per host at once; the rack's Nova services disabled by the operator beforehand, 3 spare hosts take everything.`,
     'Timeline from one watch on the Nodes (the drainer.dev/state record): per-node evacuation = Evacuating → Evacuated; makespan = first cordon → last Evacuated; ideal = Σ per-node / budget (real seconds).',
-    `Requests per queued minute: every Kubernetes request an agent made while its node was Queued (entering and leaving the queue, lease writes, queue lists, its watches), divided by the node-minutes spent Queued on the sandbox clock (real minutes × ${o.scale}): the waits last as long as the evacuations ahead, which run on that clock, and the requests come per hand-off, not per minute. The real-minute figure is given for context.`,
+    `Requests per queued minute: every Kubernetes request an agent made while its node was Queued (entering and leaving the queue, lease writes, queue lists, its watches), divided by the node-minutes spent Queued on the sandbox clock (real minutes × ${o.scale}): the waits last as long as the evacuations ahead, which run on that clock, and the requests come per hand-off, not per minute. The real-minute figure is given for context. About 9 of them are paid once per queued node (record, label on and off, the Lease watch's list and watch, the queue list, one Event, the take), the rest about one queue list per hand-off it waits through; with short waits (budget 3) the fixed part dominates.`,
     ...runs.map(
       (r) =>
         `budget ${r.budget}: ${r.evacuated} Evacuated, makespan ${round(r.makespanS, 1)} s, ideal ${round(r.idealS, 1)} s, ${r.queuedRequests} requests over ${round(r.queuedMinutes, 2)} queued node-minutes.`,
