@@ -147,11 +147,18 @@ describe('fleet budget (full stack, one agent per node)', () => {
     await s.cordon('r1');
     await until('r1 migrating', () => os.serversOnHost('r1').some((v) => os.migrateCalls(v.id) > 0));
     await first.stop(); // killed: the slot is neither renewed nor given back
-    const killedAt = Date.now();
+    const slot = `${LEASES}/drainer-evacuation-0`;
+    const held = await s.k.request<KubeLease>({ path: slot });
+    expect(held.spec?.holderIdentity).toBe('r1');
     await s.cordon('r2');
     await until('r2 queued', async () => (await s.record('r2'))?.phase === 'Queued');
     await until('r2 holds the slot', async () => (await s.record('r2'))?.slot === 'drainer-evacuation-0');
-    expect(Date.now() - killedAt).toBeGreaterThanOrEqual(900);
+    // taken only once r1's last renewal was a lease duration (1 s) old
+    const taken = await s.k.request<KubeLease>({ path: slot });
+    expect(taken.spec?.holderIdentity).toBe('r2');
+    const expiredAt = Date.parse(held.spec?.renewTime ?? '') + 1000;
+    expect(Date.parse(taken.spec?.acquireTime ?? '')).toBeGreaterThanOrEqual(expiredAt);
+    expect(taken.spec?.leaseTransitions).toBe(1);
 
     // r1's agent comes back while r2 holds the only slot: it waits, then finishes
     s.startAgent('r1');
