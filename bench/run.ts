@@ -1,6 +1,6 @@
 // `npm run bench` (node bench/run.ts [scenario …]): runs the benchmark scenarios on the sandbox, prints
 // one JSON line per scenario, and — when all ran — writes BENCHMARKS.md. Scenario names: makespan
-// (also gives api-cost), reaction, drain-vs-kubectl, footprint. Settings below are fixed: never tune
+// (also gives api-cost), reaction, drain-vs-kubectl, fleet, footprint. Settings below are fixed: never tune
 // them per machine.
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -9,6 +9,7 @@ import { describeMachine } from './lib/machine.ts';
 import { atMost, renderMarkdown, type Figure, type ScenarioResult } from './lib/report.ts';
 import { round } from './lib/stats.ts';
 import { drainNotes, drainVsKubectl } from './scenarios/drain.ts';
+import { fleet, fleetNotes } from './scenarios/fleet.ts';
 import { footprint, footprintNotes } from './scenarios/footprint.ts';
 import { apiCostNotes, makespan, makespanNotes } from './scenarios/makespan.ts';
 import { reaction, reactionNotes } from './scenarios/reaction.ts';
@@ -20,6 +21,8 @@ const MAKESPAN = { servers: 200, scale: 10, seed: 42, minMs: 1000, maxMs: 4000 }
 const SLOTS = [1, 4];
 const REACTION = { repo: REPO, rounds: 50, scale: 20 };
 const FOOTPRINT = { repo: REPO, idleMs: 30_000, settleMs: 5000, bigNodes: 5000, bigPods: 50_000 };
+const FLEET = { hosts: 12, serversPerHost: 10, scale: 20, migrationSeconds: 20 };
+const FLEET_BUDGETS = [2, 3];
 const BUDGET_SECONDS = 600;
 
 type Runner = () => Promise<ScenarioResult[]>;
@@ -72,6 +75,18 @@ const RUNNERS: Record<string, Runner> = {
         command: command('drain-vs-kubectl'),
         figures: r.figures,
         notes: drainNotes(r, KUBECTL),
+        seconds,
+      },
+    ];
+  },
+  async fleet() {
+    const [r, seconds] = await timed(() => fleet(FLEET, FLEET_BUDGETS));
+    return [
+      {
+        scenario: 'fleet',
+        command: command('fleet'),
+        figures: r.figures,
+        notes: fleetNotes(FLEET, r.runs),
         seconds,
       },
     ];

@@ -29,7 +29,9 @@ export interface KubeOnceInput {
 }
 
 /** run-once: 0 Evacuated, 1 Failed/incomplete (the record's lines say why). */
-export async function runOnceOnKubernetes(input: KubeOnceInput & { cordon: boolean }): Promise<number> {
+export async function runOnceOnKubernetes(
+  input: KubeOnceInput & { cordon: boolean; noBudget?: boolean },
+): Promise<number> {
   const rec = await evacuateOnce({ ...input, signal: input.io.signal });
   const { lines, code } = describeRecord(input.node, rec);
   for (const line of lines) input.io.stdout.write(`${line}\n`);

@@ -123,6 +123,8 @@ export interface RecordArgs extends GlobalArgs {
   stateFile?: string;
   /** run-once on Kubernetes: cordon the node first. */
   cordon?: boolean;
+  /** run-once on Kubernetes: skip the fleet slot (logged). */
+  budget?: boolean;
 }
 
 export interface RunOnceDeps {
@@ -156,7 +158,16 @@ async function handler(argv: RecordArgs, deps: RunOnceDeps = defaultRunOnceDeps)
   const plugins = argv.cli.deps.buildPlugins(config, { log, ...(kube ? { kube } : {}) });
   // Kubernetes configured: the agent's reconcile, once, with the record on the Node (E2's path)
   if (kube)
-    return runOnceOnKubernetes({ config, io, log, node, k: kube, plugins, cordon: argv.cordon === true });
+    return runOnceOnKubernetes({
+      config,
+      io,
+      log,
+      node,
+      k: kube,
+      plugins,
+      cordon: argv.cordon === true,
+      noBudget: argv.budget === false,
+    });
   const records = await deps.records(config, node, argv);
   return runOnce({ config, io, log, node, plugins, records, tty });
 }
@@ -166,9 +177,15 @@ export const command: CommandModule<GlobalArgs, RecordArgs> = {
   describe:
     'evacuate the node (--node, $NODE_NAME or this host) once and exit: 0 all moved, 1 some stayed, 2 bad input',
   builder: (y) =>
-    withStateFile(y).option('cordon', {
-      type: 'boolean',
-      describe: 'with Kubernetes access: cordon the node first (as kubectl cordon would)',
-    }),
+    withStateFile(y)
+      .option('cordon', {
+        type: 'boolean',
+        describe: 'with Kubernetes access: cordon the node first (as kubectl cordon would)',
+      })
+      .option('budget', {
+        type: 'boolean',
+        describe:
+          'with Kubernetes access: wait for a fleet evacuation slot (fleet.maxConcurrentEvacuations) first; --no-budget skips it',
+      }),
   handler: handle((argv) => handler(argv)),
 };

@@ -74,6 +74,10 @@ export function readDrainerEnv(env: NodeJS.ProcessEnv, all: readonly Leaf[] = le
     layer.nodeName = env.NODE_NAME;
     sources.set('nodeName', 'NODE_NAME');
   }
+  if (env.POD_NAMESPACE && env[envName(['fleet', 'namespace'])] === undefined) {
+    setPath(layer, ['fleet', 'namespace'], env.POD_NAMESPACE);
+    sources.set('fleet.namespace', 'POD_NAMESPACE');
+  }
   if (env.KUBECONFIG && env[envName(['kubeconfig'])] === undefined) {
     layer.kubeconfig = env.KUBECONFIG;
     sources.set('kubeconfig', 'KUBECONFIG');

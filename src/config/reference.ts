@@ -44,6 +44,7 @@ const show = (v: unknown): string =>
 const EXTRA_ENV: Record<string, string> = {
   nodeName: 'NODE_NAME',
   kubeconfig: 'KUBECONFIG',
+  'fleet.namespace': 'POD_NAMESPACE',
   'openstack.cloud': 'OS_CLOUD',
 };
 

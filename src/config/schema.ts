@@ -143,6 +143,45 @@ export const nodeMaintenanceSchema = z
   })
   .strict();
 
+/** An integer ≥ 0, or a percentage such as "10%"; a string of digits is the integer (env values). */
+const budget = () =>
+  z.union([z.number(), z.string()]).transform((value, ctx): number | `${number}%` => {
+    const m = /^\s*(\d+)(%?)\s*$/.exec(String(value));
+    if (m && (typeof value === 'string' || Number.isInteger(value))) {
+      const n = Number(m[1]);
+      if (!m[2]) return n;
+      if (n >= 1 && n <= 100) return `${n}%`;
+    }
+    ctx.addIssue({
+      code: 'custom',
+      message: `expected an integer >= 0 or a percentage such as "10%" (1-100), got ${JSON.stringify(value)}`,
+    });
+    return z.NEVER;
+  });
+
+export const fleetSchema = z
+  .object({
+    maxConcurrentEvacuations: budget()
+      .default(1)
+      .describe(
+        'cluster-wide budget: how many nodes may be Evacuating at once; an integer, or a percentage ("10%") of the nodes running the agent (the DaemonSet\'s desiredNumberScheduled), rounded down, at least 1; 0: no limit',
+      ),
+    namespace: z
+      .string()
+      .min(1)
+      .default('drainer')
+      .describe('namespace of the slot Leases drainer-evacuation-<i> (POD_NAMESPACE)'),
+    leaseDuration: duration()
+      .default(30)
+      .describe('a slot whose holder has not renewed it for this long may be taken by another node'),
+    daemonSet: z
+      .string()
+      .min(1)
+      .default('drainer')
+      .describe('the agent DaemonSet in the namespace, counted for percentage budgets'),
+  })
+  .strict();
+
 export const serverSchema = z
   .object({
     enabled: z.boolean().default(true).describe('serve /healthz, /readyz and /metrics'),
@@ -162,6 +201,7 @@ export const configSchema = z
     evacuation: evacuationSchema.default(evacuationSchema.parse({})),
     drain: drainSchema.default(drainSchema.parse({})),
     nodeMaintenance: nodeMaintenanceSchema.default(nodeMaintenanceSchema.parse({})),
+    fleet: fleetSchema.default(fleetSchema.parse({})),
     openstack: openstackSchema.default(openstackSchema.parse({})),
     nova: novaSchema.default(novaSchema.parse({})),
     kubevirt: kubevirtSchema.default(kubevirtSchema.parse({})),
@@ -173,3 +213,4 @@ export type OpenStackConfig = Config['openstack'];
 export type NovaConfig = Config['nova'];
 export type KubevirtConfig = Config['kubevirt'];
 export type DrainConfig = Config['drain'];
+export type FleetConfig = Config['fleet'];

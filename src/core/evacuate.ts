@@ -6,6 +6,7 @@ import { evacuatedMaintenance, maintenanceStatus } from './maintenance-status.ts
 import { takeMaintenance, writeMaintenanceStatus } from './maintenance-sync.ts';
 import { maintenanceRef, type MaintenanceObject } from './objects.ts';
 import type { Outcome, Plan } from './plugin.ts';
+import { giveBack, takeSlot, withSlot } from './fleet/step.ts';
 import { ProgressEvents, summarizePlans } from './progress-events.ts';
 import { ProgressRecord } from './progress-record.ts';
 import { EVACUATING_TAINT, errorText, newRecord, type NodeRecord, type OutcomeSummary } from './record.ts';
@@ -19,12 +20,28 @@ const hasOurTaint = (run: NodeRun): boolean =>
     (t) => t.key === EVACUATING_TAINT.key && t.effect === EVACUATING_TAINT.effect,
   );
 
-/** The record for a new attempt: a resumed one keeps its start and everything it knows. */
-function attemptRecord(current: NodeRecord | undefined, trigger: string, now: Date): NodeRecord {
-  if (!current) return newRecord(trigger, now);
-  const since = current.phase === 'Evacuating' ? current.since : now.toISOString();
-  const { lastError: _dropped, failureReason: _reason, ...rest } = current;
-  return { ...rest, phase: 'Evacuating', trigger, since };
+/**
+ * The record for a new attempt: a resumed one keeps its start and everything it knows (and its
+ * place in the fleet queue). A fresh one with a budget starts Queued.
+ */
+function attemptRecord(
+  current: NodeRecord | undefined,
+  trigger: string,
+  now: Date,
+  queue: boolean,
+): NodeRecord {
+  const phase = queue ? 'Queued' : 'Evacuating';
+  const queuedAt = queue ? { queuedAt: now.toISOString() } : {};
+  if (!current) return { ...newRecord(trigger, now), phase, ...queuedAt };
+  if (current.phase === 'Evacuating') return { ...withoutError(current), trigger };
+  const { queuedAt: was, ...rest } = withoutError(current);
+  const keep = current.phase === 'Queued' && was ? { queuedAt: was } : queuedAt;
+  return { ...rest, ...keep, phase, trigger, since: now.toISOString() };
+}
+
+function withoutError(r: NodeRecord): NodeRecord {
+  const { lastError: _dropped, failureReason: _reason, ...rest } = r;
+  return rest;
 }
 
 const summarize = (o: Outcome): OutcomeSummary => ({
@@ -57,12 +74,33 @@ export async function evacuate(
   desired: EvacuatedDesire,
   ctl: EvacuationControl,
 ): Promise<RunResult> {
-  const { host, config, metrics } = run.deps;
-  const nm = desired.maintenance;
   const started = run.now();
   const fresh = run.store.current?.phase !== 'Evacuating';
+  await recordIntent(run, desired, started, fresh && run.deps.budget !== undefined);
+  // 1b. a fleet slot before the first change; given back on every way out below
+  const slot = await takeSlot(run, desired.maintenance, ctl);
+  if (slot === null) return stopped(run, ctl, started);
+  try {
+    const result = await evacuateHolding(run, desired, withSlot(ctl, slot), started, fresh);
+    if (slot?.lost.aborted && !ctl.signal.aborted && run.store.current?.phase === 'Evacuating') {
+      run.log.warn({ node: run.nodeName }, 'lost the fleet slot: queueing again before going on');
+      return { requeueAfterMs: 0 };
+    }
+    return result;
+  } finally {
+    await giveBack(run, slot ?? undefined);
+  }
+}
 
-  await recordIntent(run, desired, started);
+async function evacuateHolding(
+  run: NodeRun,
+  desired: EvacuatedDesire,
+  ctl: EvacuationControl,
+  started: Date,
+  fresh: boolean,
+): Promise<RunResult> {
+  const { host, config, metrics } = run.deps;
+  const nm = desired.maintenance;
   const planned = await plan(run, ctl, fresh);
   if (!planned) return stopped(run, ctl, started);
   // 2b. does it fit elsewhere? refused here, nothing about the node has changed
@@ -132,10 +170,16 @@ export async function evacuate(
 }
 
 /** 1. intent first: a crash from here on leaves a record to resume from. Then take the CR and cordon for it. */
-async function recordIntent(run: NodeRun, desired: EvacuatedDesire, started: Date): Promise<void> {
+async function recordIntent(
+  run: NodeRun,
+  desired: EvacuatedDesire,
+  started: Date,
+  queue: boolean,
+): Promise<void> {
   const nm = desired.maintenance;
-  await run.store.set(attemptRecord(run.store.current, desired.trigger, started));
-  run.deps.metrics?.phase('Evacuating');
+  const record = attemptRecord(run.store.current, desired.trigger, started, queue);
+  await run.store.set(record);
+  run.deps.metrics?.phase(record.phase);
   if (nm) await takeMaintenance(run, nm);
   await running(run, nm, 'evacuating virtual machines');
 }

@@ -7,6 +7,7 @@ export type MaintenancePhase = 'Running' | 'Succeeded' | 'Failed';
 /** Condition reasons; "Invalid*" mark CRs drainer refuses to act on. */
 export type ConditionReason =
   | 'Evacuating'
+  | 'Queued'
   | 'Evacuated'
   | 'EvacuationFailed'
   | 'InsufficientCapacity'

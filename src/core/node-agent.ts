@@ -13,6 +13,8 @@ import { kubeCluster } from './kube-cluster.ts';
 import { kubeWatchSources, type KubeSourceOptions } from './kube-sources.ts';
 import type { BackendPlugin } from './plugin.ts';
 import { Reconciler } from './reconciler.ts';
+import { FleetBudget } from './fleet/budget.ts';
+import { kubeFleetApi } from './fleet/kube-port.ts';
 import type { ReconcilerMetrics } from './run-context.ts';
 
 export interface NodeAgentOptions {
@@ -38,12 +40,47 @@ export function reconcilerMetrics(m: Metrics): ReconcilerMetrics {
     phase(phase) {
       m.setPhase(phase ?? 'InService');
     },
+    queueFinished(seconds) {
+      m.evacuationQueue.observe(seconds);
+    },
+    fleetSlots(taken, total) {
+      m.fleetSlots.set({ state: 'taken' }, taken);
+      m.fleetSlots.set({ state: 'free' }, Math.max(0, total - taken));
+    },
   };
+}
+
+/** The fleet budget (Leases), unless the budget is 0, a dry run, or run-once --no-budget. */
+export function createBudget(
+  o: Pick<NodeAgentOptions, 'config' | 'k' | 'log' | 'signal' | 'watch'> & { noBudget?: boolean },
+): FleetBudget | undefined {
+  const fleet = o.config.fleet;
+  if (fleet.maxConcurrentEvacuations === 0 || o.config.dryRun || o.noBudget) return undefined;
+  return new FleetBudget({
+    api: kubeFleetApi({
+      k: o.k,
+      namespace: fleet.namespace,
+      daemonSet: fleet.daemonSet,
+      log: o.log,
+      ...(o.watch ? { watch: o.watch } : {}),
+    }),
+    budget: fleet.maxConcurrentEvacuations,
+    leaseDuration: fleet.leaseDuration,
+    // missed watch events heal within a resync; never slower than every few lease durations
+    resyncMs: Math.min(o.config.resyncInterval, fleet.leaseDuration * 4) * 1000,
+    log: o.log,
+    signal: o.signal,
+  });
 }
 
 /** The reconciler of one node on a Kubernetes cluster (the agent's, or run-once's). */
 export function createReconciler(
-  o: Pick<NodeAgentOptions, 'nodeName' | 'config' | 'k' | 'plugins' | 'log' | 'metrics'>,
+  o: Pick<
+    NodeAgentOptions,
+    'nodeName' | 'config' | 'k' | 'plugins' | 'log' | 'metrics' | 'signal' | 'watch'
+  > & {
+    noBudget?: boolean;
+  },
 ): Reconciler {
   const log = o.log.child({ node: o.nodeName });
   const host = new PluginHost({ plugins: o.plugins, log, ...(o.metrics ? { metrics: o.metrics } : {}) });
@@ -57,8 +94,10 @@ export function createReconciler(
     ...(metrics ? { onEviction: (code: string) => metrics.evictions.inc({ code }) } : {}),
   });
   const cluster = o.config.dryRun ? dryRunCluster(real, log) : real;
+  const budget = createBudget({ ...o, log });
   return new Reconciler({
     cluster,
+    ...(budget ? { budget } : {}),
     host,
     config: o.config,
     log,

@@ -17,6 +17,8 @@ export interface OnceOptions {
   readonly plugins: readonly BackendPlugin[];
   readonly log: Logger;
   readonly signal: AbortSignal;
+  /** run-once --no-budget: evacuate without a fleet slot. */
+  readonly noBudget?: boolean;
 }
 
 /**
@@ -38,13 +40,21 @@ export async function evacuateOnce(o: OnceOptions & { cordon: boolean }): Promis
       cordoned = true;
     }
   }
-  const reconciler = createReconciler({ ...o, nodeName: o.node });
-  return reconciler.evacuateNow(o.node, o.signal, cordoned ? 'cordon' : 'run-once');
+  if (o.noBudget) o.log.warn({ node: o.node }, '--no-budget: evacuating without a fleet slot');
+  // the slot's Lease watch ends with this evacuation, not with the process
+  const done = new AbortController();
+  const signal = AbortSignal.any([o.signal, done.signal]);
+  try {
+    const reconciler = createReconciler({ ...o, signal, nodeName: o.node });
+    return await reconciler.evacuateNow(o.node, o.signal, cordoned ? 'cordon' : 'run-once');
+  } finally {
+    done.abort();
+  }
 }
 
 /** Undoes what the node's record says drainer changed, and clears it. */
 export function restoreOnce(o: OnceOptions): Promise<RestoreResult[]> {
-  return createReconciler({ ...o, nodeName: o.node }).restoreNow(o.node, o.signal);
+  return createReconciler({ ...o, noBudget: true, nodeName: o.node }).restoreNow(o.node, o.signal);
 }
 
 /** Lines for a person, and the exit code: 0 Evacuated, 1 otherwise. */

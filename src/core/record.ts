@@ -5,6 +5,8 @@ import type { RecordStore } from './host.ts';
 import type { PluginRecord } from './plugin.ts';
 
 export const STATE_ANNOTATION = 'drainer.dev/state';
+/** On a Node waiting for a fleet slot: when it first queued (epoch ms); fair order is ascending. */
+export const QUEUED_LABEL = 'drainer.dev/queued';
 export const EVACUATING_TAINT = { key: 'drainer.dev/evacuating', effect: 'NoSchedule' } as const;
 
 export const PHASES = ['Queued', 'Evacuating', 'Evacuated', 'Failed', 'Restoring'] as const;
@@ -21,11 +23,11 @@ const recordSchema = z.object({
   phase: z.enum(PHASES),
   /** "cordon" or "NodeMaintenance/<name>". */
   trigger: z.string(),
-  /** When this evacuation began (ISO). */
+  /** When this evacuation began (ISO); while Queued, when the record was written. */
   since: z.string(),
-  /** When the node first queued for a fleet slot (ISO). */
+  /** When the node first queued for a fleet slot (ISO); kept across restarts. */
   queuedAt: z.string().optional(),
-  /** The Lease (fleet slot) held while Evacuating. */
+  /** The fleet slot (Lease name) held while Evacuating; removed when released. */
   slot: z.string().optional(),
   /** Did drainer cordon the node (e.g. for a NodeMaintenance on a schedulable node)? */
   cordonedByUs: z.boolean().default(false),

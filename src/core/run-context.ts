@@ -6,6 +6,7 @@ import type { MaintenanceObject, NodeObject, ObjectRef } from './objects.ts';
 import type { EvacuateOptions, RestoreOptions, RestoreResult } from './host.ts';
 import type { NodeRef, Outcome, Plan, PlanOptions } from './plugin.ts';
 import type { NodeRecordStore, Phase } from './record.ts';
+import type { EvacuationBudget } from './fleet/types.ts';
 
 /** The plugin host as the reconciler uses it (src/core/host.ts PluginHost fits). */
 export interface EvacuationHost {
@@ -18,6 +19,9 @@ export interface EvacuationHost {
 export interface ReconcilerMetrics {
   evacuationFinished(result: 'succeeded' | 'failed' | 'cancelled', seconds: number): void;
   phase(phase: Phase | undefined): void;
+  /** A node got its fleet slot after waiting this long. */
+  queueFinished?(seconds: number): void;
+  fleetSlots?(taken: number, total: number): void;
 }
 
 export type ReconcilerConfig = Pick<
@@ -25,12 +29,16 @@ export type ReconcilerConfig = Pick<
   'evacuation' | 'drain' | 'nodeMaintenance' | 'dryRun' | 'resyncInterval'
 >;
 
+export type { EvacuationBudget } from './fleet/types.ts';
+
 export interface ReconcilerDeps {
   readonly cluster: Cluster;
   readonly host: EvacuationHost;
   readonly config: ReconcilerConfig;
   readonly log: Logger;
   readonly metrics?: ReconcilerMetrics;
+  /** The cluster-wide evacuation budget; absent: no limit (fleet.maxConcurrentEvacuations 0). */
+  readonly budget?: EvacuationBudget;
   readonly now?: () => Date;
 }
 

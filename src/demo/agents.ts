@@ -50,6 +50,10 @@ export function startAgents(o: {
   kubeconfigYaml: string;
   log: Logger;
   signal: AbortSignal;
+  /** Every API request of one node's agent (besides its metrics). */
+  onApiRequest?: (node: string, api: string, code: string) => void;
+  /** Watch tuning; default short server-side timeouts for a fast clock, `daemon`: the daemon's own. */
+  watch?: 'daemon';
 }): DemoAgents {
   const stop = new AbortController();
   const signal = AbortSignal.any([stop.signal, o.signal]);
@@ -58,7 +62,13 @@ export function startAgents(o: {
   for (const node of o.nodes) {
     const config: Config = configSchema.parse({ ...o.config, nodeName: node });
     const metrics = new Metrics({ defaultMetrics: false });
-    const k = createKubeClients({ kubeconfigYaml: o.kubeconfigYaml, onApiRequest: metrics.apiRequest });
+    const k = createKubeClients({
+      kubeconfigYaml: o.kubeconfigYaml,
+      onApiRequest: (api, code) => {
+        metrics.apiRequest(api, code);
+        o.onApiRequest?.(node, api, code);
+      },
+    });
     const log = o.log.child({ node });
     const plugins = buildPlugins(config, { log, metrics, kube: k });
     const { agent } = createNodeAgent({
@@ -69,7 +79,9 @@ export function startAgents(o: {
       log,
       signal,
       metrics,
-      watch: { timeoutSeconds: 30, backoff: { initialMs: 100, maxMs: 2000 }, recheckMs: 500 },
+      ...(o.watch === 'daemon'
+        ? {}
+        : { watch: { timeoutSeconds: 30, backoff: { initialMs: 100, maxMs: 2000 }, recheckMs: 500 } }),
       backoff: { initialMs: 200, maxMs: 2000 },
     });
     agents.set(node, agent);

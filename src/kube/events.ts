@@ -10,6 +10,7 @@ import type { ObjectRef } from './types.ts';
 export type EventReason =
   | 'EvacuationPlanned'
   | 'EvacuationStarted'
+  | 'EvacuationQueued'
   | 'MigrationStarted'
   | 'MigrationSucceeded'
   | 'MigrationFailed'

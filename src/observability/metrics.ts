@@ -14,6 +14,8 @@ export class Metrics {
   readonly registry: Registry;
   readonly evacuations: Counter<'result'>;
   readonly evacuationDuration: Histogram;
+  readonly evacuationQueue: Histogram;
+  readonly fleetSlots: Gauge<'state'>;
   readonly migrations: Counter<'plugin' | 'result'>;
   readonly migrationDuration: Histogram<'plugin'>;
   /** Added to §4: migrations a plugin started (each attempt once), for started vs finished. */
@@ -76,6 +78,18 @@ export class Metrics {
       name: 'drainer_evictions_total',
       help: 'Pod eviction requests, by HTTP status code',
       labelNames: ['code'],
+      registers,
+    });
+    this.evacuationQueue = new Histogram({
+      name: 'drainer_evacuation_queue_seconds',
+      help: 'Time a node waited for a fleet evacuation slot',
+      buckets: DURATION_BUCKETS,
+      registers,
+    });
+    this.fleetSlots = new Gauge({
+      name: 'drainer_fleet_slots',
+      help: 'Fleet evacuation slots as this agent last saw them, taken or free',
+      labelNames: ['state'],
       registers,
     });
     this.nodePhase = new Gauge({

@@ -20,7 +20,8 @@ export function namespaceObject(name: string): KubeObject {
 
 /** Every namespace the scenario uses, plus the ones a cluster always has. */
 export function namespacesOf(s: Scenario): string[] {
-  const names = new Set(['default', 'kube-system', 'kube-public', 'kube-node-lease']);
+  // drainer: the agent's own namespace (its fleet slot Leases live there)
+  const names = new Set(['default', 'kube-system', 'kube-public', 'kube-node-lease', 'drainer']);
   if (s.kubevirt.installed) names.add(s.kubevirt.namespace);
   for (const list of [s.pods, s.replicasets, s.daemonsets, s.pdbs, s.kubevirt.vmis]) {
     for (const o of list) names.add(o.namespace);

@@ -187,9 +187,15 @@ describe('applying daemonset/ to the sandbox API server', () => {
   });
   afterAll(async () => api?.close());
 
-  // The sandbox serves the kinds drainer itself uses; ServiceAccount, ConfigMap, ClusterRole and
-  // ClusterRoleBinding are not among them.
-  const NOT_SERVED = ['ClusterRole', 'ClusterRoleBinding', 'ConfigMap', 'ServiceAccount'];
+  // The sandbox serves the kinds drainer itself uses; ServiceAccount, ConfigMap and RBAC are not among them.
+  const NOT_SERVED = [
+    'ClusterRole',
+    'ClusterRoleBinding',
+    'ConfigMap',
+    'Role',
+    'RoleBinding',
+    'ServiceAccount',
+  ];
 
   it('creates every served object through the REST API; the CRD makes nodemaintenances served', async () => {
     const nmPath = '/apis/nodemaintenance.medik8s.io/v1beta1/nodemaintenances';
@@ -238,6 +244,8 @@ describe('applying daemonset/ to the sandbox API server', () => {
         'CustomResourceDefinition',
         'DaemonSet',
         'Namespace',
+        'Role',
+        'RoleBinding',
         'ServiceAccount',
       ]);
 

@@ -53,6 +53,37 @@ describe('run-once and restore on Kubernetes (full stack)', () => {
     expect(node.spec?.unschedulable).toBe(true);
   });
 
+  it('run-once took the fleet slot and gave it back; --no-budget passes a slot someone else holds', async () => {
+    const leases = '/apis/coordination.k8s.io/v1/namespaces/drainer/leases';
+    const slot = await stack.k.request<{
+      metadata: { resourceVersion: string };
+      spec: { holderIdentity?: string };
+    }>({
+      path: `${leases}/drainer-evacuation-0`,
+    });
+    expect(slot.spec.holderIdentity).toBeUndefined(); // taken by the first run-once, given back
+    const now = new Date().toISOString();
+    await stack.k.request({
+      method: 'PUT',
+      path: `${leases}/drainer-evacuation-0`,
+      body: {
+        ...slot,
+        spec: { holderIdentity: 'node-b', leaseDurationSeconds: 3600, acquireTime: now, renewTime: now },
+      },
+    });
+
+    const result = await run('run-once', '--node', 'node-a', '--no-budget');
+
+    expect(result.code).toBe(0);
+    expect(result.stderr).toMatch(/--no-budget: evacuating without a fleet slot/);
+    expect(await stack.record('node-a')).toMatchObject({ phase: 'Evacuated' });
+    const after = await stack.k.request<{ spec: { holderIdentity?: string } }>({
+      path: `${leases}/drainer-evacuation-0`,
+    });
+    expect(after.spec.holderIdentity).toBe('node-b');
+    expect((await run('restore', '--node', 'node-a')).code).toBe(0);
+  });
+
   it('names a node the cluster does not have and exits 2', async () => {
     const result = await run('run-once', '--node', 'node-zz');
     expect(result.code).toBe(2);

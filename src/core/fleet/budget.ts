@@ -1,0 +1,310 @@
+// The fair, lease-based evacuation budget. Slots are Leases `drainer-evacuation-<i>`, taken and
+// renewed like client-go leader election: writes carry the read resourceVersion, a 409 means
+// another agent won, and a holder that stopped renewing for leaseDuration may be replaced.
+// Waiters order themselves by the drainer.dev/queued label (oldest first, then node name) and
+// re-check only when a Lease changes holder, a held one may have expired, or a slow resync fires.
+import type { Logger } from '../../observability/logger.ts';
+import { isConflictError } from '../errors.ts';
+import type { EvacuationBudget, FleetApi, LeaseView, Slot, SlotWait } from './types.ts';
+import { LeaseCache } from './lease-cache.ts';
+
+export const slotName = (i: number): string => `drainer-evacuation-${i}`;
+
+/** "2" → 2; "10%" of the agents, rounded down, at least 1. 0 means no budget (never called). */
+export function slotCount(budget: string | number, agents: number): number {
+  if (typeof budget === 'number') return budget;
+  const pct = Number(budget.slice(0, -1));
+  return Math.max(1, Math.floor((agents * pct) / 100));
+}
+
+/** MicroTime as the API server writes it (RFC 3339, microseconds). */
+export const microTime = (d: Date): string => d.toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
+
+export interface FleetBudgetOptions {
+  readonly api: FleetApi;
+  readonly budget: string | number;
+  /** Seconds a holder may go without renewing before its slot may be taken. */
+  readonly leaseDuration: number;
+  /** Safety re-check while waiting, ms (missed watch events heal). */
+  readonly resyncMs?: number;
+  readonly log: Logger;
+  /** The agent's lifetime: the Lease watch runs until it aborts. */
+  readonly signal: AbortSignal;
+  readonly now?: () => Date;
+}
+
+/** One node's wait, across the loop's turns. */
+interface QueueState {
+  labelled: boolean;
+  lastWait: string;
+  /** Read the Leases from the API, not the watch (after a lost race). */
+  fresh: boolean;
+  relist: boolean;
+  ahead?: Set<string>;
+  /** The cache version the queue was listed at: holders seen since then are no longer waiting. */
+  from: number;
+  freeSince?: number;
+}
+
+export class FleetBudget implements EvacuationBudget {
+  readonly #o: FleetBudgetOptions;
+  readonly #cache: LeaseCache;
+  #agents: { count: number; at: number } | undefined;
+
+  constructor(o: FleetBudgetOptions) {
+    this.#o = o;
+    this.#cache = new LeaseCache(o.api, o.signal);
+  }
+
+  #now(): Date {
+    return this.#o.now?.() ?? new Date();
+  }
+
+  #expired(l: LeaseView, now: number): boolean {
+    if (!l.holder) return true;
+    const renewed = Date.parse(l.renewTime ?? l.acquireTime ?? '');
+    if (Number.isNaN(renewed)) return true;
+    return now > renewed + (l.durationSeconds ?? this.#o.leaseDuration) * 1000;
+  }
+
+  async #total(): Promise<number> {
+    const b = this.#o.budget;
+    if (typeof b === 'number') return b;
+    const now = Date.now();
+    if (!this.#agents || now - this.#agents.at > 60_000)
+      this.#agents = { count: await this.#o.api.agentCount(), at: now };
+    return slotCount(b, this.#agents.count);
+  }
+
+  async acquire(o: {
+    node: string;
+    queuedSince: Date;
+    signal: AbortSignal;
+    onWait(w: SlotWait): void;
+  }): Promise<Slot | undefined> {
+    const since = o.queuedSince.getTime();
+    const q: QueueState = {
+      labelled: false,
+      lastWait: '',
+      fresh: false,
+      relist: true,
+      from: this.#cache.version,
+    };
+    while (!o.signal.aborted) {
+      const seen = this.#cache.version;
+      const total = await this.#total();
+      const leases = await this.#cache.current(q.fresh);
+      q.fresh = false;
+      const now = this.#now().getTime();
+      const byName = new Map(leases.map((l) => [l.name, l]));
+      const slots = Array.from({ length: total }, (_, i) => byName.get(slotName(i)) ?? { name: slotName(i) });
+      // resume: a slot still ours (not expired) is renewed, never doubled
+      const mine = slots.find((l) => l.holder === o.node && !this.#expired(l, now));
+      const free = slots.filter((l) => this.#expired(l, now));
+      if (!q.labelled && !mine) {
+        await this.#o.api.setQueued(o.node, since);
+        q.labelled = true;
+      }
+      const aheadN = await this.#ahead(q, {
+        node: o.node,
+        since,
+        seen,
+        slots,
+        list: !mine && free.length > 0,
+      });
+      const stale = this.#stale(q, free.length, aheadN, now);
+      const candidates = mine ? [mine] : stale ? free : free.slice(aheadN);
+      const taken = await this.#takeFirst(candidates, o.node);
+      if (taken) {
+        if (q.labelled) await this.#o.api.setQueued(o.node, null);
+        this.#o.log.info({ slot: taken.name }, 'took a fleet evacuation slot');
+        return new HeldSlot(taken, o.node, this.#o);
+      }
+      if (candidates.length) {
+        q.fresh = true; // lost a race: look again at once, at the API's own view
+        continue;
+      }
+      this.#tell(q, (w) => o.onWait(w), slots, total, now);
+      const waitMs = Math.min(
+        this.#o.resyncMs ?? 60_000,
+        this.#nextExpiry(slots, now),
+        this.#staleIn(q, now),
+      );
+      if (!(await this.#cache.changed(Math.max(10, waitMs), o.signal, seen))) q.relist = true;
+    }
+    return undefined;
+  }
+
+  /**
+   * How many queued nodes come before this one. The queue is listed once, then a node is dropped
+   * when the Lease watch shows it took a slot; listed again only after a wait ended on a timer.
+   */
+  async #ahead(
+    q: QueueState,
+    o: { node: string; since: number; seen: number; slots: readonly LeaseView[]; list: boolean },
+  ): Promise<number> {
+    if (o.list && (q.relist || !q.ahead)) {
+      const queue = await this.#o.api.queuedNodes();
+      const before = queue.filter((x) => x.since < o.since || (x.since === o.since && x.node < o.node));
+      q.ahead = new Set(before.map((x) => x.node));
+      q.relist = false;
+      // the Leases were read at `seen`: holders from then on are counted, not just after the list
+      q.from = o.seen;
+    }
+    if (!q.ahead) return 0;
+    // a node that took a slot is not waiting, even while its label is still being removed
+    for (const l of o.slots) if (l.holder) q.ahead.delete(l.holder);
+    for (const holder of this.#cache.holdersSince(q.from)) q.ahead.delete(holder);
+    return q.ahead.size;
+  }
+
+  /** A slot left free for a lease duration while the nodes ahead do not take it: they are gone. */
+  #stale(q: QueueState, free: number, ahead: number, now: number): boolean {
+    if (free && ahead >= free) q.freeSince ??= now;
+    else q.freeSince = undefined;
+    return q.freeSince !== undefined && now - q.freeSince > this.#o.leaseDuration * 1000;
+  }
+
+  #staleIn(q: QueueState, now: number): number {
+    return q.freeSince !== undefined ? q.freeSince + this.#o.leaseDuration * 1000 - now : Infinity;
+  }
+
+  /** When the first held slot may expire (a holder that stopped renewing). */
+  #nextExpiry(slots: readonly LeaseView[], now: number): number {
+    const held = slots.filter((l) => !this.#expired(l, now));
+    const at = held.map(
+      (l) => Date.parse(l.renewTime ?? '') + (l.durationSeconds ?? this.#o.leaseDuration) * 1000,
+    );
+    return Math.min(Infinity, ...at.map((t) => t - now + 50));
+  }
+
+  async #takeFirst(candidates: readonly LeaseView[], node: string): Promise<LeaseView | undefined> {
+    for (const l of candidates) {
+      try {
+        return await this.#take(l, node);
+      } catch (err) {
+        if (!isConflictError(err)) throw err;
+      }
+    }
+    return undefined;
+  }
+
+  #tell(
+    q: QueueState,
+    onWait: (w: SlotWait) => void,
+    slots: readonly LeaseView[],
+    total: number,
+    now: number,
+  ) {
+    const holders = slots
+      .filter((l) => !this.#expired(l, now))
+      .map((l) => ({
+        node: l.holder ?? '',
+        slot: l.name,
+        ...(l.acquireTime ? { since: l.acquireTime } : {}),
+      }));
+    const wait = { total, holders, ...(q.ahead ? { position: q.ahead.size + 1 } : {}) };
+    const key = JSON.stringify(wait);
+    if (key !== q.lastWait) onWait(wait);
+    q.lastWait = key;
+  }
+
+  async leave(node: string): Promise<void> {
+    await this.#o.api.setQueued(node, null);
+  }
+
+  async #take(l: LeaseView, node: string): Promise<LeaseView> {
+    const t = microTime(this.#now());
+    const duration = Math.max(1, Math.ceil(this.#o.leaseDuration));
+    const next: LeaseView = {
+      ...l,
+      holder: node,
+      durationSeconds: duration,
+      acquireTime: l.holder === node && l.acquireTime ? l.acquireTime : t,
+      renewTime: t,
+      transitions: (l.transitions ?? 0) + (l.holder === node ? 0 : 1),
+    };
+    return l.resourceVersion === undefined
+      ? this.#o.api.createLease({ ...next, transitions: 0 })
+      : this.#o.api.replaceLease(next);
+  }
+}
+
+/** A held slot: renewed every duration/3; `lost` when someone else holds it or renewing failed too long. */
+class HeldSlot implements Slot {
+  readonly name: string;
+  readonly #lost = new AbortController();
+  readonly #timer: NodeJS.Timeout;
+  #lease: LeaseView;
+  #renewed: number;
+  #chain: Promise<void> = Promise.resolve();
+  #done = false;
+
+  readonly node: string;
+  readonly o: FleetBudgetOptions;
+
+  constructor(lease: LeaseView, node: string, o: FleetBudgetOptions) {
+    this.node = node;
+    this.o = o;
+    this.name = lease.name;
+    this.#lease = lease;
+    this.#renewed = Date.now();
+    this.#timer = setInterval(
+      () => {
+        this.#chain = this.#chain.then(() => this.#renew());
+      },
+      (o.leaseDuration * 1000) / 3,
+    );
+  }
+
+  get lost(): AbortSignal {
+    return this.#lost.signal;
+  }
+
+  async #renew(): Promise<void> {
+    if (this.#done || this.#lost.signal.aborted) return;
+    try {
+      this.#lease = await this.o.api.replaceLease({ ...this.#lease, renewTime: microTime(new Date()) });
+      this.#renewed = Date.now();
+      return;
+    } catch (err) {
+      if (isConflictError(err)) {
+        const current = await this.o.api.getLease(this.name).catch(() => undefined);
+        if (current?.holder === this.node) {
+          this.#lease = current;
+          return; // renewed next tick with the fresh resourceVersion
+        }
+        return this.#lose(`slot ${this.name} now held by ${current?.holder ?? 'nobody'}`);
+      }
+      this.o.log.warn({ err, slot: this.name }, 'could not renew the fleet slot');
+    }
+    if (Date.now() - this.#renewed > this.o.leaseDuration * 1000)
+      this.#lose('not renewed within the lease duration');
+  }
+
+  #lose(why: string): void {
+    clearInterval(this.#timer);
+    this.o.log.warn({ slot: this.name, why }, 'lost the fleet evacuation slot');
+    this.#lost.abort(new Error(`lost fleet slot ${this.name}: ${why}`));
+  }
+
+  abandon(): void {
+    this.#done = true;
+    clearInterval(this.#timer);
+  }
+
+  async release(): Promise<void> {
+    this.abandon();
+    await this.#chain;
+    if (this.#lost.signal.aborted) return;
+    const { holder: _h, ...rest } = this.#lease;
+    try {
+      await this.o.api.replaceLease({ ...rest, renewTime: microTime(new Date()) });
+    } catch (err) {
+      this.o.log.warn(
+        { err, slot: this.name },
+        'could not release the fleet slot; it expires after the lease duration',
+      );
+    }
+  }
+}

@@ -1,0 +1,81 @@
+// The budget's FleetApi over src/kube: Leases in the fleet namespace, the queue label on Nodes,
+// the DaemonSet's desiredNumberScheduled for percentage budgets.
+import type { KubeClients } from '../../kube/client.ts';
+import {
+  agentCount,
+  createLease,
+  getLease,
+  leasesPath,
+  listLeases,
+  listQueuedNodes,
+  QUEUED_LABEL,
+  replaceLease,
+  setQueuedLabel,
+  type KubeLease,
+} from '../../kube/lease.ts';
+import { runWatch } from '../../kube/watch.ts';
+import type { BackoffOptions } from '../../kube/backoff.ts';
+import type { Logger } from '../../observability/logger.ts';
+import type { FleetApi, LeaseView } from './types.ts';
+
+const view = (l: KubeLease): LeaseView => ({
+  name: l.metadata.name ?? '',
+  ...(l.metadata.resourceVersion ? { resourceVersion: l.metadata.resourceVersion } : {}),
+  ...(l.spec?.holderIdentity ? { holder: l.spec.holderIdentity } : {}),
+  ...(l.spec?.leaseDurationSeconds !== undefined ? { durationSeconds: l.spec.leaseDurationSeconds } : {}),
+  ...(l.spec?.acquireTime ? { acquireTime: l.spec.acquireTime } : {}),
+  ...(l.spec?.renewTime ? { renewTime: l.spec.renewTime } : {}),
+  ...(l.spec?.leaseTransitions !== undefined ? { transitions: l.spec.leaseTransitions } : {}),
+});
+
+const lease = (v: LeaseView, namespace: string): KubeLease => ({
+  metadata: {
+    name: v.name,
+    namespace,
+    labels: { 'app.kubernetes.io/name': 'drainer', 'app.kubernetes.io/component': 'fleet-slot' },
+    ...(v.resourceVersion ? { resourceVersion: v.resourceVersion } : {}),
+  },
+  spec: {
+    ...(v.holder ? { holderIdentity: v.holder } : {}),
+    ...(v.durationSeconds !== undefined ? { leaseDurationSeconds: v.durationSeconds } : {}),
+    ...(v.acquireTime ? { acquireTime: v.acquireTime } : {}),
+    ...(v.renewTime ? { renewTime: v.renewTime } : {}),
+    ...(v.transitions !== undefined ? { leaseTransitions: v.transitions } : {}),
+  },
+});
+
+export function kubeFleetApi(o: {
+  k: KubeClients;
+  namespace: string;
+  daemonSet: string;
+  log: Logger;
+  watch?: { timeoutSeconds?: number; backoff?: BackoffOptions };
+}): FleetApi {
+  const { k, namespace } = o;
+  return {
+    listLeases: async () => (await listLeases(k, namespace)).map(view),
+    getLease: async (name) => view(await getLease(k, namespace, name)),
+    createLease: async (v) => view(await createLease(k, namespace, lease(v, namespace))),
+    replaceLease: async (v) => view(await replaceLease(k, namespace, lease(v, namespace))),
+    async queuedNodes() {
+      return (await listQueuedNodes(k)).map((n) => ({
+        node: n.metadata.name ?? '',
+        since: Number(n.metadata.labels?.[QUEUED_LABEL] ?? 0),
+      }));
+    },
+    setQueued: (node, since) => setQueuedLabel(k, node, since === null ? null : String(since)),
+    watchLeases(onEvent, onSynced, signal) {
+      void runWatch<KubeLease>({
+        k,
+        path: leasesPath(namespace),
+        onEvent: (type, l) => onEvent(type, view(l)),
+        onSynced: () => onSynced(),
+        signal,
+        log: o.log,
+        ...(o.watch?.timeoutSeconds ? { timeoutSeconds: o.watch.timeoutSeconds } : {}),
+        ...(o.watch?.backoff ? { backoff: o.watch.backoff } : {}),
+      });
+    },
+    agentCount: () => agentCount(k, namespace, o.daemonSet),
+  };
+}

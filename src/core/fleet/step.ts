@@ -1,0 +1,96 @@
+// The fleet slot as a step of the evacuation: queue (record phase Queued, label, Event, status),
+// take a slot before the first change, and give it back on every way out.
+import { maintenanceStatus } from '../maintenance-status.ts';
+import { writeMaintenanceStatus } from '../maintenance-sync.ts';
+import { maintenanceRef, type MaintenanceObject } from '../objects.ts';
+import type { NodeRun } from '../run-context.ts';
+import type { Slot, SlotWait } from './types.ts';
+
+const clock = (iso: string | undefined): string => (iso ? iso.slice(11, 16) : '?');
+
+/** "waiting for a slot: 1 of 1 taken by node-3 since 12:04" */
+export function waitText(w: SlotWait): string {
+  const by = w.holders.map((h) => `${h.node} since ${clock(h.since)}`).join(', ');
+  const place = w.position ? `; number ${w.position} in the queue` : '';
+  return `waiting for a slot: ${w.holders.length} of ${w.total} taken${by ? ` by ${by}` : ''}${place}`;
+}
+
+/**
+ * Waits for a slot. Undefined without a budget; null when stopped while waiting (a cancel takes
+ * the node out of the queue; a shutdown keeps its place).
+ */
+export async function takeSlot(
+  run: NodeRun,
+  nm: MaintenanceObject | undefined,
+  ctl: { signal: AbortSignal; cancelled(): boolean },
+): Promise<Slot | undefined | null> {
+  const { budget, metrics } = run.deps;
+  const rec = run.store.current;
+  if (!budget || !rec) return undefined;
+  const queuedAt = rec.queuedAt ? new Date(rec.queuedAt) : run.now();
+  if (!rec.queuedAt) await run.store.update({ queuedAt: queuedAt.toISOString() });
+  let told = false;
+  const slot = await budget.acquire({
+    node: run.nodeName,
+    queuedSince: queuedAt,
+    signal: ctl.signal,
+    onWait: (w) => {
+      metrics?.fleetSlots?.(w.holders.length, w.total);
+      const text = waitText(w);
+      run.log.info({ position: w.position }, text);
+      // one Event and status write per wait: each hand-off changes the picture for every waiter,
+      // and thousands of waiters must not write on every one (the log and metrics follow it)
+      if (told) return;
+      told = true;
+      void run.event('Normal', 'EvacuationQueued', text, nm ? maintenanceRef(nm) : undefined);
+      void writeMaintenanceStatus(
+        run,
+        nm,
+        // the medik8s schema has no conditions (a real API server prunes them): lastError names the wait
+        maintenanceStatus({
+          phase: 'Running',
+          reason: 'Queued',
+          message: text,
+          now: run.now(),
+          lastError: text,
+        }),
+      ).catch((err: unknown) => run.log.debug({ err }, 'NodeMaintenance queue status not written'));
+    },
+  });
+  if (!slot) {
+    if (ctl.cancelled())
+      await budget
+        .leave(run.nodeName)
+        .catch((err: unknown) => run.log.warn({ err }, 'queue label not removed'));
+    return null;
+  }
+  metrics?.queueFinished?.((run.now().getTime() - queuedAt.getTime()) / 1000);
+  const fresh = run.store.current?.phase === 'Queued';
+  await run.store.update({
+    phase: 'Evacuating',
+    slot: slot.name,
+    ...(fresh ? { since: run.now().toISOString() } : {}),
+  });
+  run.deps.metrics?.phase('Evacuating');
+  return slot;
+}
+
+/** Gives the slot back (kept on shutdown: it expires, or the restarted agent re-takes it). */
+export async function giveBack(run: NodeRun, slot: Slot | undefined): Promise<void> {
+  if (!slot) return;
+  if (run.signal.aborted) return slot.abandon();
+  await slot.release();
+  if (run.store.current?.slot)
+    await run.store
+      .update({ slot: undefined })
+      .catch((err: unknown) => run.log.warn({ err }, 'slot not removed from the record'));
+}
+
+/** The evacuation's control while it holds a slot: losing the slot stops it like a shutdown. */
+export function withSlot<C extends { signal: AbortSignal; cancelled(): boolean }>(
+  ctl: C,
+  slot: Slot | undefined,
+): C {
+  if (!slot) return ctl;
+  return { ...ctl, signal: AbortSignal.any([ctl.signal, slot.lost]) };
+}

@@ -1,0 +1,75 @@
+// Fleet slots as coordination.k8s.io/v1 Leases, and the queue label on Nodes. Writes of a Lease
+// carry the resourceVersion they read: a 409 ConflictError means another agent won.
+import type { KubeTransport } from './http.ts';
+import { MERGE_PATCH } from './http.ts';
+import type { KubeList, KubeNode, KubeObject } from './types.ts';
+
+import { QUEUED_LABEL } from '../core/record.ts';
+
+export { QUEUED_LABEL };
+
+export interface KubeLease extends KubeObject {
+  spec?: {
+    holderIdentity?: string;
+    leaseDurationSeconds?: number;
+    acquireTime?: string;
+    renewTime?: string;
+    leaseTransitions?: number;
+  };
+}
+
+export const leasesPath = (namespace: string): string =>
+  `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/leases`;
+
+export function createLease(k: KubeTransport, namespace: string, lease: KubeLease): Promise<KubeLease> {
+  return k.request<KubeLease>({
+    method: 'POST',
+    path: leasesPath(namespace),
+    body: { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', ...lease },
+  });
+}
+
+export function getLease(k: KubeTransport, namespace: string, name: string): Promise<KubeLease> {
+  return k.request<KubeLease>({ path: `${leasesPath(namespace)}/${encodeURIComponent(name)}` });
+}
+
+/** PUT with the resourceVersion in `lease.metadata`: optimistic concurrency. */
+export function replaceLease(k: KubeTransport, namespace: string, lease: KubeLease): Promise<KubeLease> {
+  const name = lease.metadata.name ?? '';
+  return k.request<KubeLease>({
+    method: 'PUT',
+    path: `${leasesPath(namespace)}/${encodeURIComponent(name)}`,
+    body: { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', ...lease },
+  });
+}
+
+export async function listLeases(k: KubeTransport, namespace: string): Promise<KubeLease[]> {
+  return (await k.request<KubeList<KubeLease>>({ path: leasesPath(namespace) })).items;
+}
+
+/** The queued Nodes only (label selector): never a list of every node. */
+export async function listQueuedNodes(k: KubeTransport): Promise<KubeNode[]> {
+  const list = await k.request<KubeList<KubeNode>>({
+    path: '/api/v1/nodes',
+    query: { labelSelector: QUEUED_LABEL },
+  });
+  return list.items;
+}
+
+/** Sets (string) or removes (null) the queue label. */
+export async function setQueuedLabel(k: KubeTransport, node: string, value: string | null): Promise<void> {
+  await k.request<KubeNode>({
+    method: 'PATCH',
+    path: `/api/v1/nodes/${encodeURIComponent(node)}`,
+    contentType: MERGE_PATCH,
+    body: { metadata: { labels: { [QUEUED_LABEL]: value } } },
+  });
+}
+
+/** How many nodes run the agent: the DaemonSet's desiredNumberScheduled (one GET). */
+export async function agentCount(k: KubeTransport, namespace: string, daemonSet: string): Promise<number> {
+  const ds = await k.request<KubeObject & { status?: { desiredNumberScheduled?: number } }>({
+    path: `/apis/apps/v1/namespaces/${encodeURIComponent(namespace)}/daemonsets/${encodeURIComponent(daemonSet)}`,
+  });
+  return ds.status?.desiredNumberScheduled ?? 0;
+}

@@ -1,0 +1,212 @@
+// Story: a rack is cordoned at once. The cluster-wide budget lets only K nodes evacuate at a
+// time (fleet slots are Leases); the others wait Queued in cordon order, take a slot as one is
+// given back, and a slot whose holder died passes on after the lease duration.
+import { afterEach, describe, expect, it } from 'vitest';
+import { runWatch } from '../../src/kube/watch.ts';
+import { parseRecord, STATE_ANNOTATION, type Phase } from '../../src/core/record.ts';
+import type { KubeList, KubeNode } from '../../src/kube/types.ts';
+import type { KubeLease } from '../../src/kube/lease.ts';
+import type { EventObject } from './stack.ts';
+import { startStack, until, type Stack } from './stack.ts';
+
+const LEASES = '/apis/coordination.k8s.io/v1/namespaces/drainer/leases';
+
+/** `racked` hypervisors with `per` servers each, and two empty ones to take them. */
+function rack(racked: number, per: number, migrationSeconds = 10) {
+  const names = Array.from({ length: racked }, (_, i) => `r${i + 1}`);
+  const hosts = [...names, 'spare-1', 'spare-2'];
+  return {
+    name: 'fleet',
+    clock: { scale: 20 },
+    timings: { podStartSeconds: 1 },
+    nodes: hosts.map((name) => ({ name })),
+    openstack: {
+      migrationSeconds,
+      hosts: hosts.map((name) => ({ name, maxConcurrentLiveMigrations: 2 })),
+      servers: names.flatMap((host) =>
+        Array.from({ length: per }, (_, i) => ({ name: `${host}-vm${i + 1}`, project: 'alpha', host })),
+      ),
+    },
+    kubevirt: { installed: false },
+    daemonsets: [{ name: 'node-agent', namespace: 'kube-system' }],
+  };
+}
+
+/** Every phase change of every Node record, in the API server's order (one watch). */
+function phaseTimeline(stack: Stack, signal: AbortSignal): { node: string; phase: Phase | 'InService' }[] {
+  const seen = new Map<string, string>();
+  const timeline: { node: string; phase: Phase | 'InService' }[] = [];
+  void runWatch<KubeNode>({
+    k: stack.k,
+    path: '/api/v1/nodes',
+    signal,
+    log: stack.log,
+    timeoutSeconds: 30,
+    onEvent: (_type, n) => {
+      const phase = parseRecord(n.metadata.annotations?.[STATE_ANNOTATION])?.phase ?? 'InService';
+      const node = n.metadata.name ?? '';
+      if (seen.get(node) === phase) return;
+      seen.set(node, phase);
+      timeline.push({ node, phase });
+    },
+  });
+  return timeline;
+}
+
+/** The most nodes in Evacuating at any point of the timeline. */
+function maxEvacuating(timeline: readonly { node: string; phase: string }[]): number {
+  const now = new Set<string>();
+  let max = 0;
+  for (const t of timeline) {
+    if (t.phase === 'Evacuating') now.add(t.node);
+    else now.delete(t.node);
+    max = Math.max(max, now.size);
+  }
+  return max;
+}
+
+const evacuated = (stack: Stack, node: string, ms = 30_000) =>
+  until(
+    `${node} evacuated`,
+    async () => {
+      const r = await stack.record(node).catch(() => undefined);
+      return r?.phase === 'Evacuated' || r?.phase === 'Failed' ? r : undefined;
+    },
+    ms,
+  );
+
+describe('fleet budget (full stack, one agent per node)', () => {
+  let stack: Stack | undefined;
+  const stop = new AbortController();
+  afterEach(async () => {
+    await stack?.close();
+    stack = undefined;
+  });
+
+  it('4 nodes cordoned at once, budget 2: never more than 2 Evacuating, the queued ones in cordon order', async () => {
+    stack = await startStack({
+      scenario: rack(4, 2),
+      config: { fleet: { maxConcurrentEvacuations: 2, leaseDuration: 1 } },
+    });
+    const s = stack;
+    const nodes = ['r1', 'r2', 'r3', 'r4'];
+    const agents = nodes.map((n) => s.startAgent(n));
+    await until('agents ready', () => agents.every((a) => a.agent.ready().ready));
+    const timeline = phaseTimeline(s, stop.signal);
+    for (const n of nodes) {
+      await s.cordon(n);
+      await until(`${n} queued or evacuating`, async () => (await s.record(n))?.phase);
+    }
+
+    const records = await Promise.all(nodes.map((n) => evacuated(s, n)));
+    expect(records.map((r) => r.phase)).toEqual(['Evacuated', 'Evacuated', 'Evacuated', 'Evacuated']);
+    expect(maxEvacuating(timeline)).toBe(2);
+    const started = timeline.filter((t) => t.phase === 'Evacuating').map((t) => t.node);
+    expect(started).toEqual(nodes);
+    // the last two waited Queued first, and no record keeps a slot once done
+    for (const n of ['r3', 'r4'])
+      expect(timeline.findIndex((t) => t.node === n && t.phase === 'Queued')).toBeGreaterThan(-1);
+    expect(records.every((r) => r.queuedAt !== undefined)).toBe(true);
+    // the phase is written before the slot is given back (never two in Evacuating on one slot)
+    await until('slots given back', async () =>
+      (await Promise.all(nodes.map((n) => s.record(n)))).every((r) => r?.slot === undefined),
+    );
+    const os = s.sandbox.openstack.state;
+    // (a server may land on a rack host still queued, and move again when that one's turn comes)
+    for (const n of nodes) expect(os.serversOnHost(n), n).toEqual([]);
+    const leases = await s.k.request<KubeList<KubeLease>>({ path: LEASES });
+    expect(leases.items.map((l) => l.metadata.name).sort()).toEqual([
+      'drainer-evacuation-0',
+      'drainer-evacuation-1',
+    ]);
+    expect(leases.items.every((l) => !l.spec?.holderIdentity)).toBe(true);
+    const queued = await s.k.request<KubeList<KubeNode>>({
+      path: '/api/v1/nodes',
+      query: { labelSelector: 'drainer.dev/queued' },
+    });
+    expect(queued.items).toEqual([]);
+    const events = await s.k.request<KubeList<EventObject>>({ path: '/api/v1/namespaces/default/events' });
+    const waits = events.items.filter((e) => e.reason === 'EvacuationQueued');
+    expect(waits.map((e) => e.involvedObject.name)).toEqual(expect.arrayContaining(['r3', 'r4']));
+    expect(waits[0]?.message).toMatch(/^waiting for a slot: 2 of 2 taken by r\d since \d\d:\d\d, r\d since/);
+    const metrics = await agents[3]!.metrics.text();
+    expect(metrics).toMatch(/drainer_evacuation_queue_seconds_count 1/);
+    expect(metrics).toMatch(/drainer_fleet_slots\{state="taken"\} 2/);
+  }, 60_000);
+
+  it('an agent killed while holding the slot: the slot passes on after the lease duration; its node finishes later', async () => {
+    stack = await startStack({
+      scenario: rack(2, 4, 12),
+      config: { fleet: { maxConcurrentEvacuations: 1, leaseDuration: 1 } },
+    });
+    const s = stack;
+    const os = s.sandbox.openstack.state;
+    const first = s.startAgent('r1');
+    const other = s.startAgent('r2');
+    await until('agents ready', () => first.agent.ready().ready && other.agent.ready().ready);
+    await s.cordon('r1');
+    await until('r1 migrating', () => os.serversOnHost('r1').some((v) => os.migrateCalls(v.id) > 0));
+    await first.stop(); // killed: the slot is neither renewed nor given back
+    const slot = `${LEASES}/drainer-evacuation-0`;
+    const held = await s.k.request<KubeLease>({ path: slot });
+    expect(held.spec?.holderIdentity).toBe('r1');
+    await s.cordon('r2');
+    await until('r2 queued', async () => (await s.record('r2'))?.phase === 'Queued');
+    await until('r2 holds the slot', async () => (await s.record('r2'))?.slot === 'drainer-evacuation-0');
+    // taken only once r1's last renewal was a lease duration (1 s) old
+    const taken = await s.k.request<KubeLease>({ path: slot });
+    expect(taken.spec?.holderIdentity).toBe('r2');
+    const expiredAt = Date.parse(held.spec?.renewTime ?? '') + 1000;
+    expect(Date.parse(taken.spec?.acquireTime ?? '')).toBeGreaterThanOrEqual(expiredAt);
+    expect(taken.spec?.leaseTransitions).toBe(1);
+
+    // r1's agent comes back while r2 holds the only slot: it waits, then finishes
+    s.startAgent('r1');
+    expect((await evacuated(s, 'r2')).phase).toBe('Evacuated');
+    expect((await evacuated(s, 'r1')).phase).toBe('Evacuated');
+    for (const v of os.servers()) expect(os.migrateCalls(v.id), v.name).toBe(1);
+    expect(os.serversOnHost('r1')).toEqual([]);
+  }, 60_000);
+
+  it('uncordon while Queued: leaves the queue and is back at once, nothing changed', async () => {
+    stack = await startStack({
+      scenario: rack(2, 3, 20),
+      config: { fleet: { maxConcurrentEvacuations: 1, leaseDuration: 1 } },
+    });
+    const s = stack;
+    const os = s.sandbox.openstack.state;
+    const agents = [s.startAgent('r1'), s.startAgent('r2')];
+    await until('agents ready', () => agents.every((a) => a.agent.ready().ready));
+    await s.cordon('r1');
+    await until('r1 evacuating', async () => (await s.record('r1'))?.phase === 'Evacuating');
+    await s.cordon('r2');
+    await until('r2 queued', async () => (await s.node('r2')).metadata.labels?.['drainer.dev/queued']);
+    expect((await s.record('r2'))?.phase).toBe('Queued');
+
+    await s.cordon('r2', false);
+    await until('r2 restored', async () => (await s.record('r2')) === undefined);
+    const node = await s.node('r2');
+    expect(node.metadata.labels?.['drainer.dev/queued']).toBeUndefined();
+    expect(node.spec?.taints ?? []).toEqual([]);
+    expect(os.service('r2')).toMatchObject({ status: 'enabled' });
+    for (const v of os.serversOnHost('r2')) expect(os.migrateCalls(v.id)).toBe(0);
+    expect(os.serversOnHost('r2')).toHaveLength(3);
+  }, 60_000);
+
+  it('budget 0: every cordoned node evacuates at once, no Lease is touched', async () => {
+    stack = await startStack({
+      scenario: rack(2, 2),
+      config: { fleet: { maxConcurrentEvacuations: 0 } },
+    });
+    const s = stack;
+    const agents = [s.startAgent('r1'), s.startAgent('r2')];
+    await until('agents ready', () => agents.every((a) => a.agent.ready().ready));
+    const timeline = phaseTimeline(s, stop.signal);
+    await Promise.all([s.cordon('r1'), s.cordon('r2')]);
+    await evacuated(s, 'r1');
+    await evacuated(s, 'r2');
+    expect(maxEvacuating(timeline)).toBe(2);
+    expect(timeline.some((t) => t.phase === 'Queued')).toBe(false);
+    expect((await s.k.request<KubeList<KubeLease>>({ path: LEASES })).items).toEqual([]);
+  }, 60_000);
+});
