@@ -19,7 +19,7 @@ import type { ComputeClient } from './compute.ts';
 import type { Sleep } from './http.ts';
 import { hostOf, taskStateOf, type NovaMigration, type NovaServer } from './types.ts';
 import { Entry, toProgress } from './entry.ts';
-import { CLOCK_SKEW_MS, STUCK_AFTER_MS, newestRecord, seen } from './records.ts';
+import { CLOCK_SKEW_MS, FIRST_RECORD_CHECK_MS, STUCK_AFTER_MS, newestRecord, seen } from './records.ts';
 import { Pace } from './pace.ts';
 
 export type MigratorCompute = Pick<
@@ -77,11 +77,11 @@ const cleanupSignal = () => AbortSignal.timeout(30_000);
  * Nova's default RPC timeout (60 s): a rollback still running by then is wedged, not slow.
  */
 /**
- * Migrations queued behind Nova's M slots (2.65+, where a queued one can be aborted). One would
- * not do: it drains in one migration's time, while the next must get through Nova's scheduler
- * (seconds) after a poll noticed the end. Two cover that with polls half as frequent as the ends.
+ * Migrations queued behind Nova's M slots per slot (2.65+, where a queued one can be aborted). The
+ * queue must outlast a poll (about half the in-flight work) plus Nova's scheduling of the next
+ * submits; one per slot drains in less than that when migrations are short, two per slot do not.
  */
-const DEFAULT_SUBMIT_AHEAD = 2;
+const SUBMIT_AHEAD_PER_SLOT = 2;
 const abortGraceMs = (pollSeconds: number) => Math.min(60_000, Math.max(30_000, 3 * pollSeconds * 1000));
 
 export class Migrator {
@@ -103,7 +103,8 @@ export class Migrator {
     const { nova, compute } = this.#o;
     // Below 2.65 a queued migration cannot be aborted, so nothing is queued unless the operator asks.
     return (
-      nova.maxConcurrentMigrations + (nova.submitAhead ?? (compute.atLeast(65) ? DEFAULT_SUBMIT_AHEAD : 0))
+      nova.maxConcurrentMigrations +
+      (nova.submitAhead ?? (compute.atLeast(65) ? SUBMIT_AHEAD_PER_SLOT * nova.maxConcurrentMigrations : 0))
     );
   }
 
@@ -224,10 +225,23 @@ export class Migrator {
       .sort((a, b) => (a.attemptStartedAt ?? 0) - (b.attemptStartedAt ?? 0));
     for (const e of waiting) {
       const status = e.record?.status;
-      if (status !== undefined && !NOT_STARTED.has(status)) e.deadlineFrom = now;
-      else if (started < this.#o.nova.maxConcurrentMigrations && status === undefined) e.deadlineFrom = now;
-      if (e.deadlineFrom !== undefined) started++;
+      const slot =
+        status === undefined ? started < this.#o.nova.maxConcurrentMigrations : !NOT_STARTED.has(status);
+      if (!slot) continue;
+      this.#slotFrom(e, now);
+      started++;
     }
+  }
+
+  /**
+   * The attempt holds a slot from now: its deadline starts, and its record is first read when it runs
+   * well past how long migrations take on this host (at least a minute), to catch a stuck one early.
+   */
+  #slotFrom(e: Entry, now: number): void {
+    e.deadlineFrom = now;
+    const gap = this.#pace.gapMs;
+    const typical = gap === undefined ? 0 : 3 * gap * this.#o.nova.maxConcurrentMigrations;
+    e.recordCheckAt = now + Math.max(FIRST_RECORD_CHECK_MS, typical);
   }
 
   /**
@@ -255,7 +269,11 @@ export class Migrator {
       if (isForbiddenError(err)) this.#recordsReadable = false;
       log.warn({ err }, 'reading migration records failed; following servers from the listing');
     }
-    for (const e of due) {
+    // The read covers every server of the host: those due soon count as read too.
+    const soon = this.entries.filter(
+      (e) => e.state === 'migrating' && (e.recordCheckAt ?? Infinity) < now + FIRST_RECORD_CHECK_MS,
+    );
+    for (const e of new Set([...due, ...soon])) {
       e.recordRead(now);
       const r = newestRecord(records, e.id, e.action);
       if (r) e.record = seen(e.record, r, now);
@@ -532,7 +550,8 @@ export class Migrator {
     }
     e.started(action, now);
     // A cold migration is never queued behind a slot; a live one is when the window is full.
-    if (slotFree || action !== 'live-migrate') e.deadlineFrom = now;
+    if (slotFree || action !== 'live-migrate') this.#slotFrom(e, now);
+    else e.recordCheckAt = undefined; // queued: nothing to check until it holds a slot
     log.info({ server: e.id, name: e.name, action, attempt: e.attempts }, 'migration started');
   }
 
