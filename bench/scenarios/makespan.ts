@@ -344,7 +344,7 @@ export function makespanNotes(o: MixOptions, realisticMix: MixOptions, r: Makesp
       `${TIMINGS.scheduleMs / 1000} s comes before it. ideal = max(Σ slot time / M, longest slot time), the ` +
       'list-scheduling lower bound.',
     'drainer: the Nova plugin through the PluginHost (as the agent runs it), nova.maxConcurrentMigrations = M, every ' +
-      "other setting at its default (nova.submitAhead unset = 2 × M at the emulation's 2.100, so 3 × M submitted; " +
+      "other setting at its default (nova.submitAhead unset = 3 × M at the emulation's 2.100, so 4 × M submitted; " +
       'nova.pollInterval 120 s as the upper bound of the adaptive poll). Makespan = evacuate() call to return.',
     `Time: the emulation's ScaledClock, ×${o.scale} for the 1–4 s mix and ×${realisticMix.scale} for the 10–300 s mix ` +
       '(so the scenario stays within minutes); the plugin sleeps and reads time on that clock. Real HTTP time is ' +
@@ -382,7 +382,7 @@ export function apiCostNotes(r: MakespanResult): string[] {
     notes.push(
       'Missed at ' +
         missed.map((x) => `M=${x.slots} (${x.byKind.changes ?? 0} polls for ${x.moved} servers)`).join(', ') +
-        ': the polls come about every half of the in-flight work; with 3 × M in flight that is ~1.5 ends ' +
+        ': the polls come about every half of the in-flight work; with 4 × M in flight that is ~2 ends ' +
         'per poll, so the polls alone approach one per server.',
     );
   }

@@ -79,9 +79,10 @@ const cleanupSignal = () => AbortSignal.timeout(30_000);
 /**
  * Migrations queued behind Nova's M slots per slot (2.65+, where a queued one can be aborted). The
  * queue must outlast a poll (about half the in-flight work) plus Nova's scheduling of the next
- * submits; one per slot drains in less than that when migrations are short, two per slot do not.
+ * submits; one per slot drains in less than that when migrations are short, and with copy times that vary
+ * (10 s … 5 min) two per slot still run dry now and then; three keep the slots busy (bench: makespan).
  */
-const SUBMIT_AHEAD_PER_SLOT = 2;
+const SUBMIT_AHEAD_PER_SLOT = 3;
 const abortGraceMs = (pollSeconds: number) => Math.min(60_000, Math.max(30_000, 3 * pollSeconds * 1000));
 
 export class Migrator {
@@ -136,7 +137,8 @@ export class Migrator {
       }
       full = false;
       try {
-        await this.#o.sleep(this.#pace.next(this.#inFlight(), this.#dueIn()), signal);
+        const tail = !this.entries.some((e) => e.state === 'pending' && e.next !== undefined);
+        await this.#o.sleep(this.#pace.next(this.#inFlight(), this.#dueIn(), tail), signal);
       } catch {
         // aborted: handled at the top of the loop
       }

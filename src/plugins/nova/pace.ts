@@ -9,6 +9,11 @@ export const MIN_POLL_MS = 1000;
 const WINDOW = 20;
 /** Look again when this share of the in-flight work can have ended. */
 const SHARE = 0.5;
+/**
+ * With nothing left to submit no queue covers for us: the evacuation ends when the last end is
+ * noticed, so look twice as often (a few polls more, once).
+ */
+const TAIL_SHARE = 0.25;
 
 export class Pace {
   readonly #maxMs: number;
@@ -37,12 +42,14 @@ export class Pace {
 
   /**
    * The sleep before the next poll with `inFlight` migrations submitted; `dueIn` is the nearest
-   * moment something is due on our side (a retry, the end of an abort's grace), if any.
+   * moment something is due on our side (a retry, the end of an abort's grace), if any; `tail`
+   * when nothing is left to submit.
    */
-  next(inFlight: number, dueIn?: number): number {
+  next(inFlight: number, dueIn?: number, tail = false): number {
     const gap = this.gapMs;
+    const share = tail ? TAIL_SHARE : SHARE;
     let ms =
-      gap !== undefined && inFlight > 0 ? SHARE * inFlight * gap : Math.max(this.#minMs, 2 * this.#lastMs);
+      gap !== undefined && inFlight > 0 ? share * inFlight * gap : Math.max(this.#minMs, 2 * this.#lastMs);
     if (dueIn !== undefined) ms = Math.min(ms, Math.max(0, dueIn));
     ms = Math.min(this.#maxMs, Math.max(this.#minMs, ms));
     this.#lastMs = ms;

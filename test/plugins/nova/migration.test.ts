@@ -194,14 +194,14 @@ describe('scheduling', () => {
     expect([...fake.servers.values()].every((s) => s.host === 'compute-b')).toBe(true);
   });
 
-  it('keeps 3 × maxConcurrentMigrations submitted from 2.65, so Nova queues the next ones', async () => {
-    for (let i = 0; i < 9; i++) fake.addServer({ name: `vm-${i}`, host: 'compute-a', ticks: 2 + (i % 3) });
+  it('keeps 4 × maxConcurrentMigrations submitted from 2.65, so Nova queues the next ones', async () => {
+    for (let i = 0; i < 11; i++) fake.addServer({ name: `vm-${i}`, host: 'compute-a', ticks: 2 + (i % 3) });
     const h = harness(fake, { nova: { maxConcurrentMigrations: 2 } });
 
     const outcome = await h.plugin.evacuate(node, evacuationContext(h));
 
     expect(outcome.succeeded).toBe(true);
-    expect(fake.maxInFlight).toBe(6);
+    expect(fake.maxInFlight).toBe(8);
   });
 
   it('submits nothing ahead below 2.65 (a queued migration cannot be aborted there) unless told to', async () => {
