@@ -14,7 +14,12 @@ describe('submit-ahead against a real Nova', () => {
   it('keeps at most M + 1 migrations unfinished and migrates each server once', async () => {
     const w = world();
     const { sourceHost: source, targetHost: target } = w.settings;
-    const servers = await w.boot([{ label: 'sa-1' }, { label: 'sa-2' }, { label: 'sa-3' }, { label: 'sa-4' }]);
+    const servers = await w.boot([
+      { label: 'sa-1' },
+      { label: 'sa-2' },
+      { label: 'sa-3' },
+      { label: 'sa-4' },
+    ]);
     const ours = new Set(servers.map((s) => s.id));
     const plugin = await novaPlugin(w.cloud, { maxConcurrentMigrations: 1, submitAhead: 1 });
 
