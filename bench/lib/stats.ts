@@ -27,3 +27,15 @@ export function round(n: number, digits = 3): number {
 export function seededDurations(random: () => number, count: number, minMs: number, maxMs: number): number[] {
   return Array.from({ length: count }, () => Math.round(minMs + random() * (maxMs - minMs)));
 }
+
+/** Durations in ms drawn log-uniformly from [minMs, maxMs] (as many short copies as long ones per decade). */
+export function seededLogDurations(
+  random: () => number,
+  count: number,
+  minMs: number,
+  maxMs: number,
+): number[] {
+  const lo = Math.log(minMs);
+  const hi = Math.log(maxMs);
+  return Array.from({ length: count }, () => Math.round(Math.exp(lo + random() * (hi - lo))));
+}

@@ -65,11 +65,22 @@ export const novaSchema = z
       .max(64)
       .default(1)
       .describe('migrations in flight per host'),
+    submitAhead: z
+      .number()
+      .int()
+      .min(0)
+      .max(64)
+      .optional()
+      .describe(
+        'migrations submitted beyond maxConcurrentMigrations, queued by Nova for the next free slot (unset: 3 × maxConcurrentMigrations from microversion 2.65, else 0)',
+      ),
     retries: z.number().int().min(0).max(20).default(2).describe('retries of a failed migration'),
     retryBackoff: duration().default(10).describe('first backoff between retries, doubled each time'),
     migrationTimeout: duration().default(1800).describe('per-server deadline'),
     abortOnTimeout: z.boolean().default(true).describe('abort a migration that passed its deadline (2.24+)'),
-    pollInterval: duration().default(2).describe('how often in-flight servers are listed'),
+    pollInterval: duration()
+      .default(120)
+      .describe('longest wait between two looks at in-flight servers (the poll adapts below it)'),
     coldMigrateStopped: z.boolean().default(true).describe('cold-migrate SHUTOFF servers'),
     disabledReasonPrefix: z
       .string()

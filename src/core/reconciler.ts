@@ -24,6 +24,8 @@ export type { ReconcilerDeps, EvacuationHost, ReconcilerMetrics } from './run-co
 export class Reconciler {
   readonly #deps: ReconcilerDeps;
   readonly #active = new Map<string, AbortController>();
+  /** Events being written: never awaited on the way (a cordon must reach Nova first), only at a pass's end. */
+  readonly #events = new Set<Promise<void>>();
 
   constructor(deps: ReconcilerDeps) {
     this.#deps = deps;
@@ -45,15 +47,31 @@ export class Reconciler {
 
   /** One pass for the node. Throws on API errors (the queue retries with backoff). */
   async reconcile(nodeName: string, signal: AbortSignal): Promise<RunResult> {
+    return this.#flushing(() => this.#reconcile(nodeName, signal));
+  }
+
+  /** Runs a pass, then waits for its Events, so a caller that returns finds them written. */
+  async #flushing<T>(pass: () => Promise<T>): Promise<T> {
+    try {
+      return await pass();
+    } finally {
+      while (this.#events.size) await Promise.all([...this.#events]);
+    }
+  }
+
+  async #reconcile(nodeName: string, signal: AbortSignal): Promise<RunResult> {
     const { cluster, config } = this.#deps;
     const resync: RunResult = { requeueAfterMs: config.resyncInterval * 1000 };
-    const node = await cluster.getNode(nodeName);
+    const mode = config.nodeMaintenance.mode;
+    // read side by side: a cordon's reaction time is a chain of requests
+    const [node, maintenances] = await Promise.all([
+      cluster.getNode(nodeName),
+      mode === 'off' ? [] : cluster.listMaintenances(),
+    ]);
     if (!node) {
       this.#deps.log.warn({ node: nodeName }, 'node not found; waiting for it');
       return resync;
     }
-    const mode = config.nodeMaintenance.mode;
-    const maintenances = mode === 'off' ? [] : await cluster.listMaintenances();
     const record = parseRecord(node.metadata?.annotations?.[STATE_ANNOTATION], this.#now());
     const run = this.#run(nodeName, node, maintenances, record, signal);
     await markInvalid(run, viewMaintenances(nodeName, maintenances));
@@ -72,6 +90,14 @@ export class Reconciler {
    * with. A running agent on the node would undo it unless the node is cordoned.
    */
   async evacuateNow(nodeName: string, signal: AbortSignal, trigger: string): Promise<NodeRecord | undefined> {
+    return this.#flushing(() => this.#evacuateNow(nodeName, signal, trigger));
+  }
+
+  async #evacuateNow(
+    nodeName: string,
+    signal: AbortSignal,
+    trigger: string,
+  ): Promise<NodeRecord | undefined> {
     const run = await this.#read(nodeName, signal);
     const resync: RunResult = { requeueAfterMs: this.#deps.config.resyncInterval * 1000 };
     if (run.store.current?.phase !== 'Evacuated')
@@ -81,6 +107,10 @@ export class Reconciler {
 
   /** One restore now (drainer restore): undoes what the record says; answers the plugins' results. */
   async restoreNow(nodeName: string, signal: AbortSignal): Promise<RestoreResult[]> {
+    return this.#flushing(() => this.#restoreNow(nodeName, signal));
+  }
+
+  async #restoreNow(nodeName: string, signal: AbortSignal): Promise<RestoreResult[]> {
     const run = await this.#read(nodeName, signal);
     if (run.store.current) return (await restoreNode(run)).results;
     // no record: the plugins still check what they own (nova: a service disabled with our prefix)
@@ -193,12 +223,17 @@ export class Reconciler {
       signal,
       ref,
       now: () => this.#now(),
+      // Started, not awaited: the pass goes on while the Event is written (in order per call).
       event: async (type, reason, message, also?: ObjectRef) => {
-        for (const target of also ? [ref, also] : [ref]) {
-          await deps.cluster
-            .event(target, type, reason, message)
-            .catch((err: unknown) => log.warn({ err, reason }, 'could not record Event'));
-        }
+        const write = (async () => {
+          for (const target of also ? [ref, also] : [ref]) {
+            await deps.cluster
+              .event(target, type, reason, message)
+              .catch((err: unknown) => log.warn({ err, reason }, 'could not record Event'));
+          }
+        })();
+        this.#events.add(write);
+        void write.finally(() => this.#events.delete(write));
       },
     };
   }

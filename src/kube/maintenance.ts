@@ -43,24 +43,29 @@ export async function listNodeMaintenances(
   k: KubeClients,
   opts: { log?: Logger; signal?: AbortSignal; groups?: readonly string[] } = {},
 ): Promise<MaintenanceList> {
-  const items: NodeMaintenance[] = [];
-  const missingGroups: string[] = [];
-  for (const group of opts.groups ?? NODE_MAINTENANCE_GROUPS) {
-    try {
-      const list = await k.request<KubeList<NodeMaintenance>>({
-        path: maintenancePath(group),
-        ...(opts.signal ? { signal: opts.signal } : {}),
-      });
-      const apiVersion = `${group}/${NODE_MAINTENANCE_VERSION}`;
-      for (const nm of list.items) items.push({ ...nm, apiVersion, kind: 'NodeMaintenance' });
-      reported.get(k)?.delete(group);
-    } catch (err) {
-      if (!isNotFoundError(err)) throw err;
-      missingGroups.push(group);
-      reportMissing(k, group, opts.log);
-    }
-  }
-  return { items, missingGroups };
+  // The groups are read side by side (a reconcile waits for them), then joined in their order.
+  const groups = opts.groups ?? NODE_MAINTENANCE_GROUPS;
+  const lists = await Promise.all(
+    groups.map(async (group) => {
+      try {
+        const list = await k.request<KubeList<NodeMaintenance>>({
+          path: maintenancePath(group),
+          ...(opts.signal ? { signal: opts.signal } : {}),
+        });
+        reported.get(k)?.delete(group);
+        const apiVersion = `${group}/${NODE_MAINTENANCE_VERSION}`;
+        return list.items.map((nm): NodeMaintenance => ({ ...nm, apiVersion, kind: 'NodeMaintenance' }));
+      } catch (err) {
+        if (!isNotFoundError(err)) throw err;
+        reportMissing(k, group, opts.log);
+        return undefined;
+      }
+    }),
+  );
+  return {
+    items: lists.flatMap((l) => l ?? []),
+    missingGroups: groups.filter((_, i) => lists[i] === undefined),
+  };
 }
 
 export async function getNodeMaintenance(

@@ -208,6 +208,29 @@ export class ComputeClient {
     return this.#paged<NovaServer>('/servers/detail', 'servers', { all_tenants: 1, host }, signal);
   }
 
+  /**
+   * Every server (all projects, any host, deleted ones included) whose record changed at or after
+   * `since` on Nova's clock: one request tells how every in-flight server is doing. Also returns
+   * Nova's clock as far as the answer shows it (its Date header, the newest `updated`), for the
+   * next `since`.
+   */
+  async listServersChangedSince(
+    since: Date,
+    signal?: AbortSignal,
+  ): Promise<{ servers: NovaServer[]; novaNow: number | undefined }> {
+    const filters = { all_tenants: 1, 'changes-since': since.toISOString() };
+    let novaNow: number | undefined;
+    const servers = await this.#paged<NovaServer>('/servers/detail', 'servers', filters, signal, (res) => {
+      const date = Date.parse(String(res.headers.date ?? ''));
+      if (!Number.isNaN(date)) novaNow = Math.max(novaNow ?? date, date);
+    });
+    for (const s of servers) {
+      const t = s.updated ? Date.parse(s.updated) : NaN;
+      if (!Number.isNaN(t)) novaNow = Math.max(novaNow ?? t, t);
+    }
+    return { servers, novaNow };
+  }
+
   async getServer(id: string, signal?: AbortSignal): Promise<NovaServer> {
     const res = await this.#call<{ server: NovaServer }>('GET', `/servers/${encodeURIComponent(id)}`, {
       signal,
@@ -222,6 +245,7 @@ export class ComputeClient {
     key: string,
     filters: Record<string, string | number>,
     signal?: AbortSignal,
+    onPage?: (res: HttpResponse<Record<string, unknown>>) => void,
   ): Promise<T[]> {
     const items: T[] = [];
     let page: Record<string, string> = {};
@@ -230,6 +254,7 @@ export class ComputeClient {
         searchParams: { ...filters, ...page },
         signal,
       });
+      onPage?.(res);
       const body = res.body ?? {};
       items.push(...((body[key] as T[] | undefined) ?? []));
       const next = ((body[`${key}_links`] as Link[] | undefined) ?? []).find((l) => l.rel === 'next');

@@ -25,6 +25,8 @@ export class Entry {
   tries = 0;
   startedAt: number | undefined;
   attemptStartedAt: number | undefined;
+  /** When this attempt's deadline started: when it could hold a Nova slot (unset while queued). */
+  deadlineFrom: number | undefined;
   finishedAt: number | undefined;
   notBefore: number | undefined;
   waitingSince: number | undefined;
@@ -81,6 +83,8 @@ export class Entry {
     this.attemptStartedAt = this.startedAt;
     this.message = undefined;
     this.#newAttempt(now);
+    // Found running: its deadline counts from the recorded start, as it may hold a slot already.
+    this.deadlineFrom = this.attemptStartedAt;
   }
 
   wait(reason: string, now: number): void {
@@ -124,6 +128,7 @@ export class Entry {
 
   #newAttempt(now: number): void {
     this.confirmSentAt = undefined;
+    this.deadlineFrom = undefined;
     this.confirmsSent = 0;
     this.abort = undefined;
     this.record = undefined;

@@ -1,8 +1,9 @@
-// The scheduler: keeps up to maxConcurrentMigrations servers moving off one host, learns how
-// they are doing from ONE listing of the host per poll (plus a GET for servers that left it,
-// and, rarely, one read of the host's migration records), retries failed attempts with a
-// doubling backoff, aborts migrations past their deadline and follows the rollback to its end,
-// and stops when the host is empty or only blockers (and given-up servers) remain.
+// The scheduler: keeps up to maxConcurrentMigrations + submitAhead servers submitted off one host
+// (Nova runs M and queues the rest, so a slot never waits for our poll), learns how they are doing
+// from ONE request per poll (the servers changed since the last one, anywhere; rarely also one read
+// of the host's migration records), retries failed attempts with a doubling backoff, aborts
+// migrations past their deadline and follows the rollback to its end, and stops when a listing of
+// the host shows it empty or only blockers (and given-up servers) remain.
 import {
   isApiError,
   isAuthError,
@@ -18,11 +19,13 @@ import type { ComputeClient } from './compute.ts';
 import type { Sleep } from './http.ts';
 import { hostOf, taskStateOf, type NovaMigration, type NovaServer } from './types.ts';
 import { Entry, toProgress } from './entry.ts';
-import { CLOCK_SKEW_MS, STUCK_AFTER_MS, newestRecord, seen } from './records.ts';
+import { CLOCK_SKEW_MS, FIRST_RECORD_CHECK_MS, STUCK_AFTER_MS, newestRecord, seen } from './records.ts';
+import { Pace } from './pace.ts';
 
 export type MigratorCompute = Pick<
   ComputeClient,
   | 'listServersOnHost'
+  | 'listServersChangedSince'
   | 'getServer'
   | 'liveMigrate'
   | 'migrate'
@@ -56,6 +59,13 @@ export interface MigratorOptions {
 }
 
 const SETTLED = new Set(['ACTIVE', 'PAUSED', 'SHUTOFF']);
+/** A migration record in these has not reached the host's slot yet: its deadline has not started. */
+const NOT_STARTED = new Set(['accepted', 'scheduled', 'queued', 'pre-migrating']);
+/**
+ * `changes-since` looks back this far before Nova's clock as last seen: Nova stores `updated_at`
+ * to the second, and a change may commit a moment after the request that missed it.
+ */
+const CHANGES_MARGIN_MS = 10_000;
 const MAX_POLL_FAILURES = 5;
 const CONFIRM_RESEND_MS = 30_000;
 /** Separate signal for clean-up calls (abort) made after our own signal fired. */
@@ -66,6 +76,13 @@ const cleanupSignal = () => AbortSignal.timeout(30_000);
  * seconds, and on a busy cloud tens of seconds. At least 3 polls so the listing sees it; at most
  * Nova's default RPC timeout (60 s): a rollback still running by then is wedged, not slow.
  */
+/**
+ * Migrations queued behind Nova's M slots per slot (2.65+, where a queued one can be aborted). The
+ * queue must outlast a poll (about half the in-flight work) plus Nova's scheduling of the next
+ * submits; one per slot drains in less than that when migrations are short, and with copy times that vary
+ * (10 s … 5 min) two per slot still run dry now and then; three keep the slots busy (bench: makespan).
+ */
+const SUBMIT_AHEAD_PER_SLOT = 3;
 const abortGraceMs = (pollSeconds: number) => Math.min(60_000, Math.max(30_000, 3 * pollSeconds * 1000));
 
 export class Migrator {
@@ -73,9 +90,23 @@ export class Migrator {
   readonly #entries = new Map<string, Entry>();
   /** False after a 403 on the records (a policy that hides them): the listing alone decides. */
   #recordsReadable = true;
+  readonly #pace: Pace;
+  /** Nova's clock as its answers last showed it: the next `changes-since`. */
+  #novaClock: number | undefined;
 
   constructor(opts: MigratorOptions) {
     this.#o = opts;
+    this.#pace = new Pace(opts.nova.pollInterval * 1000);
+  }
+
+  /** How many migrations may be submitted at once: Nova's M plus the ones queued behind them. */
+  get #window(): number {
+    const { nova, compute } = this.#o;
+    // Below 2.65 a queued migration cannot be aborted, so nothing is queued unless the operator asks.
+    return (
+      nova.maxConcurrentMigrations +
+      (nova.submitAhead ?? (compute.atLeast(65) ? SUBMIT_AHEAD_PER_SLOT * nova.maxConcurrentMigrations : 0))
+    );
   }
 
   get entries(): readonly Entry[] {
@@ -85,10 +116,13 @@ export class Migrator {
   async run(): Promise<WorkloadProgress[]> {
     const { signal } = this.#o;
     let failures = 0;
+    // A listing of the host starts the evacuation and confirms its end; the polls between ask
+    // only for what changed.
+    let full = true;
     for (;;) {
       if (signal.aborted) break;
       try {
-        await this.#poll();
+        await this.#poll(full);
         failures = 0;
       } catch (err) {
         if (signal.aborted) break;
@@ -96,9 +130,15 @@ export class Migrator {
         this.#o.log.warn({ err }, 'polling Nova failed; trying again');
       }
       this.#report();
-      if (failures === 0 && this.#done()) break;
+      if (failures === 0 && this.#done()) {
+        if (full) break;
+        full = true; // looks done: check the host itself, at once
+        continue;
+      }
+      full = false;
       try {
-        await this.#o.sleep(this.#o.nova.pollInterval * 1000, signal);
+        const tail = !this.entries.some((e) => e.state === 'pending' && e.next !== undefined);
+        await this.#o.sleep(this.#pace.next(this.#inFlight(), this.#dueIn(), tail), signal);
       } catch {
         // aborted: handled at the top of the loop
       }
@@ -117,8 +157,29 @@ export class Migrator {
     return this.entries.every((e) => e.state !== 'migrating' && e.state !== 'pending');
   }
 
-  async #poll(): Promise<void> {
+  /** The nearest moment something is due on our side, from now. */
+  #dueIn(): number | undefined {
+    const now = this.#o.now();
+    const due = this.entries.flatMap((e) =>
+      e.terminal ? [] : [e.state === 'pending' ? e.notBefore : undefined, e.abort?.until, e.recordCheckAt],
+    );
+    const at = due.filter((t): t is number => t !== undefined);
+    return at.length ? Math.min(...at) - now : undefined;
+  }
+
+  async #poll(full: boolean): Promise<void> {
+    if (full) await this.#listHost();
+    else await this.#listChanges();
+    await this.#readRecords();
+    this.#startClocks();
+    for (const e of this.entries) if (!e.terminal) await this.#evaluate(e);
+    await this.#startMore();
+  }
+
+  /** Every server on the host; one that left it since is read by itself (rare: a resume). */
+  async #listHost(): Promise<void> {
     const { compute, source, signal } = this.#o;
+    this.#novaClock ??= this.#o.now() - CLOCK_SKEW_MS;
     const listed = await compute.listServersOnHost(source, signal);
     const seen = new Set<string>();
     for (const s of listed) {
@@ -132,12 +193,57 @@ export class Migrator {
       } catch (err) {
         if (!isNotFoundError(err)) throw err;
         e.finish('skipped', this.#o.now(), 'deleted during the evacuation');
-        continue;
       }
     }
-    await this.#readRecords();
-    for (const e of this.entries) if (!e.terminal) await this.#evaluate(e);
-    await this.#startMore();
+  }
+
+  /**
+   * One request: the servers changed since the last poll. A server not in it has not changed; a
+   * server that arrived on the host is taken on like one listed at the start.
+   */
+  async #listChanges(): Promise<void> {
+    const { compute, source, signal } = this.#o;
+    const since = new Date((this.#novaClock ?? this.#o.now() - CLOCK_SKEW_MS) - CHANGES_MARGIN_MS);
+    const { servers, novaNow } = await compute.listServersChangedSince(since, signal);
+    if (novaNow !== undefined) this.#novaClock = Math.max(this.#novaClock ?? novaNow, novaNow);
+    for (const s of servers) {
+      const e = this.#entries.get(s.id);
+      if (e) e.server = s;
+      else if (hostOf(s) === source && classify(s, this.#o.nova).kind !== 'gone') this.#entry(s).server = s;
+    }
+  }
+
+  /**
+   * A migration's deadline runs from when it can hold one of Nova's slots, not from its submit.
+   * Nova starts a host's migrations in order, so with fewer than M of ours started the oldest
+   * waiting one has its slot, unless its migration record (when read) still shows it queued.
+   */
+  #startClocks(): void {
+    const now = this.#o.now();
+    const moving = this.entries.filter((e) => e.state === 'migrating');
+    let started = moving.filter((e) => e.deadlineFrom !== undefined).length;
+    const waiting = moving
+      .filter((e) => e.deadlineFrom === undefined)
+      .sort((a, b) => (a.attemptStartedAt ?? 0) - (b.attemptStartedAt ?? 0));
+    for (const e of waiting) {
+      const status = e.record?.status;
+      const slot =
+        status === undefined ? started < this.#o.nova.maxConcurrentMigrations : !NOT_STARTED.has(status);
+      if (!slot) continue;
+      this.#slotFrom(e, now);
+      started++;
+    }
+  }
+
+  /**
+   * The attempt holds a slot from now: its deadline starts, and its record is first read when it runs
+   * well past how long migrations take on this host (at least a minute), to catch a stuck one early.
+   */
+  #slotFrom(e: Entry, now: number): void {
+    e.deadlineFrom = now;
+    const gap = this.#pace.gapMs;
+    const typical = gap === undefined ? 0 : 3 * gap * this.#o.nova.maxConcurrentMigrations;
+    e.recordCheckAt = now + Math.max(FIRST_RECORD_CHECK_MS, typical);
   }
 
   /**
@@ -165,7 +271,11 @@ export class Migrator {
       if (isForbiddenError(err)) this.#recordsReadable = false;
       log.warn({ err }, 'reading migration records failed; following servers from the listing');
     }
-    for (const e of due) {
+    // The read covers every server of the host: those due soon count as read too.
+    const soon = this.entries.filter(
+      (e) => e.state === 'migrating' && (e.recordCheckAt ?? Infinity) < now + FIRST_RECORD_CHECK_MS,
+    );
+    for (const e of new Set([...due, ...soon])) {
       e.recordRead(now);
       const r = newestRecord(records, e.id, e.action);
       if (r) e.record = seen(e.record, r, now);
@@ -240,12 +350,15 @@ export class Migrator {
       if (now >= e.abort.until) this.#abortUnfinished(e, now);
       return;
     }
-    if (now - (e.attemptStartedAt ?? now) > this.#o.nova.migrationTimeout * 1000) await this.#timeout(e, now);
+    if (e.deadlineFrom !== undefined && now - e.deadlineFrom > this.#o.nova.migrationTimeout * 1000) {
+      await this.#timeout(e, now);
+    }
   }
 
   /** Back to a steady state: on another host it moved; on ours the attempt failed. */
   #settled(e: Entry, now: number, host: string | null | undefined): void {
     const { log, source, nova } = this.#o;
+    this.#pace.ended(now);
     if (host !== source) {
       e.target = host ?? undefined;
       // An abort can lose the race: Nova finished the migration first, so the server did move.
@@ -390,7 +503,7 @@ export class Migrator {
   }
 
   async #startMore(): Promise<void> {
-    const { nova, now, signal } = this.#o;
+    const { now, signal } = this.#o;
     for (const e of this.entries) {
       if (signal.aborted) return;
       if (e.state !== 'pending' || !e.next || (e.notBefore ?? 0) > now()) continue;
@@ -399,7 +512,7 @@ export class Migrator {
         await this.#confirm(e);
         continue;
       }
-      if (this.#inFlight() >= nova.maxConcurrentMigrations) continue; // confirms still run
+      if (this.#inFlight() >= this.#window) continue; // confirms still run
       await this.#start(e, e.next);
     }
   }
@@ -411,6 +524,7 @@ export class Migrator {
   async #start(e: Entry, action: Exclude<MoveAction, 'confirm-resize'>): Promise<void> {
     const { compute, signal, log } = this.#o;
     const now = this.#o.now();
+    const slotFree = this.#inFlight() < this.#o.nova.maxConcurrentMigrations;
     await this.#o.beforeStart(e.id, {
       attempts: e.attempts + 1,
       startedAt: new Date(e.startedAt ?? now).toISOString(),
@@ -420,6 +534,10 @@ export class Migrator {
       else await compute.migrate(e.id, signal);
     } catch (err) {
       if (signal.aborted || isAuthError(err) || isForbiddenError(err)) throw err;
+      if (isNotFoundError(err)) {
+        e.finish('skipped', now, 'deleted during the evacuation');
+        return;
+      }
       e.started(action, now);
       if (isConflictError(err)) {
         // Not retried: the server changed under us. If a migration is running, it is ours to track.
@@ -433,15 +551,21 @@ export class Migrator {
       return;
     }
     e.started(action, now);
+    // A cold migration is never queued behind a slot; a live one is when the window is full.
+    if (slotFree || action !== 'live-migrate') this.#slotFrom(e, now);
+    else e.recordCheckAt = undefined; // queued: nothing to check until it holds a slot
     log.info({ server: e.id, name: e.name, action, attempt: e.attempts }, 'migration started');
   }
 
   async #cancel(): Promise<void> {
     const moving = this.entries.filter((e) => e.state === 'migrating');
     for (const e of moving) {
+      // Submitted ahead and not started: nothing to lose, so it is aborted whatever abortOnCancel
+      // says (Nova aborts queued live migrations from 2.65; below, none were submitted ahead).
+      const queued = e.deadlineFrom === undefined && this.#o.compute.atLeast(65);
       if (e.abort) {
         e.finish('failed', this.#o.now(), `cancelled after its deadline (${e.abort.note})`);
-      } else if (this.#o.abortOnCancel) {
+      } else if (this.#o.abortOnCancel || queued) {
         const { note } = await this.#abort(e);
         e.finish('failed', this.#o.now(), `cancelled (${note})`);
       } else {

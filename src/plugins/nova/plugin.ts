@@ -33,11 +33,18 @@ export interface NovaPluginOptions {
 }
 
 const MOVES = new Set(['live-migrate', 'cold-migrate']);
+/**
+ * How long the plan's service lookup serves the evacuation that follows it: long enough for the
+ * cordon → disable path (the plan, then at once the evacuation), too short to act on a stale status.
+ */
+const PLANNED_MAPPING_MS = 5000;
 
 export class NovaPlugin implements BackendPlugin {
   readonly name = 'nova';
   readonly #o: NovaPluginOptions;
   #saidUnchecked = false;
+  /** The last plan's node → service lookup, so the disable right after it needs no second one. */
+  #planned: { node: string; at: number; mapping: HostMapping } | undefined;
 
   constructor(opts: NovaPluginOptions) {
     this.#o = opts;
@@ -46,7 +53,9 @@ export class NovaPlugin implements BackendPlugin {
   async plan(node: NodeRef, signal: AbortSignal, opts?: PlanOptions): Promise<Plan> {
     const { compute, nova, placement } = this.#o;
     await compute.init(signal);
-    const { host } = await resolveServiceHost(compute, node.name, nova.hostMapping, signal);
+    const mapping = await resolveServiceHost(compute, node.name, nova.hostMapping, signal);
+    this.#planned = { node: node.name, at: this.#o.now(), mapping };
+    const { host } = mapping;
     const servers = await compute.listServersOnHost(host, signal);
     const workloads = servers.map((s) => planWorkload(s, nova));
     if (!opts?.capacity || !placement) return { plugin: this.name, location: host, workloads };
@@ -129,6 +138,15 @@ export class NovaPlugin implements BackendPlugin {
   }
 
   async #mapping(node: NodeRef, prev: NovaRecord | undefined, signal: AbortSignal): Promise<HostMapping> {
+    const planned = this.#planned;
+    this.#planned = undefined; // one use: a retry looks again
+    if (
+      planned?.node === node.name &&
+      this.#o.now() - planned.at < PLANNED_MAPPING_MS &&
+      (!prev || prev.host === planned.mapping.host)
+    ) {
+      return planned.mapping;
+    }
     // A resumed evacuation keeps the host it started on.
     if (prev) {
       const services = await this.#o.compute.listServices(prev.host, signal);

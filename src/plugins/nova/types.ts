@@ -26,6 +26,8 @@ export interface NovaServer {
   status: string;
   tenant_id?: string;
   locked?: boolean;
+  /** When Nova last changed the server (ISO 8601, Nova's clock). */
+  updated?: string;
   'OS-EXT-SRV-ATTR:host'?: string | null;
   'OS-EXT-SRV-ATTR:hypervisor_hostname'?: string | null;
   'OS-EXT-STS:task_state'?: string | null;

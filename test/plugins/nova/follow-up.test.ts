@@ -35,7 +35,9 @@ describe('after aborting a migration past its deadline', () => {
   it('waits for Nova to roll back, then reports the server failed on the source', async () => {
     const s = fake.addServer({ name: 'slow-rollback', host: 'compute-a', hang: true, rollbackTicks: 4 });
     fake.addServer({ name: 'next', host: 'compute-a' });
-    const h = harness(fake, { nova: { migrationTimeout: 5, pollInterval: 1, maxConcurrentMigrations: 1 } });
+    const h = harness(fake, {
+      nova: { migrationTimeout: 5, pollInterval: 1, maxConcurrentMigrations: 1, submitAhead: 0 },
+    });
     let rolledBackBeforeReport = true;
     const ctx = evacuationContext(h, {
       onProgress: (items) => {

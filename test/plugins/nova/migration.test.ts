@@ -182,9 +182,9 @@ describe('failures and retries', () => {
 });
 
 describe('scheduling', () => {
-  it('never has more than maxConcurrentMigrations in flight, and keeps the window full', async () => {
+  it('never has more than maxConcurrentMigrations in flight without submit-ahead, and keeps the window full', async () => {
     for (let i = 0; i < 7; i++) fake.addServer({ name: `vm-${i}`, host: 'compute-a', ticks: 2 + (i % 3) });
-    const h = harness(fake, { nova: { maxConcurrentMigrations: 3 } });
+    const h = harness(fake, { nova: { maxConcurrentMigrations: 3, submitAhead: 0 } });
 
     const outcome = await h.plugin.evacuate(node, evacuationContext(h));
 
@@ -194,16 +194,64 @@ describe('scheduling', () => {
     expect([...fake.servers.values()].every((s) => s.host === 'compute-b')).toBe(true);
   });
 
-  it('polls with one host listing per interval, not one GET per server', async () => {
+  it('keeps 4 × maxConcurrentMigrations submitted from 2.65, so Nova queues the next ones', async () => {
+    for (let i = 0; i < 11; i++) fake.addServer({ name: `vm-${i}`, host: 'compute-a', ticks: 2 + (i % 3) });
+    const h = harness(fake, { nova: { maxConcurrentMigrations: 2 } });
+
+    const outcome = await h.plugin.evacuate(node, evacuationContext(h));
+
+    expect(outcome.succeeded).toBe(true);
+    expect(fake.maxInFlight).toBe(8);
+  });
+
+  it('submits nothing ahead below 2.65 (a queued migration cannot be aborted there) unless told to', async () => {
+    for (let i = 0; i < 4; i++) fake.addServer({ name: `vm-${i}`, host: 'compute-a', ticks: 2 });
+    fake.maxMicroversion = '2.64';
+    const h = harness(fake, { nova: { maxConcurrentMigrations: 1 } });
+    await h.plugin.evacuate(node, evacuationContext(h));
+    expect(fake.maxInFlight).toBe(1);
+
+    for (let i = 0; i < 4; i++) fake.addServer({ name: `more-${i}`, host: 'compute-b', ticks: 2 });
+    fake.maxInFlight = 0;
+    const told = harness(fake, { nova: { maxConcurrentMigrations: 1, submitAhead: 1 } });
+    await told.plugin.evacuate({ name: 'compute-b' }, evacuationContext(told));
+    expect(fake.maxInFlight).toBe(2);
+  });
+
+  it("starts a queued migration's deadline when it can hold a slot, not when it was submitted", async () => {
+    const first = fake.addServer({ name: 'first', host: 'compute-a', ticks: 4 });
+    const queued = fake.addServer({ name: 'queued', host: 'compute-a', ticks: 7 });
+    const h = harness(fake, {
+      nova: { maxConcurrentMigrations: 1, submitAhead: 1, migrationTimeout: 5, pollInterval: 1 },
+    });
+
+    const outcome = await h.plugin.evacuate(node, evacuationContext(h));
+
+    // both were submitted at once; "queued" ran 7 s from its submit but only ~3 s from its slot
+    expect(fake.maxInFlight).toBe(2);
+    expect(outcome.workloads.map((w) => [w.id, w.state])).toEqual(
+      expect.arrayContaining([
+        [first.id, 'succeeded'],
+        [queued.id, 'succeeded'],
+      ]),
+    );
+    expect(fake.count('DELETE', /\/migrations\/\d+$/)).toBe(0);
+  });
+
+  it('polls with one request for what changed, not a listing plus one GET per server', async () => {
     for (let i = 0; i < 5; i++) fake.addServer({ name: `vm-${i}`, host: 'compute-a', ticks: 3 });
     const h = harness(fake, { nova: { maxConcurrentMigrations: 5 } });
 
     await h.plugin.evacuate(node, evacuationContext(h));
 
-    // one listing per poll (3 ticks to finish + the final check), and one GET per server
-    // when it leaves the listing, to see its state on the target
-    expect(fake.count('GET', /\/servers\/detail$/)).toBe(4);
-    expect(fake.count('GET', /\/servers\/srv-\d+$/)).toBe(5);
+    const lists = fake.requests.filter((r) => r.method === 'GET' && r.path.endsWith('/servers/detail'));
+    // a listing of the host first and last; every poll between asks for the changes only
+    expect(lists[0]?.query.get('host')).toBe('compute-a');
+    expect(lists.at(-1)?.query.get('host')).toBe('compute-a');
+    const between = lists.slice(1, -1);
+    expect(between.length).toBeGreaterThan(0);
+    expect(between.every((r) => r.query.get('changes-since') && !r.query.get('host'))).toBe(true);
+    expect(fake.count('GET', /\/servers\/srv-\d+$/)).toBe(0);
   });
 
   it('resumes without starting a second migration for a server already migrating', async () => {
@@ -232,7 +280,7 @@ describe('scheduling', () => {
       migrations: { [moving.id]: { attempts: 1, startedAt: '2030-01-01T00:00:00.000Z' } },
     };
     Object.assign(fake.service('compute-a'), { status: 'disabled', disabled_reason: record.reason });
-    const h = harness(fake, { nova: { maxConcurrentMigrations: 1 } });
+    const h = harness(fake, { nova: { maxConcurrentMigrations: 1, submitAhead: 0 } });
 
     const outcome = await h.plugin.evacuate(node, evacuationContext(h, { record }));
 
@@ -268,7 +316,7 @@ describe('dry run and cancel', () => {
 
   it('stops starting migrations when cancelled and, with abortOnCancel, aborts the running one', async () => {
     for (let i = 0; i < 3; i++) fake.addServer({ name: `vm-${i}`, host: 'compute-a', hang: true });
-    const h = harness(fake);
+    const h = harness(fake, { nova: { submitAhead: 0 } });
     const ctx = evacuationContext(h, {
       abortOnCancel: true,
       onProgress: (items, controller) => {
@@ -283,5 +331,23 @@ describe('dry run and cancel', () => {
     expect(fake.count('DELETE', /\/migrations\/\d+$/)).toBe(1);
     expect(outcome.workloads.map((w) => w.state).sort()).toEqual(['failed', 'pending', 'pending']);
     expect(outcome.message).toMatch(/cancelled/);
+  });
+
+  it('aborts the migrations submitted ahead when cancelled, and leaves the running one alone', async () => {
+    for (let i = 0; i < 3; i++) fake.addServer({ name: `vm-${i}`, host: 'compute-a', hang: true });
+    const h = harness(fake, { nova: { maxConcurrentMigrations: 1 } });
+    const ctx = evacuationContext(h, {
+      abortOnCancel: false,
+      onProgress: (items, controller) => {
+        if (items.some((i) => i.state === 'migrating')) controller.abort();
+      },
+    });
+
+    const outcome = await h.plugin.evacuate(node, ctx);
+
+    expect(fake.count('POST', /\/action$/)).toBe(3);
+    // the first holds Nova's slot (abortOnCancel false: left to finish); the two queued are aborted
+    expect(fake.count('DELETE', /\/migrations\/\d+$/)).toBe(2);
+    expect(outcome.workloads.map((w) => w.state).sort()).toEqual(['failed', 'failed', 'migrating']);
   });
 });

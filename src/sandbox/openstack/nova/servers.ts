@@ -29,6 +29,14 @@ function byAge(a: Server, b: Server): number {
   return b.createdAt - a.createdAt || (b.id < a.id ? -1 : b.id > a.id ? 1 : 0);
 }
 
+/** Nova's `changes-since` (ISO 8601): servers whose updated_at is at or after it. */
+function changesSince(raw: string | null): number | undefined {
+  if (raw === null) return undefined;
+  const t = Date.parse(raw);
+  if (Number.isNaN(t)) throw badRequest(`Invalid input for query parameters changes-since. Value: ${raw}.`);
+  return t;
+}
+
 function filtered(ctx: NovaContext, detail: boolean): Server[] {
   const q = ctx.query;
   const all = allTenants(ctx, detail);
@@ -37,6 +45,7 @@ function filtered(ctx: NovaContext, detail: boolean): Server[] {
   const node = ctx.admin ? q.get('node') : null;
   const status = q.get('status')?.toUpperCase() ?? null;
   const name = q.get('name');
+  const since = changesSince(q.get('changes-since'));
   let nameRe: RegExp | undefined;
   try {
     nameRe = name === null ? undefined : new RegExp(name);
@@ -50,7 +59,8 @@ function filtered(ctx: NovaContext, detail: boolean): Server[] {
         (host === null || s.host === host) &&
         (node === null || s.node === node) &&
         (status === null || serverStatus(s.vmState, s.taskState) === status) &&
-        (nameRe === undefined || nameRe.test(s.name)),
+        (nameRe === undefined || nameRe.test(s.name)) &&
+        (since === undefined || s.updatedAt >= since),
     )
     .sort(byAge);
 }
