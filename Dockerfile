@@ -1,10 +1,10 @@
 # syntax=docker/dockerfile:1
-# Build: compile TypeScript to dist/ with dev dependencies.
+# Build: bundle the CLI into dist/ with esbuild (a dev dependency); split chunks, dependencies external.
 FROM node:24.21.0-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
-COPY tsconfig.json tsconfig.build.json ./
+COPY scripts/build.ts ./scripts/build.ts
 COPY src ./src
 RUN npm run build
 
