@@ -20,7 +20,8 @@ export interface KubeTarget {
 export function kubeTarget(
   config: Pick<Config, 'kubeconfig'>,
   env: NodeJS.ProcessEnv = process.env,
-  serviceAccountDir = SERVICE_ACCOUNT_DIR,
+  // a seam for the footprint bench, which runs the daemon in pod mode outside a Pod
+  serviceAccountDir = env.DRAINER_TEST_SERVICE_ACCOUNT_DIR || SERVICE_ACCOUNT_DIR,
 ): KubeTarget {
   if (config.kubeconfig) return { kubeconfigPath: config.kubeconfig, source: 'kubeconfig' };
   const host = env.KUBERNETES_SERVICE_HOST;
