@@ -11,6 +11,9 @@ RUN npm run build
 # Run: production dependencies only, no npm in the signal path, numeric non-root user.
 FROM node:24.21.0-bookworm-slim AS run
 ENV NODE_ENV=production
+# A 1 MB young generation (V8's default is 16 MB per semi-space): the agent idles almost always, and its
+# idle RSS drops by about 9 MB for a few more minor GCs while it works (bench footprint).
+ENV NODE_OPTIONS=--max-semi-space-size=1
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force

@@ -5,7 +5,7 @@
 // store). The sandbox's API server speaks TLS and wants a bearer token, as a real one does. API traffic
 // goes through counting loopback proxies. The simulated controllers are off: nothing changes in an
 // idle cluster.
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { buildBundle } from '../../scripts/build.ts';
@@ -108,6 +108,7 @@ async function startSubject(
   nodes: number,
   mode: KubeMode,
   entry: string,
+  nodeOptions: string,
 ): Promise<Subject> {
   const dir = await mkdtemp(path.join(tmpdir(), 'drainer-bench-footprint-'));
   const proxy = await startCountingProxy(sandbox.kube.url);
@@ -118,19 +119,21 @@ async function startSubject(
     entry,
     config: { openstack: sandbox.drainerConfig.openstack },
   };
+  const nodeEnv: Record<string, string> = nodeOptions ? { NODE_OPTIONS: nodeOptions } : {};
   let daemon: RunningDaemon;
   if (mode === 'kubeconfig') {
     const kubeconfig = path.join(dir, 'kubeconfig');
     await writeFile(kubeconfig, sandbox.kube.kubeconfig().replace(sandbox.kube.url, proxy.url), {
       mode: 0o600,
     });
-    daemon = await startDaemon({ ...base, kubeconfig });
+    daemon = await startDaemon({ ...base, kubeconfig, env: nodeEnv });
   } else {
     const sa = path.join(dir, 'serviceaccount');
     await mkdir(sa);
     await writeFile(path.join(sa, 'token'), TOKEN, { mode: 0o600 });
     await writeFile(path.join(sa, 'ca.crt'), sandbox.kube.caCert ?? '');
     const env = {
+      ...nodeEnv,
       KUBERNETES_SERVICE_HOST: '127.0.0.1',
       KUBERNETES_SERVICE_PORT: new URL(proxy.url).port,
       DRAINER_TEST_SERVICE_ACCOUNT_DIR: sa,
@@ -186,12 +189,13 @@ async function measureSideBySide(
   big: Sandbox,
   o: FootprintOptions,
   entry: string,
+  nodeOptions: string,
 ): Promise<FootprintSample[]> {
   const subjects: Subject[] = [];
   try {
     for (const mode of ['pod', 'kubeconfig'] as const) {
-      subjects.push(await startSubject(small, o, SMALL_NODES, mode, entry));
-      subjects.push(await startSubject(big, o, o.bigNodes, mode, entry));
+      subjects.push(await startSubject(small, o, SMALL_NODES, mode, entry, nodeOptions));
+      subjects.push(await startSubject(big, o, o.bigNodes, mode, entry, nodeOptions));
     }
     await sleep(o.settleMs);
     const windows = await Promise.all(subjects.map(openWindow));
@@ -234,9 +238,17 @@ export interface FootprintResult {
   readonly kcSmall: FootprintSample;
   readonly kcBig: FootprintSample;
   readonly growSeconds: number;
+  /** NODE_OPTIONS of the image, given to every daemon. */
+  readonly nodeOptions: string;
   /** Import costs in bare Node processes: nothing, client-node, the bundle's daemon chunk. */
   readonly imports: ImportCost[];
   readonly figures: Figure[];
+}
+
+/** The image's NODE_OPTIONS (Dockerfile ENV), so the daemons run as in the image. */
+async function imageNodeOptions(repo: string): Promise<string> {
+  const dockerfile = await readFile(path.join(repo, 'Dockerfile'), 'utf8');
+  return /^ENV NODE_OPTIONS=(.*)$/m.exec(dockerfile)?.[1]?.trim() ?? '';
 }
 
 const POD_RSS_MB = 70;
@@ -256,6 +268,7 @@ async function bundle(repo: string): Promise<{ dir: string; entry: string; daemo
 
 export async function footprint(o: FootprintOptions): Promise<FootprintResult> {
   const built = await bundle(o.repo);
+  const nodeOptions = await imageNodeOptions(o.repo);
   const sandboxOptions = {
     scenario,
     scale: 1,
@@ -270,7 +283,13 @@ export async function footprint(o: FootprintOptions): Promise<FootprintResult> {
   });
   try {
     const growSeconds = grow(bigSandbox, o.bigNodes, o.bigPods);
-    const [small, big, kcSmall, kcBig] = await measureSideBySide(smallSandbox, bigSandbox, o, built.entry);
+    const [small, big, kcSmall, kcBig] = await measureSideBySide(
+      smallSandbox,
+      bigSandbox,
+      o,
+      built.entry,
+      nodeOptions,
+    );
     if (!small || !big || !kcSmall || !kcBig) throw new Error('bench footprint: a daemon is missing');
     const imports: ImportCost[] = [];
     for (const m of ['', '@kubernetes/client-node', built.daemonChunk])
@@ -283,6 +302,7 @@ export async function footprint(o: FootprintOptions): Promise<FootprintResult> {
       kcSmall,
       kcBig,
       growSeconds,
+      nodeOptions,
       imports,
       figures: [
         ...all.map((s) =>
@@ -345,8 +365,9 @@ export async function footprint(o: FootprintOptions): Promise<FootprintResult> {
 export function footprintNotes(r: FootprintResult, o: FootprintOptions): string[] {
   const notes = [
     'The bundle the image runs (`npm run build`: esbuild, split chunks, dependencies external), built into a ' +
-      'temporary dir, started as `node <bundle>/cli.js daemon` (NODE_NAME=node-1, a config with only the ' +
-      "sandbox's OpenStack; defaults otherwise, health server on loopback). Four daemons: pod mode (" +
+      `temporary dir, started as \`node <bundle>/cli.js daemon\` with the image's NODE_OPTIONS ` +
+      `(${r.nodeOptions || 'none'}), NODE_NAME=node-1, a config with only the ` +
+      "sandbox's OpenStack (defaults otherwise, health server on loopback). Four daemons: pod mode (" +
       'KUBERNETES_SERVICE_HOST/PORT and a directory standing in for the ServiceAccount mount: token and CA read by ' +
       "drainer, no client-node) and kubeconfig mode (client-node's KubeConfig, same CA and token), each in a " +
       `${SMALL_NODES}-node cluster and in one of ${o.bigNodes} nodes and ${o.bigPods} more pods (written into the ` +
