@@ -8,6 +8,7 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import yaml from 'js-yaml';
 import { buildBundle } from '../../scripts/build.ts';
 import { nodeObject, podObject, replicaSetObject } from '../../src/sandbox/scenario-objects.ts';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.ts';
@@ -108,7 +109,7 @@ async function startSubject(
   nodes: number,
   mode: KubeMode,
   entry: string,
-  nodeOptions: string,
+  nodeOptions: Record<KubeMode, string>,
 ): Promise<Subject> {
   const dir = await mkdtemp(path.join(tmpdir(), 'drainer-bench-footprint-'));
   const proxy = await startCountingProxy(sandbox.kube.url);
@@ -119,7 +120,7 @@ async function startSubject(
     entry,
     config: { openstack: sandbox.drainerConfig.openstack },
   };
-  const nodeEnv: Record<string, string> = nodeOptions ? { NODE_OPTIONS: nodeOptions } : {};
+  const nodeEnv: Record<string, string> = nodeOptions[mode] ? { NODE_OPTIONS: nodeOptions[mode] } : {};
   let daemon: RunningDaemon;
   if (mode === 'kubeconfig') {
     const kubeconfig = path.join(dir, 'kubeconfig');
@@ -189,7 +190,7 @@ async function measureSideBySide(
   big: Sandbox,
   o: FootprintOptions,
   entry: string,
-  nodeOptions: string,
+  nodeOptions: Record<KubeMode, string>,
 ): Promise<FootprintSample[]> {
   const subjects: Subject[] = [];
   try {
@@ -238,17 +239,25 @@ export interface FootprintResult {
   readonly kcSmall: FootprintSample;
   readonly kcBig: FootprintSample;
   readonly growSeconds: number;
-  /** NODE_OPTIONS of the image, given to every daemon. */
-  readonly nodeOptions: string;
+  /** NODE_OPTIONS as shipped: the DaemonSet's for pod mode, the image's for kubeconfig mode. */
+  readonly nodeOptions: Record<KubeMode, string>;
   /** Import costs in bare Node processes: nothing, client-node, the bundle's daemon chunk. */
   readonly imports: ImportCost[];
   readonly figures: Figure[];
 }
 
-/** The image's NODE_OPTIONS (Dockerfile ENV), so the daemons run as in the image. */
-async function imageNodeOptions(repo: string): Promise<string> {
+/**
+ * NODE_OPTIONS as shipped, so the daemons run as deployed: the DaemonSet's (pod mode) and the image's
+ * (Dockerfile ENV; what a kubeconfig user of the image gets).
+ */
+async function shippedNodeOptions(repo: string): Promise<Record<KubeMode, string>> {
   const dockerfile = await readFile(path.join(repo, 'Dockerfile'), 'utf8');
-  return /^ENV NODE_OPTIONS=(.*)$/m.exec(dockerfile)?.[1]?.trim() ?? '';
+  const image = /^ENV NODE_OPTIONS=(.*)$/m.exec(dockerfile)?.[1]?.trim() ?? '';
+  const ds = yaml.load(await readFile(path.join(repo, 'daemonset', 'daemonset.yaml'), 'utf8')) as {
+    spec: { template: { spec: { containers: { env?: { name: string; value?: string }[] }[] } } };
+  };
+  const env = ds.spec.template.spec.containers[0]?.env ?? [];
+  return { pod: env.find((e) => e.name === 'NODE_OPTIONS')?.value ?? image, kubeconfig: image };
 }
 
 const POD_RSS_MB = 70;
@@ -268,7 +277,7 @@ async function bundle(repo: string): Promise<{ dir: string; entry: string; daemo
 
 export async function footprint(o: FootprintOptions): Promise<FootprintResult> {
   const built = await bundle(o.repo);
-  const nodeOptions = await imageNodeOptions(o.repo);
+  const nodeOptions = await shippedNodeOptions(o.repo);
   const sandboxOptions = {
     scenario,
     scale: 1,
@@ -365,8 +374,9 @@ export async function footprint(o: FootprintOptions): Promise<FootprintResult> {
 export function footprintNotes(r: FootprintResult, o: FootprintOptions): string[] {
   const notes = [
     'The bundle the image runs (`npm run build`: esbuild, split chunks, dependencies external), built into a ' +
-      `temporary dir, started as \`node <bundle>/cli.js daemon\` with the image's NODE_OPTIONS ` +
-      `(${r.nodeOptions || 'none'}), NODE_NAME=node-1, a config with only the ` +
+      'temporary dir, started as `node <bundle>/cli.js daemon` with NODE_OPTIONS as shipped (pod mode: the ' +
+      `DaemonSet's \`${r.nodeOptions.pod}\`; kubeconfig mode: the image's \`${r.nodeOptions.kubeconfig}\`), ` +
+      'NODE_NAME=node-1, a config with only the ' +
       "sandbox's OpenStack (defaults otherwise, health server on loopback). Four daemons: pod mode (" +
       'KUBERNETES_SERVICE_HOST/PORT and a directory standing in for the ServiceAccount mount: token and CA read by ' +
       "drainer, no client-node) and kubeconfig mode (client-node's KubeConfig, same CA and token), each in a " +
