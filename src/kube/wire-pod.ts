@@ -1,9 +1,11 @@
-// The wire inside a Pod: the ServiceAccount's mounted token and CA, node:https with one keep-alive
-// pool. No client-node: the daemon on every hypervisor stays small. The kubelet rewrites the token
-// file before the token expires, so it is read again every minute and after a 401.
+// A wire over node:http(s) with one keep-alive pool and no client-node, so the daemon on every
+// hypervisor stays small. In a Pod (PodWire): the ServiceAccount's mounted token and CA; the kubelet
+// rewrites the token file before the token expires, so it is read again every minute and after a 401.
+// Simple kubeconfigs (a token or client certificate) use it too (kubeconfig-lite.ts).
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { Agent, request, type RequestOptions } from 'node:https';
+import * as http from 'node:http';
+import * as https from 'node:https';
 import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -22,9 +24,9 @@ export interface PodWireOptions {
 
 const TOKEN_MAX_AGE_MS = 60_000;
 
-function configError(path: string, err: unknown): ConfigError {
+function configError(path: string, err: unknown, key = 'serviceAccount'): ConfigError {
   const why = err instanceof Error ? err.message : String(err);
-  return new ConfigError([{ path: 'serviceAccount', message: `cannot read ${path}: ${why}` }], {
+  return new ConfigError([{ path: key, message: `cannot read ${path}: ${why}` }], {
     cause: err,
   });
 }
@@ -39,64 +41,55 @@ const toResponse = (res: IncomingMessage): WireResponse => ({
   },
 });
 
-export class PodWire implements KubeWire {
+export interface NodeWireOptions {
+  /** http(s)://host:port of the API server. */
+  readonly server: string;
+  /** TLS: trusted CA, client certificate and key, SNI name; verification unless insecure. */
+  readonly tls?: Pick<https.AgentOptions, 'ca' | 'cert' | 'key' | 'servername'> & {
+    readonly insecure?: boolean;
+  };
+  /** The bearer token; `fresh` asks to read its source again (after a 401). None: no Authorization. */
+  readonly token?: (fresh: boolean) => Promise<string | undefined>;
+}
+
+export class NodeWire implements KubeWire {
   readonly #base: URL;
-  readonly #agent: Agent;
-  readonly #tokenPath: string;
-  readonly #maxAge: number;
-  readonly #now: () => number;
-  #token: { value: string; readAt: number } | undefined;
+  readonly #agent: http.Agent;
+  readonly #send: typeof http.request;
+  readonly #token: ((fresh: boolean) => Promise<string | undefined>) | undefined;
 
-  /** Reads the CA now: a Pod without its ServiceAccount mount fails at start, not at the first request. */
-  constructor(o: PodWireOptions) {
-    const caPath = join(o.serviceAccountDir, 'ca.crt');
-    let ca: string;
-    try {
-      ca = readFileSync(caPath, 'utf8');
-    } catch (err) {
-      throw configError(caPath, err);
-    }
+  constructor(o: NodeWireOptions) {
     this.#base = new URL(o.server);
-    // verification stays on: only the cluster's CA is trusted
-    this.#agent = new Agent({ keepAlive: true, ca });
-    this.#tokenPath = join(o.serviceAccountDir, 'token');
-    this.#maxAge = o.tokenMaxAgeMs ?? TOKEN_MAX_AGE_MS;
-    this.#now = o.now ?? Date.now;
+    const secure = this.#base.protocol === 'https:';
+    const { insecure, ...tls } = o.tls ?? {};
+    // verification stays on unless the kubeconfig says insecure-skip-tls-verify
+    this.#agent = secure
+      ? new https.Agent({ keepAlive: true, ...tls, rejectUnauthorized: !insecure })
+      : new http.Agent({ keepAlive: true });
+    this.#send = secure ? https.request : http.request;
+    this.#token = o.token;
   }
 
-  async #bearer(fresh: boolean): Promise<string> {
-    const t = this.#token;
-    if (!fresh && t && this.#now() - t.readAt < this.#maxAge) return t.value;
-    let value: string;
-    try {
-      value = (await readFile(this.#tokenPath, 'utf8')).trim();
-    } catch (err) {
-      throw configError(this.#tokenPath, err);
-    }
-    this.#token = { value, readAt: this.#now() };
-    return value;
-  }
-
-  #exchange(req: WireRequest, token: string): Promise<IncomingMessage> {
-    const opts: RequestOptions = {
+  #exchange(req: WireRequest, token: string | undefined): Promise<IncomingMessage> {
+    const opts: http.RequestOptions = {
       method: req.method,
       agent: this.#agent,
-      headers: { ...req.headers, Authorization: `Bearer ${token}` },
+      headers: { ...req.headers, ...(token ? { Authorization: `Bearer ${token}` } : {}) },
       ...(req.signal ? { signal: req.signal } : {}),
     };
     return new Promise((resolve, reject) => {
-      const r = request(new URL(req.pathAndQuery, this.#base), opts, resolve);
+      const r = this.#send(new URL(req.pathAndQuery, this.#base), opts, resolve);
       r.once('error', reject);
       r.end(req.body);
     });
   }
 
   async send(req: WireRequest): Promise<WireResponse> {
-    const token = await this.#bearer(false);
+    const token = await this.#token?.(false);
     const res = await this.#exchange(req, token);
-    if (res.statusCode !== 401) return toResponse(res);
-    // the kubelet may have rotated the token since it was read: read it again, retry once if it changed
-    const rotated = await this.#bearer(true);
+    if (res.statusCode !== 401 || !this.#token) return toResponse(res);
+    // the token may have been rotated since it was read: read it again, retry once if it changed
+    const rotated = await this.#token(true);
     if (rotated === token) return toResponse(res);
     res.resume();
     return toResponse(await this.#exchange(req, rotated));
@@ -105,5 +98,45 @@ export class PodWire implements KubeWire {
   /** Closes the idle keep-alive connections (tests, shutdown). */
   close(): void {
     this.#agent.destroy();
+  }
+}
+
+/** A token file read again once `maxAgeMs` old or when asked (`fresh`). */
+export function tokenFile(
+  path: string,
+  maxAgeMs = TOKEN_MAX_AGE_MS,
+  now: () => number = Date.now,
+  /** Names the source in errors: serviceAccount or kubeconfig. */
+  key = 'serviceAccount',
+): (fresh: boolean) => Promise<string> {
+  let cached: { value: string; readAt: number } | undefined;
+  return async (fresh) => {
+    if (!fresh && cached && now() - cached.readAt < maxAgeMs) return cached.value;
+    let value: string;
+    try {
+      value = (await readFile(path, 'utf8')).trim();
+    } catch (err) {
+      throw configError(path, err, key);
+    }
+    cached = { value, readAt: now() };
+    return value;
+  };
+}
+
+/** The wire in a Pod. Reads the CA now: a Pod without its ServiceAccount mount fails at start. */
+export class PodWire extends NodeWire {
+  constructor(o: PodWireOptions) {
+    const caPath = join(o.serviceAccountDir, 'ca.crt');
+    let ca: string;
+    try {
+      ca = readFileSync(caPath, 'utf8');
+    } catch (err) {
+      throw configError(caPath, err);
+    }
+    super({
+      server: o.server,
+      tls: { ca },
+      token: tokenFile(join(o.serviceAccountDir, 'token'), o.tokenMaxAgeMs, o.now),
+    });
   }
 }
