@@ -28,7 +28,8 @@ export interface FootprintOptions {
   readonly bigPods: number;
 }
 
-export type KubeMode = 'pod' | 'kubeconfig';
+/** pod: ServiceAccount; kubeconfig: a token kubeconfig (no client-node); exec: an exec plugin (client-node). */
+export type KubeMode = 'pod' | 'kubeconfig' | 'exec';
 
 export interface FootprintSample {
   readonly mode: KubeMode;
@@ -122,11 +123,10 @@ async function startSubject(
   };
   const nodeEnv: Record<string, string> = nodeOptions[mode] ? { NODE_OPTIONS: nodeOptions[mode] } : {};
   let daemon: RunningDaemon;
-  if (mode === 'kubeconfig') {
+  if (mode !== 'pod') {
     const kubeconfig = path.join(dir, 'kubeconfig');
-    await writeFile(kubeconfig, sandbox.kube.kubeconfig().replace(sandbox.kube.url, proxy.url), {
-      mode: 0o600,
-    });
+    const text = sandbox.kube.kubeconfig().replace(sandbox.kube.url, proxy.url);
+    await writeFile(kubeconfig, mode === 'exec' ? await withExecPlugin(text, dir) : text, { mode: 0o600 });
     daemon = await startDaemon({ ...base, kubeconfig, env: nodeEnv });
   } else {
     const sa = path.join(dir, 'serviceaccount');
@@ -142,6 +142,28 @@ async function startSubject(
     daemon = await startDaemon({ ...base, env });
   }
   return { sandbox, mode, nodes, daemon, proxy, dir };
+}
+
+/** The kubeconfig with its user replaced by an exec plugin printing the token, as cloud CLIs do. */
+async function withExecPlugin(kubeconfig: string, dir: string): Promise<string> {
+  const script = path.join(dir, 'credential.js');
+  const credential = {
+    apiVersion: 'client.authentication.k8s.io/v1',
+    kind: 'ExecCredential',
+    status: { token: TOKEN },
+  };
+  await writeFile(script, `process.stdout.write(${JSON.stringify(JSON.stringify(credential))});\n`);
+  const doc = yaml.load(kubeconfig) as { users: { user: unknown }[] };
+  for (const u of doc.users)
+    u.user = {
+      exec: {
+        apiVersion: 'client.authentication.k8s.io/v1',
+        command: process.execPath,
+        args: [script],
+        interactiveMode: 'Never',
+      },
+    };
+  return yaml.dump(doc);
 }
 
 async function stopSubject(s: Subject): Promise<void> {
@@ -198,6 +220,7 @@ async function measureSideBySide(
       subjects.push(await startSubject(small, o, SMALL_NODES, mode, entry, nodeOptions));
       subjects.push(await startSubject(big, o, o.bigNodes, mode, entry, nodeOptions));
     }
+    subjects.push(await startSubject(small, o, SMALL_NODES, 'exec', entry, nodeOptions));
     await sleep(o.settleMs);
     const windows = await Promise.all(subjects.map(openWindow));
     await sleep(o.idleMs);
@@ -238,6 +261,8 @@ export interface FootprintResult {
   /** Kubeconfig mode at 5 and at bigNodes nodes. */
   readonly kcSmall: FootprintSample;
   readonly kcBig: FootprintSample;
+  /** A kubeconfig with an exec plugin (client-node), 5 nodes. */
+  readonly exec: FootprintSample;
   readonly growSeconds: number;
   /** NODE_OPTIONS as shipped: the DaemonSet's for pod mode, the image's for kubeconfig mode. */
   readonly nodeOptions: Record<KubeMode, string>;
@@ -257,8 +282,14 @@ async function shippedNodeOptions(repo: string): Promise<Record<KubeMode, string
     spec: { template: { spec: { containers: { env?: { name: string; value?: string }[] }[] } } };
   };
   const env = ds.spec.template.spec.containers[0]?.env ?? [];
-  return { pod: env.find((e) => e.name === 'NODE_OPTIONS')?.value ?? image, kubeconfig: image };
+  return { pod: env.find((e) => e.name === 'NODE_OPTIONS')?.value ?? image, kubeconfig: image, exec: image };
 }
+
+const MODE_NAME: Record<KubeMode, string> = {
+  pod: 'pod mode',
+  kubeconfig: 'kubeconfig',
+  exec: 'kubeconfig with an exec plugin',
+};
 
 const POD_RSS_MB = 70;
 const KUBECONFIG_RSS_MB = 100;
@@ -292,24 +323,26 @@ export async function footprint(o: FootprintOptions): Promise<FootprintResult> {
   });
   try {
     const growSeconds = grow(bigSandbox, o.bigNodes, o.bigPods);
-    const [small, big, kcSmall, kcBig] = await measureSideBySide(
+    const [small, big, kcSmall, kcBig, exec] = await measureSideBySide(
       smallSandbox,
       bigSandbox,
       o,
       built.entry,
       nodeOptions,
     );
-    if (!small || !big || !kcSmall || !kcBig) throw new Error('bench footprint: a daemon is missing');
+    if (!small || !big || !kcSmall || !kcBig || !exec)
+      throw new Error('bench footprint: a daemon is missing');
     const imports: ImportCost[] = [];
     for (const m of ['', '@kubernetes/client-node', built.daemonChunk])
       imports.push(await importCost(o.repo, m));
-    const tag = (s: FootprintSample) => `${s.mode === 'pod' ? 'pod mode' : 'kubeconfig'}, ${s.nodes} nodes`;
+    const tag = (s: FootprintSample) => `${MODE_NAME[s.mode]}, ${s.nodes} nodes`;
     const all = [small, big, kcSmall, kcBig];
     return {
       small,
       big,
       kcSmall,
       kcBig,
+      exec,
       growSeconds,
       nodeOptions,
       imports,
@@ -335,6 +368,10 @@ export async function footprint(o: FootprintOptions): Promise<FootprintResult> {
           big.bytesRead,
           'B',
           (n) => n,
+        ),
+        info(
+          `RSS, start → ready, ${tag(exec)} (client-node; no goal)`,
+          `${mb(exec.rssBytes)} MB, ${round(exec.startToReadyMs / 1000, 2)} s`,
         ),
         info(
           `heap used, pod / kubeconfig, ${SMALL_NODES} nodes`,
@@ -377,11 +414,13 @@ export function footprintNotes(r: FootprintResult, o: FootprintOptions): string[
       'temporary dir, started as `node <bundle>/cli.js daemon` with NODE_OPTIONS as shipped (pod mode: the ' +
       `DaemonSet's \`${r.nodeOptions.pod}\`; kubeconfig mode: the image's \`${r.nodeOptions.kubeconfig}\`), ` +
       'NODE_NAME=node-1, a config with only the ' +
-      "sandbox's OpenStack (defaults otherwise, health server on loopback). Four daemons: pod mode (" +
+      "sandbox's OpenStack (defaults otherwise, health server on loopback). Five daemons: pod mode (" +
       'KUBERNETES_SERVICE_HOST/PORT and a directory standing in for the ServiceAccount mount: token and CA read by ' +
-      "drainer, no client-node) and kubeconfig mode (client-node's KubeConfig, same CA and token), each in a " +
-      `${SMALL_NODES}-node cluster and in one of ${o.bigNodes} nodes and ${o.bigPods} more pods (written into the ` +
-      `in-process store in ${round(r.growSeconds, 1)} s). The API server speaks TLS and wants a bearer token; ` +
+      'drainer) and kubeconfig mode (a kubeconfig file with the same CA and token, which drainer also serves ' +
+      `without client-node), each in a ${SMALL_NODES}-node cluster and in one of ${o.bigNodes} nodes and ` +
+      `${o.bigPods} more pods (written into the in-process store in ${round(r.growSeconds, 1)} s); and, for ` +
+      "reference, a kubeconfig whose user is an exec plugin (a node script printing the token), which client-node's " +
+      `KubeConfig serves, in the ${SMALL_NODES}-node cluster. The API server speaks TLS and wants a bearer token; ` +
       'traffic goes through counting loopback TCP proxies. The daemons start one after the other (start → ready: ' +
       'spawn to the first /readyz 200, polled every 5 ms), then share one idle window, so the rest of the machine ' +
       `weighs on all alike: ${o.settleMs / 1000} s to settle, then ${o.idleMs / 1000} s idle. At its end: RSS and ` +
@@ -416,8 +455,8 @@ export function footprintNotes(r: FootprintResult, o: FootprintOptions): string[
     notes.push(
       `Missed (${[missRss ? 'RSS' : '', missStart ? 'start → ready' : ''].filter(Boolean).join(', ')}). ` +
         `A bare Node process has ${mb(bare.rssBytes)} MB RSS; importing the bundle's daemon chunk takes ` +
-        `${Math.round(daemon.ms)} ms and brings it to ${mb(daemon.rssBytes)} MB; @kubernetes/client-node (kubeconfig ` +
-        `mode only) takes ${Math.round(kube.ms)} ms and ${mb(kube.rssBytes)} MB by itself. Start → ready also ` +
+        `${Math.round(daemon.ms)} ms and brings it to ${mb(daemon.rssBytes)} MB; @kubernetes/client-node (exec ` +
+        `plugins, OIDC only) takes ${Math.round(kube.ms)} ms and ${mb(kube.rssBytes)} MB by itself. Start → ready also ` +
         'includes the first list and watch of the Node and NodeMaintenances, and the machine is shared.',
     );
   }
