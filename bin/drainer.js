@@ -36,10 +36,14 @@ function loadFailed(err) {
   process.exit(1);
 }
 
-// 3. Load the CLI: the built one when present (container image), else the TypeScript source (Node strips types).
+// 3. Load the CLI: the bundle (npm run build) in an installed package and the image; in a git checkout
+// the TypeScript source (Node strips types), so a dist/ built earlier never shadows newer code there.
 import('node:fs')
   .then(function (fs) {
-    var built = new URL('../dist/cli.js', import.meta.url);
-    return import(fs.existsSync(built) ? built.href : new URL('../src/cli.ts', import.meta.url).href);
+    var at = function (p) {
+      return new URL(p, import.meta.url);
+    };
+    var useBuilt = fs.existsSync(at('../dist/cli.js')) && !fs.existsSync(at('../.git'));
+    return import((useBuilt ? at('../dist/cli.js') : at('../src/cli.ts')).href);
   })
   .catch(loadFailed);

@@ -1,11 +1,14 @@
-// The image: a build stage with dev dependencies compiles src/ to dist/, a run stage with production
-// dependencies only starts `node dist/cli.js` as a numeric non-root user. No Docker engine runs
-// here, so check the Dockerfile's shape and that the build it runs yields a working dist/cli.js.
+// The image: a build stage with dev dependencies bundles src/ into dist/ (esbuild), a run stage with
+// production dependencies only starts `node dist/cli.js` as a numeric non-root user. No Docker engine
+// runs here, so check the Dockerfile's shape and that the build it runs yields a working dist/cli.js
+// whose daemon loads no sandbox, demo or bench code and no client-node.
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, describe, expect, it } from 'vitest';
+import type { Metafile } from 'esbuild';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildBundle } from '../scripts/build.ts';
 
 const run = promisify(execFile);
 const dockerfile = readFileSync('Dockerfile', 'utf8');
@@ -72,31 +75,76 @@ describe('Dockerfile', () => {
   });
 });
 
+/** The outputs `entry` loads before its code runs: itself and every chunk it imports statically. */
+function staticClosure(meta: Metafile, entry: string): string[] {
+  const seen = new Set<string>();
+  const visit = (out: string) => {
+    if (seen.has(out)) return;
+    seen.add(out);
+    for (const i of meta.outputs[out]?.imports ?? [])
+      if (i.kind === 'import-statement' && !i.external) visit(i.path);
+  };
+  visit(entry);
+  return [...seen];
+}
+
 describe('the build the image runs (npm run build)', () => {
-  // Inside the project so the compiled files resolve node_modules as dist/ would.
+  // Inside the project so the bundle resolves node_modules as dist/ would.
   mkdirSync('node_modules/.cache', { recursive: true });
   const outDir = mkdtempSync(path.join('node_modules', '.cache', 'drainer-dist-'));
+  let meta: Metafile;
+  beforeAll(async () => {
+    meta = await buildBundle(path.resolve(outDir));
+  }, 120_000);
   afterAll(() => rmSync(outDir, { recursive: true, force: true }));
 
-  it('emits dist/cli.js, the entrypoint, and it runs', { timeout: 120_000 }, async () => {
-    const config = JSON.parse(readFileSync('tsconfig.build.json', 'utf8')) as {
-      compilerOptions: { outDir: string; rootDir: string };
-    };
-    // dist/cli.js is src/cli.ts compiled: outDir dist, rootDir src
-    expect(config.compilerOptions).toMatchObject({ outDir: 'dist', rootDir: 'src' });
+  const outputFor = (input: string) => {
+    const found = Object.entries(meta.outputs).find(([, o]) => o.entryPoint === input);
+    if (!found) throw new Error(`no output for ${input}`);
+    return found[0];
+  };
 
-    const tsc = path.join('node_modules', 'typescript', 'bin', 'tsc');
-    await run(process.execPath, [tsc, '-p', 'tsconfig.build.json', '--outDir', outDir]);
+  it('is what npm run build makes', () => {
+    const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> };
+    expect(pkg.scripts.build).toBe('node scripts/build.ts');
+  });
+
+  it('emits dist/cli.js, the entrypoint, and it runs', { timeout: 60_000 }, async () => {
     const entry = path.join(outDir, 'cli.js');
     expect(existsSync(entry)).toBe(true);
-
     const help = await run(process.execPath, [entry, '--help'], { encoding: 'utf8' });
     expect(help.stdout).toMatch(/drainer daemon/);
-    // a lazily loaded command resolves in the compiled tree too (.ts imports rewritten to .js)
+    // a lazily loaded command resolves as a split chunk
     const cfg = await run(process.execPath, [entry, 'config', '--node', 'n1'], {
       encoding: 'utf8',
       env: { PATH: process.env.PATH ?? '' },
     });
     expect(cfg.stdout).toMatch(/nodeName: n1/);
+  });
+
+  it('splits the lazily loaded commands into chunks of their own', () => {
+    for (const cmd of ['daemon', 'sandbox', 'demo', 'run-once', 'status'])
+      expect(outputFor(`src/cli/${cmd}.ts`)).not.toBe(outputFor('src/cli.ts'));
+  });
+
+  it('`drainer daemon` statically loads no sandbox, demo or bench code and no client-node', () => {
+    const loaded = [
+      ...staticClosure(meta, outputFor('src/cli.ts')),
+      ...staticClosure(meta, outputFor('src/cli/daemon.ts')),
+    ];
+    const inputs = loaded.flatMap((o) => Object.keys(meta.outputs[o]?.inputs ?? {}));
+    const packages = loaded.flatMap((o) =>
+      (meta.outputs[o]?.imports ?? []).filter((i) => i.external).map((i) => i.path),
+    );
+    expect(inputs).toContain('src/kube/wire-pod.ts');
+    expect(inputs).toContain('src/plugins/registry.ts');
+    expect(inputs.filter((i) => /^(src\/(sandbox|demo)|bench)\//.test(i))).toEqual([]);
+    expect(inputs).not.toContain('src/kube/client.ts');
+    expect(packages.filter((p) => p.startsWith('@kubernetes/'))).toEqual([]);
+    // the kubeconfig path still reaches client-node, through a dynamic import
+    const kubeconfig = staticClosure(meta, outputFor('src/kube/client.ts'));
+    expect(kubeconfig.flatMap((o) => meta.outputs[o]?.imports.map((i) => i.path) ?? [])).toContain(
+      '@kubernetes/client-node',
+    );
   });
 });

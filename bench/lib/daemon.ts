@@ -1,6 +1,7 @@
-// The daemon as the DaemonSet runs it: a child process `node src/cli.ts daemon` with NODE_NAME, a
-// config file and a kubeconfig, its health server on a free loopback port. Measures start → /readyz
-// 200, and reads RSS and CPU from /proc.
+// The daemon as the DaemonSet runs it: a child process `node <entry> daemon` (src/cli.ts, or the
+// bundle's cli.js) with NODE_NAME, a config file and a kubeconfig (or, in pod mode, the ServiceAccount
+// environment), its health server on a free loopback port. Measures start → /readyz 200, and reads RSS
+// and CPU from /proc.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
@@ -12,7 +13,12 @@ export interface DaemonOptions {
   readonly repo: string;
   readonly dir: string;
   readonly nodeName: string;
-  readonly kubeconfig: string;
+  /** Absent in pod mode: then `env` carries KUBERNETES_SERVICE_HOST/PORT. */
+  readonly kubeconfig?: string;
+  /** The CLI entry, relative to repo or absolute (default src/cli.ts). */
+  readonly entry?: string;
+  /** More environment for the child. */
+  readonly env?: Readonly<Record<string, string>>;
   /** drainer config (input form); kubeconfig and the health server are filled in here. */
   readonly config: Record<string, unknown>;
   readonly readyTimeoutMs?: number;
@@ -82,16 +88,17 @@ export async function startDaemon(o: DaemonOptions): Promise<RunningDaemon> {
   const configPath = path.join(o.dir, 'config.yaml');
   const config = {
     ...o.config,
-    kubeconfig: o.kubeconfig,
+    ...(o.kubeconfig ? { kubeconfig: o.kubeconfig } : {}),
     server: { enabled: true, bindAddress: '127.0.0.1', port },
   };
   await writeFile(configPath, yaml.dump(config), { mode: 0o600 });
   const logPath = path.join(o.dir, 'daemon.log');
   const out = createWriteStream(logPath);
   const started = performance.now();
-  const child = spawn(process.execPath, ['src/cli.ts', 'daemon', '--config-path', configPath], {
+  const entry = o.entry ?? 'src/cli.ts';
+  const child = spawn(process.execPath, [entry, 'daemon', '--config-path', configPath], {
     cwd: o.repo,
-    env: { PATH: process.env.PATH ?? '', HOME: o.dir, NODE_NAME: o.nodeName },
+    env: { PATH: process.env.PATH ?? '', HOME: o.dir, NODE_NAME: o.nodeName, ...o.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout?.pipe(out);

@@ -1,5 +1,5 @@
 // The command table: names and one-line descriptions only, so `drainer --help` and `drainer sandbox`
-// start without loading @kubernetes/client-node, got or prom-client. A command's module (its options,
+// start without loading the plugins, the Kubernetes clients or prom-client. A command's module (its options,
 // handler and everything they import) is loaded when yargs picks that command.
 import type { Argv, CommandModule } from 'yargs';
 import type { CliContext, CliDeps } from './context.ts';
@@ -9,7 +9,7 @@ type AnyCommand = CommandModule<object, never>;
 export interface CommandEntry {
   readonly command: string;
   readonly describe: string;
-  /** Builds plugins (loads the registry, hence client-node) before the handler runs. */
+  /** Builds plugins (loads the registry and every plugin) before the handler runs. */
   readonly plugins: boolean;
   /** The module exporting the full yargs `command` (options, handler). */
   readonly load: () => Promise<{ readonly command: object }>;
@@ -68,7 +68,7 @@ export const commandTable: readonly CommandEntry[] = [
   },
 ];
 
-/** The backends' factory, loaded on first use: the registry pulls in every plugin and client-node. */
+/** The backends' factory, loaded on first use: the registry pulls in every plugin. */
 async function withPlugins(cli: CliContext, given: Partial<CliDeps>): Promise<void> {
   if (given.buildPlugins) return;
   const { buildPlugins } = await import('../plugins/registry.ts');

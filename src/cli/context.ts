@@ -65,7 +65,7 @@ export function defaultIo(signal: AbortSignal): CliIo {
 }
 
 /**
- * The registry (every plugin, client-node) is loaded by commands.ts for the commands that build
+ * The registry (every plugin) is loaded by commands.ts for the commands that build
  * plugins; the others never call this.
  */
 export const defaultDeps: CliDeps = {

@@ -7,7 +7,8 @@ import type { Config } from '../config/schema.ts';
 import { ConfigError, ExitCode } from '../core/errors.ts';
 import { createNodeAgent, type NodeAgentOptions } from '../core/node-agent.ts';
 import type { BackendPlugin } from '../core/plugin.ts';
-import { createKubeClients, type KubeClients } from '../kube/client.ts';
+import { connectKube } from '../kube/connect.ts';
+import type { KubeClients } from '../kube/http.ts';
 import { createLogger, type Logger } from '../observability/logger.ts';
 import { Metrics } from '../observability/metrics.ts';
 import { startHealthServer } from '../observability/server.ts';
@@ -47,11 +48,7 @@ export async function runDaemon(o: DaemonOptions): Promise<void> {
   if (!kube) {
     const target = kubeTarget(config, o.env);
     log.info({ credentials: target.source, kubeconfig: target.kubeconfigPath }, 'connecting to Kubernetes');
-    kube = createKubeClients({
-      ...(target.kubeconfigPath ? { kubeconfigPath: target.kubeconfigPath } : {}),
-      ...(target.inCluster ? { inCluster: true } : {}),
-      onApiRequest: metrics.apiRequest,
-    });
+    kube = await connectKube(target, metrics.apiRequest);
   }
   const plugins = o.plugins ? o.plugins({ kube, metrics }) : buildPlugins(config, { log, metrics, kube });
   log.info(

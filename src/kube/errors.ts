@@ -39,8 +39,12 @@ export function errorForStatus(code: number, status: KubeStatus, method: string,
 
 /** A request that never got an answer (refused, reset, DNS, timeout). */
 export function connectionError(err: unknown, method: string, path: string): TransientError {
-  const cause =
-    err instanceof Error ? ((err.cause as { code?: string } | undefined)?.code ?? err.name) : 'error';
+  // fetch puts the code on err.cause, node:https on err itself (e.g. a certificate the CA did not sign)
+  const code = (e: unknown) => {
+    const c = (e as { code?: unknown } | undefined)?.code;
+    return typeof c === 'string' ? c : undefined;
+  };
+  const cause = err instanceof Error ? (code(err.cause) ?? code(err) ?? err.name) : 'error';
   return new TransientError(
     `kubernetes ${method} ${path}: no answer (${cause})`,
     { api: 'kubernetes', method, url: path },

@@ -1,12 +1,9 @@
-// One raw JSON request to the API server through the KubeConfig's auth and TLS settings.
-// client-node's fetch (undici) carries it; every answer and every failure is counted.
-import { IsomorphicFetchHttpLibrary, RequestContext, type KubeConfig } from '@kubernetes/client-node';
+// One raw JSON request to the API server: URL, timeout, JSON and Status handling, counting. The bytes
+// travel over a KubeWire that adds the credentials and TLS: client-node's KubeConfig (wire-kubeconfig.ts)
+// or the Pod's ServiceAccount (wire-pod.ts), so this file never loads client-node.
 import { ApiError, ConfigError } from '../core/errors.ts';
 import { connectionError, errorForStatus, parseStatus } from './errors.ts';
 import type { KubeStatus } from './types.ts';
-
-/** undici's Dispatcher, as client-node hands it out (undici itself is client-node's dependency, not ours). */
-type Dispatcher = NonNullable<ReturnType<RequestContext['getDispatcher']>>;
 
 export type ApiRequestHook = (api: 'keystone' | 'nova' | 'placement' | 'kubernetes', code: string) => void;
 
@@ -34,22 +31,39 @@ export interface RawResponse {
   readonly stream: ReadableStream<Uint8Array> | null;
 }
 
-/** What list/watch/patch code needs: KubeClients and KubeHttp both provide it. */
+/** What list/watch/patch code needs. */
 export interface KubeTransport {
   request<T = unknown>(req: KubeRequest): Promise<T>;
   send(req: KubeRequest, opts?: { stream?: boolean }): Promise<RawResponse>;
 }
 
-const DEFAULT_TIMEOUT_MS = 30_000;
+/** The Kubernetes clients every caller gets: raw JSON over one connection pool, counted. */
+export type KubeClients = KubeTransport;
 
-function buildUrl(kc: KubeConfig, req: KubeRequest): string {
-  const server = kc.getCurrentCluster()?.server;
-  if (!server) throw new Error('kubeconfig has no current cluster');
-  const url = new URL(server.replace(/\/+$/, '') + req.path);
-  for (const [k, v] of Object.entries(req.query ?? {}))
-    if (v !== undefined) url.searchParams.set(k, String(v));
-  return url.toString();
+/** One HTTP exchange as a wire sees it: the path carries the query; the wire adds auth. */
+export interface WireRequest {
+  readonly method: HttpVerb;
+  readonly pathAndQuery: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body?: string;
+  readonly signal?: AbortSignal;
 }
+
+export interface WireResponse {
+  readonly status: number;
+  stream(): ReadableStream<Uint8Array> | null;
+  text(): Promise<string>;
+}
+
+/**
+ * Carries a request to the API server with credentials and TLS. Throws ConfigError for credential
+ * trouble (unreadable token, failing exec plugin); anything else it throws means no answer came.
+ */
+export interface KubeWire {
+  send(req: WireRequest): Promise<WireResponse>;
+}
+
+const DEFAULT_TIMEOUT_MS = 30_000;
 
 function signalFor(req: KubeRequest): AbortSignal | undefined {
   const timeout = req.timeoutMs ?? DEFAULT_TIMEOUT_MS;
@@ -59,15 +73,19 @@ function signalFor(req: KubeRequest): AbortSignal | undefined {
   return parts.length ? AbortSignal.any(parts) : undefined;
 }
 
-export class KubeHttp implements KubeTransport {
-  readonly kc: KubeConfig;
-  readonly #lib = new IsomorphicFetchHttpLibrary();
-  readonly #onApiRequest: ApiRequestHook | undefined;
-  /** The connection pool every request of this client shares (see send). */
-  #dispatcher: Dispatcher | undefined;
+function pathAndQuery(req: KubeRequest): string {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(req.query ?? {})) if (v !== undefined) q.set(k, String(v));
+  const qs = q.toString();
+  return qs ? `${req.path}?${qs}` : req.path;
+}
 
-  constructor(kc: KubeConfig, onApiRequest?: ApiRequestHook) {
-    this.kc = kc;
+export class KubeHttp implements KubeClients {
+  readonly #wire: KubeWire;
+  readonly #onApiRequest: ApiRequestHook | undefined;
+
+  constructor(wire: KubeWire, onApiRequest?: ApiRequestHook) {
+    this.#wire = wire;
     this.#onApiRequest = onApiRequest;
   }
 
@@ -79,60 +97,37 @@ export class KubeHttp implements KubeTransport {
     }
   }
 
-  /**
-   * client-node builds a new undici Agent (its own connection pool) for every request whose cluster has
-   * TLS settings, so each request would open a connection and, on a real cluster, do a TLS handshake.
-   * The Agent's options come only from the kubeconfig's cluster, which is fixed for this client: keep
-   * the first one and let every request use it.
-   */
-  #shareDispatcher(ctx: RequestContext): void {
-    const fresh = ctx.getDispatcher();
-    if (!fresh) return;
-    this.#dispatcher ??= fresh;
-    if (fresh !== this.#dispatcher) {
-      ctx.setDispatcher(this.#dispatcher);
-      fresh.close().catch(() => undefined); // never used: holds no connection
-    }
-  }
-
   /** Sends the request and returns any HTTP answer; throws only when no answer came. */
   async send(req: KubeRequest, opts: { stream?: boolean } = {}): Promise<RawResponse> {
     const method = req.method ?? 'GET';
-    const ctx = new RequestContext(buildUrl(this.kc, req), method);
-    ctx.setHeaderParam('Accept', 'application/json');
-    if (req.body !== undefined) {
-      ctx.setHeaderParam('Content-Type', req.contentType ?? 'application/json');
-      ctx.setBody(JSON.stringify(req.body));
-    }
+    const headers: Record<string, string> = { Accept: 'application/json' };
+    if (req.body !== undefined) headers['Content-Type'] = req.contentType ?? 'application/json';
     const signal = signalFor(req);
-    if (signal) ctx.setSignal(signal);
+    let res: WireResponse;
     try {
-      await this.kc.applySecurityAuthentication(ctx);
+      res = await this.#wire.send({
+        method,
+        pathAndQuery: pathAndQuery(req),
+        headers,
+        ...(req.body !== undefined ? { body: JSON.stringify(req.body) } : {}),
+        ...(signal ? { signal } : {}),
+      });
     } catch (err) {
-      // kubeconfig trouble (http without insecure-skip-tls-verify, unreadable CA, failing exec plugin)
-      const why = err instanceof Error ? err.message : String(err);
-      throw new ConfigError([{ path: 'kubeconfig', message: why }], { cause: err });
-    }
-    this.#shareDispatcher(ctx);
-    let res;
-    try {
-      res = await this.#lib.send(ctx).toPromise();
-    } catch (err) {
+      if (err instanceof ConfigError) throw err;
       this.count('error');
       if (req.signal?.aborted) throw req.signal.reason;
       throw connectionError(err, method, req.path);
     }
-    this.count(String(res.httpStatusCode));
-    if (opts.stream && res.httpStatusCode === 200)
-      return { code: 200, body: undefined, stream: res.body.stream() };
+    const code = res.status;
+    this.count(String(code));
+    if (opts.stream && code === 200) return { code: 200, body: undefined, stream: res.stream() };
     let text: string;
     try {
-      text = await res.body.text();
+      text = await res.text();
     } catch (err) {
       if (req.signal?.aborted) throw req.signal.reason;
       throw connectionError(err, method, req.path);
     }
-    const code = res.httpStatusCode;
     if (code >= 400) return { code, body: parseStatus(code, text), stream: null };
     try {
       return { code, body: text ? (JSON.parse(text) as unknown) : undefined, stream: null };

@@ -1,20 +1,17 @@
 // A list+watch loop that never gives up: list (chunked) for a resourceVersion, then watch with a
 // server-side timeout; relist on 410; back off with jitter on any other error; a watchdog restarts
 // silent streams. Callbacks get objects only; what to do with them is the caller's business.
-import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from '../observability/logger.ts';
 import { backoffDelay, sleep as defaultSleep, type BackoffOptions } from './backoff.ts';
-import type { KubeClients } from './client.ts';
-import { KubeHttp, type KubeTransport } from './http.ts';
+import type { KubeClients, KubeTransport } from './http.ts';
 import type { KubeList, KubeObject } from './types.ts';
 import { watchStream, type WatchEventType } from './watch-stream.ts';
 
 export type { WatchEventType } from './watch-stream.ts';
 
 export interface WatchOptions<T extends KubeObject = KubeObject> {
-  /** Clients from createKubeClients (requests are counted); or a bare KubeConfig. */
-  readonly k?: KubeClients;
-  readonly kc?: KubeConfig;
+  /** Clients from createKubeClients / connectKube (requests are counted). */
+  readonly k: KubeClients;
   /** Collection path, e.g. /api/v1/nodes or /apis/nodemaintenance.medik8s.io/v1beta1/nodemaintenances. */
   readonly path: string;
   /** fieldSelector, labelSelector … */
@@ -62,15 +59,9 @@ export async function listAll<T extends KubeObject>(
   }
 }
 
-function httpFor(o: WatchOptions<KubeObject>): KubeTransport {
-  if (o.k) return o.k;
-  if (o.kc) return new KubeHttp(o.kc);
-  throw new TypeError('runWatch needs k or kc');
-}
-
 /** Runs until the signal aborts, then resolves. Never rejects for API trouble. */
 export async function runWatch<T extends KubeObject = KubeObject>(o: WatchOptions<T>): Promise<void> {
-  const http = httpFor(o);
+  const http: KubeTransport = o.k;
   const sleep = o.backoff?.sleep ?? defaultSleep;
   const timeoutSeconds = o.timeoutSeconds ?? 300;
   const known = new Map<string, T>();

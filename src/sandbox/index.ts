@@ -22,6 +22,10 @@ export interface SandboxOptions {
   /** Clock scale (simulated seconds per real second); default: the scenario's. */
   scale?: number;
   kubePort?: number;
+  /** Serve the Kubernetes API over TLS (self-signed; the CA is in kube.caCert and the kubeconfig). */
+  kubeTls?: boolean;
+  /** Require this bearer token on the Kubernetes API (also in the kubeconfig). */
+  kubeToken?: string;
   openstackPort?: number;
   /** Where kubeconfig and config.yaml are written; nothing is written without it. */
   stateDir?: string;
@@ -47,7 +51,12 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   const scenario = await resolveScenario(opts.scenario);
   const clock = new ScaledClock(opts.scale ?? scenario.clock.scale);
   const abort = new AbortController();
-  const kube = await startKubeApiServer({ port: opts.kubePort ?? scenario.kubernetes.port, clock });
+  const kube = await startKubeApiServer({
+    port: opts.kubePort ?? scenario.kubernetes.port,
+    clock,
+    ...(opts.kubeTls ? { tls: true } : {}),
+    ...(opts.kubeToken ? { token: opts.kubeToken } : {}),
+  });
   let openstack: OpenStackSandbox;
   try {
     openstack = await startOpenStack(openstackOptions(scenario, clock, opts.openstackPort));

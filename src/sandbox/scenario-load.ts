@@ -1,13 +1,25 @@
 // Reading a scenario: YAML file or object → validated Scenario, or a ConfigError naming each bad path.
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import yaml from 'js-yaml';
 import type { z } from 'zod';
 import { ConfigError, type ConfigIssue } from '../core/errors.ts';
 import { scenarioSchema, type Scenario } from './scenario.ts';
 
-/** The scenario that ships with drainer. */
-export const defaultScenarioPath = fileURLToPath(new URL('../../scenarios/default.yaml', import.meta.url));
+/**
+ * The scenario that ships with drainer, in scenarios/ at the package root: the nearest one above this
+ * module, which is src/sandbox/ in the source tree and a chunk somewhere under dist/ in the bundle.
+ */
+function shippedScenario(): string {
+  const start = dirname(fileURLToPath(import.meta.url));
+  for (let dir = start; ; dir = dirname(dir)) {
+    const candidate = join(dir, 'scenarios', 'default.yaml');
+    if (existsSync(candidate) || dirname(dir) === dir) return candidate;
+  }
+}
+export const defaultScenarioPath = shippedScenario();
 
 /** "nodes[2].taints[0].effect" */
 export function formatPath(path: readonly PropertyKey[]): string {

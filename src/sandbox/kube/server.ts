@@ -52,6 +52,8 @@ export interface KubeApiServer {
   faults: KubeFaults;
   /** PEM of the self-signed certificate when tls is on (also in the kubeconfig). */
   caCert?: string;
+  /** Accepts only this bearer token from now on (a rotated ServiceAccount token). */
+  setToken(token: string): void;
   close(): Promise<void>;
 }
 
@@ -95,6 +97,7 @@ export async function startKubeApiServer(opts: KubeApiServerOptions = {}): Promi
     },
   };
   let serverAddress = '';
+  let token = opts.token;
 
   const handler = (req: IncomingMessage, res: ServerResponse): void => {
     const method = req.method ?? 'GET';
@@ -124,11 +127,7 @@ export async function startKubeApiServer(opts: KubeApiServerOptions = {}): Promi
         );
     };
     try {
-      if (
-        opts.token &&
-        !PUBLIC_PATHS.has(url.pathname) &&
-        req.headers.authorization !== `Bearer ${opts.token}`
-      ) {
+      if (token && !PUBLIC_PATHS.has(url.pathname) && req.headers.authorization !== `Bearer ${token}`) {
         throw unauthorized();
       }
       const injected = faults.check(method, url.pathname + url.search);
@@ -231,7 +230,10 @@ export async function startKubeApiServer(opts: KubeApiServerOptions = {}): Promi
     evictionHooks,
     faults,
     caCert,
-    kubeconfig: () => kubeconfigYaml(url, caCert, opts.token),
+    kubeconfig: () => kubeconfigYaml(url, caCert, token),
+    setToken: (t) => {
+      token = t;
+    },
     close: async () => {
       faults.dropWatches();
       server.closeAllConnections();
