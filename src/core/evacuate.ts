@@ -1,5 +1,6 @@
-// The evacuation steps of design.md §1: record intent, take the NodeMaintenance, cordon (only
-// for a NodeMaintenance), plan, taint, run the plugins under the deadline, drain, record done.
+// The evacuation steps of design.md §1: record intent and take the NodeMaintenance, wait for a
+// fleet slot, plan, check capacity, then cordon (for a NodeMaintenance) and taint, run the plugins
+// under the deadline, drain, record done.
 import { capacityGate } from './capacity.ts';
 import type { Desired } from './desired.ts';
 import { evacuatedMaintenance, maintenanceStatus } from './maintenance-status.ts';
@@ -169,7 +170,7 @@ async function evacuateHolding(
   return { requeueAfterMs: config.resyncInterval * 1000 };
 }
 
-/** 1. intent first: a crash from here on leaves a record to resume from. Then take the CR and cordon for it. */
+/** 1. intent first: a crash from here on leaves a record to resume from. Then take the CR (changes nothing on the node). */
 async function recordIntent(
   run: NodeRun,
   desired: EvacuatedDesire,

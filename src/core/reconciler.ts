@@ -60,14 +60,10 @@ export class Reconciler {
   }
 
   async #reconcile(nodeName: string, signal: AbortSignal): Promise<RunResult> {
-    const { cluster, config } = this.#deps;
+    const { config } = this.#deps;
     const resync: RunResult = { requeueAfterMs: config.resyncInterval * 1000 };
     const mode = config.nodeMaintenance.mode;
-    // read side by side: a cordon's reaction time is a chain of requests
-    const [node, maintenances] = await Promise.all([
-      cluster.getNode(nodeName),
-      mode === 'off' ? [] : cluster.listMaintenances(),
-    ]);
+    const [node, maintenances] = await this.#fetch(nodeName);
     if (!node) {
       this.#deps.log.warn({ node: nodeName }, 'node not found; waiting for it');
       return resync;
@@ -120,12 +116,19 @@ export class Reconciler {
     );
   }
 
-  async #read(nodeName: string, signal: AbortSignal): Promise<NodeRun> {
+  /** The Node and the NodeMaintenances, read side by side: a cordon's reaction time is a chain of requests. */
+  #fetch(nodeName: string): Promise<[NodeObject | undefined, readonly MaintenanceObject[]]> {
     const { cluster, config } = this.#deps;
-    const node = await cluster.getNode(nodeName);
+    return Promise.all([
+      cluster.getNode(nodeName),
+      config.nodeMaintenance.mode === 'off' ? [] : cluster.listMaintenances(),
+    ]);
+  }
+
+  async #read(nodeName: string, signal: AbortSignal): Promise<NodeRun> {
+    const [node, maintenances] = await this.#fetch(nodeName);
     if (!node)
       throw new ConfigError([{ path: 'node', message: `node ${nodeName} does not exist in the cluster` }]);
-    const maintenances = config.nodeMaintenance.mode === 'off' ? [] : await cluster.listMaintenances();
     const record = parseRecord(node.metadata?.annotations?.[STATE_ANNOTATION], this.#now());
     return this.#run(nodeName, node, maintenances, record, signal);
   }
