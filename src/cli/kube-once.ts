@@ -6,6 +6,7 @@ import type { Config } from '../config/schema.ts';
 import { describeRecord, evacuateOnce } from '../core/once.ts';
 import type { BackendPlugin } from '../core/plugin.ts';
 import { createKubeClients, type KubeClients } from '../kube/client.ts';
+import { targetOptions } from '../kube/target-options.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { CliIo } from './context.ts';
 
@@ -13,10 +14,7 @@ import type { CliIo } from './context.ts';
 export function kubeIfConfigured(config: Config, env: NodeJS.ProcessEnv): KubeClients | undefined {
   const target = kubeTarget(config, env);
   if (target.source === 'default kubeconfig') return undefined;
-  return createKubeClients({
-    ...(target.kubeconfigPath ? { kubeconfigPath: target.kubeconfigPath } : {}),
-    ...(target.inCluster ? { inCluster: true } : {}),
-  });
+  return createKubeClients(targetOptions(target));
 }
 
 export interface KubeOnceInput {

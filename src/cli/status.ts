@@ -6,6 +6,7 @@ import { kubeTarget } from '../config/kube-target.ts';
 import { fleetRows } from '../core/fleet-view.ts';
 import type { NodeObject } from '../core/objects.ts';
 import { createKubeClients, type KubeClients } from '../kube/client.ts';
+import { targetOptions } from '../kube/target-options.ts';
 import type { KubeNode } from '../kube/types.ts';
 import { listAll, runWatch } from '../kube/watch.ts';
 import {
@@ -85,11 +86,7 @@ export async function runStatus(argv: StatusArgs, now: () => Date = () => new Da
 /** Like kubectl: the kubeconfig (config, KUBECONFIG), in a Pod the ServiceAccount, else ~/.kube/config. */
 function clientsFor(config: Parameters<typeof kubeTarget>[0], io: CliIo): KubeClients {
   const target = kubeTarget(config, io.env);
-  return createKubeClients({
-    ...(target.kubeconfigPath ? { kubeconfigPath: target.kubeconfigPath } : {}),
-    ...(target.inCluster ? { inCluster: true } : {}),
-    homeDir: io.homeDir,
-  });
+  return createKubeClients({ ...targetOptions(target), homeDir: io.homeDir });
 }
 
 export const command: CommandModule<GlobalArgs, StatusArgs> = {

@@ -7,6 +7,7 @@ import type { KubeTarget } from '../config/kube-target.ts';
 import { ConfigError } from '../core/errors.ts';
 import { KubeHttp, type ApiRequestHook, type KubeClients, type KubeWire } from './http.ts';
 import { liteKubeconfigWire } from './kubeconfig-lite.ts';
+import { targetOptions } from './target-options.ts';
 import { PodWire } from './wire-pod.ts';
 
 function liteWire(target: KubeTarget): KubeWire | undefined {
@@ -29,9 +30,5 @@ export async function connectKube(target: KubeTarget, onApiRequest?: ApiRequestH
       },
     ]);
   const { createKubeClients } = await import('./client.ts');
-  return createKubeClients({
-    ...(target.kubeconfigPath ? { kubeconfigPath: target.kubeconfigPath } : {}),
-    ...(target.inCluster ? { inCluster: true } : {}),
-    ...(onApiRequest ? { onApiRequest } : {}),
-  });
+  return createKubeClients({ ...targetOptions(target), ...(onApiRequest ? { onApiRequest } : {}) });
 }
