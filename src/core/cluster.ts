@@ -32,7 +32,13 @@ export interface Cluster {
   getNode(name: string): Promise<NodeObject | undefined>;
   /** NodeMaintenances of every installed group. */
   listMaintenances(): Promise<MaintenanceObject[]>;
-  setNodeAnnotation(node: string, key: string, value: string | null): Promise<void>;
+  /** Sets (null: removes) the annotation, and changes `labels` in the same write. */
+  setNodeAnnotation(
+    node: string,
+    key: string,
+    value: string | null,
+    labels?: Record<string, string | null>,
+  ): Promise<void>;
   setUnschedulable(node: string, unschedulable: boolean): Promise<void>;
   addTaint(node: string, taint: Taint): Promise<void>;
   removeTaint(node: string, key: string, effect: string): Promise<void>;

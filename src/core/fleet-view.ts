@@ -2,9 +2,14 @@
 // (while Evacuating) or its place in the queue (while Queued). The queue order is the fleet
 // budget's: ascending drainer.dev/queued label (epoch ms), then node name.
 import type { NodeObject } from './objects.ts';
-import { parseRecord, type NodeRecord, type Phase, type PluginProgress, STATE_ANNOTATION } from './record.ts';
-
-export const QUEUED_LABEL = 'drainer.dev/queued';
+import {
+  parseRecord,
+  QUEUED_LABEL,
+  type NodeRecord,
+  type Phase,
+  type PluginProgress,
+  STATE_ANNOTATION,
+} from './record.ts';
 
 export interface FleetRow {
   readonly node: string;

@@ -41,8 +41,8 @@ export function kubeCluster(opts: {
     async listMaintenances() {
       return (await listNodeMaintenances(k, { log })).items;
     },
-    async setNodeAnnotation(node, key, value) {
-      await setAnnotation(k, node, key, value);
+    async setNodeAnnotation(node, key, value, labels) {
+      await setAnnotation(k, node, key, value, labels ? { labels } : {});
     },
     async setUnschedulable(node, unschedulable) {
       await setUnschedulable(k, node, unschedulable);

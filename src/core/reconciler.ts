@@ -213,8 +213,10 @@ export class Reconciler {
     const store = new NodeRecordStore({
       record,
       // the signal is shutdown: a write under way still gets its retries, new ones stop at once
-      persist: (value) =>
-        retryTransient(() => deps.cluster.setNodeAnnotation(nodeName, STATE_ANNOTATION, value), { signal }),
+      persist: (value, labels) =>
+        retryTransient(() => deps.cluster.setNodeAnnotation(nodeName, STATE_ANNOTATION, value, labels), {
+          signal,
+        }),
     });
     return {
       deps,

@@ -114,17 +114,29 @@ export function newRecord(trigger: string, now: Date): NodeRecord {
   };
 }
 
-export type PersistRecord = (value: string | null) => Promise<void>;
+/** The queue label a record implies: the queuedAt (epoch ms) while Queued, else none. */
+export function queuedLabel(record: NodeRecord | undefined): string | null {
+  if (record?.phase !== 'Queued' || !record.queuedAt) return null;
+  const at = Date.parse(record.queuedAt);
+  return Number.isNaN(at) ? null : String(at);
+}
+
+/** Writes the serialised record (null: remove it), with labels to change in the same write. */
+export type PersistRecord = (value: string | null, labels?: Record<string, string | null>) => Promise<void>;
 
 /**
  * The record of one node, written through `persist` (the Node annotation) on every change.
  * Writes are serialised and each writes the newest state, so concurrent plugin saves never
- * land out of order. Implements the host's RecordStore.
+ * land out of order. The fleet queue label follows the phase in the same write: on while Queued,
+ * off with the write that leaves Queued (the first write states it either way: a label left by
+ * an earlier agent never outlives the record). Implements the host's RecordStore.
  */
 export class NodeRecordStore implements RecordStore {
   #record: NodeRecord | undefined;
   readonly #persist: PersistRecord;
   #chain: Promise<void> = Promise.resolve();
+  /** The queue label as last written; undefined until the first write. */
+  #label: string | null | undefined;
 
   constructor(opts: { persist: PersistRecord; record?: NodeRecord | undefined }) {
     this.#persist = opts.persist;
@@ -166,9 +178,12 @@ export class NodeRecordStore implements RecordStore {
   }
 
   #write(): Promise<void> {
-    const run = this.#chain.then(() => {
+    const run = this.#chain.then(async () => {
       const r = this.#record;
-      return this.#persist(r ? serializeRecord(r) : null);
+      const label = queuedLabel(r);
+      const labels = label === this.#label ? undefined : { [QUEUED_LABEL]: label };
+      await this.#persist(r ? serializeRecord(r) : null, labels);
+      this.#label = label;
     });
     this.#chain = run.catch(() => undefined);
     return run;

@@ -4,7 +4,7 @@
 import { DrainerError } from './errors.ts';
 import type { RestoreResult } from './host.ts';
 import { releaseMaintenances } from './maintenance-sync.ts';
-import { EVACUATING_TAINT, QUEUED_LABEL } from './record.ts';
+import { EVACUATING_TAINT } from './record.ts';
 import type { NodeRun } from './run-context.ts';
 import type { RunResult } from './queue.ts';
 
@@ -13,9 +13,7 @@ export async function restoreNode(run: NodeRun): Promise<RunResult & { results: 
   const { cluster, host, config, metrics } = run.deps;
   const rec = run.store.current;
   if (!rec) return { results: [] };
-  // left the fleet queue (uncordon while Queued): nothing else was changed
-  if (run.node.metadata?.labels?.[QUEUED_LABEL] !== undefined && run.deps.budget)
-    await run.deps.budget.leave(run.nodeName);
+  // uncordon while Queued leaves the fleet queue here: the queue label goes with this write
   if (rec.phase !== 'Restoring') await run.store.update({ phase: 'Restoring' });
   metrics?.phase('Restoring');
 

@@ -1,7 +1,7 @@
-// Fleet slots as coordination.k8s.io/v1 Leases, and the queue label on Nodes. Writes of a Lease
-// carry the resourceVersion they read: a 409 ConflictError means another agent won.
+// Fleet slots as coordination.k8s.io/v1 Leases, and the queued Nodes (by the label the record
+// write sets). Writes of a Lease carry the resourceVersion they read: a 409 ConflictError means
+// another agent won.
 import type { KubeTransport } from './http.ts';
-import { MERGE_PATCH } from './http.ts';
 import type { KubeList, KubeNode, KubeObject } from './types.ts';
 
 import { QUEUED_LABEL } from '../core/record.ts';
@@ -54,16 +54,6 @@ export async function listQueuedNodes(k: KubeTransport): Promise<KubeNode[]> {
     query: { labelSelector: QUEUED_LABEL },
   });
   return list.items;
-}
-
-/** Sets (string) or removes (null) the queue label. */
-export async function setQueuedLabel(k: KubeTransport, node: string, value: string | null): Promise<void> {
-  await k.request<KubeNode>({
-    method: 'PATCH',
-    path: `/api/v1/nodes/${encodeURIComponent(node)}`,
-    contentType: MERGE_PATCH,
-    body: { metadata: { labels: { [QUEUED_LABEL]: value } } },
-  });
 }
 
 /** How many nodes run the agent: the DaemonSet's desiredNumberScheduled (one GET). */

@@ -52,17 +52,18 @@ export function removeTaint(k: KubeClients, name: string, key: string, effect: s
 }
 
 /**
- * Sets (string) or removes (null) one annotation. With `resourceVersion` the write only succeeds
- * on that version of the Node (409 ConflictError otherwise).
+ * Sets (string) or removes (null) one annotation, and any `labels` in the same PATCH. With
+ * `resourceVersion` the write only succeeds on that version of the Node (409 ConflictError otherwise).
  */
 export function setAnnotation(
   k: KubeClients,
   name: string,
   key: string,
   value: string | null,
-  opts: { resourceVersion?: string } = {},
+  opts: { resourceVersion?: string; labels?: Record<string, string | null> } = {},
 ): Promise<KubeNode> {
   const metadata: Record<string, unknown> = { annotations: { [key]: value } };
+  if (opts.labels) metadata.labels = opts.labels;
   if (opts.resourceVersion) metadata.resourceVersion = opts.resourceVersion;
   return k.request<KubeNode>({
     method: 'PATCH',

@@ -26,7 +26,12 @@ import type { WatchCallbacks, WatchSources } from '../../src/core/agent.ts';
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] extends object ? Mutable<T[K]> : T[K] };
 export type JsonNode = Mutable<NodeObject> & {
-  metadata: { name: string; annotations?: Record<string, string>; resourceVersion?: string };
+  metadata: {
+    name: string;
+    annotations?: Record<string, string>;
+    labels?: Record<string, string>;
+    resourceVersion?: string;
+  };
   spec: { unschedulable?: boolean; taints?: Taint[] };
 };
 export type JsonNm = {
@@ -138,12 +143,22 @@ export class FakeCluster implements Cluster {
     return clone(this.nms) as MaintenanceObject[];
   }
 
-  async setNodeAnnotation(node: string, key: string, value: string | null) {
+  async setNodeAnnotation(
+    node: string,
+    key: string,
+    value: string | null,
+    labels: Record<string, string | null> = {},
+  ) {
     this.writes.push(`annotation ${key}`);
     const n = this.node(node);
     n.metadata.annotations ??= {};
     if (value === null) delete n.metadata.annotations[key];
     else n.metadata.annotations[key] = value;
+    for (const [k, v] of Object.entries(labels)) {
+      n.metadata.labels ??= {};
+      if (v === null) delete n.metadata.labels[k];
+      else n.metadata.labels[k] = v;
+    }
     this.#bump(n);
   }
 

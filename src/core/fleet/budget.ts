@@ -35,7 +35,7 @@ export interface FleetBudgetOptions {
 
 /** One node's wait, across the loop's turns. */
 interface QueueState {
-  labelled: boolean;
+  queued: boolean;
   lastWait: string;
   /** Read the Leases from the API, not the watch (after a lost race). */
   fresh: boolean;
@@ -54,6 +54,14 @@ export class FleetBudget implements EvacuationBudget {
   constructor(o: FleetBudgetOptions) {
     this.#o = o;
     this.#cache = new LeaseCache(o.api, o.signal);
+  }
+
+  /**
+   * Opens the Lease watch now (the agent's start) rather than at the first wait: one list and one
+   * long watch per agent lifetime, so queueing costs no list+watch of its own.
+   */
+  start(): void {
+    this.#cache.start();
   }
 
   #now(): Date {
@@ -80,11 +88,12 @@ export class FleetBudget implements EvacuationBudget {
     node: string;
     queuedSince: Date;
     signal: AbortSignal;
+    enqueue(): Promise<void>;
     onWait(w: SlotWait): void;
   }): Promise<Slot | undefined> {
     const since = o.queuedSince.getTime();
     const q: QueueState = {
-      labelled: false,
+      queued: false,
       lastWait: '',
       fresh: false,
       relist: true,
@@ -101,9 +110,9 @@ export class FleetBudget implements EvacuationBudget {
       // resume: a slot still ours (not expired) is renewed, never doubled
       const mine = slots.find((l) => l.holder === o.node && !this.#expired(l, now));
       const free = slots.filter((l) => this.#expired(l, now));
-      if (!q.labelled && !mine) {
-        await this.#o.api.setQueued(o.node, since);
-        q.labelled = true;
+      if (!q.queued && !mine) {
+        await o.enqueue();
+        q.queued = true;
       }
       const aheadN = await this.#ahead(q, {
         node: o.node,
@@ -116,7 +125,8 @@ export class FleetBudget implements EvacuationBudget {
       const candidates = mine ? [mine] : stale ? free : free.slice(aheadN);
       const taken = await this.#takeFirst(candidates, o.node);
       if (taken) {
-        if (q.labelled) await this.#o.api.setQueued(o.node, null);
+        // the label comes off with the record's phase Evacuating (one write); until then the
+        // other waiters already skip this node, as the Lease names it
         this.#o.log.info({ slot: taken.name }, 'took a fleet evacuation slot');
         return new HeldSlot(taken, o.node, this.#o);
       }
@@ -207,10 +217,6 @@ export class FleetBudget implements EvacuationBudget {
     const key = JSON.stringify(wait);
     if (key !== q.lastWait) onWait(wait);
     q.lastWait = key;
-  }
-
-  async leave(node: string): Promise<void> {
-    await this.#o.api.setQueued(node, null);
   }
 
   async #take(l: LeaseView, node: string): Promise<LeaseView> {

@@ -1,4 +1,4 @@
-// The budget's FleetApi over src/kube: Leases in the fleet namespace, the queue label on Nodes,
+// The budget's FleetApi over src/kube: Leases in the fleet namespace, the queued Nodes (by label),
 // the DaemonSet's desiredNumberScheduled for percentage budgets.
 import type { KubeClients } from '../../kube/client.ts';
 import {
@@ -10,7 +10,6 @@ import {
   listQueuedNodes,
   QUEUED_LABEL,
   replaceLease,
-  setQueuedLabel,
   type KubeLease,
 } from '../../kube/lease.ts';
 import { runWatch } from '../../kube/watch.ts';
@@ -63,7 +62,6 @@ export function kubeFleetApi(o: {
         since: Number(n.metadata.labels?.[QUEUED_LABEL] ?? 0),
       }));
     },
-    setQueued: (node, since) => setQueuedLabel(k, node, since === null ? null : String(since)),
     watchLeases(onEvent, onSynced, signal) {
       void runWatch<KubeLease>({
         k,

@@ -19,19 +19,23 @@ export class LeaseCache {
     this.#signal = signal;
   }
 
+  /** Opens the one watch (once; later calls do nothing). */
+  start(): void {
+    if (this.#started) return;
+    this.#started = true;
+    this.#api.watchLeases(
+      (type, lease) => this.#onEvent(type, lease),
+      () => {
+        this.#synced = true;
+        this.#onSynced?.();
+      },
+      this.#signal,
+    );
+  }
+
   /** The Leases: from the watch once it has synced, else (or when `fresh`) one list. */
   async current(fresh = false): Promise<LeaseView[]> {
-    if (!this.#started) {
-      this.#started = true;
-      this.#api.watchLeases(
-        (type, lease) => this.#onEvent(type, lease),
-        () => {
-          this.#synced = true;
-          this.#onSynced?.();
-        },
-        this.#signal,
-      );
-    }
+    this.start();
     // the watch's own first list is as fresh as one of ours: wait for it (a while) instead
     if (!this.#synced) await this.#firstSync(5000);
     if (this.#synced && !fresh) return [...this.#leases.values()];

@@ -16,8 +16,8 @@ export function waitText(w: SlotWait): string {
 }
 
 /**
- * Waits for a slot. Undefined without a budget; null when stopped while waiting (a cancel takes
- * the node out of the queue; a shutdown keeps its place).
+ * Waits for a slot. Undefined without a budget; null when stopped while waiting (a cancel leaves
+ * the queue with the restore's first record write; a shutdown keeps the place).
  */
 export async function takeSlot(
   run: NodeRun,
@@ -28,12 +28,14 @@ export async function takeSlot(
   const rec = run.store.current;
   if (!budget || !rec) return undefined;
   const queuedAt = rec.queuedAt ? new Date(rec.queuedAt) : run.now();
-  if (!rec.queuedAt) await run.store.update({ queuedAt: queuedAt.toISOString() });
+  // resumed (restart, lost slot): it began before, and keeps its start when it goes on
+  const resumed = rec.phase === 'Evacuating';
   let told = false;
   const slot = await budget.acquire({
     node: run.nodeName,
     queuedSince: queuedAt,
     signal: ctl.signal,
+    enqueue: () => enqueue(run, queuedAt),
     onWait: (w) => {
       metrics?.fleetSlots?.(w.holders.length, w.total);
       const text = waitText(w);
@@ -57,22 +59,29 @@ export async function takeSlot(
       ).catch((err: unknown) => run.log.debug({ err }, 'NodeMaintenance queue status not written'));
     },
   });
-  if (!slot) {
-    if (ctl.cancelled())
-      await budget
-        .leave(run.nodeName)
-        .catch((err: unknown) => run.log.warn({ err }, 'queue label not removed'));
-    return null;
-  }
+  if (!slot) return null;
   metrics?.queueFinished?.((run.now().getTime() - queuedAt.getTime()) / 1000);
-  const fresh = run.store.current?.phase === 'Queued';
+  // the queue label comes off in this same write
   await run.store.update({
     phase: 'Evacuating',
     slot: slot.name,
-    ...(fresh ? { since: run.now().toISOString() } : {}),
+    ...(resumed ? {} : { since: run.now().toISOString() }),
   });
   run.deps.metrics?.phase('Evacuating');
   return slot;
+}
+
+/**
+ * Into the queue: the record's phase Queued carries the queue label in the same Node write. A
+ * fresh evacuation was recorded Queued already; a resumed one that must wait for a slot again
+ * (restart, lost slot) goes back to Queued, in its old place, so status and operators see the wait.
+ */
+async function enqueue(run: NodeRun, queuedAt: Date): Promise<void> {
+  const rec = run.store.current;
+  if (!rec || (rec.phase === 'Queued' && rec.queuedAt)) return;
+  const { slot: _lost, ...rest } = rec;
+  await run.store.set({ ...rest, phase: 'Queued', queuedAt: queuedAt.toISOString() });
+  run.deps.metrics?.phase('Queued');
 }
 
 /** Gives the slot back (kept on shutdown: it expires, or the restarted agent re-takes it). */

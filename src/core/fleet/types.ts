@@ -29,17 +29,21 @@ export interface SlotWait {
 export interface EvacuationBudget {
   /**
    * Waits until this node holds a slot (queued since `queuedSince`); undefined when the signal
-   * aborted first. The node stays queued (label kept) on abort: `leave` takes it out.
+   * aborted first. The queue label is the caller's: it comes and goes with the record's phase
+   * Queued (one Node write each way), so the budget neither sets nor removes it.
    */
   acquire(o: {
     node: string;
     queuedSince: Date;
     signal: AbortSignal;
+    /**
+     * Called once before the queue is read, unless the node still holds its slot: puts the node
+     * in the queue (its label) if it is not there yet, e.g. a resumed evacuation that lost its slot.
+     */
+    enqueue(): Promise<void>;
     /** Each time the holders (or the place in the queue) changed. */
     onWait(w: SlotWait): void;
   }): Promise<Slot | undefined>;
-  /** Takes the node out of the queue (uncordon while Queued). */
-  leave(node: string): Promise<void>;
 }
 
 export interface LeaseView {
@@ -61,7 +65,6 @@ export interface FleetApi {
   /** ConflictError when the resourceVersion is stale. */
   replaceLease(l: LeaseView): Promise<LeaseView>;
   queuedNodes(): Promise<{ node: string; since: number }[]>;
-  setQueued(node: string, since: number | null): Promise<void>;
   /** One watch of the Leases (list, then watch; relists heal). Runs until the signal aborts. */
   watchLeases(
     onEvent: (type: string, lease: LeaseView) => void,
