@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { newRecord, NodeRecordStore, parseRecord, serializeRecord } from '../../src/core/record.ts';
+import {
+  newRecord,
+  NodeRecordStore,
+  parseRecord,
+  QUEUED_LABEL,
+  queuedLabel,
+  serializeRecord,
+} from '../../src/core/record.ts';
 
 describe('node record', () => {
   it('reads back what it wrote', () => {
@@ -89,5 +96,69 @@ describe('NodeRecordStore', () => {
   it('refuses a plugin save when no evacuation is recorded', async () => {
     const store = new NodeRecordStore({ persist: async () => undefined });
     await expect(store.save('nova', {})).rejects.toThrow(/no node record/);
+  });
+
+  it('puts the fleet queue label on and off in the record writes themselves, never a write of its own', async () => {
+    const writes: { phase?: string; labels?: Record<string, string | null> }[] = [];
+    const queuedAt = '2024-05-01T10:00:00.000Z';
+    const store = new NodeRecordStore({
+      persist: async (v, labels) =>
+        void writes.push({ ...(v ? { phase: parseRecord(v)?.phase } : {}), ...(labels ? { labels } : {}) }),
+    });
+
+    // cordoned with a budget: recorded Queued, the label (when it first queued, epoch ms) in the same write
+    await store.set({ ...newRecord('cordon', new Date(queuedAt)), phase: 'Queued', queuedAt });
+    // a second write while Queued leaves the label alone
+    await store.update({ trigger: 'cordon' });
+    // took a slot: Evacuating, and the label comes off with it
+    await store.update({ phase: 'Evacuating', slot: 'drainer-evacuation-0' });
+    await store.save('nova', { step: 1 });
+
+    expect(writes).toEqual([
+      { phase: 'Queued', labels: { [QUEUED_LABEL]: String(Date.parse(queuedAt)) } },
+      { phase: 'Queued' },
+      { phase: 'Evacuating', labels: { [QUEUED_LABEL]: null } },
+      { phase: 'Evacuating' },
+    ]);
+  });
+
+  it('states the label in its first write, so a label an earlier agent left never outlives the record', async () => {
+    const labels: (Record<string, string | null> | undefined)[] = [];
+    const store = new NodeRecordStore({
+      record: newRecord('cordon', new Date(0)),
+      persist: async (_v, l) => void labels.push(l),
+    });
+    await store.update({ taintedByUs: true });
+    await store.clear();
+    expect(labels).toEqual([{ [QUEUED_LABEL]: null }, undefined]);
+  });
+
+  it('states the label again after a failed write', async () => {
+    let fail = true;
+    const labels: (Record<string, string | null> | undefined)[] = [];
+    const store = new NodeRecordStore({
+      record: { ...newRecord('cordon', new Date(0)), phase: 'Queued', queuedAt: new Date(5).toISOString() },
+      persist: async (_v, l) => {
+        labels.push(l);
+        if (fail) throw new Error('503');
+      },
+    });
+    await expect(store.update({ trigger: 'cordon' })).rejects.toThrow('503');
+    fail = false;
+    await store.update({ trigger: 'cordon' });
+    expect(labels).toEqual([{ [QUEUED_LABEL]: '5' }, { [QUEUED_LABEL]: '5' }]);
+  });
+});
+
+describe('queuedLabel', () => {
+  it('is the queuedAt in epoch ms while Queued, and no label in any other phase', () => {
+    const queued = {
+      ...newRecord('cordon', new Date(0)),
+      phase: 'Queued' as const,
+      queuedAt: new Date(42).toISOString(),
+    };
+    expect(queuedLabel(queued)).toBe('42');
+    expect(queuedLabel({ ...queued, phase: 'Evacuating' })).toBeNull();
+    expect(queuedLabel(undefined)).toBeNull();
   });
 });

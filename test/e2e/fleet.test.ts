@@ -32,10 +32,12 @@ function rack(racked: number, per: number, migrationSeconds = 10) {
   };
 }
 
-/** Every phase change of every Node record, in the API server's order (one watch). */
-function phaseTimeline(stack: Stack, signal: AbortSignal): { node: string; phase: Phase | 'InService' }[] {
+type Step = { node: string; phase: Phase | 'InService'; labelled: boolean };
+
+/** Every change of a Node record's phase or of the queue label, in the API server's order (one watch). */
+function phaseTimeline(stack: Stack, signal: AbortSignal): Step[] {
   const seen = new Map<string, string>();
-  const timeline: { node: string; phase: Phase | 'InService' }[] = [];
+  const timeline: Step[] = [];
   void runWatch<KubeNode>({
     k: stack.k,
     path: '/api/v1/nodes',
@@ -45,9 +47,12 @@ function phaseTimeline(stack: Stack, signal: AbortSignal): { node: string; phase
     onEvent: (_type, n) => {
       const phase = parseRecord(n.metadata.annotations?.[STATE_ANNOTATION])?.phase ?? 'InService';
       const node = n.metadata.name ?? '';
-      if (seen.get(node) === phase) return;
-      seen.set(node, phase);
-      timeline.push({ node, phase });
+      const labelled = n.metadata.labels?.['drainer.dev/queued'] !== undefined;
+      if (seen.get(node) === `${phase} ${labelled}`) return;
+      seen.set(node, `${phase} ${labelled}`);
+      const last = timeline.findLast((t) => t.node === node);
+      if (last?.phase === phase && last.labelled === labelled) return;
+      timeline.push({ node, phase, labelled });
     },
   });
   return timeline;
@@ -103,6 +108,8 @@ describe('fleet budget (full stack, one agent per node)', () => {
     expect(maxEvacuating(timeline)).toBe(2);
     const started = timeline.filter((t) => t.phase === 'Evacuating').map((t) => t.node);
     expect(started).toEqual(nodes);
+    // the label is on exactly while the record says Queued: both change in one Node write
+    expect(timeline.filter((t) => t.labelled !== (t.phase === 'Queued'))).toEqual([]);
     // the last two waited Queued first, and no record keeps a slot once done
     for (const n of ['r3', 'r4'])
       expect(timeline.findIndex((t) => t.node === n && t.phase === 'Queued')).toBeGreaterThan(-1);
@@ -164,10 +171,21 @@ describe('fleet budget (full stack, one agent per node)', () => {
     expect(Date.parse(taken.spec?.acquireTime ?? '')).toBeGreaterThanOrEqual(expiredAt);
     expect(taken.spec?.leaseTransitions).toBe(1);
 
-    // r1's agent comes back while r2 holds the only slot: it waits, then finishes
+    // r1's agent comes back while r2 holds the only slot: it waits Queued again (in its old place,
+    // its start kept), then finishes
+    const before = await s.record('r1');
+    const timeline = phaseTimeline(s, stop.signal);
     s.startAgent('r1');
     expect((await evacuated(s, 'r2')).phase).toBe('Evacuated');
-    expect((await evacuated(s, 'r1')).phase).toBe('Evacuated');
+    const r1 = await evacuated(s, 'r1');
+    expect(r1.phase).toBe('Evacuated');
+    expect(timeline.filter((t) => t.node === 'r1').map((t) => t.phase)).toEqual([
+      'Evacuating',
+      'Queued',
+      'Evacuating',
+      'Evacuated',
+    ]);
+    expect(r1).toMatchObject({ queuedAt: before?.queuedAt, since: before?.since });
     for (const v of os.servers()) expect(os.migrateCalls(v.id), v.name).toBe(1);
     expect(os.serversOnHost('r1')).toEqual([]);
   }, 60_000);
