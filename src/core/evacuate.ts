@@ -10,7 +10,14 @@ import type { Outcome, Plan } from './plugin.ts';
 import { giveBack, takeSlot, withSlot } from './fleet/step.ts';
 import { ProgressEvents, summarizePlans } from './progress-events.ts';
 import { ProgressRecord } from './progress-record.ts';
-import { EVACUATING_TAINT, errorText, newRecord, type NodeRecord, type OutcomeSummary } from './record.ts';
+import {
+  EVACUATING_TAINT,
+  errorText,
+  newRecord,
+  resumes,
+  type NodeRecord,
+  type OutcomeSummary,
+} from './record.ts';
 import type { NodeRun } from './run-context.ts';
 import type { RunResult } from './queue.ts';
 
@@ -23,7 +30,8 @@ const hasOurTaint = (run: NodeRun): boolean =>
 
 /**
  * The record for a new attempt: a resumed one keeps its start and everything it knows (and its
- * place in the fleet queue). A fresh one with a budget starts Queued.
+ * place in the fleet queue; without a budget it goes on Evacuating). A fresh one with a budget
+ * starts Queued.
  */
 function attemptRecord(
   current: NodeRecord | undefined,
@@ -35,6 +43,10 @@ function attemptRecord(
   const queuedAt = queue ? { queuedAt: now.toISOString() } : {};
   if (!current) return { ...newRecord(trigger, now), phase, ...queuedAt };
   if (current.phase === 'Evacuating') return { ...withoutError(current), trigger };
+  if (current.resumes) {
+    const { resumes: _r, ...rest } = withoutError(current);
+    return queue ? { ...withoutError(current), trigger } : { ...rest, phase: 'Evacuating', trigger };
+  }
   const { queuedAt: was, ...rest } = withoutError(current);
   const keep = current.phase === 'Queued' && was ? { queuedAt: was } : queuedAt;
   return { ...rest, ...keep, phase, trigger, since: now.toISOString() };
@@ -76,8 +88,8 @@ export async function evacuate(
   ctl: EvacuationControl,
 ): Promise<RunResult> {
   const started = run.now();
-  const fresh = run.store.current?.phase !== 'Evacuating';
-  await recordIntent(run, desired, started, fresh && run.deps.budget !== undefined);
+  const fresh = !resumes(run.store.current);
+  await recordIntent(run, desired, started, run.deps.budget !== undefined);
   // 1b. a fleet slot before the first change; given back on every way out below
   const slot = await takeSlot(run, desired.maintenance, ctl);
   if (slot === null) return stopped(run, ctl, started);

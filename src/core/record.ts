@@ -29,6 +29,8 @@ const recordSchema = z.object({
   queuedAt: z.string().optional(),
   /** The fleet slot (Lease name) held while Evacuating; removed when released. */
   slot: z.string().optional(),
+  /** Queued again after it had begun (restart, lost slot): it resumes when it gets a slot, never starts afresh. */
+  resumes: z.boolean().optional(),
   /** Did drainer cordon the node (e.g. for a NodeMaintenance on a schedulable node)? */
   cordonedByUs: z.boolean().default(false),
   /** Did drainer add drainer.dev/evacuating:NoSchedule? */
@@ -113,6 +115,10 @@ export function newRecord(trigger: string, now: Date): NodeRecord {
     plugins: {},
   };
 }
+
+/** An evacuation that began: Evacuating, or Queued again for a slot after a restart or a lost slot. */
+export const resumes = (r: NodeRecord | undefined): boolean =>
+  r?.phase === 'Evacuating' || r?.resumes === true;
 
 /** The queue label a record implies: the queuedAt (epoch ms) while Queued, else none. */
 export function queuedLabel(record: NodeRecord | undefined): string | null {

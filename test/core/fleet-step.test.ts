@@ -132,6 +132,43 @@ describe('fleet slot: waiting Queued', () => {
     expect(label()).toBeUndefined();
   });
 
+  it('restarted again while Queued for its lost slot, it still resumes: no fresh plan, its start kept', async () => {
+    const budget = new OneSlot();
+    budget.handOver();
+    const { cluster, reconcile, label } = setup(budget);
+    resumed(cluster, { phase: 'Queued', resumes: true });
+
+    await reconcile();
+
+    expect(cluster.reasons()).not.toContain('EvacuationPlanned');
+    const rec = cluster.record('node-7');
+    expect(rec).toMatchObject({ phase: 'Evacuated', since: '2024-05-01T10:05:00.000Z' });
+    expect(rec?.resumes).toBeUndefined();
+    expect(label()).toBeUndefined();
+  });
+
+  it('such a record without a budget any more goes on Evacuating at once', async () => {
+    const cluster = new FakeCluster();
+    let phaseWhenPluginRan: string | undefined;
+    const host = new FakeHost([
+      {
+        name: 'nova',
+        evacuate: async () => {
+          phaseWhenPluginRan = cluster.record('node-7')?.phase;
+          return succeeded('nova', ['vm-1']);
+        },
+      },
+    ]);
+    const config = configSchema.parse({ fleet: { maxConcurrentEvacuations: 0 } });
+    const reconciler = new Reconciler({ cluster, host, config, log: quietLogger() });
+    resumed(cluster, { phase: 'Queued', resumes: true });
+
+    await reconciler.reconcile('node-7', new AbortController().signal);
+
+    expect(phaseWhenPluginRan).toBe('Evacuating');
+    expect(cluster.record('node-7')).toMatchObject({ phase: 'Evacuated', since: '2024-05-01T10:05:00.000Z' });
+  });
+
   it('a resumed evacuation that still holds its slot goes straight on, never Queued', async () => {
     const budget = new OneSlot('node-7');
     const { cluster, phases, reconcile, label } = setup(budget);

@@ -3,6 +3,7 @@
 import { maintenanceStatus } from '../maintenance-status.ts';
 import { writeMaintenanceStatus } from '../maintenance-sync.ts';
 import { maintenanceRef, type MaintenanceObject } from '../objects.ts';
+import { resumes } from '../record.ts';
 import type { NodeRun } from '../run-context.ts';
 import type { Slot, SlotWait } from './types.ts';
 
@@ -29,7 +30,7 @@ export async function takeSlot(
   if (!budget || !rec) return undefined;
   const queuedAt = rec.queuedAt ? new Date(rec.queuedAt) : run.now();
   // resumed (restart, lost slot): it began before, and keeps its start when it goes on
-  const resumed = rec.phase === 'Evacuating';
+  const resumed = resumes(rec);
   let told = false;
   const slot = await budget.acquire({
     node: run.nodeName,
@@ -65,6 +66,7 @@ export async function takeSlot(
   await run.store.update({
     phase: 'Evacuating',
     slot: slot.name,
+    resumes: undefined,
     ...(resumed ? {} : { since: run.now().toISOString() }),
   });
   run.deps.metrics?.phase('Evacuating');
@@ -80,7 +82,8 @@ async function enqueue(run: NodeRun, queuedAt: Date): Promise<void> {
   const rec = run.store.current;
   if (!rec || (rec.phase === 'Queued' && rec.queuedAt)) return;
   const { slot: _lost, ...rest } = rec;
-  await run.store.set({ ...rest, phase: 'Queued', queuedAt: queuedAt.toISOString() });
+  // a restart while it waits must not take it for a fresh attempt: it resumes
+  await run.store.set({ ...rest, phase: 'Queued', queuedAt: queuedAt.toISOString(), resumes: true });
   run.deps.metrics?.phase('Queued');
 }
 
