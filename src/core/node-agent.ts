@@ -80,8 +80,6 @@ export function createReconciler(
     'nodeName' | 'config' | 'k' | 'plugins' | 'log' | 'metrics' | 'signal' | 'watch'
   > & {
     noBudget?: boolean;
-    /** The budget made already (the agent's, its Lease watch open); else made here unless noBudget. */
-    budget?: FleetBudget;
   },
 ): Reconciler {
   const log = o.log.child({ node: o.nodeName });
@@ -96,7 +94,8 @@ export function createReconciler(
     ...(metrics ? { onEviction: (code: string) => metrics.evictions.inc({ code }) } : {}),
   });
   const cluster = o.config.dryRun ? dryRunCluster(real, log) : real;
-  const budget = o.budget ?? createBudget({ ...o, log });
+  // its Lease watch opens at the first wait for a slot, and stays open for the agent's life
+  const budget = createBudget({ ...o, log });
   return new Reconciler({
     cluster,
     ...(budget ? { budget } : {}),
@@ -109,10 +108,7 @@ export function createReconciler(
 
 export function createNodeAgent(o: NodeAgentOptions): { agent: Agent; reconciler: Reconciler } {
   const log = o.log.child({ node: o.nodeName });
-  // the Lease watch opens with the agent and stays open: one list+watch per agent lifetime, not per wait
-  const budget = createBudget({ ...o, log });
-  budget?.start();
-  const reconciler = createReconciler({ ...o, ...(budget ? { budget } : {}) });
+  const reconciler = createReconciler(o);
   const agent = new Agent({
     nodeName: o.nodeName,
     reconciler,

@@ -43,10 +43,6 @@ export function replaceLease(k: KubeTransport, namespace: string, lease: KubeLea
   });
 }
 
-export async function listLeases(k: KubeTransport, namespace: string): Promise<KubeLease[]> {
-  return (await k.request<KubeList<KubeLease>>({ path: leasesPath(namespace) })).items;
-}
-
 /** The queued Nodes only (label selector): never a list of every node. */
 export async function listQueuedNodes(k: KubeTransport): Promise<KubeNode[]> {
   const list = await k.request<KubeList<KubeNode>>({

@@ -7,8 +7,8 @@ import type { KubeObject, KubeStatus } from './types.ts';
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
 export interface StreamResult {
-  /** Newest resourceVersion seen (events and bookmarks). */
-  readonly resourceVersion: string;
+  /** Newest resourceVersion seen (events and bookmarks); none from a watch from the start that saw none. */
+  readonly resourceVersion: string | undefined;
   /** The server said our resourceVersion is too old: relist. */
   readonly expired: boolean;
   /** The watchdog ended a silent stream. */
@@ -20,11 +20,14 @@ export interface StreamOptions {
   readonly http: KubeTransport;
   readonly path: string;
   readonly query: Readonly<Record<string, string | number | boolean | undefined>>;
-  readonly resourceVersion: string;
+  /** None: the server starts at its most recent state, the existing objects first as ADDED events. */
+  readonly resourceVersion: string | undefined;
   readonly timeoutSeconds: number;
   readonly watchdogMs: number;
   readonly signal: AbortSignal;
   readonly onEvent: (type: WatchEventType, obj: KubeObject) => void;
+  /** The server answered 200: the stream is open. */
+  readonly onOpen?: () => void;
 }
 
 interface WireEvent {
@@ -59,6 +62,7 @@ export async function watchStream(o: StreamOptions): Promise<StreamResult> {
     if (res.code === 410) return { resourceVersion: rv, expired: true, silent, events };
     if (res.code !== 200 || !res.stream)
       throw errorForStatus(res.code, res.body as KubeStatus, 'GET', o.path);
+    o.onOpen?.();
     const reader = res.stream.getReader();
     const decoder = new TextDecoder();
     let buffer = '';

@@ -1,6 +1,7 @@
 // A list+watch loop that never gives up: list (chunked) for a resourceVersion, then watch with a
 // server-side timeout; relist on 410; back off with jitter on any other error; a watchdog restarts
 // silent streams. Callbacks get objects only; what to do with them is the caller's business.
+// With `watchFirst` there is no list: a watch without a resourceVersion brings the existing objects.
 import type { Logger } from '../observability/logger.ts';
 import { backoffDelay, sleep as defaultSleep, type BackoffOptions } from './backoff.ts';
 import type { KubeClients, KubeTransport } from './http.ts';
@@ -31,6 +32,16 @@ export interface WatchOptions<T extends KubeObject = KubeObject> {
   readonly startAt?: { readonly resourceVersion: string; readonly objects: readonly T[] };
   /** List page size (default 500). */
   readonly pageSize?: number;
+  /**
+   * No list: open (and, after a 410, reopen) with a watch that carries no resourceVersion, which the
+   * server answers with the existing objects as ADDED events, then the changes: one request instead
+   * of two, for small collections. No event marks the end of that initial state (sendInitialEvents
+   * needs the WatchList feature), so onSynced is never called; known objects such a stream never
+   * named are reported DELETED when it ends (its initial events are all in by then).
+   */
+  readonly watchFirst?: boolean;
+  /** Each time a watch stream is open (its 200 answer came). */
+  onOpen?(): void;
 }
 
 const keyOf = (o: KubeObject): string => `${o.metadata.namespace ?? ''}/${o.metadata.name ?? ''}`;
@@ -81,7 +92,8 @@ export async function runWatch<T extends KubeObject = KubeObject>(o: WatchOption
   let fresh: boolean;
   while (!o.signal.aborted) {
     try {
-      if (rv === undefined) {
+      const fromStart = rv === undefined && o.watchFirst === true;
+      if (rv === undefined && !fromStart) {
         const listed = await listAll<T>(http, o);
         const present = new Set(listed.items.map(keyOf));
         for (const [key, old] of [...known]) if (!present.has(key)) emit('DELETED', old);
@@ -89,7 +101,8 @@ export async function runWatch<T extends KubeObject = KubeObject>(o: WatchOption
         rv = listed.resourceVersion;
         fresh = true;
         o.onSynced?.(listed.items);
-      } else fresh = false;
+      } else fresh = fromStart;
+      const named = new Set<string>();
       const jittered = Math.max(1, Math.round(timeoutSeconds * (0.9 + Math.random() * 0.2)));
       const res = await watchStream({
         http,
@@ -99,11 +112,17 @@ export async function runWatch<T extends KubeObject = KubeObject>(o: WatchOption
         timeoutSeconds: jittered,
         watchdogMs: jittered * 1000 + (o.watchdogMarginMs ?? 30_000),
         signal: o.signal,
-        onEvent: (type, obj) => emit(type, obj as T),
+        onEvent: (type, obj) => {
+          if (fromStart) named.add(keyOf(obj));
+          emit(type, obj as T);
+        },
+        ...(o.onOpen ? { onOpen: o.onOpen } : {}),
       });
+      if (fromStart && !res.expired)
+        for (const [key, old] of [...known]) if (!named.has(key)) emit('DELETED', old);
       rv = res.expired ? undefined : res.resourceVersion;
-      if (res.expired) o.log.info({ path: o.path }, 'watch expired (410): relisting');
-      // a server that answers 410 right after every list must not make us spin
+      if (res.expired) o.log.info({ path: o.path }, 'watch expired (410): starting again');
+      // a server that answers 410 right after every list (or to a watch from now) must not make us spin
       if (res.expired && res.events === 0 && fresh) throw new Error('watch expired right after a list');
       failures = 0;
       if (res.silent) o.log.warn({ path: o.path }, 'watch stream silent too long: restarting');

@@ -42,8 +42,6 @@ describe('fleet budget over the API server', () => {
     const [a1, a2] = [agent(), agent()];
     const leaseReads = () =>
       f.server.requestLog.filter((r) => r.method === 'GET' && /\/leases(\?|$)/.test(r.path));
-    a1.start();
-    a2.start();
     await until(() => leaseReads().filter((r) => r.path.includes('watch=1')).length === 2, 'both watches');
     const opened = leaseReads().length;
     // the record write of phase Queued puts the label on (here: the test does it)

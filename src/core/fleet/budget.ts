@@ -4,7 +4,7 @@
 // Waiters order themselves by the drainer.dev/queued label (oldest first, then node name) and
 // re-check only when a Lease changes holder, a held one may have expired, or a slow resync fires.
 import type { Logger } from '../../observability/logger.ts';
-import { isConflictError } from '../errors.ts';
+import { isConflictError, isNotFoundError } from '../errors.ts';
 import type { EvacuationBudget, FleetApi, LeaseView, Slot, SlotWait } from './types.ts';
 import { LeaseCache } from './lease-cache.ts';
 
@@ -37,8 +37,8 @@ export interface FleetBudgetOptions {
 interface QueueState {
   queued: boolean;
   lastWait: string;
-  /** Read the Leases from the API, not the watch (after a lost race). */
-  fresh: boolean;
+  /** Leases to read from the API, not the watch, on the next turn (a lost race: 409 or 404). */
+  recheck: string[];
   relist: boolean;
   ahead?: Set<string>;
   /** The cache version the queue was listed at: holders seen since then are no longer waiting. */
@@ -54,14 +54,6 @@ export class FleetBudget implements EvacuationBudget {
   constructor(o: FleetBudgetOptions) {
     this.#o = o;
     this.#cache = new LeaseCache(o.api, o.signal);
-  }
-
-  /**
-   * Opens the Lease watch now (the agent's start) rather than at the first wait: one list and one
-   * long watch per agent lifetime, so queueing costs no list+watch of its own.
-   */
-  start(): void {
-    this.#cache.start();
   }
 
   #now(): Date {
@@ -95,17 +87,20 @@ export class FleetBudget implements EvacuationBudget {
     const q: QueueState = {
       queued: false,
       lastWait: '',
-      fresh: false,
+      recheck: [],
       relist: true,
       from: this.#cache.version,
     };
     while (!o.signal.aborted) {
       const seen = this.#cache.version;
       const total = await this.#total();
-      const leases = await this.#cache.current(q.fresh);
-      q.fresh = false;
+      // the first wait opens the agent's Lease watch (one request); later waits read it for free
+      const byName = new Map((await this.#cache.current()).map((l) => [l.name, l]));
+      for (const [name, l] of await this.#read(q)) {
+        if (l) byName.set(name, l);
+        else byName.delete(name);
+      }
       const now = this.#now().getTime();
-      const byName = new Map(leases.map((l) => [l.name, l]));
       const slots = Array.from({ length: total }, (_, i) => byName.get(slotName(i)) ?? { name: slotName(i) });
       // resume: a slot still ours (not expired) is renewed, never doubled
       const mine = slots.find((l) => l.holder === o.node && !this.#expired(l, now));
@@ -123,17 +118,14 @@ export class FleetBudget implements EvacuationBudget {
       });
       const stale = this.#stale(q, free.length, aheadN, now);
       const candidates = mine ? [mine] : stale ? free : free.slice(aheadN);
-      const taken = await this.#takeFirst(candidates, o.node);
+      const taken = await this.#takeFirst(candidates, o.node, q);
       if (taken) {
         // the label comes off with the record's phase Evacuating (one write); until then the
         // other waiters already skip this node, as the Lease names it
         this.#o.log.info({ slot: taken.name }, 'took a fleet evacuation slot');
         return new HeldSlot(taken, o.node, this.#o);
       }
-      if (candidates.length) {
-        q.fresh = true; // lost a race: look again at once, at the API's own view
-        continue;
-      }
+      if (candidates.length) continue; // lost a race: look again at once, at the API's own view
       this.#tell(q, (w) => o.onWait(w), slots, total, now);
       const waitMs = Math.min(
         this.#o.resyncMs ?? 60_000,
@@ -188,15 +180,33 @@ export class FleetBudget implements EvacuationBudget {
     return Math.min(Infinity, ...at.map((t) => t - now + 50));
   }
 
-  async #takeFirst(candidates: readonly LeaseView[], node: string): Promise<LeaseView | undefined> {
+  /**
+   * The first candidate this node could take. A 409 (another node won, or a create of a Lease the
+   * watch had not shown yet) or a 404 (deleted) puts the Lease on the recheck list.
+   */
+  async #takeFirst(
+    candidates: readonly LeaseView[],
+    node: string,
+    q: QueueState,
+  ): Promise<LeaseView | undefined> {
     for (const l of candidates) {
       try {
         return await this.#take(l, node);
       } catch (err) {
-        if (!isConflictError(err)) throw err;
+        if (!isConflictError(err) && !isNotFoundError(err)) throw err;
+        q.recheck.push(l.name);
       }
     }
     return undefined;
+  }
+
+  /** The Leases on the recheck list as the API has them now (undefined: there is none). */
+  async #read(q: QueueState): Promise<[string, LeaseView | undefined][]> {
+    const names = [...new Set(q.recheck)];
+    q.recheck = [];
+    return Promise.all(
+      names.map(async (n): Promise<[string, LeaseView | undefined]> => [n, await this.#o.api.getLease(n)]),
+    );
   }
 
   #tell(

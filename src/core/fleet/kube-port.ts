@@ -6,13 +6,13 @@ import {
   createLease,
   getLease,
   leasesPath,
-  listLeases,
   listQueuedNodes,
   QUEUED_LABEL,
   replaceLease,
   type KubeLease,
 } from '../../kube/lease.ts';
 import { runWatch } from '../../kube/watch.ts';
+import { isNotFoundError } from '../errors.ts';
 import type { BackoffOptions } from '../../kube/backoff.ts';
 import type { Logger } from '../../observability/logger.ts';
 import type { FleetApi, LeaseView } from './types.ts';
@@ -52,8 +52,14 @@ export function kubeFleetApi(o: {
 }): FleetApi {
   const { k, namespace } = o;
   return {
-    listLeases: async () => (await listLeases(k, namespace)).map(view),
-    getLease: async (name) => view(await getLease(k, namespace, name)),
+    async getLease(name) {
+      try {
+        return view(await getLease(k, namespace, name));
+      } catch (err) {
+        if (isNotFoundError(err)) return undefined;
+        throw err;
+      }
+    },
     createLease: async (v) => view(await createLease(k, namespace, lease(v, namespace))),
     replaceLease: async (v) => view(await replaceLease(k, namespace, lease(v, namespace))),
     async queuedNodes() {
@@ -62,12 +68,14 @@ export function kubeFleetApi(o: {
         since: Number(n.metadata.labels?.[QUEUED_LABEL] ?? 0),
       }));
     },
-    watchLeases(onEvent, onSynced, signal) {
+    watchLeases(onEvent, onOpen, signal) {
+      // a handful of objects: the watch brings them (no list), and after a 410 brings them again
       void runWatch<KubeLease>({
         k,
         path: leasesPath(namespace),
+        watchFirst: true,
         onEvent: (type, l) => onEvent(type, view(l)),
-        onSynced: () => onSynced(),
+        onOpen,
         signal,
         log: o.log,
         ...(o.watch?.timeoutSeconds ? { timeoutSeconds: o.watch.timeoutSeconds } : {}),

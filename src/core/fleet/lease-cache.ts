@@ -2,57 +2,78 @@
 // wait that ends when one of them changes holder (renewals alone wake nobody).
 import type { FleetApi, LeaseView } from './types.ts';
 
+/** How long the opened watch must stay quiet before its first events count as in (ms). */
+export const FIRST_EVENTS_QUIET_MS = 100;
+/** The longest a first read waits for the watch (ms): an API that is down does not block the wait. */
+const FIRST_EVENTS_MAX_MS = 5000;
+
 export class LeaseCache {
   readonly #api: FleetApi;
   readonly #signal: AbortSignal;
-  #started = false;
-  #synced = false;
-  #onSynced: (() => void) | undefined;
-  readonly #leases = new Map<string, LeaseView>();
+  readonly #quietMs: number;
+  /** The watch is open and its first events are in (or we stopped waiting for them). */
+  #ready: Promise<void> | undefined;
+  /** While the first events come in: re-arms the quiet timer. */
+  #settle: (() => void) | undefined;
+  /** While the first events come in: re-arms the quiet timer. */ readonly #leases = new Map<
+    string,
+    LeaseView
+  >();
   readonly #waiters = new Set<() => void>();
   /** Bumped on every holder change; with the holders each change brought (the last few hundred). */
   #version = 0;
   readonly #held: { version: number; holder: string }[] = [];
 
-  constructor(api: FleetApi, signal: AbortSignal) {
+  constructor(api: FleetApi, signal: AbortSignal, quietMs = FIRST_EVENTS_QUIET_MS) {
     this.#api = api;
     this.#signal = signal;
+    this.#quietMs = quietMs;
   }
 
-  /** Opens the one watch (once; later calls do nothing). */
-  start(): void {
-    if (this.#started) return;
-    this.#started = true;
-    this.#api.watchLeases(
-      (type, lease) => this.#onEvent(type, lease),
-      () => {
-        this.#synced = true;
-        this.#onSynced?.();
-      },
-      this.#signal,
-    );
+  /**
+   * The Leases as the watch knows them. The first call (the agent's first wait for a slot) opens
+   * the one watch, which stays open for the agent's life: later waits cost no list or watch.
+   * The view may lack a Lease (no marker ends the watch's initial ADDED events): decisions made on
+   * it are writes with a resourceVersion, and a 409 makes the budget read that Lease again.
+   */
+  async current(): Promise<LeaseView[]> {
+    await (this.#ready ??= this.#open());
+    return [...this.#leases.values()];
   }
 
-  /** The Leases: from the watch once it has synced, else (or when `fresh`) one list. */
-  async current(fresh = false): Promise<LeaseView[]> {
-    this.start();
-    // the watch's own first list is as fresh as one of ours: wait for it (a while) instead
-    if (!this.#synced) await this.#firstSync(5000);
-    if (this.#synced && !fresh) return [...this.#leases.values()];
-    return this.#api.listLeases();
-  }
-
-  #firstSync(ms: number): Promise<void> {
+  /** Opens the watch; resolves once the stream has been quiet a while after it opened. */
+  #open(): Promise<void> {
     return new Promise((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      this.#onSynced = () => {
-        clearTimeout(timer);
+      let quiet: NodeJS.Timeout | undefined;
+      let open = false;
+      const done = () => {
+        clearTimeout(quiet);
+        clearTimeout(cap);
+        this.#signal.removeEventListener('abort', done);
+        this.#settle = undefined;
         resolve();
       };
+      const cap = setTimeout(done, FIRST_EVENTS_MAX_MS);
+      this.#signal.addEventListener('abort', done, { once: true });
+      // the existing Leases come first, right after the stream opens: each one re-arms the timer
+      this.#settle = () => {
+        if (!open) return;
+        clearTimeout(quiet);
+        quiet = setTimeout(done, this.#quietMs);
+      };
+      this.#api.watchLeases(
+        (type, lease) => this.#onEvent(type, lease),
+        () => {
+          open = true;
+          this.#settle?.();
+        },
+        this.#signal,
+      );
     });
   }
 
   #onEvent(type: string, lease: LeaseView): void {
+    this.#settle?.();
     const before = this.#leases.get(lease.name);
     if (type === 'DELETED') this.#leases.delete(lease.name);
     else this.#leases.set(lease.name, lease);

@@ -58,17 +58,21 @@ export interface LeaseView {
 
 /** The Kubernetes calls of the budget (kube-port.ts over src/kube/lease.ts). */
 export interface FleetApi {
-  listLeases(): Promise<LeaseView[]>;
-  getLease(name: string): Promise<LeaseView>;
+  /** Undefined when there is no such Lease. */
+  getLease(name: string): Promise<LeaseView | undefined>;
   /** ConflictError when it exists already. */
   createLease(l: LeaseView): Promise<LeaseView>;
-  /** ConflictError when the resourceVersion is stale. */
+  /** ConflictError when the resourceVersion is stale; NotFoundError when the Lease is gone. */
   replaceLease(l: LeaseView): Promise<LeaseView>;
   queuedNodes(): Promise<{ node: string; since: number }[]>;
-  /** One watch of the Leases (list, then watch; relists heal). Runs until the signal aborts. */
+  /**
+   * One watch of the Leases, opened without a resourceVersion: the existing ones come first as
+   * ADDED events (no list), then the changes; re-watches heal. `onOpen` each time a stream opens.
+   * Runs until the signal aborts.
+   */
   watchLeases(
     onEvent: (type: string, lease: LeaseView) => void,
-    onSynced: () => void,
+    onOpen: () => void,
     signal: AbortSignal,
   ): void;
   /** Nodes running the agent (for percentage budgets). */
