@@ -37,6 +37,9 @@ export interface FleetRun {
   /** Per simulated minute: the waits are on the sandbox's scaled clock (see the notes). */
   readonly requestsPerQueuedMinute: number;
   readonly requestsPerRealQueuedMinute: number;
+  /** Nodes that waited Queued; with one more request each (the write of phase Evacuating), per minute. */
+  readonly queuedNodes: number;
+  readonly withExitWrites: number;
   /** The fleet's requests of all agents, from the sandbox's request log: before the cordon, and during the run. */
   readonly before: FleetRequests;
   readonly during: FleetRequests;
@@ -127,6 +130,9 @@ async function runOnce(o: FleetOptions, budget: number): Promise<FleetRun> {
   let maxEvacuating = 0;
   let lastEnd = 0;
   let agents: DemoAgents | undefined;
+  const recordPhase = (node: string): string | undefined =>
+    parseRecord(sb.kube.store.find('nodes', undefined, node)?.metadata.annotations?.[STATE_ANNOTATION])
+      ?.phase;
   try {
     // one agent per node with the daemon's watch settings (default server-side timeouts)
     agents = startAgents({
@@ -136,8 +142,9 @@ async function runOnce(o: FleetOptions, budget: number): Promise<FleetRun> {
       log,
       signal: stop.signal,
       watch: 'daemon',
+      // the record as the API server has it when the answer comes (read in-process, no watch lag)
       onApiRequest: (node, api) => {
-        if (api === 'kubernetes' && phase.get(node) === 'Queued') queuedRequests++;
+        if (api === 'kubernetes' && recordPhase(node) === 'Queued') queuedRequests++;
       },
     });
     const all = agents;
@@ -200,6 +207,8 @@ async function runOnce(o: FleetOptions, budget: number): Promise<FleetRun> {
       queuedRequests,
       requestsPerQueuedMinute: perQueuedMinute(queuedRequests),
       requestsPerRealQueuedMinute: queuedMinutes > 0 ? queuedRequests / queuedMinutes : 0,
+      queuedNodes: queuedSince.size,
+      withExitWrites: perQueuedMinute(queuedRequests + queuedSince.size),
       evacuated: rack.filter((n) => phase.get(n) === 'Evacuated').length,
       before,
       during,
@@ -252,8 +261,9 @@ export function fleetNotes(o: FleetOptions, runs: readonly FleetRun[]): string[]
   return [
     `${o.hosts} hypervisors × ${o.serversPerHost} servers cordoned at once (one patch each, concurrently), one agent per node in this process with the daemon's settings; migrations ${o.migrationSeconds} simulated s at clock scale ${o.scale}, 2 per host at once; the rack's Nova services disabled by the operator beforehand, 3 spare hosts take everything.`,
     'Timeline from one watch on the Nodes (the drainer.dev/state record): per-node evacuation = Evacuating → Evacuated; makespan = first cordon → last Evacuated; ideal = Σ per-node / budget (real seconds).',
-    `Requests per queued minute: every Kubernetes request an agent made while its node was Queued, divided by the node-minutes spent Queued on the sandbox clock (real minutes × ${o.scale}): the waits last as long as the evacuations ahead, which run on that clock, and the requests come per hand-off, not per minute. The real-minute figure is given for context. Paid once per queued node: the record write of phase Queued (it carries the drainer.dev/queued label in the same Node PATCH; counted when the observer sees Queued before the agent has its answer); at the agent's first wait, its Lease watch (one request: a watch without resourceVersion, answered with the existing Leases as ADDED events, then the changes; no list); one list of the queued Nodes (label selector) when a slot is free; the take (a Lease create or PUT; a 409 costs one GET of that Lease more); one EvacuationQueued Event (only when it had to wait; with a NodeMaintenance also one status write); and the record write of phase Evacuating (the label comes off in it). Nothing is paid per hand-off: waiters learn of them from the Lease watch and drop the nodes ahead that took a slot.`,
+    `Requests per queued minute: every Kubernetes request of an agent answered while its node's record said Queued (read from the API server's store at the answer, in this process: no watch lag), divided by the node-minutes spent Queued on the sandbox clock (real minutes × ${o.scale}): the waits last as long as the evacuations ahead, which run on that clock, and the requests come per hand-off, not per minute. The real-minute figure is given for context. Paid once per queued node: the record write of phase Queued (it carries the drainer.dev/queued label in the same Node PATCH); at the agent's first wait, its Lease watch (one request: a watch without resourceVersion, answered with the existing Leases as ADDED events, then the changes; no list); one list of the queued Nodes (label selector) when a slot is free; the take (a Lease create or PUT; a 409 costs one GET of that Lease more); one EvacuationQueued Event (only when it had to wait; with a NodeMaintenance also one status write); and the record write of phase Evacuating (the label comes off in it; answered after the record left Queued, so not counted: of the two Node writes, the one into the queue is). Nothing is paid per hand-off: waiters learn of them from the Lease watch and drop the nodes ahead that took a slot.`,
     `The Lease watch stays open for the agent's life (re-watching about every 5 minutes, the server-side timeout), so an agent's later waits pay no watch; an agent that never waits opens none. Here every agent waits once, so the figure carries one watch per queued node. From the sandbox's request log: ${runs.map((r) => `budget ${r.budget}: before the cordon ${r.before.leaseWatches} Lease watches and ${r.before.leaseLists} lists; during the run ${r.during.leaseWatches} watches, ${r.during.leaseLists} lists, ${r.during.queueLists} queue lists, ${r.during.leaseConflicts} Lease 409s, ${r.during.leaseGets} Lease GETs`).join('; ')}.`,
+    `Counted with both Node writes of each queued node (${runs.map((r) => r.queuedNodes).join(' and ')} nodes queued): ${runs.map((r) => `budget ${r.budget}: ${round(r.withExitWrites, 2)}`).join(', ')} requests per queued node per minute.`,
     ...runs.map(
       (r) =>
         `budget ${r.budget}: ${r.evacuated} Evacuated, makespan ${round(r.makespanS, 1)} s, ideal ${round(r.idealS, 1)} s, ${r.queuedRequests} requests over ${round(r.queuedMinutes, 2)} queued node-minutes.`,
