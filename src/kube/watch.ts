@@ -6,7 +6,7 @@ import type { Logger } from '../observability/logger.ts';
 import { backoffDelay, sleep as defaultSleep, type BackoffOptions } from './backoff.ts';
 import type { KubeClients, KubeTransport } from './http.ts';
 import type { KubeList, KubeObject } from './types.ts';
-import { watchStream, type WatchEventType } from './watch-stream.ts';
+import { watchStream, type StreamResult, type WatchEventType } from './watch-stream.ts';
 
 export type { WatchEventType } from './watch-stream.ts';
 
@@ -41,7 +41,7 @@ export interface WatchOptions<T extends KubeObject = KubeObject> {
    */
   readonly watchFirst?: boolean;
   /** Each time a watch stream is open (its 200 answer came). */
-  onOpen?(): void;
+  readonly onOpen?: () => void;
 }
 
 const keyOf = (o: KubeObject): string => `${o.metadata.namespace ?? ''}/${o.metadata.name ?? ''}`;
@@ -70,56 +70,83 @@ export async function listAll<T extends KubeObject>(
   }
 }
 
+/** The objects a watch has told of, and how each event reaches the caller. */
+class Known<T extends KubeObject> {
+  readonly map = new Map<string, T>();
+  readonly #o: WatchOptions<T>;
+
+  constructor(o: WatchOptions<T>) {
+    this.#o = o;
+    for (const obj of o.startAt?.objects ?? []) this.map.set(keyOf(obj), obj);
+  }
+
+  emit(type: WatchEventType, obj: T): void {
+    if (type === 'DELETED') this.map.delete(keyOf(obj));
+    else this.map.set(keyOf(obj), obj);
+    try {
+      this.#o.onEvent(type, obj);
+    } catch (err) {
+      this.#o.log.error({ err, path: this.#o.path }, 'watch callback failed');
+    }
+  }
+
+  /** Every known object missing from `present` is reported DELETED. */
+  keepOnly(present: ReadonlySet<string>): void {
+    for (const [key, old] of [...this.map]) if (!present.has(key)) this.emit('DELETED', old);
+  }
+}
+
+/** A list (all pages): the known objects brought up to it. Returns its resourceVersion. */
+async function relist<T extends KubeObject>(o: WatchOptions<T>, known: Known<T>): Promise<string> {
+  const listed = await listAll<T>(o.k, o);
+  known.keepOnly(new Set(listed.items.map(keyOf)));
+  for (const item of listed.items) known.emit('ADDED', item);
+  o.onSynced?.(listed.items);
+  return listed.resourceVersion;
+}
+
+/**
+ * One watch stream from `rv`, or from the start (none). A stream from the start names every
+ * existing object first: once it ended, a known object it never named is gone.
+ */
+async function stream<T extends KubeObject>(
+  o: WatchOptions<T>,
+  known: Known<T>,
+  rv: string | undefined,
+): Promise<StreamResult> {
+  const timeoutSeconds = o.timeoutSeconds ?? 300;
+  const named = new Set<string>();
+  const jittered = Math.max(1, Math.round(timeoutSeconds * (0.9 + Math.random() * 0.2)));
+  const res = await watchStream({
+    http: o.k,
+    path: o.path,
+    query: o.query ?? {},
+    resourceVersion: rv,
+    timeoutSeconds: jittered,
+    watchdogMs: jittered * 1000 + (o.watchdogMarginMs ?? 30_000),
+    signal: o.signal,
+    onEvent: (type, obj) => {
+      if (rv === undefined) named.add(keyOf(obj));
+      known.emit(type, obj as T);
+    },
+    ...(o.onOpen ? { onOpen: o.onOpen } : {}),
+  });
+  if (rv === undefined && !res.expired) known.keepOnly(named);
+  return res;
+}
+
 /** Runs until the signal aborts, then resolves. Never rejects for API trouble. */
 export async function runWatch<T extends KubeObject = KubeObject>(o: WatchOptions<T>): Promise<void> {
-  const http: KubeTransport = o.k;
   const sleep = o.backoff?.sleep ?? defaultSleep;
-  const timeoutSeconds = o.timeoutSeconds ?? 300;
-  const known = new Map<string, T>();
-  const emit = (type: WatchEventType, obj: T): void => {
-    if (type === 'DELETED') known.delete(keyOf(obj));
-    else known.set(keyOf(obj), obj);
-    try {
-      o.onEvent(type, obj);
-    } catch (err) {
-      o.log.error({ err, path: o.path }, 'watch callback failed');
-    }
-  };
+  const known = new Known(o);
   let rv: string | undefined = o.startAt?.resourceVersion;
-  for (const obj of o.startAt?.objects ?? []) known.set(keyOf(obj), obj);
   let failures = 0;
-  /** The rv comes from a list made just now (not from a long-running watch). */
-  let fresh: boolean;
   while (!o.signal.aborted) {
     try {
-      const fromStart = rv === undefined && o.watchFirst === true;
-      if (rv === undefined && !fromStart) {
-        const listed = await listAll<T>(http, o);
-        const present = new Set(listed.items.map(keyOf));
-        for (const [key, old] of [...known]) if (!present.has(key)) emit('DELETED', old);
-        for (const item of listed.items) emit('ADDED', item);
-        rv = listed.resourceVersion;
-        fresh = true;
-        o.onSynced?.(listed.items);
-      } else fresh = fromStart;
-      const named = new Set<string>();
-      const jittered = Math.max(1, Math.round(timeoutSeconds * (0.9 + Math.random() * 0.2)));
-      const res = await watchStream({
-        http,
-        path: o.path,
-        query: o.query ?? {},
-        resourceVersion: rv,
-        timeoutSeconds: jittered,
-        watchdogMs: jittered * 1000 + (o.watchdogMarginMs ?? 30_000),
-        signal: o.signal,
-        onEvent: (type, obj) => {
-          if (fromStart) named.add(keyOf(obj));
-          emit(type, obj as T);
-        },
-        ...(o.onOpen ? { onOpen: o.onOpen } : {}),
-      });
-      if (fromStart && !res.expired)
-        for (const [key, old] of [...known]) if (!named.has(key)) emit('DELETED', old);
+      /** The rv comes from a list made just now, or there is none (not from a long-running watch). */
+      const fresh = rv === undefined;
+      if (rv === undefined && !o.watchFirst) rv = await relist(o, known);
+      const res = await stream(o, known, rv);
       rv = res.expired ? undefined : res.resourceVersion;
       if (res.expired) o.log.info({ path: o.path }, 'watch expired (410): starting again');
       // a server that answers 410 right after every list (or to a watch from now) must not make us spin

@@ -1,28 +1,31 @@
-// Story: two agents share a budget of one slot on the sandbox API server. Each opens its Lease
-// watch when it starts; from then on a wait costs no Lease watch of its own (and a Lease list only
-// after a lost race): the hand-off reaches the waiter through that watch, and it reads the queue (its label is the record's, here
-// written by the test) once, when the slot is free.
-import { afterEach, describe, expect, it } from 'vitest';
+// Stories: agents share a budget of one slot on the sandbox API server. An agent opens its Lease
+// watch at its first wait, as one watch without resourceVersion (the existing Leases come as its
+// first events: no list), and keeps it: an agent that never waits opens none, a later wait opens
+// nothing. The hand-off reaches the waiter through that watch, and it reads the queue (its label is
+// the record's, here written by the test) once, when the slot is free. A Lease the watch has not
+// shown yet costs a 409 on create and one GET of that Lease, never a list.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FleetBudget } from '../../src/core/fleet/budget.ts';
 import { kubeFleetApi } from '../../src/core/fleet/kube-port.ts';
-import type { Slot, SlotWait } from '../../src/core/fleet/types.ts';
+import type { FleetApi, Slot, SlotWait } from '../../src/core/fleet/types.ts';
 import { QUEUED_LABEL } from '../../src/core/record.ts';
 import { MERGE_PATCH } from '../../src/kube/http.ts';
 import { node, startFixture, type KubeFixture } from '../kube/sandbox.ts';
 import { until } from '../kube/helpers.ts';
 import { quietLogger } from './fakes.ts';
 
-const LEASES = '/apis/coordination.k8s.io/v1/namespaces/drainer/leases';
-
 describe('fleet budget over the API server', () => {
   let fx: KubeFixture | undefined;
-  const stop = new AbortController();
+  let stop = new AbortController();
+  beforeEach(() => {
+    stop = new AbortController();
+  });
   afterEach(async () => {
     stop.abort();
     await fx?.close();
   });
 
-  it('opens one Lease watch per agent at start; a wait through a hand-off opens none and lists Leases only after a lost race', async () => {
+  async function setup(nodes: string[]) {
     fx = await startFixture();
     const f = fx;
     await f.k.request({
@@ -30,64 +33,123 @@ describe('fleet budget over the API server', () => {
       path: '/api/v1/namespaces',
       body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'drainer' } },
     });
-    for (const n of ['n1', 'n2']) await f.k.request({ method: 'POST', path: '/api/v1/nodes', body: node(n) });
-    const agent = () =>
+    for (const n of nodes) await f.k.request({ method: 'POST', path: '/api/v1/nodes', body: node(n) });
+    const api = kubeFleetApi({ k: f.k, namespace: 'drainer', daemonSet: 'drainer', log: quietLogger() });
+    const agent = (over: Partial<FleetApi> = {}) =>
       new FleetBudget({
-        api: kubeFleetApi({ k: f.k, namespace: 'drainer', daemonSet: 'drainer', log: quietLogger() }),
+        api: { ...api, ...over },
         budget: 1,
         leaseDuration: 30,
         log: quietLogger(),
         signal: stop.signal,
       });
-    const [a1, a2] = [agent(), agent()];
     const leaseReads = () =>
       f.server.requestLog.filter((r) => r.method === 'GET' && /\/leases(\?|$)/.test(r.path));
-    await until(() => leaseReads().filter((r) => r.path.includes('watch=1')).length === 2, 'both watches');
-    const opened = leaseReads().length;
-    // the record write of phase Queued puts the label on (here: the test does it)
-    const enqueue = (n: string, since: number) => async () =>
+    // the record writes of phase Queued and Evacuating put the label on and take it off (here: the test)
+    const label = async (n: string, since: number | null) =>
       void (await f.k.request({
         method: 'PATCH',
         path: `/api/v1/nodes/${n}`,
         contentType: MERGE_PATCH,
-        body: { metadata: { labels: { [QUEUED_LABEL]: String(since) } } },
+        body: { metadata: { labels: { [QUEUED_LABEL]: since === null ? null : String(since) } } },
       }));
+    const wait = async (a: FleetBudget, n: string, since: number, waits: SlotWait[] = []) => {
+      const slot = await a.acquire({
+        node: n,
+        queuedSince: new Date(since),
+        signal: stop.signal,
+        enqueue: () => label(n, since),
+        onWait: (w) => waits.push(w),
+      });
+      await label(n, null);
+      return slot;
+    };
+    // read in the server's store: the test's own reads stay out of the request log
+    const holder = () =>
+      (
+        f.server.store.get('leases.coordination.k8s.io', 'drainer', 'drainer-evacuation-0') as {
+          spec?: { holderIdentity?: string };
+        }
+      ).spec?.holderIdentity;
+    return { f, agent, leaseReads, wait, holder };
+  }
 
-    const first = await a1.acquire({
-      node: 'n1',
-      queuedSince: new Date(1000),
-      signal: stop.signal,
-      enqueue: enqueue('n1', 1000),
-      onWait: () => undefined,
-    });
+  it('opens the Lease watch at the first wait (one watch, no list); an idle agent and a second wait open none', async () => {
+    const { f, agent, leaseReads, wait, holder } = await setup(['n1', 'n2', 'n3']);
+    const [a1, a2] = [agent(), agent()];
+    agent(); // n3's agent never waits
+    expect(leaseReads()).toEqual([]);
+
+    // n1's first wait: one request, a watch without resourceVersion, and the slot
+    const first = await wait(a1, 'n1', 1000);
+    expect(leaseReads().map((r) => r.path)).toEqual([expect.stringContaining('watch=1')]);
+    expect(leaseReads()[0]?.path).not.toContain('resourceVersion=');
+
+    // n2 waits through the hand-off: its own first watch, told of the release by it
     const waits: SlotWait[] = [];
-    const second: Promise<Slot | undefined> = a2.acquire({
-      node: 'n2',
-      queuedSince: new Date(2000),
-      signal: stop.signal,
-      enqueue: enqueue('n2', 2000),
-      onWait: (w) => waits.push(w),
-    });
+    const second: Promise<Slot | undefined> = wait(a2, 'n2', 2000, waits);
     await until(() => waits.length > 0, 'n2 waits');
     expect(waits[0]).toMatchObject({ total: 1, holders: [{ node: 'n1', slot: 'drainer-evacuation-0' }] });
     await first?.release();
     const slot = await second;
-
     expect(slot?.name).toBe('drainer-evacuation-0');
-    const lease = await f.k.request<{ spec: { holderIdentity?: string } }>({
-      path: `${LEASES}/drainer-evacuation-0`,
+    expect(holder()).toBe('n2');
+    expect(leaseReads()).toHaveLength(2);
+
+    // n1's second wait (n2 holds the slot): no list, no watch
+    const again2: SlotWait[] = [];
+    const again: Promise<Slot | undefined> = wait(a1, 'n1', 3000, again2);
+    await until(() => again2.length > 0, 'n1 waits again');
+    expect(again2[0]).toMatchObject({ holders: [{ node: 'n2' }] });
+    await slot?.release();
+    const back = await again;
+    expect(back?.name).toBe('drainer-evacuation-0');
+    expect(holder()).toBe('n1');
+    expect(leaseReads()).toHaveLength(2);
+    expect(leaseReads().every((r) => r.path.includes('watch=1'))).toBe(true);
+    // no race lost: no 409, no Lease read by name; the budget writes no label itself (the test's
+    // label on and off per wait are the only Node writes)
+    expect(f.server.requestLog.filter((r) => r.status === 409)).toEqual([]);
+    expect(f.server.requestLog.filter((r) => r.method === 'GET' && /\/leases\/./.test(r.path))).toEqual([]);
+    expect(f.server.requestLog.filter((r) => r.method === 'PATCH')).toHaveLength(6);
+    back?.abandon();
+  }, 20_000);
+
+  it('a Lease its watch had not shown: the create answers 409, one GET shows the holder, and it waits for the hand-off', async () => {
+    const { f, agent, wait, holder } = await setup(['n1', 'n2']);
+    const first = await wait(agent(), 'n1', 1000);
+    // n2's watch misses the existing Lease among its first events (no marker ends them)
+    let missed = false;
+    const blind = agent({
+      watchLeases: (onEvent, onOpen, signal) =>
+        kubeFleetApi({ k: f.k, namespace: 'drainer', daemonSet: 'drainer', log: quietLogger() }).watchLeases(
+          (type, l) => {
+            if (!missed && type === 'ADDED') missed = true;
+            else onEvent(type, l);
+          },
+          onOpen,
+          signal,
+        ),
     });
-    expect(lease.spec.holderIdentity).toBe('n2');
-    // no watch of its own, and a list of the Leases only after a lost race (a 409: read the API's own view)
-    const later = leaseReads().slice(opened);
-    expect(later.filter((r) => r.path.includes('watch=1'))).toEqual([]);
+    const waits: SlotWait[] = [];
+    const second: Promise<Slot | undefined> = wait(blind, 'n2', 2000, waits);
+    await until(() => waits.length > 0, 'n2 waits');
+    expect(missed).toBe(true);
+    // it took the slot for free, tried to create it, and read that one Lease: held by n1
+    expect(waits[0]).toMatchObject({ holders: [{ node: 'n1' }] });
     const conflicts = f.server.requestLog.filter((r) => r.status === 409);
-    expect(later.length).toBeLessThanOrEqual(conflicts.length);
-    // the queue is read once per node that found the slot free; the budget writes no label itself
-    const queueReads = f.server.requestLog.filter((r) => r.path.includes('labelSelector=drainer.dev'));
-    expect(queueReads).toHaveLength(2);
-    const nodePatches = f.server.requestLog.filter((r) => r.method === 'PATCH');
-    expect(nodePatches).toHaveLength(2);
+    expect(conflicts.map((r) => r.method)).toEqual(['POST']);
+    const gets = f.server.requestLog.filter((r) => r.method === 'GET' && /\/leases\/./.test(r.path));
+    expect(gets).toHaveLength(1);
+
+    await first?.release();
+    const slot = await second;
+    expect(slot?.name).toBe('drainer-evacuation-0');
+    expect(holder()).toBe('n2');
+    const lists = f.server.requestLog.filter(
+      (r) => r.method === 'GET' && /\/leases(\?|$)/.test(r.path) && !r.path.includes('watch=1'),
+    );
+    expect(lists).toEqual([]);
     slot?.abandon();
   }, 20_000);
 });

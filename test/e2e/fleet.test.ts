@@ -88,7 +88,7 @@ describe('fleet budget (full stack, one agent per node)', () => {
     stack = undefined;
   });
 
-  it('4 nodes cordoned at once, budget 2: never more than 2 Evacuating, the queued ones in cordon order', async () => {
+  it('4 nodes cordoned, budget 2: never more than 2 Evacuating, the queued ones in cordon order', async () => {
     stack = await startStack({
       scenario: rack(4, 2),
       config: { fleet: { maxConcurrentEvacuations: 2, leaseDuration: 1 } },
@@ -101,6 +101,11 @@ describe('fleet budget (full stack, one agent per node)', () => {
     for (const n of nodes) {
       await s.cordon(n);
       await until(`${n} queued or evacuating`, async () => (await s.record(n))?.phase);
+      // the last two queue behind both holders (each agent's Lease watch opens at its first wait)
+      if (n === 'r2')
+        await until('r1 and r2 took their slots', () =>
+          ['r1', 'r2'].every((m) => timeline.some((t) => t.node === m && t.phase === 'Evacuating')),
+        );
     }
 
     const records = await Promise.all(nodes.map((n) => evacuated(s, n)));

@@ -22,7 +22,7 @@ afterEach(async () => {
   await f.close();
 });
 
-function watchNodes(extra: { pageSize?: number } = {}): void {
+function watchNodes(extra: { pageSize?: number; watchFirst?: boolean; onOpen?: () => void } = {}): void {
   running = runWatch({
     k: f.k,
     path: '/api/v1/nodes',
@@ -93,6 +93,38 @@ describe('runWatch', () => {
     f.server.store.create('nodes', node('late'));
     await until(() => seen.includes('ADDED late'), 'the node created during the outage');
     expect(f.codes).toContain('503');
+  });
+
+  it('watchFirst: a watch without resourceVersion brings the existing objects (no list); after a 410 it starts again the same way', async () => {
+    f.server.store.create('nodes', node('a'));
+    f.server.store.create('nodes', node('b'));
+    let opened = 0;
+    watchNodes({ watchFirst: true, onOpen: () => opened++ });
+    await until(() => seen.length === 2, 'the existing nodes');
+    expect(seen).toEqual(['ADDED a', 'ADDED b']);
+    f.server.store.create('nodes', node('c'));
+    await until(() => seen.includes('ADDED c'), 'a change');
+
+    // away while a vanished and d came, and the history compacted: 410, then from the start again
+    f.server.faults.dropWatches();
+    f.server.store.delete('nodes', undefined, 'a');
+    f.server.store.create('nodes', node('d'));
+    f.server.faults.compactHistory();
+    await until(() => seen.includes('ADDED d'), 'the objects as they are now');
+    expect(seen.slice(3)).toEqual(['ADDED b', 'ADDED c', 'ADDED d']);
+    // no end-of-initial-state marker: what that stream never named is known gone when it ends
+    expect(seen).not.toContain('DELETED a');
+    f.server.faults.dropWatches();
+    await until(() => seen.includes('DELETED a'), 'a reported gone');
+
+    const watches = f.server.requestLog.filter((r) => r.path.startsWith('/api/v1/nodes?'));
+    expect(lists()).toBe(0);
+    expect(syncs).toBe(0);
+    expect(watches[0]?.path).not.toContain('resourceVersion=');
+    // the reconnect after the first drop carried its resourceVersion, and was answered 410 (an ERROR event)
+    expect(watches[1]?.path).toContain('resourceVersion=');
+    expect(watches[2]?.path).not.toContain('resourceVersion=');
+    expect(opened).toBeGreaterThanOrEqual(3);
   });
 
   it('resolves when its signal aborts', async () => {

@@ -2,15 +2,17 @@
 // wait that ends when one of them changes holder (renewals alone wake nobody).
 import type { FleetApi, LeaseView } from './types.ts';
 
-/** How long the opened watch must stay quiet before its first events count as in (ms). */
-export const FIRST_EVENTS_QUIET_MS = 100;
+/**
+ * How long the opened watch must stay quiet before its first events count as in (ms): the existing
+ * Leases come together right after the stream opens, so once one is in the rest follow at once.
+ */
+const FIRST_EVENTS_QUIET_MS = { none: 100, after: 10 };
 /** The longest a first read waits for the watch (ms): an API that is down does not block the wait. */
 const FIRST_EVENTS_MAX_MS = 5000;
 
 export class LeaseCache {
   readonly #api: FleetApi;
   readonly #signal: AbortSignal;
-  readonly #quietMs: number;
   /** The watch is open and its first events are in (or we stopped waiting for them). */
   #ready: Promise<void> | undefined;
   /** While the first events come in: re-arms the quiet timer. */
@@ -24,10 +26,9 @@ export class LeaseCache {
   #version = 0;
   readonly #held: { version: number; holder: string }[] = [];
 
-  constructor(api: FleetApi, signal: AbortSignal, quietMs = FIRST_EVENTS_QUIET_MS) {
+  constructor(api: FleetApi, signal: AbortSignal) {
     this.#api = api;
     this.#signal = signal;
-    this.#quietMs = quietMs;
   }
 
   /**
@@ -46,6 +47,7 @@ export class LeaseCache {
     return new Promise((resolve) => {
       let quiet: NodeJS.Timeout | undefined;
       let open = false;
+      let events = 0;
       const done = () => {
         clearTimeout(quiet);
         clearTimeout(cap);
@@ -59,10 +61,13 @@ export class LeaseCache {
       this.#settle = () => {
         if (!open) return;
         clearTimeout(quiet);
-        quiet = setTimeout(done, this.#quietMs);
+        quiet = setTimeout(done, events ? FIRST_EVENTS_QUIET_MS.after : FIRST_EVENTS_QUIET_MS.none);
       };
       this.#api.watchLeases(
-        (type, lease) => this.#onEvent(type, lease),
+        (type, lease) => {
+          events++;
+          this.#onEvent(type, lease);
+        },
         () => {
           open = true;
           this.#settle?.();
