@@ -1,7 +1,7 @@
 // The image: a build stage with dev dependencies bundles src/ into dist/ (esbuild), a run stage with
 // production dependencies only starts `node dist/cli.js` as a numeric non-root user. No Docker engine
 // runs here, so check the Dockerfile's shape and that the build it runs yields a working dist/cli.js
-// whose daemon loads no sandbox, demo or bench code and no client-node.
+// whose daemon loads no sandbox, demo or bench code, no client-node, yargs, zod or undici.
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
@@ -122,6 +122,23 @@ describe('the build the image runs (npm run build)', () => {
     expect(cfg.stdout).toMatch(/nodeName: n1/);
   });
 
+  it('`drainer daemon` starts without loading undici (fetch) into Node', { timeout: 60_000 }, async () => {
+    // node:http imported as an ES module, or the Headers global read, would load it (~6 MB RSS)
+    const probe = `process.on('exit', () => process.stderr.write('BUILTINS ' + process.moduleLoadList.join(',') + '\\n'));`;
+    const importProbe = `data:text/javascript,${encodeURIComponent(probe)}`;
+    const entry = path.join(outDir, 'cli.js');
+    const failed = (await run(process.execPath, ['--import', importProbe, entry, 'daemon'], {
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH ?? '' },
+    }).catch((e: unknown) => e)) as { code?: number; stderr: string };
+    // it loaded everything the agent starts with, then stopped at the missing NODE_NAME
+    expect(failed.code).toBe(2);
+    expect(failed.stderr).toMatch(/NODE_NAME is required/);
+    const builtins = /^BUILTINS (.*)$/m.exec(failed.stderr)?.[1] ?? '';
+    expect(builtins).toMatch(/NativeModule https\b/);
+    expect(builtins).not.toMatch(/undici/);
+  });
+
   it('splits the lazily loaded commands into chunks of their own', () => {
     for (const cmd of ['daemon', 'sandbox', 'demo', 'run-once', 'status'])
       expect(outputFor(`src/cli/${cmd}.ts`)).not.toBe(outputFor('src/cli.ts'));
@@ -141,6 +158,9 @@ describe('the build the image runs (npm run build)', () => {
     expect(inputs.filter((i) => /^(src\/(sandbox|demo)|bench)\//.test(i))).toEqual([]);
     expect(inputs).not.toContain('src/kube/client.ts');
     expect(packages.filter((p) => p.startsWith('@kubernetes/'))).toEqual([]);
+    // a plain `drainer daemon` is parsed without yargs; the config schema's zod/mini is bundled
+    expect(packages.filter((p) => p === 'yargs' || p.startsWith('zod'))).toEqual([]);
+    expect(inputs.some((i) => i.includes('node_modules/zod/v4/mini/'))).toBe(true);
     // the kubeconfig path still reaches client-node, through a dynamic import
     const kubeconfig = staticClosure(meta, outputFor('src/kube/client.ts'));
     expect(kubeconfig.flatMap((o) => meta.outputs[o]?.imports.map((i) => i.path) ?? [])).toContain(

@@ -17,6 +17,8 @@ export interface DaemonOptions {
   readonly kubeconfig?: string;
   /** The CLI entry, relative to repo or absolute (default src/cli.ts). */
   readonly entry?: string;
+  /** Node options before the entry (V8 flags NODE_OPTIONS does not take), as the image's ENTRYPOINT gives them. */
+  readonly execArgv?: readonly string[];
   /** More environment for the child. */
   readonly env?: Readonly<Record<string, string>>;
   /** drainer config (input form); kubeconfig and the health server are filled in here. */
@@ -96,11 +98,15 @@ export async function startDaemon(o: DaemonOptions): Promise<RunningDaemon> {
   const out = createWriteStream(logPath);
   const started = performance.now();
   const entry = o.entry ?? 'src/cli.ts';
-  const child = spawn(process.execPath, [entry, 'daemon', '--config-path', configPath], {
-    cwd: o.repo,
-    env: { PATH: process.env.PATH ?? '', HOME: o.dir, NODE_NAME: o.nodeName, ...o.env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [...(o.execArgv ?? []), entry, 'daemon', '--config-path', configPath],
+    {
+      cwd: o.repo,
+      env: { PATH: process.env.PATH ?? '', HOME: o.dir, NODE_NAME: o.nodeName, ...o.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   child.stdout?.pipe(out);
   child.stderr?.pipe(out);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

@@ -21,11 +21,14 @@ const m = process.memoryUsage();
 console.log(JSON.stringify({ ms, rssBytes: m.rss, heapUsedBytes: m.heapUsed }));
 `;
 
-/** Cost of importing `spec` (a package name or a path relative to cwd); '' for a bare process. */
-export async function importCost(cwd: string, spec: string): Promise<ImportCost> {
+/**
+ * Cost of importing `spec` (a package name or a path relative to cwd); '' for a bare process. With
+ * `nodeOptions`, under those NODE_OPTIONS (--jitless compiles Node's own modules at run time too).
+ */
+export async function importCost(cwd: string, spec: string, nodeOptions = ''): Promise<ImportCost> {
   const { stdout } = await run(process.execPath, ['--input-type=module', '-e', PROBE, spec], {
     cwd,
-    env: { PATH: process.env.PATH ?? '' },
+    env: { PATH: process.env.PATH ?? '', ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}) },
   });
   const r = JSON.parse(stdout) as Omit<ImportCost, 'module'>;
   return { module: spec || '(nothing)', ...r };

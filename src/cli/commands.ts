@@ -75,6 +75,12 @@ async function withPlugins(cli: CliContext, given: Partial<CliDeps>): Promise<vo
   cli.deps = { ...cli.deps, buildPlugins };
 }
 
+/** Runs an entry's handler: loads its module, and the plugins' registry first when it builds plugins. */
+export async function runEntry(entry: CommandEntry, argv: { cli?: CliContext }, given: Partial<CliDeps>) {
+  if (entry.plugins && argv.cli) await withPlugins(argv.cli, given);
+  await ((await entry.load()).command as unknown as AnyCommand).handler(argv as never);
+}
+
 /** A yargs command whose builder and handler load the command's module on demand. */
 export function lazyCommand(entry: CommandEntry, given: Partial<CliDeps>): AnyCommand {
   const real = async () => (await entry.load()).command as unknown as AnyCommand;
@@ -86,9 +92,6 @@ export function lazyCommand(entry: CommandEntry, given: Partial<CliDeps>): AnyCo
       if (typeof b === 'function') return b(y);
       return b ? y.options(b) : y;
     },
-    handler: async (argv: { cli?: CliContext }) => {
-      if (entry.plugins && argv.cli) await withPlugins(argv.cli, given);
-      await (await real()).handler(argv as never);
-    },
+    handler: (argv: { cli?: CliContext }) => runEntry(entry, argv, given),
   } as unknown as AnyCommand;
 }

@@ -1,12 +1,12 @@
-import yargs, { type Argv } from 'yargs';
-import { commandTable, lazyCommand } from './commands.ts';
+// The CLI's entry: a plain `drainer daemon` (the DaemonSet's) runs without yargs (daemon-args.ts);
+// everything else goes through the yargs parser (parser.ts), loaded only then.
+import { commandTable, runEntry } from './commands.ts';
 import { type CliDeps, type CliIo, defaultDeps, defaultIo, type CliContext } from './context.ts';
+import { plainDaemonArgs } from './daemon-args.ts';
 import { normalizeLegacyArgs } from './legacy-args.ts';
 import { ExitCode } from '../core/errors.ts';
 import { errorLines, wantsStack } from './error-lines.ts';
-
-/** yargs' own complaints (unknown command or option, bad value): the user's to fix. */
-class UsageError extends Error {}
+import { UsageError } from './usage-error.ts';
 
 /** --log-level as given, read before (or without) yargs' parse. */
 function logLevelOf(argv: readonly string[]): string | undefined {
@@ -40,67 +40,21 @@ function processSignal(): { signal: AbortSignal; dispose(): void } {
   };
 }
 
-/** The options every command takes (also read by test/docs/commands.test.ts to check the docs). */
-export function globalOptions<T>(y: Argv<T>) {
-  return y
-    .option('config-path', {
-      type: 'string',
-      describe: 'config file (default ./config.yaml; a missing default file is fine)',
-      global: true,
-    })
-    .option('log-level', {
-      type: 'string',
-      choices: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
-      describe: 'log level (default info)',
-      global: true,
-    })
-    .option('dry-run', { type: 'boolean', describe: 'plan and log, change nothing', global: true })
-    .option('node', {
-      type: 'string',
-      describe: 'node to act on (default $NODE_NAME, else the hostname)',
-      global: true,
-    })
-    .option('evacuation-timeout', {
-      type: 'string',
-      describe: 'deadline of the whole evacuation, e.g. 45m (the old -time-out=MINUTES maps here)',
-      global: true,
-    });
-}
-
-function parser(deps: Partial<CliDeps>) {
-  const p = globalOptions(
-    yargs()
-      .scriptName('drainer')
-      .usage(
-        '$0 <command> [options]\n\nEvacuates Nova and KubeVirt VMs by live migration before a node is drained.',
-      ),
-  )
-    .strict()
-    .exitProcess(false)
-    // yargs' complaints carry a message and no error; errors thrown by a command pass through as they are
-    .fail((msg: string | null, err: Error | undefined) => {
-      throw err ?? new UsageError(msg ?? 'invalid usage');
-    })
-    .demandCommand(1, 'name a command (see --help)')
-    .recommendCommands()
-    .help()
-    .alias('help', 'h')
-    .wrap(110);
-  // each command's module loads only when yargs picks it (commands.ts)
-  for (const c of commandTable) p.command(lazyCommand(c, deps));
-  return p;
-}
-
 /** Runs the CLI and returns the exit code (0 ok, 1 incomplete, 2 bad input). */
 export async function main(argv: readonly string[], opts: MainOptions = {}): Promise<number> {
   const own = opts.io?.signal ? undefined : processSignal();
   const io: CliIo = { ...defaultIo(own?.signal ?? (opts.io?.signal as AbortSignal)), ...opts.io };
   const cli: CliContext = { io, deps: { ...defaultDeps, ...opts.deps }, exitCode: ExitCode.ok };
   try {
-    let output = '';
-    await parser(opts.deps ?? {}).parseAsync(normalizeLegacyArgs(argv), { cli }, (_err, _argv, out) => {
-      output += out;
-    });
+    const args = normalizeLegacyArgs(argv);
+    const daemon = plainDaemonArgs(args);
+    const entry = commandTable.find((c) => c.command === 'daemon');
+    if (daemon && entry) {
+      await runEntry(entry, { ...daemon, cli }, opts.deps ?? {});
+      return cli.exitCode;
+    }
+    const { parseAndRun } = await import('./parser.ts');
+    const output = await parseAndRun(args, cli, opts.deps ?? {});
     if (output) io.stdout.write(output.endsWith('\n') ? output : `${output}\n`);
     return cli.exitCode;
   } catch (e) {

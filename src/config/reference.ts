@@ -1,6 +1,6 @@
 // The configuration reference table in the README, generated from the schema (a test checks the
 // README holds exactly this table, so docs and code cannot drift).
-import type { z } from 'zod';
+import * as z from './zod.ts';
 import { envName } from './env.ts';
 import { configSchema } from './schema.ts';
 import { enumOptions, leaves } from './schema-walk.ts';
@@ -13,17 +13,19 @@ export interface ReferenceRow {
   readonly description: string;
 }
 
-const describeOf = (s: z.ZodType): string => {
-  let cur: z.ZodType | undefined = s;
+const describeOf = (s: z.ZodMiniType): string => {
+  let cur: z.ZodMiniType | undefined = s;
   while (cur) {
-    if (cur.description) return cur.description;
-    const inner: z.ZodType | undefined = (cur as unknown as { def: { innerType?: z.ZodType } }).def.innerType;
+    const description = z.globalRegistry.get(cur)?.description;
+    if (description) return description;
+    const inner: z.ZodMiniType | undefined = (cur as unknown as { def: { innerType?: z.ZodMiniType } }).def
+      .innerType;
     cur = inner;
   }
   return '';
 };
 
-function typeOf(s: z.ZodType, kind: string): string {
+function typeOf(s: z.ZodMiniType, kind: string): string {
   if (kind === 'enum') return enumOptions(s).join(' \\| ');
   if (kind === 'duration') return 'duration (s)';
   if (kind === 'record') return 'map';

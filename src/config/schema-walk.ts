@@ -1,6 +1,6 @@
 // Reads the zod schema's structure, so env names, coercion, error wording and the example file's
 // key list all come from the one schema instead of hand-kept tables that drift.
-import type { z } from 'zod';
+import type * as z from './zod.ts';
 import { configSchema } from './schema.ts';
 
 export type LeafKind =
@@ -8,15 +8,17 @@ export type LeafKind =
 
 interface Def {
   type: string;
-  innerType?: z.ZodType;
-  in?: z.ZodType;
-  shape?: Record<string, z.ZodType>;
+  checks?: readonly { _zod: { def: { format?: string } } }[];
+  entries?: Record<string, string>;
+  innerType?: z.ZodMiniType;
+  in?: z.ZodMiniType;
+  shape?: Record<string, z.ZodMiniType>;
 }
 
-const defOf = (s: z.ZodType): Def => (s as unknown as { def: Def }).def;
+const defOf = (s: z.ZodMiniType): Def => (s as unknown as { def: Def }).def;
 
 /** Strips optional/default/nullable wrappers; a pipe (duration's transform) is kept as is. */
-export function unwrap(s: z.ZodType): z.ZodType {
+export function unwrap(s: z.ZodMiniType): z.ZodMiniType {
   let cur = s;
   for (;;) {
     const d = defOf(cur);
@@ -26,14 +28,14 @@ export function unwrap(s: z.ZodType): z.ZodType {
   }
 }
 
-export function kindOf(s: z.ZodType): LeafKind {
+export function kindOf(s: z.ZodMiniType): LeafKind {
   const u = unwrap(s);
   const d = defOf(u);
   switch (d.type) {
     case 'boolean':
       return 'boolean';
     case 'number':
-      return (u as unknown as { isInt?: boolean }).isInt ? 'integer' : 'number';
+      return d.checks?.some((c) => c._zod.def.format?.includes('int')) ? 'integer' : 'number';
     case 'string':
       return 'string';
     case 'enum':
@@ -47,21 +49,21 @@ export function kindOf(s: z.ZodType): LeafKind {
   }
 }
 
-function shapeOf(s: z.ZodType): Record<string, z.ZodType> | undefined {
+function shapeOf(s: z.ZodMiniType): Record<string, z.ZodMiniType> | undefined {
   const d = defOf(unwrap(s));
   return d.type === 'object' ? d.shape : undefined;
 }
 
 export interface Leaf {
   readonly path: readonly string[];
-  readonly schema: z.ZodType;
+  readonly schema: z.ZodMiniType;
   readonly kind: LeafKind;
 }
 
 /** Every settable key of the config (objects are descended, records are leaves). */
-export function leaves(root: z.ZodType = configSchema): Leaf[] {
+export function leaves(root: z.ZodMiniType = configSchema): Leaf[] {
   const out: Leaf[] = [];
-  const walk = (s: z.ZodType, path: string[]) => {
+  const walk = (s: z.ZodMiniType, path: string[]) => {
     const shape = shapeOf(s);
     if (!shape) {
       out.push({ path, schema: s, kind: kindOf(s) });
@@ -76,11 +78,11 @@ export function leaves(root: z.ZodType = configSchema): Leaf[] {
 /** The schema at a key path, or undefined (e.g. inside a record, or an unknown key). */
 export function schemaAt(
   path: readonly PropertyKey[],
-  root: z.ZodType = configSchema,
-): z.ZodType | undefined {
-  let cur: z.ZodType | undefined = root;
+  root: z.ZodMiniType = configSchema,
+): z.ZodMiniType | undefined {
+  let cur: z.ZodMiniType | undefined = root;
   for (const k of path) {
-    const shape: Record<string, z.ZodType> | undefined = cur ? shapeOf(cur) : undefined;
+    const shape: Record<string, z.ZodMiniType> | undefined = cur ? shapeOf(cur) : undefined;
     cur = shape?.[String(k)];
     if (!cur) return undefined;
   }
@@ -93,8 +95,8 @@ export function keysAt(path: readonly PropertyKey[]): string[] {
   return Object.keys((s && shapeOf(s)) ?? {});
 }
 
-export function enumOptions(s: z.ZodType): readonly string[] {
-  return (unwrap(s) as unknown as { options?: string[] }).options ?? [];
+export function enumOptions(s: z.ZodMiniType): readonly string[] {
+  return Object.values(defOf(unwrap(s)).entries ?? {});
 }
 
 /** Key names whose values are secrets: never printed, never put into messages. */

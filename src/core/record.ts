@@ -1,6 +1,6 @@
 // The Node record: what drainer is doing on a node and what it changed, kept in the
 // `drainer.dev/state` annotation so a restarted agent resumes and undoes only its own changes.
-import { z } from 'zod';
+import * as z from '../config/zod.ts';
 import type { RecordStore } from './host.ts';
 import type { PluginRecord } from './plugin.ts';
 
@@ -26,45 +26,47 @@ const recordSchema = z.object({
   /** When this evacuation began (ISO); while Queued, when the record was written. */
   since: z.string(),
   /** When the node first queued for a fleet slot (ISO); kept across restarts. */
-  queuedAt: z.string().optional(),
+  queuedAt: z.optional(z.string()),
   /** The fleet slot (Lease name) held while Evacuating; removed when released. */
-  slot: z.string().optional(),
+  slot: z.optional(z.string()),
   /** Queued again after it had begun (restart, lost slot): it resumes when it gets a slot, never starts afresh. */
-  resumes: z.boolean().optional(),
+  resumes: z.optional(z.boolean()),
   /** Did drainer cordon the node (e.g. for a NodeMaintenance on a schedulable node)? */
-  cordonedByUs: z.boolean().default(false),
+  cordonedByUs: z._default(z.boolean(), false),
   /** Did drainer add drainer.dev/evacuating:NoSchedule? */
-  taintedByUs: z.boolean().default(false),
+  taintedByUs: z._default(z.boolean(), false),
   /** The NodeMaintenance drainer holds a finalizer on. */
-  maintenance: z.object({ name: z.string(), apiVersion: z.string(), uid: z.string().optional() }).optional(),
-  plugins: z.record(z.string(), z.record(z.string(), z.unknown())).default({}),
-  outcomes: z
-    .array(
+  maintenance: z.optional(
+    z.object({ name: z.string(), apiVersion: z.string(), uid: z.optional(z.string()) }),
+  ),
+  plugins: z._default(z.record(z.string(), z.record(z.string(), z.unknown())), {}),
+  outcomes: z.optional(
+    z.array(
       z.object({
         plugin: z.string(),
         succeeded: z.boolean(),
         moved: z.number(),
         failed: z.number(),
-        message: z.string().optional(),
+        message: z.optional(z.string()),
       }),
-    )
-    .optional(),
-  drain: z
-    .object({
+    ),
+  ),
+  drain: z.optional(
+    z.object({
       succeeded: z.boolean(),
       total: z.number(),
       evicted: z.number(),
       ignored: z.number(),
       failed: z.array(podFailureSchema),
-    })
-    .optional(),
+    }),
+  ),
   /** Per plugin, while Evacuating: the counts of its last progress report (drainer status shows them). */
-  progress: z.record(z.string(), progressSchema).optional(),
+  progress: z.optional(z.record(z.string(), progressSchema)),
   /** When the last evacuation attempt ended (ISO): a Failed record is retried a resync later. */
-  attemptedAt: z.string().optional(),
-  lastError: z.string().optional(),
+  attemptedAt: z.optional(z.string()),
+  lastError: z.optional(z.string()),
   /** Why the last attempt failed, when it is one of the named refusals (InsufficientCapacity). */
-  failureReason: z.string().optional(),
+  failureReason: z.optional(z.string()),
 });
 
 export type NodeRecord = z.output<typeof recordSchema>;

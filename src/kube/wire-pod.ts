@@ -4,12 +4,12 @@
 // Simple kubeconfigs (a token or client certificate) use it too (kubeconfig-lite.ts).
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import * as http from 'node:http';
-import * as https from 'node:https';
-import type { IncomingMessage } from 'node:http';
+import type { Agent, IncomingMessage, RequestOptions } from 'node:http';
+import type { AgentOptions } from 'node:https';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { ConfigError } from '../core/errors.ts';
+import { http, https } from '../core/node-http.ts';
 import type { KubeWire, WireRequest, WireResponse } from './http.ts';
 
 export interface PodWireOptions {
@@ -45,7 +45,7 @@ export interface NodeWireOptions {
   /** http(s)://host:port of the API server. */
   readonly server: string;
   /** TLS: trusted CA, client certificate and key, SNI name; verification unless insecure. */
-  readonly tls?: Pick<https.AgentOptions, 'ca' | 'cert' | 'key' | 'servername'> & {
+  readonly tls?: Pick<AgentOptions, 'ca' | 'cert' | 'key' | 'servername'> & {
     readonly insecure?: boolean;
   };
   /** The bearer token; `fresh` asks to read its source again (after a 401). None: no Authorization. */
@@ -54,7 +54,7 @@ export interface NodeWireOptions {
 
 export class NodeWire implements KubeWire {
   readonly #base: URL;
-  readonly #agent: http.Agent;
+  readonly #agent: Agent;
   readonly #send: typeof http.request;
   readonly #token: ((fresh: boolean) => Promise<string | undefined>) | undefined;
 
@@ -71,7 +71,7 @@ export class NodeWire implements KubeWire {
   }
 
   #exchange(req: WireRequest, token: string | undefined): Promise<IncomingMessage> {
-    const opts: http.RequestOptions = {
+    const opts: RequestOptions = {
       method: req.method,
       agent: this.#agent,
       headers: { ...req.headers, ...(token ? { Authorization: `Bearer ${token}` } : {}) },

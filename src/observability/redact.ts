@@ -30,6 +30,11 @@ export const isSecretLogKey = (key: string): boolean =>
 
 const MAX_DEPTH = 10;
 
+// Not `instanceof Headers`: reading the global loads undici (fetch), ~6 MB, into a daemon that never
+// makes a Headers itself. One can only exist where undici is loaded already.
+const isHeaders = (value: object): value is Headers =>
+  Object.prototype.toString.call(value) === '[object Headers]';
+
 function walk(value: unknown, depth: number, seen: WeakSet<object>): unknown {
   if (typeof value === 'string') return PRIVATE_KEY.test(value) ? CENSOR : value;
   if (value === null || typeof value !== 'object') return value;
@@ -42,7 +47,7 @@ function walk(value: unknown, depth: number, seen: WeakSet<object>): unknown {
   try {
     if (Array.isArray(value)) return value.map((v) => walk(v, depth + 1, seen));
     if (value instanceof Map) return walk(Object.fromEntries(value), depth, seen);
-    if (value instanceof Headers) return walk(Object.fromEntries(value.entries()), depth, seen);
+    if (isHeaders(value)) return walk(Object.fromEntries(value.entries()), depth, seen);
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) {
       out[k] =

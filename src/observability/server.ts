@@ -1,7 +1,8 @@
 // /healthz (the process answers), /readyz (the agent is synced and able to act; 503 with reasons
 // otherwise), /metrics (Prometheus text). Plain node:http: three routes need no framework.
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { http } from '../core/node-http.ts';
 import type { Metrics } from './metrics.ts';
 
 export type Readiness = boolean | { ready: boolean; reasons: string[] };
@@ -45,7 +46,7 @@ async function route(req: IncomingMessage, res: ServerResponse, opts: HealthServ
 }
 
 export async function startHealthServer(opts: HealthServerOptions): Promise<HealthServer> {
-  const server = createServer((req, res) => {
+  const server = http.createServer((req, res) => {
     route(req, res, opts).catch(() => {
       if (!res.headersSent) send(res, 500, 'text/plain', 'internal error\n');
       else res.destroy();

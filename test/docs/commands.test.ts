@@ -7,7 +7,7 @@ import yargs, { type Argv, type CommandModule } from 'yargs';
 import { describe, expect, it } from 'vitest';
 import { commandTable } from '../../src/cli/commands.ts';
 import { normalizeLegacyArgs } from '../../src/cli/legacy-args.ts';
-import { globalOptions } from '../../src/cli/main.ts';
+import { globalOptions } from '../../src/cli/parser.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const FILES = [

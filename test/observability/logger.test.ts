@@ -38,6 +38,16 @@ describe('logger redaction', () => {
     expect(all()).toContain('hello');
   });
 
+  it('censors secret headers inside a fetch Headers object and keeps the others', () => {
+    const { log, all } = capture();
+    log.info({ response: { headers: new Headers({ 'X-Subject-Token': SUBJECT, 'x-request-id': 'req-7' }) } });
+    expectNoSecrets(all());
+    expect(JSON.parse(all()).response.headers).toEqual({
+      'x-subject-token': '[REDACTED]',
+      'x-request-id': 'req-7',
+    });
+  });
+
   it('logs a got HTTPError with status, method and URL but none of its headers or body', async () => {
     nock('http://keystone.test')
       .post('/v3/auth/tokens')

@@ -2,9 +2,8 @@
 // `Connection: close`), our retry loop with an injected sleep, and every non-2xx answer turned into
 // a typed error. Messages carry only safe facts: never headers, request bodies or tokens. (Not got:
 // it alone added ~14 MB RSS and ~100 ms start to an agent that runs on every hypervisor.)
-import http from 'node:http';
-import https from 'node:https';
 import { readFileSync } from 'node:fs';
+import type { AgentOptions } from 'node:https';
 import { setTimeout as delay } from 'node:timers/promises';
 import {
   ApiError,
@@ -15,6 +14,7 @@ import {
   TransientError,
   type ApiErrorDetails,
 } from '../../core/errors.ts';
+import { http, https } from '../../core/node-http.ts';
 
 export type Api = 'keystone' | 'nova' | 'placement';
 export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
@@ -72,7 +72,7 @@ const RETRY_CODES = new Set([
   'EHOSTUNREACH',
 ]);
 
-function tlsSettings(tls: TlsOptions = {}): https.AgentOptions {
+function tlsSettings(tls: TlsOptions = {}): AgentOptions {
   return {
     rejectUnauthorized: !tls.insecure,
     ...(tls.cacert ? { ca: readFileSync(tls.cacert) } : {}),

@@ -1,0 +1,56 @@
+// The yargs parser of every command but a plain `drainer daemon` (daemon-args.ts): help, strict
+// flags and the usage errors. Each command's module loads only when yargs picks it (commands.ts).
+import yargs, { type Argv } from 'yargs';
+import { commandTable, lazyCommand } from './commands.ts';
+import type { CliContext, CliDeps } from './context.ts';
+import { GLOBAL_FLAGS } from './global-flags.ts';
+import { UsageError } from './usage-error.ts';
+
+/** The options every command takes (also read by test/docs/commands.test.ts to check the docs). */
+export function globalOptions<T>(y: Argv<T>): Argv<T> {
+  let out = y;
+  for (const [name, f] of Object.entries(GLOBAL_FLAGS))
+    out = out.option(name, {
+      type: f.type,
+      describe: f.describe,
+      global: true,
+      ...(f.choices ? { choices: [...f.choices] } : {}),
+    });
+  return out;
+}
+
+function parser(deps: Partial<CliDeps>) {
+  const p = globalOptions(
+    yargs()
+      .scriptName('drainer')
+      .usage(
+        '$0 <command> [options]\n\nEvacuates Nova and KubeVirt VMs by live migration before a node is drained.',
+      ),
+  )
+    .strict()
+    .exitProcess(false)
+    // yargs' complaints carry a message and no error; errors thrown by a command pass through as they are
+    .fail((msg: string | null, err: Error | undefined) => {
+      throw err ?? new UsageError(msg ?? 'invalid usage');
+    })
+    .demandCommand(1, 'name a command (see --help)')
+    .recommendCommands()
+    .help()
+    .alias('help', 'h')
+    .wrap(110);
+  for (const c of commandTable) p.command(lazyCommand(c, deps));
+  return p;
+}
+
+/** Parses and runs the command; returns what yargs printed (help, version). */
+export async function parseAndRun(
+  argv: readonly string[],
+  cli: CliContext,
+  deps: Partial<CliDeps>,
+): Promise<string> {
+  let output = '';
+  await parser(deps).parseAsync([...argv], { cli }, (_err, _argv, out) => {
+    output += out;
+  });
+  return output;
+}
