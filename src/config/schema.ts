@@ -72,7 +72,7 @@ export const novaSchema = z
       .max(64)
       .optional()
       .describe(
-        'migrations submitted beyond maxConcurrentMigrations, queued by Nova for the next free slot (unset: 3 × maxConcurrentMigrations from microversion 2.65, else 0)',
+        'migrations submitted beyond maxConcurrentMigrations, queued by Nova for the next free slot (unset: 3 × maxConcurrentMigrations, at least 5, from microversion 2.65, else 0)',
       ),
     retries: z.number().int().min(0).max(20).default(2).describe('retries of a failed migration'),
     retryBackoff: duration().default(10).describe('first backoff between retries, doubled each time'),
