@@ -1,7 +1,8 @@
 // `npm run bench` (node bench/run.ts [scenario …]): runs the benchmark scenarios on the sandbox, prints
 // one JSON line per scenario, and — when all ran — writes BENCHMARKS.md. Scenario names: makespan
 // (also gives api-cost), reaction, drain-vs-kubectl, fleet, footprint. Settings below are fixed: never tune
-// them per machine.
+// them per machine. `MAKESPAN_SLOTS=1 MAKESPAN_MIX=short node bench/run.ts makespan` runs a subset of the
+// makespan cases (only in a partial run; the full one ignores both).
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,7 +12,7 @@ import { round } from './lib/stats.ts';
 import { drainNotes, drainVsKubectl } from './scenarios/drain.ts';
 import { fleet, fleetNotes } from './scenarios/fleet.ts';
 import { footprint, footprintNotes } from './scenarios/footprint.ts';
-import { apiCostNotes, makespan, makespanNotes } from './scenarios/makespan.ts';
+import { apiCostNotes, makespan, makespanNotes, type MakespanSubset } from './scenarios/makespan.ts';
 import { reaction, reactionNotes } from './scenarios/reaction.ts';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -34,7 +35,17 @@ const FLEET = { hosts: 12, serversPerHost: 10, scale: 20, migrationSeconds: 20 }
 const FLEET_BUDGETS = [2, 3];
 const BUDGET_SECONDS = 600;
 
-type Runner = () => Promise<ScenarioResult[]>;
+/** A partial run may do a subset of makespan's cases: MAKESPAN_SLOTS=1,4 and MAKESPAN_MIX=short|realistic. */
+function makespanSubset(partial: boolean): MakespanSubset {
+  if (!partial) return {};
+  const slots = process.env.MAKESPAN_SLOTS?.split(',').map(Number);
+  const mix = process.env.MAKESPAN_MIX;
+  if (mix !== undefined && mix !== 'short' && mix !== 'realistic')
+    throw new Error(`MAKESPAN_MIX must be short or realistic, got ${mix}`);
+  return { ...(slots ? { slots } : {}), ...(mix ? { mix } : {}) };
+}
+
+type Runner = (partial: boolean) => Promise<ScenarioResult[]>;
 
 const command = (name: string) => `node bench/run.ts ${name}`;
 
@@ -45,8 +56,8 @@ async function timed<T>(fn: () => Promise<T>): Promise<[T, number]> {
 }
 
 const RUNNERS: Record<string, Runner> = {
-  async makespan() {
-    const [r, seconds] = await timed(() => makespan(MAKESPAN, REALISTIC, SLOTS));
+  async makespan(partial) {
+    const [r, seconds] = await timed(() => makespan(MAKESPAN, REALISTIC, SLOTS, makespanSubset(partial)));
     return [
       {
         scenario: 'makespan',
@@ -127,7 +138,7 @@ async function main(args: string[]): Promise<number> {
   const started = performance.now();
   const results: ScenarioResult[] = [];
   for (const name of names) {
-    for (const r of await RUNNERS[name]!()) {
+    for (const r of await RUNNERS[name]!(args.length > 0)) {
       results.push(r);
       process.stdout.write(`${JSON.stringify({ ...r, machine })}\n`);
     }

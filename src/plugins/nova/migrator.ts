@@ -20,7 +20,7 @@ import type { Sleep } from './http.ts';
 import { hostOf, taskStateOf, type NovaMigration, type NovaServer } from './types.ts';
 import { Entry, toProgress } from './entry.ts';
 import { CLOCK_SKEW_MS, FIRST_RECORD_CHECK_MS, STUCK_AFTER_MS, newestRecord, seen } from './records.ts';
-import { Pace } from './pace.ts';
+import { Pace, endedAt } from './pace.ts';
 
 export type MigratorCompute = Pick<
   ComputeClient,
@@ -83,6 +83,13 @@ const cleanupSignal = () => AbortSignal.timeout(30_000);
  * (10 s … 5 min) two per slot still run dry now and then; three keep the slots busy (bench: makespan).
  */
 const SUBMIT_AHEAD_PER_SLOT = 3;
+/**
+ * And at least this many in all. What drains the queue between two polls is a run of short copies,
+ * and how much the time of n ends varies shrinks only as √n: with one slot, three queued leave two
+ * ends of margin after a poll at half the window, which three short copies in a row use up; five
+ * leave three (as two slots with three each).
+ */
+const MIN_SUBMIT_AHEAD = 5;
 const abortGraceMs = (pollSeconds: number) => Math.min(60_000, Math.max(30_000, 3 * pollSeconds * 1000));
 
 export class Migrator {
@@ -93,6 +100,8 @@ export class Migrator {
   readonly #pace: Pace;
   /** Nova's clock as its answers last showed it: the next `changes-since`. */
   #novaClock: number | undefined;
+  /** When this poll and the one before it were sent (our clock). */
+  #pollAt: { previous: number | undefined; current: number } | undefined;
 
   constructor(opts: MigratorOptions) {
     this.#o = opts;
@@ -105,7 +114,10 @@ export class Migrator {
     // Below 2.65 a queued migration cannot be aborted, so nothing is queued unless the operator asks.
     return (
       nova.maxConcurrentMigrations +
-      (nova.submitAhead ?? (compute.atLeast(65) ? SUBMIT_AHEAD_PER_SLOT * nova.maxConcurrentMigrations : 0))
+      (nova.submitAhead ??
+        (compute.atLeast(65)
+          ? Math.max(MIN_SUBMIT_AHEAD, SUBMIT_AHEAD_PER_SLOT * nova.maxConcurrentMigrations)
+          : 0))
     );
   }
 
@@ -138,7 +150,8 @@ export class Migrator {
       full = false;
       try {
         const tail = !this.entries.some((e) => e.state === 'pending' && e.next !== undefined);
-        await this.#o.sleep(this.#pace.next(this.#inFlight(), this.#dueIn(), tail), signal);
+        const pace = { inFlight: this.#inFlight(), now: this.#o.now(), dueIn: this.#dueIn(), tail };
+        await this.#o.sleep(this.#pace.next(pace), signal);
       } catch {
         // aborted: handled at the top of the loop
       }
@@ -168,8 +181,10 @@ export class Migrator {
   }
 
   async #poll(full: boolean): Promise<void> {
+    const at = this.#o.now();
     if (full) await this.#listHost();
     else await this.#listChanges();
+    this.#pollAt = { previous: this.#pollAt?.current, current: at };
     await this.#readRecords();
     this.#startClocks();
     for (const e of this.entries) if (!e.terminal) await this.#evaluate(e);
@@ -358,7 +373,7 @@ export class Migrator {
   /** Back to a steady state: on another host it moved; on ours the attempt failed. */
   #settled(e: Entry, now: number, host: string | null | undefined): void {
     const { log, source, nova } = this.#o;
-    this.#pace.ended(now);
+    this.#pace.ended(this.#endedAt(e, now));
     if (host !== source) {
       e.target = host ?? undefined;
       // An abort can lose the race: Nova finished the migration first, so the server did move.
@@ -377,6 +392,16 @@ export class Migrator {
     } else {
       this.#failedAttempt(e, now, `${e.action} ended with the server still on ${source}`);
     }
+  }
+
+  /** When the server settled, on our clock (see endedAt). */
+  #endedAt(e: Entry, now: number): number {
+    return endedAt({
+      now,
+      since: this.#pollAt?.previous,
+      novaNow: this.#novaClock,
+      updated: e.server.updated,
+    });
   }
 
   /**

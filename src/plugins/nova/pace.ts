@@ -1,7 +1,8 @@
 // When to look at Nova next. Migrations submitted ahead sit in Nova's queue for the source host, so
 // the drainer need not notice an end at once: only before that queue runs dry. The pace learns how
-// often migrations end on this host and looks again when about half of what is in flight can have
-// ended; before it knows, it starts quick and doubles. nova.pollInterval is the upper bound.
+// often migrations end on this host (from when Nova says each ended, not when a poll saw it) and
+// looks again when about half of what is in flight can have ended; before it knows, it starts quick
+// and doubles. nova.pollInterval is the upper bound.
 
 /** The quickest poll (or pollInterval when that is shorter). */
 export const MIN_POLL_MS = 1000;
@@ -15,6 +16,16 @@ const SHARE = 0.5;
  */
 const TAIL_SHARE = 0.25;
 
+export interface PaceInput {
+  /** Migrations submitted and not seen to end. */
+  readonly inFlight: number;
+  readonly now: number;
+  /** The nearest moment something is due on our side (a retry, the end of an abort's grace), from now. */
+  readonly dueIn?: number | undefined;
+  /** Nothing is left to submit. */
+  readonly tail?: boolean;
+}
+
 export class Pace {
   readonly #maxMs: number;
   readonly #minMs: number;
@@ -26,9 +37,10 @@ export class Pace {
     this.#minMs = Math.min(pollIntervalMs, MIN_POLL_MS);
   }
 
-  /** A migration was seen to end (success or failure) at `at`. */
+  /** A migration ended (success or failure) at `at`, in the order they are seen. */
   ended(at: number): void {
     this.#ends.push(at);
+    this.#ends.sort((a, b) => a - b);
     if (this.#ends.length > WINDOW) this.#ends.shift();
   }
 
@@ -40,19 +52,42 @@ export class Pace {
     return span > 0 ? span / (n - 1) : undefined;
   }
 
-  /**
-   * The sleep before the next poll with `inFlight` migrations submitted; `dueIn` is the nearest
-   * moment something is due on our side (a retry, the end of an abort's grace), if any; `tail`
-   * when nothing is left to submit.
-   */
-  next(inFlight: number, dueIn?: number, tail = false): number {
-    const gap = this.gapMs;
+  /** The sleep before the next poll. */
+  next({ inFlight, now, dueIn, tail = false }: PaceInput): number {
     const share = tail ? TAIL_SHARE : SHARE;
-    let ms =
-      gap !== undefined && inFlight > 0 ? share * inFlight * gap : Math.max(this.#minMs, 2 * this.#lastMs);
+    let ms: number;
+    const gap = this.gapMs;
+    if (gap !== undefined && inFlight > 0) ms = share * inFlight * gap;
+    else if (this.#ends.length === 1 && inFlight > 0) {
+      // One end seen: no second one since, so the gap is at least the time since it. Doubling on
+      // would overshoot a queue that short copies drain; this grows only as the evidence does.
+      ms = Math.max(this.#lastMs, share * inFlight * (now - this.#ends[0]!));
+    } else ms = Math.max(this.#minMs, 2 * this.#lastMs);
     if (dueIn !== undefined) ms = Math.min(ms, Math.max(0, dueIn));
     ms = Math.min(this.#maxMs, Math.max(this.#minMs, ms));
     this.#lastMs = ms;
     return ms;
   }
+}
+
+export interface EndSeen {
+  /** This poll, on our clock. */
+  readonly now: number;
+  /** The poll before it, which still saw the server moving (our clock). */
+  readonly since: number | undefined;
+  /** Nova's clock as this poll's answer showed it. */
+  readonly novaNow: number | undefined;
+  /** The server's `updated` (ISO 8601, Nova's clock): its last change, the end of the migration. */
+  readonly updated: string | undefined;
+}
+
+/**
+ * When a migration ended, on our clock: how long ago Nova says it changed the server, read against
+ * Nova's clock in the same answer (so a skew between the clocks cancels), kept between the poll that
+ * saw the end and the one before. Without what it needs: this poll.
+ */
+export function endedAt({ now, since, novaNow, updated }: EndSeen): number {
+  const at = updated ? Date.parse(updated) : NaN;
+  if (Number.isNaN(at) || novaNow === undefined || since === undefined) return now;
+  return Math.min(now, Math.max(since, now - (novaNow - at)));
 }

@@ -138,7 +138,8 @@ export async function startOpenStack(opts: StartOpenStackOptions): Promise<OpenS
         at: clock.now(),
         ...(microversion ? { microversion } : {}),
       });
-      send(res, reply);
+      // Nova's Date header is Nova's clock: here the emulation's.
+      send(res, { ...reply, headers: { Date: new Date(clock.now()).toUTCString(), ...reply.headers } });
     })().catch((err: unknown) => {
       // A bug in the emulation: answer like a broken API rather than hanging the client.
       if (!res.headersSent)

@@ -194,15 +194,24 @@ describe('scheduling', () => {
     expect([...fake.servers.values()].every((s) => s.host === 'compute-b')).toBe(true);
   });
 
-  it('keeps 4 × maxConcurrentMigrations submitted from 2.65, so Nova queues the next ones', async () => {
-    for (let i = 0; i < 11; i++) fake.addServer({ name: `vm-${i}`, host: 'compute-a', ticks: 2 + (i % 3) });
-    const h = harness(fake, { nova: { maxConcurrentMigrations: 2 } });
+  // M + 3 × M from 2.65, and at least 5 queued: one slot's queue must outlast a run of short copies.
+  it.each([
+    { m: 1, window: 6 },
+    { m: 2, window: 8 },
+    { m: 3, window: 12 },
+  ])(
+    'keeps $window submitted at maxConcurrentMigrations $m from 2.65, so Nova queues the next ones',
+    async ({ m, window }) => {
+      for (let i = 0; i < window + 3; i++)
+        fake.addServer({ name: `vm-${i}`, host: 'compute-a', ticks: 2 + (i % 3) });
+      const h = harness(fake, { nova: { maxConcurrentMigrations: m } });
 
-    const outcome = await h.plugin.evacuate(node, evacuationContext(h));
+      const outcome = await h.plugin.evacuate(node, evacuationContext(h));
 
-    expect(outcome.succeeded).toBe(true);
-    expect(fake.maxInFlight).toBe(8);
-  });
+      expect(outcome.succeeded).toBe(true);
+      expect(fake.maxInFlight).toBe(window);
+    },
+  );
 
   it('submits nothing ahead below 2.65 (a queued migration cannot be aborted there) unless told to', async () => {
     for (let i = 0; i < 4; i++) fake.addServer({ name: `vm-${i}`, host: 'compute-a', ticks: 2 });
