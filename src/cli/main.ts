@@ -20,6 +20,14 @@ export interface MainOptions {
   /** Streams, env, directories and the cancel signal; the process's own by default. */
   io?: Partial<CliIo>;
   deps?: Partial<CliDeps>;
+  /** How the user called us, for help and hints: "kubectl drainer" through the kubectl-drainer bin. */
+  program?: string;
+}
+
+/** The name to show: kubectl runs a plugin as kubectl-<name>, and its user typed "kubectl <name>". */
+export function programName(script: string | undefined): string {
+  const base = (script ?? '').split(/[\\/]/).pop() ?? '';
+  return base.startsWith('kubectl-') ? `kubectl ${base.slice('kubectl-'.length)}` : 'drainer';
 }
 
 /** SIGINT/SIGTERM abort the run once; a second signal ends the process at once. */
@@ -45,6 +53,7 @@ export async function main(argv: readonly string[], opts: MainOptions = {}): Pro
   const own = opts.io?.signal ? undefined : processSignal();
   const io: CliIo = { ...defaultIo(own?.signal ?? (opts.io?.signal as AbortSignal)), ...opts.io };
   const cli: CliContext = { io, deps: { ...defaultDeps, ...opts.deps }, exitCode: ExitCode.ok };
+  const program = opts.program ?? 'drainer';
   try {
     const args = normalizeLegacyArgs(argv);
     const daemon = plainDaemonArgs(args);
@@ -54,7 +63,7 @@ export async function main(argv: readonly string[], opts: MainOptions = {}): Pro
       return cli.exitCode;
     }
     const { parseAndRun } = await import('./parser.ts');
-    const output = await parseAndRun(args, cli, opts.deps ?? {});
+    const output = await parseAndRun(args, cli, opts.deps ?? {}, program);
     if (output) io.stdout.write(output.endsWith('\n') ? output : `${output}\n`);
     return cli.exitCode;
   } catch (e) {
@@ -62,7 +71,7 @@ export async function main(argv: readonly string[], opts: MainOptions = {}): Pro
     // yargs, or something unexpected (a module that failed to load): one line and a hint, no stack.
     if (e instanceof UsageError) {
       io.stderr.write(`error: ${e.message}\n`);
-      io.stderr.write('run "drainer --help" for usage\n');
+      io.stderr.write(`run "${program} --help" for usage\n`);
       return ExitCode.badInput;
     }
     for (const line of errorLines(e, { stack: wantsStack(logLevelOf(argv)) })) io.stderr.write(`${line}\n`);

@@ -19,10 +19,10 @@ export function globalOptions<T>(y: Argv<T>): Argv<T> {
   return out;
 }
 
-function parser(deps: Partial<CliDeps>) {
+function parser(deps: Partial<CliDeps>, program: string) {
   const p = globalOptions(
     yargs()
-      .scriptName('drainer')
+      .scriptName(program)
       .usage(
         '$0 <command> [options]\n\nEvacuates Nova and KubeVirt VMs by live migration before a node is drained.',
       ),
@@ -47,9 +47,10 @@ export async function parseAndRun(
   argv: readonly string[],
   cli: CliContext,
   deps: Partial<CliDeps>,
+  program = 'drainer',
 ): Promise<string> {
   let output = '';
-  await parser(deps).parseAsync([...argv], { cli }, (_err, _argv, out) => {
+  await parser(deps, program).parseAsync([...argv], { cli }, (_err, _argv, out) => {
     output += out;
   });
   return output;

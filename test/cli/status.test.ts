@@ -147,6 +147,13 @@ describe('drainer status', () => {
       });
       const { nodes } = JSON.parse(stdout) as { nodes: { node: string }[] };
       expect(nodes.map((n) => n.node)).toContain('node-c');
+      // the help names the command as its user typed it
+      const help = await promisify(execFile)('/usr/bin/kubectl', ['drainer', '--help'], {
+        env: { ...env, PATH: `${binDir}:${path.dirname(process.execPath)}:/usr/bin:/bin` },
+        encoding: 'utf8',
+      });
+      expect(help.stdout).toMatch(/^kubectl drainer <command> \[options\]/);
+      expect(help.stdout).toContain('kubectl drainer status');
     },
   );
 });
