@@ -27,17 +27,28 @@ export interface DrainProgress {
   readonly pending: readonly PodId[];
 }
 
+/** A change to the Node made in the same write as the record that says so. */
+export interface NodeChange {
+  readonly cordon?: true;
+  readonly taint?: Taint;
+}
+
 export interface Cluster {
   /** The Node, or undefined when it does not exist. */
   getNode(name: string): Promise<NodeObject | undefined>;
   /** NodeMaintenances of every installed group. */
   listMaintenances(): Promise<MaintenanceObject[]>;
-  /** Sets (null: removes) the annotation, and changes `labels` in the same write. */
+  /**
+   * Sets (null: removes) the annotation, and changes `labels` in the same write; with `change`,
+   * also cordons and/or adds the taint in that one write, so the record of a change and the change
+   * land together or not at all.
+   */
   setNodeAnnotation(
     node: string,
     key: string,
     value: string | null,
     labels?: Record<string, string | null>,
+    change?: NodeChange,
   ): Promise<void>;
   setUnschedulable(node: string, unschedulable: boolean): Promise<void>;
   addTaint(node: string, taint: Taint): Promise<void>;

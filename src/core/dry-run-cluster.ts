@@ -25,10 +25,12 @@ export function dryRunCluster(inner: Cluster, log: Logger): Cluster {
       return node ? overlay(name, node) : undefined;
     },
     listMaintenances: () => inner.listMaintenances(),
-    async setNodeAnnotation(node, key, value) {
+    async setNodeAnnotation(node, key, value, _labels, change) {
       const mine = annotations.get(node) ?? new Map<string, string | null>();
       annotations.set(node, mine.set(key, value));
       log.debug({ dryRun: true, node, key }, 'dry run: record kept in memory');
+      if (change?.cordon) would('cordon the node', { node });
+      if (change?.taint) would(`add taint ${change.taint.key}:${change.taint.effect}`, { node });
     },
     async setUnschedulable(node, unschedulable) {
       would(unschedulable ? 'cordon the node' : 'uncordon the node', { node });

@@ -204,15 +204,17 @@ async function recordIntent(
  * (and say so before doing it); then our taint keeps new pods away while the VMs move.
  */
 async function isolate(run: NodeRun, nm: MaintenanceObject | undefined): Promise<void> {
-  const { cluster, config } = run.deps;
-  if (nm && config.nodeMaintenance.mode === 'own' && run.node.spec?.unschedulable !== true) {
-    await run.store.update({ cordonedByUs: true });
-    await cluster.setUnschedulable(run.nodeName, true);
-  }
-  if (!hasOurTaint(run)) {
-    await run.store.update({ taintedByUs: true });
-    await cluster.addTaint(run.nodeName, { ...EVACUATING_TAINT });
-  }
+  const cordon =
+    nm !== undefined &&
+    run.deps.config.nodeMaintenance.mode === 'own' &&
+    run.node.spec?.unschedulable !== true;
+  const taint = !hasOurTaint(run);
+  if (!cordon && !taint) return;
+  // one write: the record of the change and the change land together (or neither does)
+  await run.store.update(
+    { ...(cordon ? { cordonedByUs: true } : {}), ...(taint ? { taintedByUs: true } : {}) },
+    { ...(cordon ? { cordon: true as const } : {}), ...(taint ? { taint: { ...EVACUATING_TAINT } } : {}) },
+  );
 }
 
 /**

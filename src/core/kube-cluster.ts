@@ -10,8 +10,15 @@ import {
   patchNodeMaintenanceStatus,
   removeNodeMaintenanceFinalizer,
 } from '../kube/maintenance.ts';
-import { addTaint, getNode, removeTaint, setAnnotation, setUnschedulable } from '../kube/node.ts';
-import type { NodeMaintenance } from '../kube/types.ts';
+import {
+  addTaint,
+  getNode,
+  removeTaint,
+  setAnnotation,
+  setAnnotationWith,
+  setUnschedulable,
+} from '../kube/node.ts';
+import type { KubeNode, NodeMaintenance } from '../kube/types.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { Cluster } from './cluster.ts';
 import { isNotFoundError } from './errors.ts';
@@ -29,10 +36,17 @@ export function kubeCluster(opts: {
   onEviction?: (code: string) => void;
 }): Cluster {
   const { k, events, log } = opts;
+  // The newest Node this port read or wrote: a write that changes the node starts from it instead
+  // of a read (a stale one costs a 409 and a read, as a read would have cost anyway).
+  const seen = new Map<string, KubeNode>();
+  const keep = (node: KubeNode): KubeNode => {
+    if (node.metadata.name) seen.set(node.metadata.name, node);
+    return node;
+  };
   return {
     async getNode(name) {
       try {
-        return await getNode(k, name);
+        return keep(await getNode(k, name));
       } catch (err) {
         if (isNotFoundError(err)) return undefined;
         throw err;
@@ -41,16 +55,30 @@ export function kubeCluster(opts: {
     async listMaintenances() {
       return (await listNodeMaintenances(k, { log })).items;
     },
-    async setNodeAnnotation(node, key, value, labels) {
-      await setAnnotation(k, node, key, value, labels ? { labels } : {});
+    async setNodeAnnotation(node, key, value, labels, change) {
+      if (!change?.cordon && !change?.taint) {
+        keep(await setAnnotation(k, node, key, value, labels ? { labels } : {}));
+        return;
+      }
+      const known = seen.get(node);
+      keep(
+        await setAnnotationWith(k, node, key, value, {
+          ...(labels ? { labels } : {}),
+          ...(change.cordon ? { cordon: true } : {}),
+          ...(change.taint ? { taint: { ...change.taint } } : {}),
+          ...(known ? { known } : {}),
+        }),
+      );
     },
     async setUnschedulable(node, unschedulable) {
-      await setUnschedulable(k, node, unschedulable);
+      keep(await setUnschedulable(k, node, unschedulable));
     },
     async addTaint(node, taint) {
+      seen.delete(node);
       await addTaint(k, node, { ...taint });
     },
     async removeTaint(node, key, effect) {
+      seen.delete(node);
       await removeTaint(k, node, key, effect);
     },
     async patchMaintenanceStatus(nm, status, guard) {

@@ -213,10 +213,13 @@ export class Reconciler {
     const store = new NodeRecordStore({
       record,
       // the signal is shutdown: a write under way still gets its retries, new ones stop at once
-      persist: (value, labels) =>
-        retryTransient(() => deps.cluster.setNodeAnnotation(nodeName, STATE_ANNOTATION, value, labels), {
-          signal,
-        }),
+      persist: (value, labels, change) =>
+        retryTransient(
+          () => deps.cluster.setNodeAnnotation(nodeName, STATE_ANNOTATION, value, labels, change),
+          {
+            signal,
+          },
+        ),
     });
     return {
       deps,

@@ -1,6 +1,7 @@
 // The Node record: what drainer is doing on a node and what it changed, kept in the
 // `drainer.dev/state` annotation so a restarted agent resumes and undoes only its own changes.
 import * as z from '../config/zod.ts';
+import type { NodeChange } from './cluster.ts';
 import type { RecordStore } from './host.ts';
 import type { PluginRecord } from './plugin.ts';
 
@@ -130,7 +131,11 @@ export function queuedLabel(record: NodeRecord | undefined): string | null {
 }
 
 /** Writes the serialised record (null: remove it), with labels to change in the same write. */
-export type PersistRecord = (value: string | null, labels?: Record<string, string | null>) => Promise<void>;
+export type PersistRecord = (
+  value: string | null,
+  labels?: Record<string, string | null>,
+  change?: NodeChange,
+) => Promise<void>;
 
 /**
  * The record of one node, written through `persist` (the Node annotation) on every change.
@@ -173,10 +178,12 @@ export class NodeRecordStore implements RecordStore {
     await this.#write();
   }
 
-  async update(fields: Partial<NodeRecord>): Promise<void> {
+  /** Merges fields into the record and writes it; with `change`, the Node change rides on the same write. */
+  async update(fields: Partial<NodeRecord>, change?: NodeChange): Promise<void> {
     const current = this.#record;
     if (!current) throw new Error('no node record to update');
-    await this.set({ ...current, ...fields });
+    this.#record = { ...current, ...fields };
+    await this.#write(change);
   }
 
   /** Removes the annotation: the node is back in service. */
@@ -185,12 +192,12 @@ export class NodeRecordStore implements RecordStore {
     await this.#write();
   }
 
-  #write(): Promise<void> {
+  #write(change?: NodeChange): Promise<void> {
     const run = this.#chain.then(async () => {
       const r = this.#record;
       const label = queuedLabel(r);
       const labels = label === this.#label ? undefined : { [QUEUED_LABEL]: label };
-      await this.#persist(r ? serializeRecord(r) : null, labels);
+      await this.#persist(r ? serializeRecord(r) : null, labels, change);
       this.#label = label;
     });
     this.#chain = run.catch(() => undefined);

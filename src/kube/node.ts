@@ -1,6 +1,7 @@
 // Node operations: cordon (merge patch), taints (JSON patch guarded by `test`), annotations.
 import type { KubeClients } from './client.ts';
-import { guard, guardedPatch } from './guarded.ts';
+import { ConflictError } from '../core/errors.ts';
+import { guard, GUARD_ATTEMPTS, guardedPatch } from './guarded.ts';
 import { MERGE_PATCH } from './http.ts';
 import type { KubeNode, Taint } from './types.ts';
 
@@ -22,14 +23,20 @@ export function setUnschedulable(k: KubeClients, name: string, unschedulable: bo
 
 const sameTaint = (t: Taint, key: string, effect: string): boolean => t.key === key && t.effect === effect;
 
+/** The taints with `taint` added (or its value updated); undefined when it is there already. */
+function withTaint(current: readonly Taint[] | undefined, taint: Taint): Taint[] | undefined {
+  const existing = current?.find((t) => sameTaint(t, taint.key, taint.effect));
+  if (existing && (existing.value ?? '') === (taint.value ?? '')) return undefined;
+  const others = (current ?? []).filter((t) => !sameTaint(t, taint.key, taint.effect));
+  return [...others, { ...taint, timeAdded: taint.timeAdded ?? new Date().toISOString() }];
+}
+
 /** Adds (or updates the value of) a taint matched by key and effect. Returns true when the node changed. */
 export function addTaint(k: KubeClients, name: string, taint: Taint): Promise<boolean> {
   return guardedPatch<KubeNode>(k, nodePath(name), (node) => {
     const current = node.spec?.taints;
-    const existing = current?.find((t) => sameTaint(t, taint.key, taint.effect));
-    if (existing && (existing.value ?? '') === (taint.value ?? '')) return undefined;
-    const others = (current ?? []).filter((t) => !sameTaint(t, taint.key, taint.effect));
-    const next = [...others, { ...taint, timeAdded: taint.timeAdded ?? new Date().toISOString() }];
+    const next = withTaint(current, taint);
+    if (!next) return undefined;
     if (!node.spec)
       return [guard(node, '/spec', undefined), { op: 'add', path: '/spec', value: { taints: next } }];
     return [guard(node, '/spec/taints', current), { op: 'add', path: '/spec/taints', value: next }];
@@ -71,4 +78,42 @@ export function setAnnotation(
     contentType: MERGE_PATCH,
     body: { metadata },
   });
+}
+
+/**
+ * Sets one annotation (and labels) and, in the same write, cordons and/or adds a taint. The write
+ * carries the resourceVersion of the Node it was computed from (`known`, else read first): a
+ * concurrent writer makes it a 409, and it is computed again from a fresh read. Returns the Node.
+ */
+export async function setAnnotationWith(
+  k: KubeClients,
+  name: string,
+  key: string,
+  value: string | null,
+  opts: { labels?: Record<string, string | null>; cordon?: boolean; taint?: Taint; known?: KubeNode },
+): Promise<KubeNode> {
+  let node = opts.known;
+  for (let attempt = 1; ; attempt++) {
+    node ??= await getNode(k, name);
+    const spec: Record<string, unknown> = {};
+    if (opts.cordon && node.spec?.unschedulable !== true) spec.unschedulable = true;
+    const taints = opts.taint ? withTaint(node.spec?.taints, opts.taint) : undefined;
+    if (taints) spec.taints = taints;
+    const metadata: Record<string, unknown> = {
+      resourceVersion: node.metadata.resourceVersion,
+      annotations: { [key]: value },
+      ...(opts.labels ? { labels: opts.labels } : {}),
+    };
+    try {
+      return await k.request<KubeNode>({
+        method: 'PATCH',
+        path: nodePath(name),
+        contentType: MERGE_PATCH,
+        body: Object.keys(spec).length ? { metadata, spec } : { metadata },
+      });
+    } catch (err) {
+      if (!(err instanceof ConflictError) || attempt >= GUARD_ATTEMPTS) throw err;
+      node = undefined;
+    }
+  }
 }

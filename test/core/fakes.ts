@@ -1,7 +1,7 @@
 // Test doubles for the core: an in-memory Cluster (the port the reconciler talks to) and a
 // scripted plugin host. Kubernetes behaviour itself is tested against the sandbox API server.
 import { Writable } from 'node:stream';
-import type { Cluster, DrainOutcome, EventReason, PodId } from '../../src/core/cluster.ts';
+import type { Cluster, DrainOutcome, EventReason, NodeChange, PodId } from '../../src/core/cluster.ts';
 import { ConflictError } from '../../src/core/errors.ts';
 import type {
   MaintenanceObject,
@@ -148,9 +148,20 @@ export class FakeCluster implements Cluster {
     key: string,
     value: string | null,
     labels: Record<string, string | null> = {},
+    change: NodeChange = {},
   ) {
     this.writes.push(`annotation ${key}`);
     const n = this.node(node);
+    // the change rides on the record's write (one bump): listed after it, as it was recorded first
+    if (change.cordon) {
+      this.writes.push('unschedulable true');
+      n.spec.unschedulable = true;
+    }
+    if (change.taint) {
+      const taint = change.taint;
+      this.writes.push(`taint+ ${taint.key}`);
+      n.spec.taints = [...(n.spec.taints ?? []).filter((t) => t.key !== taint.key), { ...taint }];
+    }
     n.metadata.annotations ??= {};
     if (value === null) delete n.metadata.annotations[key];
     else n.metadata.annotations[key] = value;

@@ -331,7 +331,13 @@ describe('reconciler: NodeMaintenance (mode own)', () => {
     expect(nm.status?.lastUpdate).toBeDefined();
     expect(cluster.node('node-7').spec.unschedulable).toBe(true);
     expect(cluster.record('node-7')).toMatchObject({ trigger: 'NodeMaintenance/nm-1', cordonedByUs: true });
-    expect(cluster.writes.indexOf('unschedulable true')).toBeGreaterThan(0);
+    // the cordon and the taint ride on the record write that says drainer made them: one write
+    const at = cluster.writes.indexOf('unschedulable true');
+    expect(cluster.writes.slice(at - 1, at + 2)).toEqual([
+      `annotation ${STATE_ANNOTATION}`,
+      'unschedulable true',
+      `taint+ ${EVACUATING_TAINT.key}`,
+    ]);
     expect(cluster.reasons('NodeMaintenance')).toContain('EvacuationSucceeded');
   });
 

@@ -1,7 +1,14 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConflictError } from '../../src/core/errors.ts';
 import { guardedPatch } from '../../src/kube/guarded.ts';
-import { addTaint, getNode, removeTaint, setAnnotation, setUnschedulable } from '../../src/kube/node.ts';
+import {
+  addTaint,
+  getNode,
+  removeTaint,
+  setAnnotation,
+  setAnnotationWith,
+  setUnschedulable,
+} from '../../src/kube/node.ts';
 import type { KubeNode, Taint } from '../../src/kube/types.ts';
 import { node, startFixture, type KubeFixture } from './sandbox.ts';
 
@@ -79,5 +86,56 @@ describe('node operations', () => {
     ).rejects.toBeInstanceOf(ConflictError);
     await setAnnotation(f.k, 'n1', 'drainer.dev/state', null);
     expect(stored().metadata.annotations).toEqual({ other: 'x' });
+  });
+});
+
+describe('a record write that carries the cordon and the taint', () => {
+  const key = 'drainer.dev/state';
+  const ours = { key: 'drainer.dev/evacuating', effect: 'NoSchedule' } as const;
+  const writes = () => f.server.requestLog.filter((r) => r.path.startsWith('/api/v1/nodes/n1'));
+
+  it('from the Node it was given: one PATCH, with the record, the cordon and the taint together', async () => {
+    const known = await getNode(f.k, 'n1');
+    const before = writes().length;
+    const answer = await setAnnotationWith(f.k, 'n1', key, '{"phase":"Evacuating"}', {
+      cordon: true,
+      taint: ours,
+      known,
+    });
+    expect(
+      writes()
+        .slice(before)
+        .map((r) => r.method),
+    ).toEqual(['PATCH']);
+    expect(answer.metadata.resourceVersion).toBe(stored().metadata.resourceVersion);
+    expect(stored().metadata.annotations?.[key]).toBe('{"phase":"Evacuating"}');
+    expect(stored().spec?.unschedulable).toBe(true);
+    expect(taintsOf(stored())).toEqual(['drainer.dev/evacuating=:NoSchedule']);
+  });
+
+  it("from a stale Node: the 409 makes it read again, and another writer's taint stays", async () => {
+    const known = await getNode(f.k, 'n1');
+    f.server.store.patch('nodes', undefined, 'n1', 'application/merge-patch+json', {
+      spec: { taints: [{ key: 'theirs', effect: 'NoExecute' }] },
+    });
+    const before = writes().length;
+    await setAnnotationWith(f.k, 'n1', key, 'v', { taint: ours, known });
+    expect(
+      writes()
+        .slice(before)
+        .map((r) => `${r.method} ${r.status}`),
+    ).toEqual(['PATCH 409', 'GET 200', 'PATCH 200']);
+    expect(taintsOf(stored())).toEqual(['theirs=:NoExecute', 'drainer.dev/evacuating=:NoSchedule']);
+    expect(stored().metadata.annotations?.[key]).toBe('v');
+    expect(stored().spec?.unschedulable).toBeFalsy();
+  });
+
+  it('leaves taints and the cordon as they are when they are there already', async () => {
+    await setUnschedulable(f.k, 'n1', true);
+    await addTaint(f.k, 'n1', ours);
+    const taintedAt = stored().spec?.taints?.[0]?.timeAdded;
+    await setAnnotationWith(f.k, 'n1', key, 'v', { cordon: true, taint: ours });
+    expect(stored().spec?.taints?.[0]?.timeAdded).toBe(taintedAt);
+    expect(stored().metadata.annotations?.[key]).toBe('v');
   });
 });

@@ -53,11 +53,16 @@ const defaultSleep = (ms: number, signal?: AbortSignal) =>
 const reasonText = (r: unknown): string =>
   r instanceof Error ? r.message : typeof r === 'string' ? r : 'stopped';
 
+const PLAN_FRESH_MS = 30_000;
+
 export class KubevirtPlugin implements BackendPlugin {
   readonly name = 'kubevirt';
   readonly #deps: KubevirtPluginDeps;
   readonly #now: () => number;
   #reportedAbsent = false;
+  /** The KubeVirt CRs as the last plan read them: its evacuate, right after, need not read them again. */
+  #planned:
+    { at: number; kubevirts: Awaited<ReturnType<KubevirtPluginDeps['api']['listKubeVirts']>> } | undefined;
 
   constructor(deps: KubevirtPluginDeps) {
     this.#deps = deps;
@@ -65,7 +70,7 @@ export class KubevirtPlugin implements BackendPlugin {
   }
 
   async plan(node: NodeRef, signal: AbortSignal, opts?: PlanOptions): Promise<Plan> {
-    const settings = await this.#settings(signal);
+    const settings = await this.#settings(signal, true);
     if (!settings) return { plugin: this.name, workloads: [] };
     const classified = await this.#inventory(node, settings, signal);
     const plan = { plugin: this.name, location: node.name, workloads: classified.map(planned) };
@@ -248,8 +253,8 @@ export class KubevirtPlugin implements BackendPlugin {
     return workloads.map((w) => byName.get(w.name) ?? w);
   }
 
-  async #settings(signal: AbortSignal): Promise<ClusterSettings | undefined> {
-    const settings = clusterSettings(await this.#deps.api.listKubeVirts(signal));
+  async #settings(signal: AbortSignal, planning = false): Promise<ClusterSettings | undefined> {
+    const settings = clusterSettings(await this.#kubevirts(signal, planning));
     if (settings.installed) return settings;
     if (this.#deps.config.required) {
       throw new DrainerError(
@@ -262,6 +267,19 @@ export class KubevirtPlugin implements BackendPlugin {
       this.#reportedAbsent = true;
     }
     return undefined;
+  }
+
+  /**
+   * The KubeVirt CRs: a plan reads them; the evacuate that follows within PLAN_FRESH_MS uses that
+   * read (its settings change on an operator's edit, not between a plan and its evacuation).
+   */
+  async #kubevirts(signal: AbortSignal, planning: boolean) {
+    const planned = this.#planned;
+    this.#planned = undefined;
+    if (!planning && planned && this.#now() - planned.at < PLAN_FRESH_MS) return planned.kubevirts;
+    const kubevirts = await this.#deps.api.listKubeVirts(signal);
+    if (planning) this.#planned = { at: this.#now(), kubevirts };
+    return kubevirts;
   }
 
   async #inventory(node: NodeRef, settings: ClusterSettings, signal: AbortSignal): Promise<Classified[]> {
