@@ -19,6 +19,7 @@ const server = (over: Partial<TrackedItem> = {}): TrackedItem => ({
 const snap = (items: TrackedItem[], evicted = 0, now = T0 + 4000): Snapshot => ({
   phase: 'Evacuating',
   record: undefined,
+  holders: [],
   items,
   pods: { total: 4, evicted, terminating: evicted > 0 ? 1 : 0 },
   now,
