@@ -6,7 +6,9 @@ import { secs } from './render.ts';
 import type { FleetTurn } from './timeline.ts';
 
 const queued = (t: FleetTurn): string =>
-  t.queuedMs === undefined ? '-' : `${secs(t.queuedMs)}${t.behind.length ? ` behind ${t.behind.join(', ')}` : ''}`;
+  t.queuedMs === undefined
+    ? '-'
+    : `${secs(t.queuedMs)}${t.behind.length ? ` behind ${t.behind.join(', ')}` : ''}`;
 
 export function renderFleetSummary(r: FleetReport): string {
   const rows = r.turns.map((t) => {

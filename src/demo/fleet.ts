@@ -70,7 +70,9 @@ export async function runFleetAct(o: FleetActOptions): Promise<FleetReport> {
     await waitReady(agents, o);
     const trackers = new Map(nodes.map((n) => [n, new Tracker(sb, n, fleet.namespace)]));
     const read = () => new Map([...trackers].map(([n, t]) => [n, t.snapshot()]));
-    say(`kubectl cordon ${nodes.join(' ')}   (at once: one takes the slot, the other waits Queued behind it)`);
+    say(
+      `kubectl cordon ${nodes.join(' ')}   (at once: one takes the slot, the other waits Queued behind it)`,
+    );
     const t0 = { sim: sb.clock.now(), real: Date.now() };
     const view = fleetView(o.out, nodes, t0.sim);
     await Promise.all(nodes.map((n) => cordon(sb, n, true)));

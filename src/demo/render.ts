@@ -62,9 +62,15 @@ export function slotNote(s: Snapshot): string {
   return s.record?.slot ? ` (holds ${s.record.slot})` : '';
 }
 
-export function frame(s: Snapshot, node: string, startedAt: number): string[] {
-  const nameWidth = Math.max(4, ...s.items.map((i) => i.name.length));
-  const routeWidth = Math.max(...s.items.map((i) => route(i).length), 0);
+/** The node's lines; the columns fit `aligned` (default its own items; several nodes share theirs). */
+export function frame(
+  s: Snapshot,
+  node: string,
+  startedAt: number,
+  aligned: readonly TrackedItem[] = s.items,
+): string[] {
+  const nameWidth = Math.max(4, ...aligned.map((i) => i.name.length));
+  const routeWidth = Math.max(...aligned.map((i) => route(i).length), 0);
   return [
     `${node}: ${s.phase}${slotNote(s)}  ${secs(s.now - startedAt)}`,
     ...s.items.map((i) => itemLine(i, s.now, nameWidth, routeWidth)),
@@ -144,13 +150,15 @@ export function fleetView(out: OutStream, nodes: readonly string[], startedAt: n
   if (out.isTTY) {
     const tty = screen(out);
     return {
-      update: (m) =>
+      update(m) {
+        const all = [...m.values()].flatMap((s) => s.items);
         tty.draw(
           nodes.flatMap((n) => {
             const s = m.get(n);
-            return s ? frame(s, n, startedAt) : [];
+            return s ? frame(s, n, startedAt, all) : [];
           }),
-        ),
+        );
+      },
       done: () => tty.done(),
     };
   }
