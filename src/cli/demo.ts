@@ -1,5 +1,6 @@
 // `drainer demo`: the README's first command. Starts the sandbox with one agent per node, cordons a
-// node, shows the evacuation live, uncordons and prints a summary; exit 0 when the node was
+// node, shows the evacuation live, uncordons and prints a summary; then a small fleet's two nodes
+// are cordoned at once and one waits Queued for the fleet slot. Exit 0 when every node was
 // evacuated and came back in service. The implementation (src/demo) loads only when this runs.
 import { createWriteStream } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
@@ -10,6 +11,7 @@ import { createLogger } from '../observability/logger.ts';
 import { handle, type GlobalArgs } from './context.ts';
 
 interface DemoArgs extends GlobalArgs {
+  fleet: boolean;
   keep?: boolean;
   scenario?: string;
   scale: number;
@@ -23,6 +25,12 @@ export const command: CommandModule<GlobalArgs, DemoArgs> = {
     'evacuate a node of the sandbox with one agent per node, live, then put it back (no cluster needed)',
   builder: (y: Argv<GlobalArgs>) =>
     y
+      .option('fleet', {
+        type: 'boolean',
+        default: true,
+        describe:
+          'then cordon two nodes of a small fleet at once under fleet.maxConcurrentEvacuations: 1 (--no-fleet skips it)',
+      })
       .option('keep', {
         type: 'boolean',
         describe: 'leave the sandbox and agents running after the summary (Ctrl-C stops them)',
@@ -68,6 +76,7 @@ export const command: CommandModule<GlobalArgs, DemoArgs> = {
         cwd: io.cwd,
         keep: argv.keep === true,
         timeoutSeconds: argv.timeout,
+        fleet: argv.fleet,
       });
       return report.ok ? ExitCode.ok : ExitCode.incomplete;
     } finally {

@@ -1,5 +1,5 @@
 // Live progress: on a terminal, one line per server/VMI and a bar for the pods, redrawn in place;
-// elsewhere (pipes, CI logs) one plain line per change.
+// elsewhere (pipes, CI logs) one plain line per change. The phase line names the fleet slot.
 import type { OutStream } from '../cli/context.ts';
 import type { ItemState, PodProgress, Snapshot, TrackedItem } from './tracker.ts';
 
@@ -9,7 +9,7 @@ export interface ProgressView {
   done(): void;
 }
 
-const secs = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
+export const secs = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
 
 /** Simulated seconds the item has taken so far (or took). */
 export const took = (item: TrackedItem, now: number): string =>
@@ -53,24 +53,40 @@ export function podBar(p: PodProgress, width = 24): string {
   return `  pods     [${'█'.repeat(filled)}${'░'.repeat(width - filled)}]  ${p.evicted}/${p.total} evicted${terminating}`;
 }
 
-export function frame(s: Snapshot, node: string, startedAt: number): string[] {
-  const nameWidth = Math.max(4, ...s.items.map((i) => i.name.length));
-  const routeWidth = Math.max(...s.items.map((i) => route(i).length), 0);
+/** The fleet slot beside the phase: the one this node holds, or while Queued who holds them. */
+export function slotNote(s: Snapshot): string {
+  if (s.phase === 'Queued') {
+    const by = s.holders.map((h) => `${h.slot} held by ${h.node}`).join(', ');
+    return ` (${by || 'waiting for a slot'})`;
+  }
+  return s.record?.slot ? ` (holds ${s.record.slot})` : '';
+}
+
+/** The node's lines; the columns fit `aligned` (default its own items; several nodes share theirs). */
+export function frame(
+  s: Snapshot,
+  node: string,
+  startedAt: number,
+  aligned: readonly TrackedItem[] = s.items,
+): string[] {
+  const nameWidth = Math.max(4, ...aligned.map((i) => i.name.length));
+  const routeWidth = Math.max(...aligned.map((i) => route(i).length), 0);
   return [
-    `${node}: ${s.phase}  ${secs(s.now - startedAt)}`,
+    `${node}: ${s.phase}${slotNote(s)}  ${secs(s.now - startedAt)}`,
     ...s.items.map((i) => itemLine(i, s.now, nameWidth, routeWidth)),
-    podBar(s.pods),
+    // a node without pods to drain gets no bar
+    ...(s.pods.total > 0 ? [podBar(s.pods)] : []),
   ];
 }
 
-/** Redraws the frame in place (cursor up, clear line); lines are cut to the terminal width. */
-export function ttyView(out: OutStream, node: string, startedAt: number): ProgressView {
+/** Draws lines in place of the last ones (cursor up, clear line), cut to the terminal width. */
+function screen(out: OutStream): { draw(lines: readonly string[]): void; done(): void } {
   let drawn = 0;
   let last = '';
   return {
-    update(s) {
+    draw(all) {
       const cols = out.columns ?? 120;
-      const lines = frame(s, node, startedAt).map((l) => (l.length > cols - 1 ? l.slice(0, cols - 1) : l));
+      const lines = all.map((l) => (l.length > cols - 1 ? l.slice(0, cols - 1) : l));
       const text = lines.join('\n');
       if (text === last) return;
       last = text;
@@ -84,6 +100,12 @@ export function ttyView(out: OutStream, node: string, startedAt: number): Progre
   };
 }
 
+/** Redraws the frame in place; only when something changed. */
+export function ttyView(out: OutStream, node: string, startedAt: number): ProgressView {
+  const tty = screen(out);
+  return { update: (s) => tty.draw(frame(s, node, startedAt)), done: () => tty.done() };
+}
+
 /** One line per change: the phase, an item's state or target, the pod count. */
 export function plainView(out: OutStream, node: string, startedAt: number): ProgressView {
   const seen = new Map<string, string>();
@@ -95,7 +117,8 @@ export function plainView(out: OutStream, node: string, startedAt: number): Prog
   return {
     update(s) {
       const at = `[${secs(s.now - startedAt).padStart(8)}]`;
-      say('phase', s.phase, `${at} ${node}: ${s.phase}`);
+      const phase = `${s.phase}${slotNote(s)}`;
+      say('phase', phase, `${at} ${node}: ${phase}`);
       for (const i of s.items) {
         const when = i.state === 'moved' ? ` in ${took(i, s.now)}` : '';
         const attempt = i.attempts > 1 ? ` (attempt ${i.attempts})` : '';
@@ -105,12 +128,47 @@ export function plainView(out: OutStream, node: string, startedAt: number): Prog
           `${at} ${i.kind} ${i.name}: ${i.state} ${route(i)}${when}${attempt}`,
         );
       }
+      if (s.pods.total === 0) return;
       const terminating = s.pods.terminating > 0 ? `, ${s.pods.terminating} terminating` : '';
       say(
         'pods',
         `${s.pods.evicted}/${s.pods.terminating}`,
         `${at} pods: ${s.pods.evicted}/${s.pods.total} evicted${terminating}`,
       );
+    },
+    done() {},
+  };
+}
+
+/** Several nodes at once (the fleet act): their frames one below the other, or their plain lines. */
+export interface FleetView {
+  update(snapshots: ReadonlyMap<string, Snapshot>): void;
+  done(): void;
+}
+
+export function fleetView(out: OutStream, nodes: readonly string[], startedAt: number): FleetView {
+  if (out.isTTY) {
+    const tty = screen(out);
+    return {
+      update(m) {
+        const all = [...m.values()].flatMap((s) => s.items);
+        tty.draw(
+          nodes.flatMap((n) => {
+            const s = m.get(n);
+            return s ? frame(s, n, startedAt, all) : [];
+          }),
+        );
+      },
+      done: () => tty.done(),
+    };
+  }
+  const views = new Map(nodes.map((n) => [n, plainView(out, n, startedAt)]));
+  return {
+    update(m) {
+      for (const [n, view] of views) {
+        const s = m.get(n);
+        if (s) view.update(s);
+      }
     },
     done() {},
   };

@@ -1,14 +1,26 @@
 // `drainer demo`: the sandbox plus one agent per node; cordon a node that holds Nova servers, VMIs
 // and pods, show the evacuation live, uncordon, wait until the node is back in service, summarize.
+// Then the fleet act (fleet.ts): two nodes cordoned at once, one waiting Queued for the slot.
 import type { OutStream } from '../cli/context.ts';
+import { configSchema } from '../config/schema.ts';
 import type { Logger } from '../observability/logger.ts';
-import { startSandbox, type Sandbox } from '../sandbox/index.ts';
+import { startSandbox } from '../sandbox/index.ts';
 import { startAgents, demoConfig, type DemoAgents } from './agents.ts';
+import { runFleetAct, type FleetReport } from './fleet.ts';
+import { renderFleetSummary } from './fleet-summary.ts';
 import { cordon, inService, pickNode } from './node.ts';
 import { plainView, ttyView, type ProgressView } from './render.ts';
-import { countCalls, renderSummary, type DemoReport, type PhaseResult } from './summary.ts';
+import {
+  closingLine,
+  countCalls,
+  phaseResult,
+  renderSummary,
+  type ActReport,
+  type DemoReport,
+} from './summary.ts';
 import { Tracker, type Snapshot } from './tracker.ts';
 import { keepText } from './keep.ts';
+import { pollUntil, waitReady } from './wait.ts';
 
 export interface DemoOptions {
   readonly out: OutStream;
@@ -29,13 +41,9 @@ export interface DemoOptions {
   readonly timeoutSeconds: number;
   /** Real milliseconds between progress redraws. */
   readonly tickMs?: number;
+  /** Run the fleet act after the first one (default true). */
+  readonly fleet?: boolean;
 }
-
-const sleep = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((done) => {
-    const t = setTimeout(done, ms);
-    signal.addEventListener('abort', () => (clearTimeout(t), done()), { once: true });
-  });
 
 /** Polls the tracker until `until` holds, the time is up or the signal aborts. */
 async function follow(
@@ -44,29 +52,13 @@ async function follow(
   view: ProgressView | undefined,
   until: (s: Snapshot) => boolean,
 ): Promise<{ snapshot: Snapshot; reached: boolean }> {
-  const end = Date.now() + o.timeoutSeconds * 1000;
-  for (;;) {
-    const snapshot = tracker.snapshot();
-    view?.update(snapshot);
-    if (until(snapshot)) return { snapshot, reached: true };
-    if (Date.now() > end || o.signal.aborted) return { snapshot, reached: false };
-    await sleep(o.tickMs ?? 200, o.signal);
-  }
-}
-
-const phaseResult = (reached: string, sb: Sandbox, t0: { sim: number; real: number }): PhaseResult => ({
-  reached,
-  simMs: sb.clock.now() - t0.sim,
-  realMs: Date.now() - t0.real,
-});
-
-async function waitReady(agents: DemoAgents, o: DemoOptions): Promise<void> {
-  const end = Date.now() + o.timeoutSeconds * 1000;
-  while (!agents.ready()) {
-    if (Date.now() > end || o.signal.aborted)
-      throw new Error('the agents did not sync their watches in time');
-    await sleep(25, o.signal);
-  }
+  const read = () => {
+    const s = tracker.snapshot();
+    view?.update(s);
+    return s;
+  };
+  const { value, reached } = await pollUntil(o, read, until);
+  return { snapshot: value, reached };
 }
 
 export async function runDemo(o: DemoOptions): Promise<DemoReport> {
@@ -86,15 +78,16 @@ export async function runDemo(o: DemoOptions): Promise<DemoReport> {
       `drainer demo: sandbox "${sc.name}" (${sc.nodes.length} nodes, ${sc.openstack.servers.length} Nova servers, ` +
         `${sc.kubevirt.installed ? sc.kubevirt.vmis.length : 0} VMIs), clock ×${o.scale}, one agent per node`,
     );
+    const config = demoConfig(sb.drainerConfig);
     agents = startAgents({
       nodes: sc.nodes.map((n) => n.name),
-      config: demoConfig(sb.drainerConfig),
+      config,
       kubeconfigYaml: sb.kube.kubeconfig(),
       log: o.log,
       signal: o.signal,
     });
     await waitReady(agents, o);
-    const tracker = new Tracker(sb, node);
+    const tracker = new Tracker(sb, node, configSchema.parse(config).fleet.namespace);
     const first = tracker.snapshot();
     const nova = first.items.filter((i) => i.kind === 'nova').length;
     say(
@@ -121,7 +114,7 @@ export async function runDemo(o: DemoOptions): Promise<DemoReport> {
       `${node}: ${restore.reached === 'InService' ? 'back in service' : `not back in service (${restore.reached})`}`,
     );
 
-    const report: DemoReport = {
+    const act: ActReport = {
       node,
       scale: o.scale,
       evacuation,
@@ -129,10 +122,20 @@ export async function runDemo(o: DemoOptions): Promise<DemoReport> {
       items: settled.items,
       pods: settled.pods,
       ...countCalls(sb.kube.requestLog, sb.openstack.requestLog),
-      realMs: Date.now() - started,
-      ok: reached === 'Evacuated' && restore.reached === 'InService',
     };
-    o.out.write(renderSummary(report));
+    o.out.write(renderSummary(act));
+    let fleet: FleetReport | undefined;
+    if (o.fleet !== false && !o.signal.aborted) {
+      fleet = await runFleetAct(o);
+      o.out.write(renderFleetSummary(fleet));
+    }
+    const report: DemoReport = {
+      ...act,
+      ...(fleet ? { fleet } : {}),
+      realMs: Date.now() - started,
+      ok: reached === 'Evacuated' && restore.reached === 'InService' && (fleet?.ok ?? true),
+    };
+    o.out.write(closingLine(report));
     if (o.keep && !o.signal.aborted) {
       o.out.write(keepText(sb, node, o.cwd));
       await new Promise<void>((done) => {

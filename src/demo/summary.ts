@@ -2,8 +2,10 @@
 // the API calls the agents made (from the sandbox's own request logs).
 import { renderTable } from '../cli/output-table.ts';
 import type { NodeRecord } from '../core/record.ts';
+import type { Sandbox } from '../sandbox/index.ts';
 import type { RequestLogEntry } from '../sandbox/openstack/index.ts';
 import { kubeCall, openstackCall, tally } from './api-calls.ts';
+import type { FleetReport } from './fleet.ts';
 import { took } from './render.ts';
 import type { PodProgress, TrackedItem } from './tracker.ts';
 
@@ -14,6 +16,17 @@ export interface PhaseResult {
   readonly simMs: number;
   readonly realMs: number;
 }
+
+/** The phase reached, and the simulated and real time since `t0` (the cordon or uncordon). */
+export const phaseResult = (
+  reached: string,
+  sb: Sandbox,
+  t0: { sim: number; real: number },
+): PhaseResult => ({
+  reached,
+  simMs: sb.clock.now() - t0.sim,
+  realMs: Date.now() - t0.real,
+});
 
 export interface DemoReport {
   readonly node: string;
@@ -26,10 +39,15 @@ export interface DemoReport {
   readonly kubeCalls: readonly [string, number][];
   /** "service METHOD /template" → count, largest first. */
   readonly openstackCalls: readonly [string, number][];
+  /** The fleet act (unless skipped). */
+  readonly fleet?: FleetReport;
   readonly realMs: number;
-  /** Evacuated, then back in service. */
+  /** Evacuated, then back in service; and so was the fleet. */
   readonly ok: boolean;
 }
+
+/** The first act: one node, what moved where, and the API calls. */
+export type ActReport = Omit<DemoReport, 'fleet' | 'realMs' | 'ok'>;
 
 export function countCalls(
   kube: readonly { method: string; path: string }[],
@@ -69,7 +87,7 @@ function callLines(title: string, rows: readonly [string, number][], top = 6): s
   return `${title}: ${total} request${total === 1 ? '' : 's'} (${shown.join(', ')}${more})`;
 }
 
-export function renderSummary(r: DemoReport): string {
+export function renderSummary(r: ActReport): string {
   const out: string[] = ['', 'Summary'];
   const end = r.items.reduce((m, i) => Math.max(m, i.endedAt ?? 0), 0);
   const rows = itemRows(r.items, end);
@@ -105,8 +123,10 @@ export function renderSummary(r: DemoReport): string {
     callLines('Nova', nova),
     ...(placement.length ? [callLines('Placement', placement)] : []),
     callLines('Keystone', keystone),
-    `demo took ${s(r.realMs)}; ${r.ok ? 'OK' : 'FAILED'}`,
     '',
   );
   return out.join('\n');
 }
+
+/** The demo's last line. */
+export const closingLine = (r: DemoReport): string => `demo took ${s(r.realMs)}; ${r.ok ? 'OK' : 'FAILED'}\n`;

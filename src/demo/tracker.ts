@@ -1,6 +1,7 @@
 // What the demo shows, read from the sandbox itself (the way kubectl and the OpenStack CLI would
 // see it, but in-process so it adds nothing to the API request logs): the node's phase, each Nova
-// server and VMI that was on the node, and how many of its pods have been evicted.
+// server and VMI that was on the node, how many of its pods have been evicted, and who holds the
+// fleet's evacuation slots.
 import { parseRecord, STATE_ANNOTATION, type NodeRecord, type Phase } from '../core/record.ts';
 import type { Sandbox } from '../sandbox/index.ts';
 import type { KubeObject } from '../sandbox/kube/types.ts';
@@ -31,15 +32,24 @@ export interface PodProgress {
   terminating: number;
 }
 
+/** A fleet slot (Lease drainer-evacuation-<i>) and the node holding it. */
+export interface SlotHolder {
+  readonly slot: string;
+  readonly node: string;
+}
+
 export interface Snapshot {
   readonly phase: Phase | 'InService';
   readonly record: NodeRecord | undefined;
+  /** Every held fleet slot, this node's included. */
+  readonly holders: readonly SlotHolder[];
   readonly items: readonly TrackedItem[];
   readonly pods: PodProgress;
   /** Simulated epoch ms. */
   readonly now: number;
 }
 
+const LEASES = 'leases.coordination.k8s.io';
 const VMIS = 'virtualmachineinstances.kubevirt.io';
 const VMIMS = 'virtualmachineinstancemigrations.kubevirt.io';
 const NOVA_DONE = new Set(['completed', 'confirmed']);
@@ -75,11 +85,16 @@ export class Tracker {
   readonly #node: string;
   readonly #items: TrackedItem[];
   readonly #pods: Map<string, string>;
+  readonly #slotNamespace: string;
 
-  /** Call before the cordon: what is on the node now is what should move. */
-  constructor(sb: Sandbox, node: string) {
+  /**
+   * Call before the cordon: what is on the node now is what should move. The fleet's slot
+   * Leases are in `slotNamespace` (fleet.namespace).
+   */
+  constructor(sb: Sandbox, node: string, slotNamespace = 'drainer') {
     this.#sb = sb;
     this.#node = node;
+    this.#slotNamespace = slotNamespace;
     const host = novaHostOf(sb, node);
     const servers = host ? sb.openstack.state.serversOnHost(host) : [];
     const vmis = sb.scenario.kubevirt.installed
@@ -123,6 +138,7 @@ export class Tracker {
     return {
       phase: record?.phase ?? 'InService',
       record,
+      holders: this.#holders(),
       items: this.#items.map((i) => ({ ...i })),
       pods: this.#podProgress(),
       now,
@@ -138,6 +154,16 @@ export class Tracker {
 
   #store() {
     return this.#sb.kube.store;
+  }
+
+  #holders(): SlotHolder[] {
+    return this.#store()
+      .list(LEASES, { namespace: this.#slotNamespace })
+      .flatMap((l) => {
+        const node = (l.spec as { holderIdentity?: string } | undefined)?.holderIdentity;
+        return node ? [{ slot: l.metadata.name ?? '', node }] : [];
+      })
+      .sort((a, b) => a.slot.localeCompare(b.slot));
   }
 
   #podProgress(): PodProgress {

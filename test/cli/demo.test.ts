@@ -1,5 +1,7 @@
 // Story: someone without a cluster runs `drainer demo`: the sandbox starts with one agent per node,
 // a node is cordoned and evacuated, uncordoned and put back, and a summary says what moved where.
+// Then a small fleet's two nodes are cordoned at once: one waits Queued for the slot (the act's
+// records are checked in test/demo/fleet.test.ts).
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -59,10 +61,18 @@ describe('drainer demo', () => {
     // not a terminal: plain lines, no cursor movement
     expect(out).not.toContain('\x1b[');
     expect(out).toMatch(/\] nova beta-db-1: moved node-1\.cloud\.example\.org → node-\d in /);
+    expect(out).toMatch(/\] node-1: Evacuating \(holds drainer-evacuation-0\)$/m);
+    // the fleet act: two nodes at once, one queued behind the other, then both evacuated and back
+    expect(out).toMatch(/^kubectl cordon rack-1 rack-2 /m);
+    expect(out).toMatch(/\] rack-\d: Queued \(drainer-evacuation-0 held by rack-\d\)$/m);
+    expect(out).toMatch(/^rack-\d queued \d+\.\d s behind rack-\d, then evacuated in \d+\.\d s$/m);
+    expect(out).toMatch(/^fleet: Evacuated after .*; back in service after/m);
+    expect(out).toMatch(/^demo took \d+\.\d s; OK$/m);
+    expect(out.trimEnd().split('\n').at(-1)).toMatch(/^demo took/);
   });
 
   it('says so and exits 1 when the evacuation fails (node-4 holds a VMI that cannot migrate)', async () => {
-    const { code, out } = await demo(['--node', 'node-4']);
+    const { code, out } = await demo(['--node', 'node-4', '--no-fleet']);
 
     expect(code).toBe(1);
     expect(out).toMatch(/node-4: evacuation FAILED: .*vm-legacy/);
@@ -70,10 +80,13 @@ describe('drainer demo', () => {
     expect(summaryRows(out).find((r) => r[1] === 'vms/vm-legacy')?.[6]).toBe('stayed');
     expect(out).toMatch(/^back in service: yes/m);
     expect(out).toMatch(/FAILED$/m);
+    expect(out).not.toContain('rack-1');
   });
 
   it('with --keep, prints kubectl commands for the still running sandbox and stops on Ctrl-C', async () => {
-    const { code, out, cwd } = await demo(['--keep', '--node', 'node-4'], { stopWhen: /Ctrl-C stops/ });
+    const { code, out, cwd } = await demo(['--keep', '--node', 'node-4', '--no-fleet'], {
+      stopWhen: /Ctrl-C stops/,
+    });
 
     expect(code).toBe(1);
     expect(out).toContain('kubectl --kubeconfig state/kubeconfig cordon node-1');

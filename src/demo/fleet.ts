@@ -1,0 +1,125 @@
+// `drainer demo`'s fleet act: a small second sandbox whose two rack hypervisors are cordoned at
+// once under the fleet budget (fleet.maxConcurrentEvacuations, default 1). One takes the slot, the
+// other waits Queued behind it and evacuates when the slot is given back; then both are
+// uncordoned and put back. The report comes from the Node records' timeline, not the screen.
+import type { OutStream } from '../cli/context.ts';
+import { configSchema } from '../config/schema.ts';
+import type { Logger } from '../observability/logger.ts';
+import { startSandbox } from '../sandbox/index.ts';
+import { demoConfig, startAgents, type DemoAgents } from './agents.ts';
+import { FLEET_RACK, fleetScenario } from './fleet-scenario.ts';
+import { cordon, inService } from './node.ts';
+import { fleetView } from './render.ts';
+import { phaseResult, type PhaseResult } from './summary.ts';
+import { maxEvacuating, recordPhases, turns, type FleetTurn, type PhaseChange } from './timeline.ts';
+import { Tracker, type Snapshot, type TrackedItem } from './tracker.ts';
+import { pollUntil, waitReady, type WaitOptions } from './wait.ts';
+
+export interface FleetActOptions extends WaitOptions {
+  readonly out: OutStream;
+  readonly log: Logger;
+  /** Simulated seconds per real second. */
+  readonly scale: number;
+}
+
+export interface FleetReport {
+  /** fleet.maxConcurrentEvacuations as the agents ran with it. */
+  readonly budget: number | string;
+  /** The nodes cordoned at once. */
+  readonly nodes: readonly string[];
+  /** Each node's wait and evacuation, in the order they took a slot. */
+  readonly turns: readonly FleetTurn[];
+  /** Every phase change of every Node record, in the API server's order. */
+  readonly changes: readonly PhaseChange[];
+  readonly maxEvacuating: number;
+  /** The servers that were on each node, as they ended. */
+  readonly items: Readonly<Record<string, readonly TrackedItem[]>>;
+  /** From the cordon until every node was Evacuated (or Failed, or the time was up). */
+  readonly evacuation: PhaseResult;
+  readonly restore: PhaseResult;
+  /** Every node Evacuated within the budget, then back in service. */
+  readonly ok: boolean;
+}
+
+const DONE = new Set(['Evacuated', 'Failed']);
+
+const allOf = (m: ReadonlyMap<string, Snapshot>, ok: (node: string, s: Snapshot) => boolean) =>
+  [...m].every(([n, s]) => ok(n, s));
+
+export async function runFleetAct(o: FleetActOptions): Promise<FleetReport> {
+  const say = (line: string) => o.out.write(`${line}\n`);
+  const sb = await startSandbox({ scenario: fleetScenario, scale: o.scale, log: o.log });
+  const timeline = recordPhases(sb);
+  let agents: DemoAgents | undefined;
+  try {
+    const config = demoConfig(sb.drainerConfig);
+    const fleet = configSchema.parse(config).fleet;
+    const nodes: string[] = [...FLEET_RACK];
+    const spare = sb.scenario.nodes.map((n) => n.name).filter((n) => !nodes.includes(n));
+    say(
+      `\nFleet: sandbox "${sb.scenario.name}" (${nodes.join(', ')} with ${sb.scenario.openstack.servers.length} Nova servers, ` +
+        `${spare.join(', ')} empty), fleet.maxConcurrentEvacuations: ${fleet.maxConcurrentEvacuations}`,
+    );
+    agents = startAgents({
+      nodes: sb.scenario.nodes.map((n) => n.name),
+      config,
+      kubeconfigYaml: sb.kube.kubeconfig(),
+      log: o.log.child({ sandbox: sb.scenario.name }),
+      signal: o.signal,
+    });
+    await waitReady(agents, o);
+    const trackers = new Map(nodes.map((n) => [n, new Tracker(sb, n, fleet.namespace)]));
+    const read = () => new Map([...trackers].map(([n, t]) => [n, t.snapshot()]));
+    say(
+      `kubectl cordon ${nodes.join(' ')}   (at once: one takes the slot, the other waits Queued behind it)`,
+    );
+    const t0 = { sim: sb.clock.now(), real: Date.now() };
+    const view = fleetView(o.out, nodes, t0.sim);
+    await Promise.all(nodes.map((n) => cordon(sb, n, true)));
+    const evac = await pollUntil(
+      o,
+      () => {
+        const m = read();
+        view.update(m);
+        return m;
+      },
+      (m) => allOf(m, (_n, s) => DONE.has(s.phase)),
+    );
+    const settled = new Map([...trackers].map(([n, t]) => [n, t.settle()]));
+    view.update(settled);
+    view.done();
+    const phases = [...evac.value.values()].map((s) => s.phase);
+    const reached = !evac.reached ? 'timeout' : phases.includes('Failed') ? 'Failed' : 'Evacuated';
+    const evacuation = phaseResult(reached, sb, t0);
+
+    say(`kubectl uncordon ${nodes.join(' ')}`);
+    const t1 = { sim: sb.clock.now(), real: Date.now() };
+    await Promise.all(nodes.map((n) => cordon(sb, n, false)));
+    const back = await pollUntil(o, read, (m) => allOf(m, (n, s) => inService(sb, n, s)));
+    const restore = phaseResult(back.reached ? 'InService' : 'timeout', sb, t1);
+    say(`${nodes.join(', ')}: ${back.reached ? 'back in service' : 'not back in service'}`);
+
+    const changes = [...timeline.changes];
+    const fleetTurns = turns(changes, nodes);
+    const most = maxEvacuating(changes);
+    const budget = fleet.maxConcurrentEvacuations;
+    return {
+      budget,
+      nodes,
+      turns: fleetTurns,
+      changes,
+      maxEvacuating: most,
+      items: Object.fromEntries([...settled].map(([n, s]) => [n, s.items])),
+      evacuation,
+      restore,
+      ok:
+        fleetTurns.every((t) => t.reached === 'Evacuated') &&
+        (typeof budget !== 'number' || budget === 0 || most <= budget) &&
+        restore.reached === 'InService',
+    };
+  } finally {
+    timeline.stop();
+    await agents?.stop();
+    await sb.close();
+  }
+}
