@@ -7,6 +7,7 @@
 import {
   isApiError,
   isAuthError,
+  isCancelledError,
   isConflictError,
   isForbiddenError,
   isNotFoundError,
@@ -156,7 +157,10 @@ export class Migrator {
         // aborted: handled at the top of the loop
       }
     }
-    if (signal.aborted) await this.#cancel();
+    // a cancel (uncordon) takes back what it can; a shutdown leaves every submitted migration to
+    // Nova, where the next agent adopts it from the record (aborting would make it submit them again)
+    if (signal.aborted && isCancelledError(signal.reason)) await this.#cancel();
+    else if (signal.aborted) this.#leave();
     this.#report();
     return this.entries.map((e) => toProgress(e, this.#o.now()));
   }
@@ -580,6 +584,11 @@ export class Migrator {
     if (slotFree || action !== 'live-migrate') this.#slotFrom(e, now);
     else e.recordCheckAt = undefined; // queued: nothing to check until it holds a slot
     log.info({ server: e.id, name: e.name, action, attempt: e.attempts }, 'migration started');
+  }
+
+  #leave(): void {
+    for (const e of this.entries)
+      if (e.state === 'migrating') e.message = 'shut down: left to Nova, the next agent follows it';
   }
 
   async #cancel(): Promise<void> {

@@ -1,4 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest';
+import { CancelledError } from '../../../src/core/errors.ts';
 import { FakeNova } from './fake-nova.ts';
 import { evacuationContext, harness, offlineNock } from './helpers.ts';
 
@@ -329,7 +330,7 @@ describe('dry run and cancel', () => {
     const ctx = evacuationContext(h, {
       abortOnCancel: true,
       onProgress: (items, controller) => {
-        if (items.some((i) => i.state === 'migrating')) controller.abort();
+        if (items.some((i) => i.state === 'migrating')) controller.abort(new CancelledError('uncordoned'));
       },
     });
 
@@ -348,7 +349,7 @@ describe('dry run and cancel', () => {
     const ctx = evacuationContext(h, {
       abortOnCancel: false,
       onProgress: (items, controller) => {
-        if (items.some((i) => i.state === 'migrating')) controller.abort();
+        if (items.some((i) => i.state === 'migrating')) controller.abort(new CancelledError('uncordoned'));
       },
     });
 
@@ -358,5 +359,23 @@ describe('dry run and cancel', () => {
     // the first holds Nova's slot (abortOnCancel false: left to finish); the two queued are aborted
     expect(fake.count('DELETE', /\/migrations\/\d+$/)).toBe(2);
     expect(outcome.workloads.map((w) => w.state).sort()).toEqual(['failed', 'failed', 'migrating']);
+  });
+
+  it('on a shutdown leaves every submitted migration to Nova, for the next agent to adopt', async () => {
+    for (let i = 0; i < 3; i++) fake.addServer({ name: `vm-${i}`, host: 'compute-a', hang: true });
+    const h = harness(fake, { nova: { maxConcurrentMigrations: 1 } });
+    const ctx = evacuationContext(h, {
+      abortOnCancel: true,
+      onProgress: (items, controller) => {
+        if (items.filter((i) => i.state === 'migrating').length === 3) controller.abort(new Error('SIGTERM'));
+      },
+    });
+
+    const outcome = await h.plugin.evacuate(node, ctx);
+
+    expect(fake.count('POST', /\/action$/)).toBe(3);
+    // aborting the queued ones would make the next agent submit them a second time
+    expect(fake.count('DELETE', /\/migrations\/\d+$/)).toBe(0);
+    expect(outcome.workloads.map((w) => w.state)).toEqual(['migrating', 'migrating', 'migrating']);
   });
 });
