@@ -3,7 +3,7 @@
 // waits for the nova-compute disable to reach the emulation, uncordons and waits for the restore.
 // Both instants are taken in this process on one real clock (performance.now()): the cordon when the
 // API server's store accepts the PATCH (before it answers), the disable when the emulation applies it.
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { STATE_ANNOTATION, EVACUATING_TAINT } from '../../src/core/record.ts';
@@ -159,6 +159,17 @@ async function chainBeforeDisable(trace: string, cordonEpoch: number): Promise<n
   return longestChain(waited);
 }
 
+/** Until neither the daemon's trace nor the API server's log has grown for 50 ms. */
+async function atRest(sandbox: Sandbox, trace: string): Promise<void> {
+  const size = async () => `${(await stat(trace)).size}/${sandbox.kube.requestLog.length}`;
+  for (let before = await size(); ;) {
+    await sleep(50);
+    const now = await size();
+    if (now === before) return;
+    before = now;
+  }
+}
+
 async function round1(sandbox: Sandbox, marks: Marks, n: number, trace: string): Promise<Round> {
   await oneServerAtRest(sandbox, n);
   marks.cordonAt = undefined;
@@ -187,7 +198,7 @@ async function round1(sandbox: Sandbox, marks: Marks, n: number, trace: string):
   await until('the restore', () => restored(sandbox), 20_000);
   // the restore's own last writes come back as watch events and one more (idle) pass: let it end,
   // so the next cordon meets an idle daemon, as a real one would
-  await sleep(30);
+  await atRest(sandbox, trace);
   return result;
 }
 
@@ -293,9 +304,11 @@ export function reactionNotes(r: ReactionResult, o: ReactionOptions): string[] {
       "end of each of its HTTP requests (node's http.client diagnostics channels) on the epoch clock. Of those started " +
       'after the cordon and before its disable PUT, less Event writes and watches, the longest chain in which each ' +
       'request started after the one before it ended (bench/lib/request-chain.ts): requests issued side by side count ' +
-      `once. Mean ${r.chainMean}, largest ${r.chainMax}: the pass's reads (Node and NodeMaintenances side by side), ` +
-      "the intent PATCH, the plan (Nova: services, then the host's servers; KubeVirt beside it), the taint PATCH with " +
-      'its record, and the Nova piece of the record written before the disable.',
+      `once. Mean ${r.chainMean}, largest ${r.chainMax}: the pass's reads (Node and NodeMaintenances side by side); ` +
+      "the intent PATCH with the plan's first reads beside it (no fleet budget here: nothing waits between them, " +
+      "and a read need not follow the record); the host's servers; the taint PATCH with its record; and the Nova " +
+      "piece of the record written before the disable. Each round starts once neither the daemon's trace nor the " +
+      "API server's log has grown for 50 ms (the previous restore's own trailing pass is over).",
     'Settings: the fleet budget and the capacity check are off for this scenario: they add ' +
       'requests by design (a Lease, a Placement read) and are measured on their own.',
   );

@@ -89,12 +89,17 @@ export async function evacuate(
 ): Promise<RunResult> {
   const started = run.now();
   const fresh = !resumes(run.store.current);
+  // Without a fleet budget nothing waits between the intent and the plan, and the plan only reads:
+  // it goes beside the intent write (the record must come before a change, not before a read).
+  // With a budget the plan waits for the slot, so it does not go stale in the queue.
+  const early = run.deps.budget ? undefined : plan(run, ctl, fresh);
   await recordIntent(run, desired, started, run.deps.budget !== undefined);
   // 1b. a fleet slot before the first change; given back on every way out below
   const slot = await takeSlot(run, desired.maintenance, ctl);
   if (slot === null) return stopped(run, ctl, started);
   try {
-    const result = await evacuateHolding(run, desired, withSlot(ctl, slot), started, fresh);
+    const planned = await (early ?? plan(run, withSlot(ctl, slot), fresh));
+    const result = await evacuateHolding(run, desired, withSlot(ctl, slot), started, fresh, planned);
     if (slot?.lost.aborted && !ctl.signal.aborted && run.store.current?.phase === 'Evacuating') {
       run.log.warn({ node: run.nodeName }, 'lost the fleet slot: queueing again before going on');
       return { requeueAfterMs: 0 };
@@ -111,10 +116,10 @@ async function evacuateHolding(
   ctl: EvacuationControl,
   started: Date,
   fresh: boolean,
+  planned: Planned | undefined,
 ): Promise<RunResult> {
   const { host, config, metrics } = run.deps;
   const nm = desired.maintenance;
-  const planned = await plan(run, ctl, fresh);
   if (!planned) return stopped(run, ctl, started);
   // 2b. does it fit elsewhere? refused here, nothing about the node has changed
   const refused = await capacityGate(run, planned, fresh);
@@ -221,11 +226,12 @@ async function isolate(run: NodeRun, nm: MaintenanceObject | undefined): Promise
  * 2. plan (a plugin that cannot plan still gets to try, and fails in its Outcome, unless the
  * capacity check refuses an unknown capacity). Undefined when stopped.
  */
-async function plan(
-  run: NodeRun,
-  ctl: EvacuationControl,
-  fresh: boolean,
-): Promise<{ plans?: Plan[]; error?: string } | undefined> {
+interface Planned {
+  readonly plans?: Plan[];
+  readonly error?: string;
+}
+
+async function plan(run: NodeRun, ctl: EvacuationControl, fresh: boolean): Promise<Planned | undefined> {
   try {
     const capacity = run.deps.config.evacuation.capacityCheck !== 'off';
     const plans = await run.deps.host.plan({ name: run.nodeName }, ctl.signal, { capacity });
