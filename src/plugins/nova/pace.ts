@@ -6,6 +6,11 @@
 
 /** The quickest poll (or pollInterval when that is shorter). */
 export const MIN_POLL_MS = 1000;
+/**
+ * The quickest poll in the tail, when the evacuation waits only for the last migrations to be seen
+ * ending: a handful of polls more, once per evacuation, for ending sooner.
+ */
+export const TAIL_MIN_POLL_MS = 500;
 /** Ends remembered for the rate: recent enough to follow a change in the mix. */
 const WINDOW = 20;
 /** Look again when this share of the in-flight work can have ended. */
@@ -64,7 +69,8 @@ export class Pace {
       ms = Math.max(this.#lastMs, share * inFlight * (now - this.#ends[0]!));
     } else ms = Math.max(this.#minMs, 2 * this.#lastMs);
     if (dueIn !== undefined) ms = Math.min(ms, Math.max(0, dueIn));
-    ms = Math.min(this.#maxMs, Math.max(this.#minMs, ms));
+    const floor = tail ? Math.min(this.#minMs, TAIL_MIN_POLL_MS) : this.#minMs;
+    ms = Math.min(this.#maxMs, Math.max(floor, ms));
     this.#lastMs = ms;
     return ms;
   }

@@ -36,6 +36,17 @@ describe('the poll pace', () => {
     expect(pace.next({ inFlight: 2, now: 9000, tail: true })).toBe(1500);
   });
 
+  it('in the tail may look as often as every half second, and nowhere else', () => {
+    const pace = new Pace(120_000);
+    for (const at of [0, 3000, 6000, 9000]) pace.ended(at);
+    expect(pace.next({ inFlight: 1, now: 9000, tail: true })).toBe(750); // a quarter of one gap
+    expect(pace.next({ inFlight: 1, now: 9000 })).toBe(1500);
+    const quick = new Pace(120_000);
+    for (const at of [0, 1000, 2000]) quick.ended(at);
+    expect(quick.next({ inFlight: 1, now: 2000, tail: true })).toBe(500);
+    expect(quick.next({ inFlight: 1, now: 2000 })).toBe(1000);
+  });
+
   it('takes ends in the order they happened, whatever order the polls saw them in', () => {
     const pace = new Pace(120_000);
     for (const at of [6000, 0, 9000, 3000]) pace.ended(at);
