@@ -438,9 +438,10 @@ export function footprintNotes(r: FootprintResult, o: FootprintOptions): string[
   if (change > 0.1) {
     notes.push(
       `Bytes read in pod mode differ by ${round(change * 100, 1)} % (${r.small.connections} and ` +
-        `${r.big.connections} connections). At start the agent reconciles once per watch that syncs, and once more ` +
-        'when a sync arrives while a reconcile runs — 2 or 3 times (each: GET Node + 2 NodeMaintenance lists) ' +
-        `depending on timing, not on the cluster size. Idle reads: ${r.small.idleBytesRead} vs ` +
+        `${r.big.connections} connections; bytes sent ${r.small.bytesSent} / ${r.big.bytesSent}). The agent ` +
+        'reconciles once at start, when the last of its watches has listed (each reconcile: GET Node + 2 ' +
+        'NodeMaintenance lists), so a difference means a watch re-opened or a request was retried, not a read ' +
+        `that grows with the cluster. Idle reads: ${r.small.idleBytesRead} vs ` +
         `${r.big.idleBytesRead} bytes.`,
     );
   }

@@ -68,7 +68,7 @@ export class Agent {
         onEvent: (type, node) => this.#onNode(type, node),
         onSynced: () => {
           this.#nodeSynced = true;
-          this.#queue.enqueue(this.#o.nodeName);
+          this.#enqueueNode();
         },
       }),
     ];
@@ -79,7 +79,7 @@ export class Agent {
           onEvent: (type, nm) => this.#onMaintenance(type, nm),
           onSynced: () => {
             this.#maintenancesSynced = true;
-            this.#queue.enqueue(this.#o.nodeName);
+            this.#enqueueNode();
           },
         }),
       );
@@ -101,9 +101,17 @@ export class Agent {
     return this.#queue.idle();
   }
 
+  /**
+   * The reconciler re-reads the world, so a reconcile before every watch has listed once would be
+   * repeated as soon as the last one does: the first runs when all have synced (one, not 2 or 3).
+   */
+  #enqueueNode(): void {
+    if (this.#nodeSynced && this.#maintenancesSynced) this.#queue.enqueue(this.#o.nodeName);
+  }
+
   #onNode(type: WatchEvent, node: NodeObject): void {
     this.#node = type === 'DELETED' ? undefined : node;
-    this.#queue.enqueue(this.#o.nodeName);
+    this.#enqueueNode();
   }
 
   #onMaintenance(type: WatchEvent, nm: MaintenanceObject): void {
@@ -112,7 +120,7 @@ export class Agent {
     else this.#maintenances.set(key, nm);
     const me = this.#o.nodeName;
     if (nm.spec?.nodeName === me || nm.metadata?.annotations?.[MAINTENANCE_NODE_ANNOTATION] === me) {
-      this.#queue.enqueue(me);
+      this.#enqueueNode();
     } else if (type !== 'DELETED' && this.#o.mode === 'own' && untaken(nm)) {
       // nobody acted on it yet: perhaps its node does not exist (then no agent owns it)
       this.#queue.enqueue(MAINTENANCE_KEY + key);

@@ -141,4 +141,51 @@ describe('agent', () => {
     stop.abort();
     await running;
   });
+  it('reconciles once at start, when the last of its watches has listed', async () => {
+    const cluster = new FakeCluster();
+    cluster.addNode('node-7');
+    const log = quietLogger();
+    let reconciles = 0;
+    class Counting extends Reconciler {
+      override reconcile(node: string, signal: AbortSignal) {
+        reconciles++;
+        return super.reconcile(node, signal);
+      }
+    }
+    const reconciler = new Counting({ cluster, host: new FakeHost([]), config: configSchema.parse({}), log });
+    const fake = new FakeSources(cluster, 'node-7');
+    let listMaintenances!: () => void;
+    const maintenancesListed = new Promise<void>((r) => (listMaintenances = r));
+    const stop = new AbortController();
+    const agent = new Agent({
+      nodeName: 'node-7',
+      reconciler,
+      // the node lists at once; the NodeMaintenances only when the test says so
+      sources: {
+        watchNode: (cb) => fake.watchNode(cb),
+        watchMaintenances: async (cb) => {
+          await maintenancesListed;
+          return fake.watchMaintenances(cb);
+        },
+      },
+      mode: 'own',
+      log,
+      signal: stop.signal,
+    });
+    const running = agent.run();
+    cluster.changed(cluster.node('node-7'));
+    await new Promise((r) => setTimeout(r, 20));
+    expect(reconciles).toBe(0);
+    expect(agent.ready().reasons).toEqual(['NodeMaintenance watch not synced']);
+
+    listMaintenances();
+    await until('ready', () => agent.ready().ready);
+    await agent.idle();
+    expect(reconciles).toBe(1);
+
+    cluster.changed(cluster.node('node-7'));
+    await until('a change reconciles again', () => reconciles === 2);
+    stop.abort();
+    await running;
+  });
 });
