@@ -35,7 +35,9 @@ export interface FootprintSample {
   readonly mode: KubeMode;
   readonly nodes: number;
   readonly pods: number;
+  /** Median of READY_STARTS starts (the last one is the daemon measured otherwise). */
   readonly startToReadyMs: number;
+  readonly readyStartsMs: readonly number[];
   readonly rssBytes: number;
   readonly heapUsedBytes: number;
   /** CPU seconds from start to the end of the idle period. */
@@ -97,6 +99,8 @@ interface Subject {
   readonly daemon: RunningDaemon;
   readonly proxy: CountingProxy;
   readonly dir: string;
+  /** Start → ready of each start of this daemon, the kept one last. */
+  readonly readyStartsMs: readonly number[];
 }
 
 /**
@@ -141,8 +145,30 @@ async function startSubject(
     };
     daemon = await startDaemon({ ...base, env });
   }
-  return { sandbox, mode, nodes, daemon, proxy, dir };
+  return { sandbox, mode, nodes, daemon, proxy, dir, readyStartsMs: [daemon.startToReadyMs] };
 }
+
+/**
+ * Start → ready is one spawn on a shared 2-core machine, where one hiccup (the in-process API
+ * server's garbage collection, another daemon's timer) doubles it: the daemon is started
+ * READY_STARTS times and the median counts; the last start is kept and measured otherwise.
+ */
+async function startRepeated(...args: Parameters<typeof startSubject>): Promise<Subject> {
+  const times: number[] = [];
+  for (let i = 1; i < READY_STARTS; i++) {
+    const s = await startSubject(...args);
+    times.push(s.daemon.startToReadyMs);
+    await stopSubject(s);
+  }
+  const kept = await startSubject(...args);
+  return { ...kept, readyStartsMs: [...times, kept.daemon.startToReadyMs] };
+}
+
+const median = (xs: readonly number[]): number => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
+};
 
 /** The kubeconfig with its user replaced by an exec plugin printing the token, as cloud CLIs do. */
 async function withExecPlugin(kubeconfig: string, dir: string): Promise<string> {
@@ -191,7 +217,8 @@ async function closeWindow(s: Subject, w: WindowStart): Promise<FootprintSample>
     mode: s.mode,
     nodes: s.nodes,
     pods: s.sandbox.kube.store.list('pods').length,
-    startToReadyMs: s.daemon.startToReadyMs,
+    startToReadyMs: median(s.readyStartsMs),
+    readyStartsMs: s.readyStartsMs,
     rssBytes: end.rssBytes,
     heapUsedBytes: metricValue(metrics, 'nodejs_heap_size_used_bytes'),
     cpuSeconds: end.cpuSeconds,
@@ -221,8 +248,8 @@ async function measureSideBySide(
     // daemon's start → ready, by 50-150 ms; a real API server is warm.
     await stopSubject(await startSubject(small, o, SMALL_NODES, 'pod', entry, nodeOptions));
     for (const mode of ['pod', 'kubeconfig'] as const) {
-      subjects.push(await startSubject(small, o, SMALL_NODES, mode, entry, nodeOptions));
-      subjects.push(await startSubject(big, o, o.bigNodes, mode, entry, nodeOptions));
+      subjects.push(await startRepeated(small, o, SMALL_NODES, mode, entry, nodeOptions));
+      subjects.push(await startRepeated(big, o, o.bigNodes, mode, entry, nodeOptions));
     }
     subjects.push(await startSubject(small, o, SMALL_NODES, 'exec', entry, nodeOptions));
     await sleep(o.settleMs);
@@ -298,6 +325,7 @@ const MODE_NAME: Record<KubeMode, string> = {
 const POD_RSS_MB = 70;
 const KUBECONFIG_RSS_MB = 100;
 const READY_S = 0.3;
+const READY_STARTS = 3;
 
 /** Builds the bundle inside the repository (so it resolves node_modules as dist/ does). */
 async function bundle(repo: string): Promise<{ dir: string; entry: string; daemonChunk: string }> {
@@ -392,6 +420,11 @@ export async function footprint(o: FootprintOptions): Promise<FootprintResult> {
           all.map((s) => s.idleBytesRead).join(' / '),
           'B',
         ),
+        info(
+          'start → ready of each start, pod 5 / 5,000, kubeconfig 5 / 5,000 nodes',
+          all.map((s) => s.readyStartsMs.map((ms) => round(ms / 1000, 2)).join(', ')).join(' / '),
+          's',
+        ),
         info('bytes sent to the API, pod 5 / 5,000 nodes', `${small.bytesSent} / ${big.bytesSent}`, 'B'),
         info(
           'TCP connections to the API, pod 5 / 5,000, kubeconfig 5 / 5,000 nodes',
@@ -426,7 +459,8 @@ export function footprintNotes(r: FootprintResult, o: FootprintOptions): string[
       "reference, a kubeconfig whose user is an exec plugin (a node script printing the token), which client-node's " +
       `KubeConfig serves, in the ${SMALL_NODES}-node cluster. The API server speaks TLS and wants a bearer token; ` +
       'traffic goes through counting loopback TCP proxies. The daemons start one after the other (start → ready: ' +
-      'spawn to the first /readyz 200, polled every 5 ms; an unmeasured pod-mode daemon starts and stops first, so ' +
+      `spawn to the first /readyz 200, polled every 5 ms; the median of ${READY_STARTS} starts of each daemon, ` +
+      'the last one kept; an unmeasured pod-mode daemon starts and stops first, so ' +
       "the in-process API server's first handshakes and watches do not count), then share one idle window, so the rest of the machine " +
       `weighs on all alike: ${o.settleMs / 1000} s to settle, then ${o.idleMs / 1000} s idle. At its end: RSS and ` +
       'CPU (user + system since start) from /proc/<pid>, heap used from /metrics, bytes from the proxies (start ' +
