@@ -29,7 +29,7 @@ const REALISTIC = {
   mix: 'log-uniform',
 } as const;
 const SLOTS = [1, 4];
-const REACTION = { repo: REPO, rounds: 50, scale: 20 };
+const REACTION = { repo: REPO, rounds: 50, scale: 20, defaultRounds: 20 };
 const FOOTPRINT = { repo: REPO, idleMs: 30_000, settleMs: 5000, bigNodes: 5000, bigPods: 50_000 };
 const FLEET = { hosts: 12, serversPerHost: 10, scale: 20, migrationSeconds: 20 };
 const FLEET_BUDGETS = [2, 3];

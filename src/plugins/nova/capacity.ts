@@ -58,24 +58,30 @@ export const usableServices = (services: readonly NovaService[], source: string)
 async function flavors(input: NovaCapacityInput): Promise<Map<string, NovaFlavorRef>> {
   const out = new Map<string, NovaFlavorRef>();
   const byId = new Map<string, Promise<NovaFlavorRef | undefined>>();
+  const waiting: { id: string; flavor: string }[] = [];
   for (const s of input.servers) {
     const f = s.flavor ?? {};
     if (f.vcpus !== undefined && f.ram !== undefined) out.set(s.id, f);
     else if (f.id) {
-      // before 2.47 only the id: one flavor request per distinct flavor
+      // before 2.47 only the id: one flavor request per distinct flavor, all side by side
       const id = f.id;
       // a flavor deleted since the boot is gone from the API: that server's size is unknown
-      if (!byId.has(id)) {
-        const lookup = input.compute.getFlavor(id, input.signal).catch((err: unknown) => {
-          if (isNotFoundError(err)) return undefined;
-          throw err;
-        });
-        byId.set(id, lookup);
-      }
-      const flavor = await byId.get(id)!;
-      if (flavor) out.set(s.id, flavor);
+      if (!byId.has(id))
+        byId.set(
+          id,
+          input.compute.getFlavor(id, input.signal).catch((err: unknown) => {
+            if (isNotFoundError(err)) return undefined;
+            throw err;
+          }),
+        );
+      waiting.push({ id: s.id, flavor: id });
     }
   }
+  const found = await Promise.all(waiting.map((w) => byId.get(w.flavor)!));
+  waiting.forEach((w, i) => {
+    const flavor = found[i];
+    if (flavor) out.set(w.id, flavor);
+  });
   return out;
 }
 
@@ -89,17 +95,23 @@ async function groups(
   const relevant = (await input.compute.listServerGroups(input.signal)).filter(
     (g) => isAntiAffinity(g) && (g.members ?? []).some((m) => moving.has(m)),
   );
-  for (const g of relevant) {
-    for (const m of g.members ?? []) {
-      if (moving.has(m)) {
-        of.set(m, g.id);
-        continue;
-      }
-      const other = await input.compute.getServer(m, input.signal).catch(() => undefined);
+  // the other members' hosts side by side: each is one GET, and this is on the way to the disable
+  const others = await Promise.all(
+    relevant.map((g) =>
+      Promise.all(
+        (g.members ?? [])
+          .filter((m) => !moving.has(m))
+          .map((m) => input.compute.getServer(m, input.signal).catch(() => undefined)),
+      ),
+    ),
+  );
+  relevant.forEach((g, i) => {
+    for (const m of g.members ?? []) if (moving.has(m)) of.set(m, g.id);
+    for (const other of others[i] ?? []) {
       const host = other && hostOf(other);
       if (host && host !== input.source) hostsOf.set(host, [...(hostsOf.get(host) ?? []), g.id]);
     }
-  }
+  });
   return { of, hostsOf };
 }
 
@@ -107,12 +119,10 @@ async function bins(
   input: NovaCapacityInput,
   services: readonly NovaService[],
   hostsOf: Map<string, string[]>,
+  providers: Awaited<ReturnType<PlacementClient['providers']>>,
+  hypervisors: Awaited<ReturnType<ComputeClient['listAllHypervisors']>>,
 ): Promise<Bin[]> {
-  const { compute, placement, signal } = input;
-  const [providers, hypervisors] = await Promise.all([
-    placement.providers(signal),
-    compute.listAllHypervisors(signal),
-  ]);
+  const { placement, signal } = input;
   const targets = services.flatMap((svc) => {
     const names = hypervisors.filter((h) => h.service?.host === svc.host).map((h) => h.hypervisor_hostname);
     if (!names.length) names.push(svc.host);
@@ -162,8 +172,16 @@ export async function novaCapacity(input: NovaCapacityInput): Promise<CapacityVe
         message: 'the Keystone catalog has no placement service; capacity not checked',
       };
     }
-    const services = usableServices(await compute.listComputeServices(signal), input.source);
-    const [sizes, grouping] = await Promise.all([flavors(input), groups(input)]);
+    // every read that does not need another's answer at once: the check sits between the cordon
+    // and the nova-compute disable
+    const [listed, sizes, grouping, providers, hypervisors] = await Promise.all([
+      compute.listComputeServices(signal),
+      flavors(input),
+      groups(input),
+      placement.providers(signal),
+      compute.listAllHypervisors(signal),
+    ]);
+    const services = usableServices(listed, input.source);
     const items: Item[] = input.servers.map((s) => {
       const zone = zoneOf(s);
       const group = grouping.of.get(s.id);
@@ -176,7 +194,7 @@ export async function novaCapacity(input: NovaCapacityInput): Promise<CapacityVe
         ...(group ? { antiAffinity: group } : {}),
       };
     });
-    const hosts = await bins(input, services, grouping.hostsOf);
+    const hosts = await bins(input, services, grouping.hostsOf, providers, hypervisors);
     return verdictOf({
       plugin: 'nova',
       noun: 'server',

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { novaSchema, openstackSchema } from '../../../src/config/schema.ts';
 import { TransientError } from '../../../src/core/errors.ts';
 import type { Plan } from '../../../src/core/plugin.ts';
+import { longestChain, type TimedRequest } from '../../../bench/lib/request-chain.ts';
 import { createLogger } from '../../../src/observability/logger.ts';
 import { ComputeClient } from '../../../src/plugins/nova/compute.ts';
 import { createHttp, type Http } from '../../../src/plugins/nova/http.ts';
@@ -180,5 +181,48 @@ describe('nova capacity verdict', () => {
       reason: 'unavailable',
       message: 'placement GET /resource_providers → 503',
     });
+  });
+  it('reads side by side: after the host listing the verdict waits for at most 3 answers in a row', async () => {
+    // a tick per start and per end: "started after that one ended" without a clock
+    let tick = 0;
+    const seen: (TimedRequest & { what: string })[] = [];
+    const traced = (inner: Http): Http => ({
+      request: async (req) => {
+        const entry = { what: `${req.method} ${new URL(req.url).pathname}`, start: ++tick, end: Infinity };
+        seen.push(entry);
+        try {
+          return await inner.request(req);
+        } finally {
+          entry.end = ++tick;
+        }
+      },
+    });
+    // before 2.47 the flavors are separate reads, and a group member elsewhere is one more
+    const plan = await planOf(
+      {
+        maxMicroversion: '2.46',
+        hosts: [host('compute-a'), host('compute-b'), host('compute-c')],
+        servers: [vm('db-1', 2, 4), vm('web-1', 4, 8), vm('db-2', 2, 4, { host: 'compute-b' })],
+        serverGroups: [{ name: 'db', policy: 'anti-affinity', members: ['db-1', 'db-2'], projectId: 'demo' }],
+      },
+      traced,
+    );
+    expect(plan.capacity?.status).toBe('fits');
+    const listing = seen.findLast((r) => r.what.endsWith('/servers/detail'));
+    const check = seen.filter((r) => listing && r.start > listing.end);
+    expect(check.map((r) => r.what)).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/\/os-services$/),
+        expect.stringMatching(/\/flavors\//),
+        expect.stringMatching(/\/os-server-groups$/),
+        expect.stringMatching(/\/servers\/[0-9a-f-]+$/),
+        expect.stringMatching(/\/os-hypervisors\/detail$/),
+        expect.stringMatching(/\/resource_providers$/),
+        expect.stringMatching(/\/inventories$/),
+        expect.stringMatching(/\/usages$/),
+      ]),
+    );
+    // one after the other this was 6 (services, flavors, groups, member, providers, inventories and usages)
+    expect(longestChain(check)).toBeLessThanOrEqual(3);
   });
 });
