@@ -16,7 +16,7 @@ import { metricValue, startDaemon, type ProcSample, type RunningDaemon } from '.
 import { startCountingProxy, type CountingProxy } from '../lib/proxy.ts';
 import { importCost, type ImportCost } from '../lib/imports.ts';
 import { atMost, info, type Figure } from '../lib/report.ts';
-import { round } from '../lib/stats.ts';
+import { percentile, round } from '../lib/stats.ts';
 import { sleep } from '../lib/wait.ts';
 
 export interface FootprintOptions {
@@ -164,12 +164,6 @@ async function startRepeated(...args: Parameters<typeof startSubject>): Promise<
   return { ...kept, readyStartsMs: [...times, kept.daemon.startToReadyMs] };
 }
 
-const median = (xs: readonly number[]): number => {
-  const sorted = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
-};
-
 /** The kubeconfig with its user replaced by an exec plugin printing the token, as cloud CLIs do. */
 async function withExecPlugin(kubeconfig: string, dir: string): Promise<string> {
   const script = path.join(dir, 'credential.js');
@@ -217,7 +211,7 @@ async function closeWindow(s: Subject, w: WindowStart): Promise<FootprintSample>
     mode: s.mode,
     nodes: s.nodes,
     pods: s.sandbox.kube.store.list('pods').length,
-    startToReadyMs: median(s.readyStartsMs),
+    startToReadyMs: percentile(s.readyStartsMs, 50),
     readyStartsMs: s.readyStartsMs,
     rssBytes: end.rssBytes,
     heapUsedBytes: metricValue(metrics, 'nodejs_heap_size_used_bytes'),

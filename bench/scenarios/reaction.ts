@@ -26,19 +26,7 @@ export interface ReactionOptions {
   readonly defaultRounds: number;
 }
 
-export interface ReactionResult {
-  readonly samplesMs: number[];
-  readonly warmupMs: number;
-  /** Mean requests the daemon made between cordon and disable. */
-  readonly kubeRequests: number;
-  readonly novaRequests: number;
-  /** Of the Kubernetes ones, the Event writes (started, never waited for). */
-  readonly eventRequests: number;
-  /** Mean and largest length of the longest chain of requests waited for before the disable (the daemon's own timing). */
-  readonly chainMean: number;
-  readonly chainMax: number;
-  /** The requests of the last round, Kubernetes then Nova, each in order. */
-  readonly lastPath: { kube: string[]; nova: string[] };
+export interface ReactionResult extends PathStats {
   /** The same with every default: the fleet slot (a Lease) and the capacity check before the first change. */
   readonly defaults: PathStats;
   readonly figures: Figure[];
@@ -57,10 +45,12 @@ const scenario = {
   kubevirt: { installed: false },
 };
 
-/** The daemon's config: defaults, except where the OpenStack of the sandbox is. */
+/**
+ * The daemon's config: the sandbox's OpenStack, defaults otherwise; on the single-node path no
+ * fleet budget and no capacity check (they add their own requests by design).
+ */
 function daemonConfig(sandbox: Sandbox, path: Path): Record<string, unknown> {
   const openstack = sandbox.drainerConfig.openstack;
-  // the single-node path: the budget and the capacity check add their own requests by design
   if (path === 'single-node')
     return { openstack, fleet: { maxConcurrentEvacuations: 0 }, evacuation: { capacityCheck: 'off' } };
   return { openstack };
@@ -72,11 +62,15 @@ type Path = 'single-node' | 'defaults';
 interface PathStats {
   readonly samplesMs: number[];
   readonly warmupMs: number;
+  /** Mean requests the daemon made between cordon and disable. */
   readonly kubeRequests: number;
   readonly novaRequests: number;
+  /** Of the Kubernetes ones, the Event writes (started, never waited for). */
   readonly eventRequests: number;
+  /** Mean and largest length of the longest chain of requests waited for before the disable (the daemon's own timing). */
   readonly chainMean: number;
   readonly chainMax: number;
+  /** The requests of the last round, Kubernetes then Nova, each in order. */
   readonly lastPath: { kube: string[]; nova: string[] };
 }
 
