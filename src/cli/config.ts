@@ -2,7 +2,7 @@
 import yaml from 'js-yaml';
 import type { Argv, CommandModule } from 'yargs';
 import { redactConfig } from '../config/redact.ts';
-import { ExitCode } from '../core/errors.ts';
+import { ExitCode } from '../errors.ts';
 import { type GlobalArgs, handle, loadCliConfig } from './context.ts';
 
 interface ConfigArgs extends GlobalArgs {

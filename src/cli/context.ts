@@ -4,7 +4,7 @@ import os from 'node:os';
 import { loadConfig, type Flags } from '../config/load.ts';
 import { processEnv } from '../config/process-env.ts';
 import type { Config } from '../config/schema.ts';
-import { ExitCode, isBadInput } from '../core/errors.ts';
+import { ExitCode, isBadInput } from '../errors.ts';
 import type { BackendPlugin } from '../core/plugin.ts';
 import { errorLines, wantsStack } from './error-lines.ts';
 import { createLogger, type Logger } from '../observability/logger.ts';

@@ -4,7 +4,7 @@
 import type { CommandModule } from 'yargs';
 import { kubeTarget } from '../config/kube-target.ts';
 import type { Config } from '../config/schema.ts';
-import { ConfigError, ExitCode } from '../core/errors.ts';
+import { ConfigError, ExitCode } from '../errors.ts';
 import { createNodeAgent, type NodeAgentOptions } from '../core/node-agent.ts';
 import type { BackendPlugin } from '../core/plugin.ts';
 import { connectKube } from '../kube/connect.ts';

@@ -6,7 +6,7 @@ import { createWriteStream } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
-import { ExitCode } from '../core/errors.ts';
+import { ExitCode } from '../errors.ts';
 import { createLogger } from '../observability/logger.ts';
 import { handle, type GlobalArgs } from './context.ts';
 

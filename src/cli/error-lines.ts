@@ -1,7 +1,7 @@
 // What a person sees when a command fails: one line per problem, never a stack, unless they asked
 // for one with --log-level debug. Drainer's own errors say what is wrong and are printed as they are;
 // anything else is unexpected and gets its cause and a hint on what to do next.
-import { isConfigError, isDrainerError } from '../core/errors.ts';
+import { isConfigError, isDrainerError } from '../errors.ts';
 
 const DEBUG_LEVELS = new Set(['debug', 'trace']);
 

@@ -4,7 +4,7 @@ import { commandTable, runEntry } from './commands.ts';
 import { type CliDeps, type CliIo, defaultDeps, defaultIo, type CliContext } from './context.ts';
 import { plainDaemonArgs } from './daemon-args.ts';
 import { normalizeLegacyArgs } from './legacy-args.ts';
-import { ExitCode } from '../core/errors.ts';
+import { ExitCode } from '../errors.ts';
 import { errorLines, wantsStack } from './error-lines.ts';
 import { UsageError } from './usage-error.ts';
 

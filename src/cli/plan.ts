@@ -1,6 +1,6 @@
 // `drainer plan`: what each plugin would move off the node and what blocks it. No side effects.
 import type { Argv, CommandModule } from 'yargs';
-import { ExitCode, isBadInput } from '../core/errors.ts';
+import { ExitCode, isBadInput } from '../errors.ts';
 import { PluginHost, type PlanResult } from '../core/host.ts';
 import {
   cliLogger,

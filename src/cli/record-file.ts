@@ -3,7 +3,7 @@
 // for the daemon. Writes go to a temporary file and are renamed over, so a crash never leaves half a file.
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { ConfigError } from '../core/errors.ts';
+import { ConfigError } from '../errors.ts';
 import { MemoryRecordStore } from '../core/host.ts';
 import type { PluginRecord } from '../core/plugin.ts';
 

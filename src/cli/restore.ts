@@ -1,7 +1,7 @@
 // `drainer restore`: undo what the plugins changed for the node (nova: re-enable the compute
 // service only if its disabled reason is still ours). Same Kubernetes seam as run-once.
 import type { CommandModule } from 'yargs';
-import { ExitCode, isBadInput } from '../core/errors.ts';
+import { ExitCode, isBadInput } from '../errors.ts';
 import { PluginHost, type RecordStore, type RestoreResult } from '../core/host.ts';
 import type { BackendPlugin } from '../core/plugin.ts';
 import { restoreOnce } from '../core/once.ts';

@@ -11,7 +11,7 @@
 import type { Argv, CommandModule } from 'yargs';
 import type { Config } from '../config/schema.ts';
 import { judgeCapacity } from '../core/capacity.ts';
-import { ExitCode, isBadInput } from '../core/errors.ts';
+import { ExitCode, isBadInput } from '../errors.ts';
 import { type HostOutcome, PluginHost, type RecordStore } from '../core/host.ts';
 import type { BackendPlugin } from '../core/plugin.ts';
 import type { KubeClients } from '../kube/client.ts';

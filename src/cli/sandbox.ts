@@ -2,7 +2,7 @@
 // Ctrl-C, with a kubeconfig and a drainer config written to the state directory.
 import { relative, resolve } from 'node:path';
 import type { CommandModule } from 'yargs';
-import { ExitCode } from '../core/errors.ts';
+import { ExitCode } from '../errors.ts';
 import { createLogger } from '../observability/logger.ts';
 import type { Sandbox } from '../sandbox/index.ts';
 import { handle, type GlobalArgs } from './context.ts';

@@ -2,7 +2,7 @@
 // ./, ~/.config/openstack/, /etc/openstack/ — the first file found wins; secure.yaml (same order,
 // OS_CLIENT_SECURE_FILE first) is merged over it. The cloud is picked by name (openstack.cloud / OS_CLOUD).
 import path from 'node:path';
-import { ConfigError } from '../core/errors.ts';
+import { ConfigError } from '../errors.ts';
 import { compact, isPlainObject, type Layer, mergeLayers } from './merge.ts';
 import { applyDomainDefaults, AUTH_KEYS, normalizeInterface, parseInsecure } from './openstack-keys.ts';
 import { readYamlFile } from './yaml-file.ts';

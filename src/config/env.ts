@@ -2,7 +2,7 @@
 // DRAINER_NOVA_MAX_CONCURRENT_MIGRATIONS. Values are coerced by the leaf's type; records are JSON.
 // Unknown DRAINER_* names are ignored on purpose: Kubernetes injects DRAINER_SERVICE_HOST,
 // DRAINER_PORT… for a Service named "drainer", and those must not stop the agent.
-import type { ConfigIssue } from '../core/errors.ts';
+import type { ConfigIssue } from '../errors.ts';
 import { type Layer, setPath } from './merge.ts';
 import { isSecretKey, type Leaf, type LeafKind, leaves } from './schema-walk.ts';
 

@@ -1,7 +1,7 @@
 // Turns zod issues into one readable line per problem: the key path, what was expected, what was
 // given (never the value of a secret key), and where it came from (file name, env var, flag).
 import type * as z from './zod.ts';
-import type { ConfigIssue } from '../core/errors.ts';
+import type { ConfigIssue } from '../errors.ts';
 import { isSecretKey, keysAt, kindOf, schemaAt } from './schema-walk.ts';
 
 type Issue = z.core.$ZodIssue;

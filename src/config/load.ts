@@ -9,8 +9,8 @@
 // thrown as one ConfigError, each issue naming its key path and where the value came from.
 import os from 'node:os';
 import path from 'node:path';
-import type { ConfigIssue } from '../core/errors.ts';
-import { ConfigError } from '../core/errors.ts';
+import type { ConfigIssue } from '../errors.ts';
+import { ConfigError } from '../errors.ts';
 import { readCloud } from './clouds.ts';
 import { readDrainerEnv } from './env.ts';
 import { toConfigIssues } from './issues.ts';

@@ -1,7 +1,7 @@
 // Reads a YAML (or JSON) file; syntax errors become a ConfigError naming the file and line.
 import { readFile } from 'node:fs/promises';
 import yaml from 'js-yaml';
-import { ConfigError } from '../core/errors.ts';
+import { ConfigError } from '../errors.ts';
 
 /** The parsed document, or undefined when the file does not exist. */
 export async function readYamlFile(file: string): Promise<unknown> {

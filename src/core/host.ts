@@ -3,7 +3,7 @@
 // that throws becomes a failed Outcome (and a log line and a metric), never a crash.
 import type { Logger } from '../observability/logger.ts';
 import type { Metrics } from '../observability/metrics.ts';
-import { isBadInput, isDrainerError, TimeoutError } from './errors.ts';
+import { isBadInput, isDrainerError, TimeoutError } from '../errors.ts';
 import type {
   BackendPlugin,
   NodeRef,

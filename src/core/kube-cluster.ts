@@ -21,7 +21,7 @@ import {
 import type { KubeNode, NodeMaintenance } from '../kube/types.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { Cluster } from './cluster.ts';
-import { isNotFoundError } from './errors.ts';
+import { isNotFoundError } from '../errors.ts';
 import type { MaintenanceObject } from './objects.ts';
 
 /** The core reads these objects structurally; src/kube wants its own (wider) JSON shape. */

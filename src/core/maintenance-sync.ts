@@ -1,6 +1,6 @@
 // NodeMaintenance bookkeeping in mode "own": take the active CR (finalizer + the node it names),
 // write its status, mark invalid CRs Failed, and let go of CRs drainer no longer acts on.
-import { isConflictError, isNotFoundError } from './errors.ts';
+import { isConflictError, isNotFoundError } from '../errors.ts';
 import {
   MAINTENANCE_FINALIZER,
   MAINTENANCE_NODE_ANNOTATION,

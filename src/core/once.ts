@@ -4,7 +4,7 @@ import type { Config } from '../config/schema.ts';
 import type { KubeClients } from '../kube/client.ts';
 import { getNode, setUnschedulable } from '../kube/node.ts';
 import type { Logger } from '../observability/logger.ts';
-import { ConfigError, isNotFoundError } from './errors.ts';
+import { ConfigError, isNotFoundError } from '../errors.ts';
 import type { RestoreResult } from './host.ts';
 import { createReconciler } from './node-agent.ts';
 import type { BackendPlugin } from './plugin.ts';

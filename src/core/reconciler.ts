@@ -1,6 +1,6 @@
 // The level-triggered state machine of one node. Every run re-reads the Node, the
 // NodeMaintenances and the record; the event that caused the run is never trusted.
-import { CancelledError, ConfigError } from './errors.ts';
+import { CancelledError, ConfigError } from '../errors.ts';
 import { MemoryRecordStore, type RestoreResult } from './host.ts';
 import { desiredState, viewMaintenances, type Desired } from './desired.ts';
 import { evacuate, type EvacuatedDesire } from './evacuate.ts';

@@ -5,10 +5,9 @@ import type { NodeChange } from './cluster.ts';
 import type { RecordStore } from './host.ts';
 import type { PluginRecord } from './plugin.ts';
 
-export const STATE_ANNOTATION = 'drainer.dev/state';
-/** On a Node waiting for a fleet slot: when it first queued (epoch ms); fair order is ascending. */
-export const QUEUED_LABEL = 'drainer.dev/queued';
-export const EVACUATING_TAINT = { key: 'drainer.dev/evacuating', effect: 'NoSchedule' } as const;
+import { EVACUATING_TAINT, QUEUED_LABEL, STATE_ANNOTATION } from '../names.ts';
+
+export { EVACUATING_TAINT, QUEUED_LABEL, STATE_ANNOTATION };
 
 export const PHASES = ['Queued', 'Evacuating', 'Evacuated', 'Failed', 'Restoring'] as const;
 export type Phase = (typeof PHASES)[number];

@@ -1,7 +1,7 @@
 // Back to service: plugin restores (only what their records say), our taint off, uncordon only
 // when drainer cordoned, NodeMaintenance finalizers released, record cleared — in that order, so
 // a crash in between leaves a record that says what is still to undo.
-import { DrainerError } from './errors.ts';
+import { DrainerError } from '../errors.ts';
 import type { RestoreResult } from './host.ts';
 import { releaseMaintenances } from './maintenance-sync.ts';
 import { EVACUATING_TAINT } from './record.ts';

@@ -1,6 +1,6 @@
 // Retries a write that hit a transient API error (503, connection reset): the record must reach
 // the Node even through a short API outage, or a restarted agent would not know what we did.
-import { isTransientError } from './errors.ts';
+import { isTransientError } from '../errors.ts';
 
 export interface RetryOptions {
   readonly signal: AbortSignal;

@@ -10,9 +10,10 @@ import { demoConfig, startAgents, type DemoAgents } from './agents.ts';
 import { FLEET_RACK, fleetScenario } from './fleet-scenario.ts';
 import { cordon, inService } from './node.ts';
 import { fleetView } from './render.ts';
-import { phaseResult, type PhaseResult } from './summary.ts';
-import { maxEvacuating, recordPhases, turns, type FleetTurn, type PhaseChange } from './timeline.ts';
-import { Tracker, type Snapshot, type TrackedItem } from './tracker.ts';
+import type { FleetReport } from './fleet-report.ts';
+import { phaseResult } from './summary.ts';
+import { maxEvacuating, recordPhases, turns } from './timeline.ts';
+import { Tracker, type Snapshot } from './tracker.ts';
 import { pollUntil, waitReady, type WaitOptions } from './wait.ts';
 
 export interface FleetActOptions extends WaitOptions {
@@ -22,24 +23,7 @@ export interface FleetActOptions extends WaitOptions {
   readonly scale: number;
 }
 
-export interface FleetReport {
-  /** fleet.maxConcurrentEvacuations as the agents ran with it. */
-  readonly budget: number | string;
-  /** The nodes cordoned at once. */
-  readonly nodes: readonly string[];
-  /** Each node's wait and evacuation, in the order they took a slot. */
-  readonly turns: readonly FleetTurn[];
-  /** Every phase change of every Node record, in the API server's order. */
-  readonly changes: readonly PhaseChange[];
-  readonly maxEvacuating: number;
-  /** The servers that were on each node, as they ended. */
-  readonly items: Readonly<Record<string, readonly TrackedItem[]>>;
-  /** From the cordon until every node was Evacuated (or Failed, or the time was up). */
-  readonly evacuation: PhaseResult;
-  readonly restore: PhaseResult;
-  /** Every node Evacuated within the budget, then back in service. */
-  readonly ok: boolean;
-}
+export type { FleetReport } from './fleet-report.ts';
 
 const DONE = new Set(['Evacuated', 'Failed']);
 

@@ -5,17 +5,11 @@ import type { NodeRecord } from '../core/record.ts';
 import type { Sandbox } from '../sandbox/index.ts';
 import type { RequestLogEntry } from '../sandbox/openstack/index.ts';
 import { kubeCall, openstackCall, tally } from './api-calls.ts';
-import type { FleetReport } from './fleet.ts';
+import type { FleetReport, PhaseResult } from './fleet-report.ts';
 import { took } from './render.ts';
 import type { PodProgress, TrackedItem } from './tracker.ts';
 
-export interface PhaseResult {
-  /** The node's phase when the wait ended ("timeout" when it never got there). */
-  readonly reached: string;
-  /** Simulated and real milliseconds from the request (cordon/uncordon) to the phase. */
-  readonly simMs: number;
-  readonly realMs: number;
-}
+export type { PhaseResult } from './fleet-report.ts';
 
 /** The phase reached, and the simulated and real time since `t0` (the cordon or uncordon). */
 export const phaseResult = (

@@ -5,7 +5,7 @@ import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { existsSync } from 'node:fs';
 import { KubeConfig } from '@kubernetes/client-node';
-import { ConfigError } from '../core/errors.ts';
+import { ConfigError } from '../errors.ts';
 import { KubeHttp, type ApiRequestHook, type KubeClients } from './http.ts';
 import { KubeconfigWire } from './wire-kubeconfig.ts';
 

@@ -4,7 +4,7 @@
 // imported only then.
 import { delimiter } from 'node:path';
 import type { KubeTarget } from '../config/kube-target.ts';
-import { ConfigError } from '../core/errors.ts';
+import { ConfigError } from '../errors.ts';
 import { KubeHttp, type ApiRequestHook, type KubeClients, type KubeWire } from './http.ts';
 import { liteKubeconfigWire } from './kubeconfig-lite.ts';
 import { targetOptions } from './target-options.ts';

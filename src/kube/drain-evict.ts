@@ -1,7 +1,7 @@
 // Evicts one pod through policy/v1 Eviction, as kubectl does: 429 (a PodDisruptionBudget says no)
 // is retried every retry interval, or sooner once the budget allows a disruption again; 404 means
 // already gone; any other refusal fails that pod.
-import { isTransientError } from '../core/errors.ts';
+import { isTransientError } from '../errors.ts';
 import { sleep as defaultSleep } from './backoff.ts';
 import type { KubeTransport } from './http.ts';
 import { describeBlocked } from './drain-pdb.ts';

@@ -1,7 +1,7 @@
 // kubectl drain's pod filters, in kubectl's order (pkg/drain/filters.go): DaemonSet, mirror, local
 // storage, unreplicated. The first filter that keeps a pod decides; any error fails the whole drain
 // before anything is evicted. Pods a plugin handles and pods already terminating come first.
-import { isNotFoundError } from '../core/errors.ts';
+import { isNotFoundError } from '../errors.ts';
 import type { DrainConfig } from '../config/schema.ts';
 import type { KubeTransport } from './http.ts';
 import type { KubePod, OwnerReference } from './types.ts';

@@ -2,7 +2,7 @@
 // order, evict through policy/v1 with bounded concurrency, and confirm each deletion by watch.
 // The whole drain has one deadline (drain.timeout); pods still there then are reported as failed.
 import type { DrainConfig } from '../config/schema.ts';
-import { CancelledError } from '../core/errors.ts';
+import { CancelledError } from '../errors.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { KubeClients } from './client.ts';
 import { evictPod } from './drain-evict.ts';

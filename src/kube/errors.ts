@@ -1,4 +1,4 @@
-// Maps API server answers to the typed errors of src/core/errors.ts. Messages carry the method,
+// Maps API server answers to the typed errors of src/errors.ts. Messages carry the method,
 // the path (without query) and the server's Status message: never headers, tokens or bodies.
 import {
   ApiError,
@@ -8,7 +8,7 @@ import {
   NotFoundError,
   TransientError,
   type ApiErrorDetails,
-} from '../core/errors.ts';
+} from '../errors.ts';
 import type { KubeStatus } from './types.ts';
 
 /** Parses a response body as a Status; raw text (proxies, HTML) becomes the message. */

@@ -1,7 +1,7 @@
 // core/v1 Events with aggregation: a repeat of (object, type, reason, message) bumps count and
 // lastTimestamp on the Event we created instead of creating another. Recording never throws.
 import type { Logger } from '../observability/logger.ts';
-import { isNotFoundError } from '../core/errors.ts';
+import { isNotFoundError } from '../errors.ts';
 import type { KubeClients } from './client.ts';
 import { MERGE_PATCH } from './http.ts';
 import type { ObjectRef } from './types.ts';

@@ -1,7 +1,7 @@
 // One raw JSON request to the API server: URL, timeout, JSON and Status handling, counting. The bytes
 // travel over a KubeWire that adds the credentials and TLS: client-node's KubeConfig (wire-kubeconfig.ts)
 // or the Pod's ServiceAccount (wire-pod.ts), so this file never loads client-node.
-import { ApiError, ConfigError } from '../core/errors.ts';
+import { ApiError, ConfigError } from '../errors.ts';
 import { connectionError, errorForStatus, parseStatus } from './errors.ts';
 import type { KubeStatus } from './types.ts';
 

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, join } from 'node:path';
 import yaml from 'js-yaml';
-import { ConfigError } from '../core/errors.ts';
+import { ConfigError } from '../errors.ts';
 import { NodeWire, tokenFile, type NodeWireOptions } from './wire-pod.ts';
 
 type Entry = Record<string, unknown>;

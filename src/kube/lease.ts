@@ -4,7 +4,7 @@
 import type { KubeTransport } from './http.ts';
 import type { KubeList, KubeNode, KubeObject } from './types.ts';
 
-import { QUEUED_LABEL } from '../core/record.ts';
+import { QUEUED_LABEL } from '../names.ts';
 
 export { QUEUED_LABEL };
 

@@ -1,7 +1,7 @@
 // NodeMaintenance access over both API groups (medik8s and the legacy kubevirt one). Writes are
 // guarded: status by metadata.resourceVersion (409 → ConflictError), finalizers by a JSON patch test.
 import type { Logger } from '../observability/logger.ts';
-import { isNotFoundError } from '../core/errors.ts';
+import { isNotFoundError } from '../errors.ts';
 import type { KubeClients } from './client.ts';
 import { guard, guardedPatch, pointerKey, type JsonPatchOp } from './guarded.ts';
 import { MERGE_PATCH } from './http.ts';

@@ -1,6 +1,6 @@
 // Node operations: cordon (merge patch), taints (JSON patch guarded by `test`), annotations.
 import type { KubeClients } from './client.ts';
-import { ConflictError } from '../core/errors.ts';
+import { ConflictError } from '../errors.ts';
 import { guard, GUARD_ATTEMPTS, guardedPatch } from './guarded.ts';
 import { MERGE_PATCH } from './http.ts';
 import type { KubeNode, Taint } from './types.ts';

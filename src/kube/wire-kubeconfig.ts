@@ -2,7 +2,7 @@
 // credentials and TLS settings, its fetch (undici) carries the request. Only this file and client.ts
 // load client-node, and only on the kubeconfig path.
 import { IsomorphicFetchHttpLibrary, RequestContext, type KubeConfig } from '@kubernetes/client-node';
-import { ConfigError } from '../core/errors.ts';
+import { ConfigError } from '../errors.ts';
 import type { KubeWire, WireRequest, WireResponse } from './http.ts';
 
 /** undici's Dispatcher, as client-node hands it out (undici itself is client-node's dependency, not ours). */

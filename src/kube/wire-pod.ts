@@ -8,8 +8,8 @@ import type { Agent, IncomingMessage, RequestOptions } from 'node:http';
 import type { AgentOptions } from 'node:https';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { ConfigError } from '../core/errors.ts';
-import { http, https } from '../core/node-http.ts';
+import { ConfigError } from '../errors.ts';
+import { http, https } from '../node-http.ts';
 import type { KubeWire, WireRequest, WireResponse } from './http.ts';
 
 export interface PodWireOptions {

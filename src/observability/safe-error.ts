@@ -75,7 +75,7 @@ export function safeError(err: Error, depth = 0): SafeError {
   if (url) out.url = url;
   const requestId = str(get(err, 'response', 'headers', 'x-openstack-request-id'));
   if (requestId) out.requestId = requestId;
-  // Our typed errors (src/core/errors.ts) hold only safe facts by construction.
+  // Our typed errors (src/errors.ts) hold only safe facts by construction.
   for (const k of ['details', 'issues', 'tried', 'blockers'] as const) {
     const v = get(err, k);
     if (v !== undefined) out[k] = v;

@@ -2,7 +2,7 @@
 // otherwise), /metrics (Prometheus text). Plain node:http: three routes need no framework.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { http } from '../core/node-http.ts';
+import { http } from '../node-http.ts';
 import type { Metrics } from './metrics.ts';
 
 export type Readiness = boolean | { ready: boolean; reasons: string[] };

@@ -1,7 +1,7 @@
 // Builds the enabled backends from the config: the composition root's one place that knows the
 // concrete plugins. Factories can be swapped (tests, the sandbox) through `deps.factories`.
 import type { Config, KubevirtConfig, NovaConfig, OpenStackConfig } from '../config/schema.ts';
-import { ConfigError, type ConfigIssue } from '../core/errors.ts';
+import { ConfigError, type ConfigIssue } from '../errors.ts';
 import type { BackendPlugin } from '../core/plugin.ts';
 import type { KubeClients } from '../kube/client.ts';
 import type { Logger } from '../observability/logger.ts';

@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import yaml from 'js-yaml';
 import type { z } from 'zod';
-import { ConfigError, type ConfigIssue } from '../core/errors.ts';
+import { ConfigError, type ConfigIssue } from '../errors.ts';
 import { scenarioSchema, type Scenario } from './scenario.ts';
 
 /**

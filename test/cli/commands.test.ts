@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AuthError, ForbiddenError } from '../../src/core/errors.ts';
+import { AuthError, ForbiddenError } from '../../src/errors.ts';
 import type { BackendPlugin, EvacuationContext, Outcome, Plan } from '../../src/core/plugin.ts';
 import { cli } from './harness.ts';
 

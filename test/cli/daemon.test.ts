@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { configSchema } from '../../src/config/schema.ts';
 import { runDaemon } from '../../src/cli/daemon.ts';
 import { cli } from './harness.ts';
-import { isConfigError } from '../../src/core/errors.ts';
+import { isConfigError } from '../../src/errors.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 
 describe('drainer daemon', () => {

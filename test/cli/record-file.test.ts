@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../../src/core/errors.ts';
+import { ConfigError } from '../../src/errors.ts';
 import { defaultStateFile, FileRecordStore } from '../../src/cli/record-file.ts';
 
 const dir = () => mkdtempSync(path.join(tmpdir(), 'drainer-state-'));

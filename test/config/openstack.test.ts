@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../../src/core/errors.ts';
+import { ConfigError } from '../../src/errors.ts';
 import { world } from './helpers.ts';
 
 const cloud = (name: string, body: string) => `clouds:\n  ${name}:\n${body.replace(/^/gm, '    ')}\n`;

@@ -2,7 +2,7 @@
 // scripted plugin host. Kubernetes behaviour itself is tested against the sandbox API server.
 import { Writable } from 'node:stream';
 import type { Cluster, DrainOutcome, EventReason, NodeChange, PodId } from '../../src/core/cluster.ts';
-import { ConflictError } from '../../src/core/errors.ts';
+import { ConflictError } from '../../src/errors.ts';
 import type {
   MaintenanceObject,
   MaintenanceStatus,

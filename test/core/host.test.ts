@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AuthError } from '../../src/core/errors.ts';
+import { AuthError } from '../../src/errors.ts';
 import { MemoryRecordStore, PluginHost } from '../../src/core/host.ts';
 import type { BackendPlugin, EvacuationContext, Outcome, Plan } from '../../src/core/plugin.ts';
 import { createLogger } from '../../src/observability/logger.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { NotFoundError, TransientError } from '../../src/core/errors.ts';
+import { NotFoundError, TransientError } from '../../src/errors.ts';
 import { retryTransient } from '../../src/core/retry.ts';
 
 const details = { api: 'kubernetes' };

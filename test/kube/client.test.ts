@@ -6,7 +6,7 @@ import {
   ForbiddenError,
   NotFoundError,
   TransientError,
-} from '../../src/core/errors.ts';
+} from '../../src/errors.ts';
 import { createKubeClients } from '../../src/kube/client.ts';
 import { fakeServer, kubeconfigFor } from './helpers.ts';
 

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { dump } from 'js-yaml';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { TransientError } from '../../src/core/errors.ts';
+import { TransientError } from '../../src/errors.ts';
 import { connectKube } from '../../src/kube/connect.ts';
 import { KubeHttp } from '../../src/kube/http.ts';
 import { liteKubeconfig, liteKubeconfigWire } from '../../src/kube/kubeconfig-lite.ts';

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ConflictError } from '../../src/core/errors.ts';
+import { ConflictError } from '../../src/errors.ts';
 import {
   addNodeMaintenanceFinalizer,
   getNodeMaintenance,

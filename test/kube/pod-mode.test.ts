@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { kubeTarget } from '../../src/config/kube-target.ts';
-import { ConfigError, TransientError } from '../../src/core/errors.ts';
+import { ConfigError, TransientError } from '../../src/errors.ts';
 import { connectKube } from '../../src/kube/connect.ts';
 import { KubeHttp } from '../../src/kube/http.ts';
 import type { KubeList, KubeObject } from '../../src/kube/types.ts';

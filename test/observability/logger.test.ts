@@ -2,7 +2,7 @@ import got from 'got';
 import nock from 'nock';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/observability/logger.ts';
-import { ApiError } from '../../src/core/errors.ts';
+import { ApiError } from '../../src/errors.ts';
 
 const PASSWORD = 'hunter2-password';
 const TOKEN = 'gAAAAA-token-value';

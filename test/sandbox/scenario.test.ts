@@ -2,7 +2,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../../src/core/errors.ts';
+import { ConfigError } from '../../src/errors.ts';
 import { loadScenarioFile, parseScenario, resolveScenario } from '../../src/sandbox/scenario-load.ts';
 
 const issuesOf = (fn: () => unknown): string[] => {

@@ -4,7 +4,7 @@
 // Waiters order themselves by the drainer.dev/queued label (oldest first, then node name) and
 // re-check only when a Lease changes holder, a held one may have expired, or a slow resync fires.
 import type { Logger } from '../../observability/logger.ts';
-import { isConflictError, isNotFoundError } from '../errors.ts';
+import { isConflictError, isNotFoundError } from '../../errors.ts';
 import type { EvacuationBudget, FleetApi, LeaseView, Slot, SlotWait } from './types.ts';
 import { LeaseCache } from './lease-cache.ts';
 

@@ -12,7 +12,7 @@ import {
   type KubeLease,
 } from '../../kube/lease.ts';
 import { runWatch } from '../../kube/watch.ts';
-import { isNotFoundError } from '../errors.ts';
+import { isNotFoundError } from '../../errors.ts';
 import type { BackoffOptions } from '../../kube/backoff.ts';
 import type { Logger } from '../../observability/logger.ts';
 import type { FleetApi, LeaseView } from './types.ts';

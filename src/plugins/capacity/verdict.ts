@@ -1,6 +1,6 @@
 // The capacity verdict as operators read it: "nova: 3 of 14 servers do not fit: db-7 (16 vCPU,
 // 64 GiB RAM) needs a host with 16 vCPU free; 40 GiB RAM short in total".
-import { isCancelledError } from '../../core/errors.ts';
+import { isCancelledError } from '../../errors.ts';
 import type { CapacityVerdict } from '../../core/plugin.ts';
 import type { Amounts, Packing, Unplaced } from './pack.ts';
 

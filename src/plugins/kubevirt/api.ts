@@ -1,8 +1,8 @@
 // The KubevirtApi port over the project's Kubernetes client (src/kube).
-import { isNotFoundError } from '../../core/errors.ts';
+import { isNotFoundError } from '../../errors.ts';
 import type { KubeClients } from '../../kube/client.ts';
 import { addTaint, getNode, removeTaint } from '../../kube/node.ts';
-import type { NodeView, PodSpecView } from './capacity.ts';
+import type { NodeView, PodSpecView } from './views.ts';
 import type { EvictionAnswer, KubevirtApi } from './port.ts';
 import type { KubeVirtCr, PodLite, Vmi, Vmim } from './types.ts';
 

@@ -6,46 +6,11 @@ import type { CapacityVerdict } from '../../core/plugin.ts';
 import { pack, type Bin, type Item } from '../capacity/pack.ts';
 import { unlessUnavailable, verdictOf } from '../capacity/verdict.ts';
 import { activeLauncher } from './pods.ts';
-import type { KubevirtApi, Taint } from './port.ts';
+import type { KubevirtApi } from './port.ts';
+import type { NodeView, PodSpecView, Resources, Taint, Toleration } from './views.ts';
+
+export type { NodeView, PodSpecView, Toleration } from './views.ts';
 import { parseQuantity } from './quantity.ts';
-
-export interface Toleration {
-  key?: string;
-  operator?: 'Exists' | 'Equal';
-  value?: string;
-  effect?: string;
-}
-
-interface Resources {
-  requests?: Record<string, string>;
-}
-
-/** The fields of a Pod the check reads. */
-export interface PodSpecView {
-  metadata: {
-    name: string;
-    namespace?: string;
-    uid?: string;
-    labels?: Record<string, string>;
-    deletionTimestamp?: string;
-  };
-  spec?: {
-    nodeName?: string;
-    nodeSelector?: Record<string, string>;
-    tolerations?: Toleration[];
-    containers?: { resources?: Resources }[];
-    initContainers?: { resources?: Resources }[];
-    overhead?: Record<string, string>;
-  };
-  status?: { phase?: string };
-}
-
-/** The fields of a Node the check reads. */
-export interface NodeView {
-  metadata: { name: string; labels?: Record<string, string> };
-  spec?: { unschedulable?: boolean; taints?: Taint[] };
-  status?: { allocatable?: Record<string, string>; conditions?: { type: string; status: string }[] };
-}
 
 export const CAVEAT = 'affinity and topology spread not checked';
 

@@ -1,7 +1,7 @@
 // The KubeVirt backend: trigger KubeVirt's own evacuation (drain taint and/or launcher-pod
 // eviction), follow every migration to its end, and name what cannot move before the pod drain runs.
 import type { KubevirtConfig } from '../../config/schema.ts';
-import { DrainerError, isCancelledError, isTransientError } from '../../core/errors.ts';
+import { DrainerError, isCancelledError, isTransientError } from '../../errors.ts';
 import type {
   BackendPlugin,
   EvacuationContext,

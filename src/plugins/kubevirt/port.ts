@@ -1,13 +1,9 @@
 // What the KubeVirt plugin needs from the Kubernetes API, as a small port: the plugin's
 // logic is tested against the sandbox through the real adapter (api.ts), and stays readable.
-import type { NodeView, PodSpecView } from './capacity.ts';
+import type { NodeView, PodSpecView, Taint } from './views.ts';
 import type { KubeVirtCr, PodLite, Vmi, Vmim } from './types.ts';
 
-export interface Taint {
-  key: string;
-  value?: string;
-  effect: string;
-}
+export type { Taint };
 
 /** Result of asking for a launcher pod's eviction. */
 export type EvictionAnswer =

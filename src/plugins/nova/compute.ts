@@ -1,6 +1,6 @@
 // Typed Nova compute client. Every call is authenticated through the Keystone session
 // (one re-auth on 401) and carries the negotiated microversion.
-import { ApiError, isNotFoundError } from '../../core/errors.ts';
+import { ApiError, isNotFoundError } from '../../errors.ts';
 import type { Http, HttpResponse } from './http.ts';
 import type { KeystoneSession } from './keystone.ts';
 import { negotiate, versionRoot } from './microversion.ts';

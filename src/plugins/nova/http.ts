@@ -13,8 +13,8 @@ import {
   NotFoundError,
   TransientError,
   type ApiErrorDetails,
-} from '../../core/errors.ts';
-import { http, https } from '../../core/node-http.ts';
+} from '../../errors.ts';
+import { http, https } from '../../node-http.ts';
 
 export type Api = 'keystone' | 'nova' | 'placement';
 export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;

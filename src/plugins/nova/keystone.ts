@@ -1,7 +1,7 @@
 // Keystone v3: password (project-scoped) or application-credential (never scoped) auth,
 // the compute endpoint from the catalog, a cached token renewed before it expires, and
 // one re-auth when Nova answers 401 to a token we believed valid.
-import { AuthError, ConfigError, isAuthError } from '../../core/errors.ts';
+import { AuthError, ConfigError, isAuthError } from '../../errors.ts';
 import type { OpenStackConfig } from '../../config/schema.ts';
 import type { Http } from './http.ts';
 

@@ -1,7 +1,7 @@
 // Node name → nova-compute service. In real clouds the Kubernetes node name, the service host
 // and the hypervisor hostname often differ (short name vs FQDN), so try in a fixed order and
 // say what was tried when nothing (or more than one thing) fits.
-import { HostMappingError } from '../../core/errors.ts';
+import { HostMappingError } from '../../errors.ts';
 import type { ComputeClient } from './compute.ts';
 import type { NovaService } from './types.ts';
 

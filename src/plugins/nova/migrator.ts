@@ -11,7 +11,7 @@ import {
   isConflictError,
   isForbiddenError,
   isNotFoundError,
-} from '../../core/errors.ts';
+} from '../../errors.ts';
 import type { WorkloadProgress } from '../../core/plugin.ts';
 import type { NovaConfig } from '../../config/schema.ts';
 import type { Logger } from '../../observability/logger.ts';

@@ -1,7 +1,7 @@
 // Story: a cluster without KubeVirt. The plugin has nothing to do and says so, unless the operator
 // said KubeVirt is required.
 import { afterEach, describe, expect, it } from 'vitest';
-import { isDrainerError } from '../../../src/core/errors.ts';
+import { isDrainerError } from '../../../src/errors.ts';
 import { context, world, type World } from './harness.ts';
 
 let w: World | undefined;

@@ -2,7 +2,7 @@
 // with evacuation.abortOnCancel drainer takes its taint back and deletes the migration, which
 // KubeVirt aborts. An agent shutdown aborts nothing: the next agent resumes.
 import { afterEach, describe, expect, it } from 'vitest';
-import { CancelledError } from '../../../src/core/errors.ts';
+import { CancelledError } from '../../../src/errors.ts';
 import type { KubeObject } from '../../../src/sandbox/kube/types.ts';
 import {
   byName,

@@ -1,7 +1,7 @@
 // The Nova capacity verdict against the sandbox Keystone + Nova + Placement on loopback.
 import { afterEach, describe, expect, it } from 'vitest';
 import { novaSchema, openstackSchema } from '../../../src/config/schema.ts';
-import { TransientError } from '../../../src/core/errors.ts';
+import { TransientError } from '../../../src/errors.ts';
 import type { Plan } from '../../../src/core/plugin.ts';
 import { longestChain, type TimedRequest } from '../../../bench/lib/request-chain.ts';
 import { createLogger } from '../../../src/observability/logger.ts';

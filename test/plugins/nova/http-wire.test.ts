@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ApiError, TransientError } from '../../../src/core/errors.ts';
+import { ApiError, TransientError } from '../../../src/errors.ts';
 import { createHttp as createOpenStackHttp } from '../../../src/plugins/nova/http.ts';
 import { selfSignedCert } from '../../../src/sandbox/kube/tls.ts';
 

@@ -6,7 +6,7 @@ import {
   ForbiddenError,
   NotFoundError,
   TransientError,
-} from '../../../src/core/errors.ts';
+} from '../../../src/errors.ts';
 import { createHttp } from '../../../src/plugins/nova/http.ts';
 import { FakeClock, offlineNock } from './helpers.ts';
 

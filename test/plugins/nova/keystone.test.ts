@@ -1,6 +1,6 @@
 import nock from 'nock';
 import { describe, expect, it } from 'vitest';
-import { AuthError, ConfigError } from '../../../src/core/errors.ts';
+import { AuthError, ConfigError } from '../../../src/errors.ts';
 import { createHttp } from '../../../src/plugins/nova/http.ts';
 import { KeystoneSession, findEndpoint, identityBase } from '../../../src/plugins/nova/keystone.ts';
 import { FakeClock, offlineNock, openstackConfig } from './helpers.ts';

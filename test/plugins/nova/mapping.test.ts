@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { HostMappingError } from '../../../src/core/errors.ts';
+import { HostMappingError } from '../../../src/errors.ts';
 import { FakeNova } from './fake-nova.ts';
 import { harness, offlineNock } from './helpers.ts';
 

@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { CancelledError } from '../../../src/core/errors.ts';
+import { CancelledError } from '../../../src/errors.ts';
 import { FakeNova } from './fake-nova.ts';
 import { evacuationContext, harness, offlineNock } from './helpers.ts';
 

@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { AuthError, ForbiddenError } from '../../../src/core/errors.ts';
+import { AuthError, ForbiddenError } from '../../../src/errors.ts';
 import { FakeNova, PASSWORD } from './fake-nova.ts';
 import { evacuationContext, harness, offlineNock, restoreContext } from './helpers.ts';
 
