@@ -6,6 +6,7 @@ import { maintenanceRef, type MaintenanceObject } from '../objects.ts';
 import { resumes } from '../record.ts';
 import type { NodeRun } from '../run-context.ts';
 import type { Slot, SlotWait } from './types.ts';
+import { waitToStart } from './wait.ts';
 
 const clock = (iso: string | undefined): string => (iso ? iso.slice(11, 16) : '?');
 
@@ -26,8 +27,23 @@ export async function takeSlot(
   ctl: { signal: AbortSignal; cancelled(): boolean },
 ): Promise<Slot | undefined | null> {
   const { budget, metrics } = run.deps;
+  if (!run.store.current) return undefined;
+  // windows, freezes and blockers first: it keeps its place in the queue meanwhile
+  if (!(await waitToStart(run, nm, ctl))) return null;
   const rec = run.store.current;
-  if (!budget || !rec) return undefined;
+  if (!rec) return undefined;
+  if (!budget) {
+    // a gate without a budget: out of the queue (the label goes in this write)
+    if (rec.phase === 'Queued') {
+      await run.store.update({
+        phase: 'Evacuating',
+        resumes: undefined,
+        ...(resumes(rec) ? {} : { since: run.now().toISOString() }),
+      });
+      run.deps.metrics?.phase('Evacuating');
+    }
+    return undefined;
+  }
   const queuedAt = rec.queuedAt ? new Date(rec.queuedAt) : run.now();
   // resumed (restart, lost slot): it began before, and keeps its start when it goes on
   const resumed = resumes(rec);
