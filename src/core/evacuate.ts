@@ -142,7 +142,9 @@ async function evacuateHolding(
       { name: run.nodeName },
       {
         signal: ctl.signal,
-        deadline: new Date(started.getTime() + config.evacuation.timeout * 1000),
+        // from the first change, not from the trigger: hours waiting for a window, a blocker or
+        // a slot must not use up the time the migrations have
+        deadline: new Date(run.now().getTime() + config.evacuation.timeout * 1000),
         trigger: desired.trigger,
         dryRun: config.dryRun,
         abortOnCancel: config.evacuation.abortOnCancel,
