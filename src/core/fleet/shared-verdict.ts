@@ -35,8 +35,11 @@ export interface SharedVerdictOptions {
   readonly onQuery?: () => void;
 }
 
-function parse(l: LeaseView | undefined): Verdict | undefined {
-  const text = l?.annotations?.[VERDICT_ANNOTATION];
+const parse = (l: LeaseView | undefined): Verdict | undefined => parseVerdict(l?.annotations);
+
+/** The verdict in a Lease's annotations (undefined: none or unreadable). */
+export function parseVerdict(annotations: Readonly<Record<string, string>> | undefined): Verdict | undefined {
+  const text = annotations?.[VERDICT_ANNOTATION];
   if (!text) return undefined;
   try {
     const v = JSON.parse(text) as Verdict;
