@@ -141,6 +141,9 @@ export function createReconciler(
           ...(o.gateSleepMs ? { maxSleepMs: o.gateSleepMs } : {}),
           ...(metrics ? { onQuery: () => metrics.prometheusQueries.inc() } : {}),
         });
+  const rm = metrics ? reconcilerMetrics(metrics) : undefined;
+  // the gate's gauges from the start (no windows: open), not only once a node waits
+  rm?.gate?.(gate?.state() ?? { windowOpen: true, freezes: [], blockers: {} }, undefined);
   return new Reconciler({
     cluster,
     ...(budget ? { budget } : {}),
@@ -149,7 +152,7 @@ export function createReconciler(
     host,
     config: o.config,
     log,
-    ...(metrics ? { metrics: reconcilerMetrics(metrics) } : {}),
+    ...(rm ? { metrics: rm } : {}),
   });
 }
 
