@@ -57,7 +57,7 @@ export const command: CommandModule<GlobalArgs, StartArgs> = {
       .option('by', {
         type: 'string',
         describe: 'who asks, for the record (default: user@host)',
-      }) as Argv<StartArgs>,
+      }),
   handler: handle(async (argv) => {
     const config = await loadCliConfig(argv);
     const { io } = argv.cli;

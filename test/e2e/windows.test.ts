@@ -232,6 +232,41 @@ describe('when evacuations may start (full stack, injected clock)', () => {
     expect((await finished(s, 'r1')).phase).toBe('Evacuated');
   }, 60_000);
 
+  it('a blocker that begins while a node waits for the slot holds it when its turn comes; the slot is given back', async () => {
+    stack = await startStack({
+      scenario: rack(2, 3, 20),
+      config: {
+        fleet: { maxConcurrentEvacuations: 1, blockers: { podSelector: 'drainer.dev/blocks', interval: 1 } },
+      },
+    });
+    const s = stack;
+    const os = s.sandbox.openstack.state;
+    const agents = ['r1', 'r2'].map((n) => s.startAgent(n));
+    await until('agents ready', () => agents.every((x) => x.agent.ready().ready));
+    await s.cordon('r1');
+    await until('r1 migrating', () => os.serversOnHost('r1').some((v) => os.migrateCalls(v.id) > 0));
+    await s.cordon('r2');
+    await until('r2 queued for the slot', async () => (await s.record('r2'))?.phase === 'Queued');
+    await s.k.request({
+      method: 'POST',
+      path: '/api/v1/namespaces/default/pods',
+      body: {
+        metadata: { name: 'rebuild-1', namespace: 'default', labels: { 'drainer.dev/blocks': 'ceph' } },
+        spec: { nodeName: 'r2', containers: [{ name: 'rebuild', image: 'rebuild' }] },
+      },
+    });
+    expect((await finished(s, 'r1')).phase).toBe('Evacuated');
+    const held = await waiting(s, 'r2', 'pods');
+    expect(held.waiting?.reason).toMatch(/default\/rebuild-1$/);
+    await until('the slot given back', async () => {
+      const l = await s.k.request<{ spec?: { holderIdentity?: string } }>({
+        path: '/apis/coordination.k8s.io/v1/namespaces/drainer/leases/drainer-evacuation-0',
+      });
+      return l.spec?.holderIdentity === undefined;
+    });
+    await untouched(s, 'r2');
+  }, 60_000);
+
   it('drainer start --now starts one node past the window, a freeze and a blocker; the others keep waiting', async () => {
     const clock = testClock(FRIDAY);
     stack = await startStack({

@@ -42,6 +42,7 @@ export function createStartGate(o: GateSetup): FleetStartGate | undefined {
             // not the node's name: the budget counts Lease holders as nodes that took a slot
             identity: `blocker-check/${o.nodeName}`,
             intervalMs,
+            settleMs: (prom.requestTimeout + 2) * 1000,
             ask: (signal) => firingAlerts(prom, signal),
             now: o.now,
             log: o.log,

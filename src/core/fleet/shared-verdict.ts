@@ -33,6 +33,8 @@ export interface SharedVerdictOptions {
   readonly log: Logger;
   /** Counts each query (the bench and metrics). */
   readonly onQuery?: () => void;
+  /** How long a loser of the claim waits for the winner's verdict on the watch (ms). */
+  readonly settleMs?: number;
 }
 
 const parse = (l: LeaseView | undefined): Verdict | undefined => parseVerdict(l?.annotations);
@@ -67,7 +69,8 @@ export class SharedVerdict {
     const mine = due
       ? await (this.#inflight ??= this.#refresh(lease, signal).finally(() => (this.#inflight = undefined)))
       : undefined;
-    const v = mine ?? verdict;
+    // lost the claim: the winner's answer comes on the watch within its query's timeout (no request)
+    const v = mine ?? (due ? await this.#settled(verdict, signal) : verdict);
     if (!v) return { at: now, firing: [], error: 'no Prometheus verdict yet (another agent is asking)' };
     if (now - v.at > 3 * this.#o.intervalMs)
       return {
@@ -76,6 +79,16 @@ export class SharedVerdict {
         error: `the last Prometheus verdict is from ${new Date(v.at).toISOString()}`,
       };
     return v;
+  }
+
+  /** The first verdict newer than `was` the watch brings, within settleMs; else `was`. */
+  async #settled(was: Verdict | undefined, signal: AbortSignal): Promise<Verdict | undefined> {
+    for (let waited = 0; !signal.aborted && waited < (this.#o.settleMs ?? 12_000); waited += 100) {
+      await new Promise((r) => setTimeout(r, 100));
+      const now = parse((await this.#o.cache.current()).find((l) => l.name === BLOCKERS_LEASE));
+      if (now && now.at !== was?.at) return now;
+    }
+    return was;
   }
 
   /** Claims the refresh; undefined when another agent won the claim. */

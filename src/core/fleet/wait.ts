@@ -10,24 +10,27 @@ import type { NodeRun } from '../run-context.ts';
 import { START_NOW_ANNOTATION, startNowAsked } from './start-now.ts';
 import type { StartVerdict } from './types.ts';
 
-/** True when it may go on; false when stopped (cancel or shutdown) while waiting. */
+/**
+ * 'open' when it may go on ('now': asked to, past everything); false when stopped (cancel or
+ * shutdown) while waiting.
+ */
 export async function waitToStart(
   run: NodeRun,
   nm: MaintenanceObject | undefined,
   ctl: { signal: AbortSignal },
-): Promise<boolean> {
+): Promise<'open' | 'now' | false> {
   const gate = run.deps.gate;
   const rec = run.store.current;
-  if (!gate || !rec || resumes(rec)) return true;
+  if (!gate || !rec || resumes(rec)) return 'open';
   const queuedAt = rec.queuedAt ? new Date(rec.queuedAt) : run.now();
   let told = '';
   while (!ctl.signal.aborted) {
-    if (await startedNow(run, nm)) return true;
+    if (await startedNow(run, nm)) return 'now';
     const v = await gate.check({ node: run.nodeName, queuedAt, signal: ctl.signal });
     run.deps.metrics?.gate?.(gate.state(), v.open ? undefined : v.kind);
     if (v.open) {
       if (run.store.current?.waiting) await run.store.update({ waiting: undefined });
-      return true;
+      return 'open';
     }
     // one record write, Event and status per change of reason (not per check)
     const key = `${v.kind} ${v.until ?? ''} ${v.kind === 'window' || v.kind === 'freeze' ? '' : v.reason}`;
@@ -40,6 +43,17 @@ export async function waitToStart(
     else await sleep(ms, ctl.signal);
   }
   return false;
+}
+
+/** Still clear to start (after the wait for a slot)? No gate, or a resumed evacuation: yes. */
+export async function clearToStart(
+  run: NodeRun,
+  queuedAt: Date,
+  ctl: { signal: AbortSignal },
+): Promise<boolean> {
+  const gate = run.deps.gate;
+  if (!gate || resumes(run.store.current)) return true;
+  return (await gate.check({ node: run.nodeName, queuedAt, signal: ctl.signal })).open;
 }
 
 async function tell(
