@@ -36,7 +36,11 @@ export function gateView(
 ): FleetGateView {
   const t = now.getTime();
   const ws = fleet.maintenanceWindows;
-  let window = 'always open (no maintenance windows)';
+  // this config may not be the agents': a node that waits for a window says so itself
+  const held = rows.find((r) => r.waiting?.kind === 'window');
+  let window = held?.waiting
+    ? `closed (${held.node}: ${held.waiting.reason})`
+    : 'always open (no maintenance windows)';
   if (ws.length && anyOpen(ws, t)) window = 'open';
   else if (ws.length) {
     const next = nextOpening(ws, t);
@@ -47,11 +51,13 @@ export function gateView(
   const freezes = activeFreezes(fleet.freezes, t).map((f) => `${f.reason} until ${f.to}`);
   const start = nextStart({ ...fleet, windowEnd: 'finish-running' }, t);
   if (freezes.length && start !== undefined) freezes.push(`starts may resume in ${inText(start - t)}`);
+  const frozen = rows.find((r) => r.waiting?.kind === 'freeze');
+  if (!freezes.length && frozen?.waiting) freezes.push(`${frozen.node}: ${frozen.waiting.reason}`);
   const blockers: string[] = [];
   if (verdict?.error) blockers.push(`prometheus cannot be evaluated: ${verdict.error}`);
   else if (verdict?.firing.length) blockers.push(`prometheus: ${verdict.firing.join(', ')}`);
-  const held = rows.filter((r) => r.waiting?.kind === 'pods').map((r) => r.node);
-  if (held.length) blockers.push(`pods hold ${held.join(', ')}`);
+  const byPods = rows.filter((r) => r.waiting?.kind === 'pods').map((r) => r.node);
+  if (byPods.length) blockers.push(`pods hold ${byPods.join(', ')}`);
   return { window, freezes, blockers };
 }
 

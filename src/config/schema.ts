@@ -205,7 +205,7 @@ export const freezeSchema = z
   );
 
 export const prometheusBlockerSchema = z.strictObject({
-  url: z.url(),
+  url: z.url().check(z.describe('Prometheus base URL (required); drainer asks GET <url>/api/v1/alerts')),
   alertName: dflt(
     z.string().check(
       z.refine(

@@ -260,3 +260,19 @@ describe('config: bad windows, freezes and blockers are named', () => {
     expect(configSchema.parse({}).fleet.maintenanceWindows).toEqual([]);
   });
 });
+
+describe('windows and freezes from the environment (JSON lists)', () => {
+  it('DRAINER_FLEET_MAINTENANCE_WINDOWS parses; a value that is no list is named', async () => {
+    const { readDrainerEnv } = await import('../../src/config/env.ts');
+    const ok = readDrainerEnv({
+      DRAINER_FLEET_MAINTENANCE_WINDOWS: '[{"days":["sat"],"start":"02:00","end":"06:00"}]',
+    });
+    expect(ok.issues).toEqual([]);
+    expect(configSchema.parse(ok.layer).fleet.maintenanceWindows).toEqual([
+      { days: ['sat'], start: '02:00', end: '06:00', timeZone: 'UTC' },
+    ]);
+    const bad = readDrainerEnv({ DRAINER_FLEET_FREEZES: '{"from":"x"}' });
+    expect(JSON.stringify(bad.issues)).toMatch(/DRAINER_FLEET_FREEZES|fleet\.freezes/);
+    expect(JSON.stringify(bad.issues)).toMatch(/expected a JSON list/);
+  });
+});

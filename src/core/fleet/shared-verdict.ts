@@ -62,15 +62,13 @@ export class SharedVerdict {
   /** The fleet's verdict as fresh as the interval allows (refreshing it when it is this agent's turn). */
   async get(signal: AbortSignal): Promise<Verdict> {
     const now = this.#o.now().getTime();
-    const lease = (await this.#o.cache.current()).find((l) => l.name === BLOCKERS_LEASE);
-    const verdict = parse(lease);
-    const claimed = Date.parse(lease?.acquireTime ?? '');
-    const due = !(now - claimed < this.#o.intervalMs) && !(verdict && now - verdict.at < this.#o.intervalMs);
+    const due = await this.#due(now);
     const mine = due
-      ? await (this.#inflight ??= this.#refresh(lease, signal).finally(() => (this.#inflight = undefined)))
+      ? await (this.#inflight ??= this.#claim(signal).finally(() => (this.#inflight = undefined)))
       : undefined;
+    const verdict = parse(await this.#lease());
     // lost the claim: the winner's answer comes on the watch within its query's timeout (no request)
-    const v = mine ?? (due ? await this.#settled(verdict, signal) : verdict);
+    const v = mine ?? (due && !verdict ? await this.#settled(verdict, signal) : verdict);
     if (!v) return { at: now, firing: [], error: 'no Prometheus verdict yet (another agent is asking)' };
     if (now - v.at > 3 * this.#o.intervalMs)
       return {
@@ -79,6 +77,34 @@ export class SharedVerdict {
         error: `the last Prometheus verdict is from ${new Date(v.at).toISOString()}`,
       };
     return v;
+  }
+
+  #lease = async (): Promise<LeaseView | undefined> =>
+    (await this.#o.cache.current()).find((l) => l.name === BLOCKERS_LEASE);
+
+  /** Neither a claim nor a verdict within the interval. */
+  async #due(now: number): Promise<boolean> {
+    const lease = await this.#lease();
+    const verdict = parse(lease);
+    const claimed = Date.parse(lease?.acquireTime ?? '');
+    return !(now - claimed < this.#o.intervalMs) && !(verdict && now - verdict.at < this.#o.intervalMs);
+  }
+
+  /**
+   * Claims the refresh after a pause of this agent's own (0 to 1 s, from its name), so that agents
+   * that found the verdict stale together do not all write: the first claim reaches the others on
+   * the watch before their turn. Undefined when another agent claimed it.
+   */
+  async #claim(signal: AbortSignal): Promise<Verdict | undefined> {
+    await new Promise((r) => setTimeout(r, this.#stagger()));
+    if (signal.aborted || !(await this.#due(this.#o.now().getTime()))) return undefined;
+    return this.#refresh(await this.#lease(), signal);
+  }
+
+  #stagger(): number {
+    let h = 0;
+    for (const c of this.#o.identity) h = (h * 31 + c.charCodeAt(0)) >>> 0;
+    return (h % 1000) * (Math.min(this.#o.intervalMs / 4, 1000) / 1000);
   }
 
   /** The first verdict newer than `was` the watch brings, within settleMs; else `was`. */
