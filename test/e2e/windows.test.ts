@@ -276,6 +276,7 @@ describe('when evacuations may start (full stack, injected clock)', () => {
           maintenanceWindows: [weekend],
           freezes: [{ from: at(FRI - DAY), to: at(FRI + 3 * DAY), reason: 'release week' }],
           maxConcurrentEvacuations: 1,
+          blockers: { podSelector: 'drainer.dev/blocks', interval: 1 },
         },
       },
       now: clock.now,
@@ -283,11 +284,29 @@ describe('when evacuations may start (full stack, injected clock)', () => {
     const s = stack;
     const agents = ['r1', 'r2'].map((n) => s.startAgent(n));
     await until('agents ready', () => agents.every((x) => x.agent.ready().ready));
+    // and a blocking pod on r2 itself
+    await s.k.request({
+      method: 'POST',
+      path: '/api/v1/namespaces/default/pods',
+      body: {
+        metadata: {
+          name: 'backup-r2',
+          namespace: 'default',
+          labels: { 'drainer.dev/blocks': 'backup' },
+          // a Job's pod: the drain evicts it once the evacuation runs
+          ownerReferences: [
+            { apiVersion: 'batch/v1', kind: 'Job', name: 'backup', uid: 'job-uid-1', controller: true },
+          ],
+        },
+        spec: { nodeName: 'r2', containers: [{ name: 'backup', image: 'backup' }] },
+      },
+    });
     await s.cordon('r1');
     await waiting(s, 'r1', 'freeze');
     // r2 is not cordoned yet: `start` cordons it, and --now lets it past everything but the budget
     await startNode(s.k, { node: 'r2', now: true, by: 'alice@ops', at: new Date(FRI + 120_000) });
     const done = await finished(s, 'r2');
+    expect(done.lastError).toBeUndefined();
     expect(done.phase).toBe('Evacuated');
     expect(done.startedNow).toEqual({ by: 'alice@ops', at: at(FRI + 120_000) });
     // honoured once: the annotation is gone
@@ -300,6 +319,31 @@ describe('when evacuations may start (full stack, injected clock)', () => {
     expect(told.message).toContain(`as alice@ops asked at ${at(FRI + 120_000)}`);
     expect((await s.record('r1'))?.waiting?.kind).toBe('freeze');
     await untouched(s, 'r1');
+  }, 60_000);
+
+  it('a NodeMaintenance asks to start now with its drainer.dev/start-now annotation', async () => {
+    const clock = testClock(FRIDAY);
+    stack = await startStack({
+      scenario: rack(1, 2),
+      config: { fleet: { maintenanceWindows: [weekend] } },
+      now: clock.now,
+    });
+    const s = stack;
+    const a = s.startAgent('r1');
+    await until('agent ready', () => a.agent.ready().ready);
+    await s.k.request({ method: 'POST', path: NM_PATH, body: nodeMaintenance('nm-r1', 'r1') });
+    await waiting(s, 'r1', 'window');
+    await s.k.request({
+      method: 'PATCH',
+      path: `${NM_PATH}/nm-r1`,
+      contentType: 'application/merge-patch+json',
+      body: { metadata: { annotations: { 'drainer.dev/start-now': 'bob@ops' } } },
+    });
+    const done = await finished(s, 'r1');
+    expect(done.phase).toBe('Evacuated');
+    expect(done.startedNow?.by).toBe('bob@ops');
+    const nm = await s.k.request<NodeMaintenance>({ path: `${NM_PATH}/nm-r1` });
+    expect(nm.status?.phase).toBe('Succeeded');
   }, 60_000);
 
   it('a restart keeps every waiting node waiting, with its reason and its place', async () => {
