@@ -141,6 +141,27 @@ describe('when evacuations may start (full stack, injected clock)', () => {
     expect(s.sandbox.openstack.state.serversOnHost('r1')).toEqual([]);
   }, 60_000);
 
+  it('uncordon while held by the window: back in service at once, nothing to undo', async () => {
+    const clock = testClock(FRIDAY);
+    stack = await startStack({
+      scenario: rack(1, 2),
+      config: { fleet: { maintenanceWindows: [weekend] } },
+      now: clock.now,
+    });
+    const s = stack;
+    const a = s.startAgent('r1');
+    await until('agent ready', () => a.agent.ready().ready);
+    await s.cordon('r1');
+    await waiting(s, 'r1', 'window');
+    await s.cordon('r1', false);
+    await until('r1 back in service', async () => (await s.record('r1')) === undefined);
+    const n = await s.node('r1');
+    expect(n.metadata.labels?.['drainer.dev/queued']).toBeUndefined();
+    expect(n.spec?.unschedulable).toBeFalsy();
+    await untouched(s, 'r1');
+    expect(await a.metrics.text()).toMatch(/drainer_fleet_waiting\{kind="window"\} 0/);
+  }, 60_000);
+
   it('a running evacuation finishes after the window closes; a node cordoned after it waits for the next one', async () => {
     const clock = testClock(at(opens + 4 * HOUR - 2 * 60_000)); // Sat 05:58 Berlin: two minutes left
     stack = await startStack({

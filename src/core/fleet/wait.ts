@@ -25,7 +25,10 @@ export async function waitToStart(
   const queuedAt = rec.queuedAt ? new Date(rec.queuedAt) : run.now();
   let told = '';
   while (!ctl.signal.aborted) {
-    if (await startedNow(run, nm)) return 'now';
+    if (await startedNow(run, nm)) {
+      run.deps.metrics?.gate?.(gate.state(), undefined);
+      return 'now';
+    }
     const v = await gate.check({ node: run.nodeName, queuedAt, signal: ctl.signal });
     run.deps.metrics?.gate?.(gate.state(), v.open ? undefined : v.kind);
     if (v.open) {
@@ -42,6 +45,8 @@ export async function waitToStart(
     if (run.live) await run.live.sleep(ms, ctl.signal);
     else await sleep(ms, ctl.signal);
   }
+  // cancelled (uncordon) or shut down: it no longer waits here
+  run.deps.metrics?.gate?.(gate.state(), undefined);
   return false;
 }
 
