@@ -60,7 +60,9 @@ describe('drainer status header', () => {
       queued('r2', 'freeze', 'frozen (x) until 2026-11-28T03:00:00Z; opens Sat 02:00 UTC (in 10 h)'),
     ];
     const v = gateView(fleet({}), rows, undefined, FRIDAY);
-    expect(v.window).toBe('closed (r1: outside the maintenance window; opens Sat 02:00 Europe/Berlin (in 9 h 12 min))');
+    expect(v.window).toBe(
+      'closed (r1: outside the maintenance window; opens Sat 02:00 Europe/Berlin (in 9 h 12 min))',
+    );
     expect(v.freezes).toEqual(['r2: frozen (x) until 2026-11-28T03:00:00Z; opens Sat 02:00 UTC (in 10 h)']);
   });
 

@@ -7,8 +7,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startNode } from '../../src/cli/start.ts';
 import type { NodeRecord } from '../../src/core/record.ts';
 import type { KubeList, NodeMaintenance } from '../../src/kube/types.ts';
-import { NM_PATH, nodeMaintenance } from './scenario.ts';
-import { startStack, until, type EventObject, type Stack } from './stack.ts';
+import { NM_PATH, nodeMaintenance, rack } from './scenario.ts';
+import { startStack, until, type EventObject, type RunningAgent, type Stack } from './stack.ts';
 
 /** A clock the test sets; it runs on at real speed from there. */
 function testClock(iso: string) {
@@ -18,27 +18,6 @@ function testClock(iso: string) {
     set: (at: string) => {
       offset = Date.parse(at) - Date.now();
     },
-  };
-}
-
-/** `racked` hypervisors with `per` servers each, and a spare to take them. */
-function rack(racked: number, per: number, migrationSeconds = 10) {
-  const names = Array.from({ length: racked }, (_, i) => `r${i + 1}`);
-  const hosts = [...names, 'spare'];
-  return {
-    name: 'windows',
-    clock: { scale: 20 },
-    timings: { podStartSeconds: 1 },
-    nodes: hosts.map((name) => ({ name })),
-    openstack: {
-      migrationSeconds,
-      hosts: hosts.map((name) => ({ name, maxConcurrentLiveMigrations: 2 })),
-      servers: names.flatMap((host) =>
-        Array.from({ length: per }, (_, i) => ({ name: `${host}-vm${i + 1}`, project: 'alpha', host })),
-      ),
-    },
-    kubevirt: { installed: false },
-    daemonsets: [{ name: 'node-agent', namespace: 'kube-system' }],
   };
 }
 
@@ -104,16 +83,29 @@ describe('when evacuations may start (full stack, injected clock)', () => {
     stack = undefined;
   });
 
-  it('a cordon outside the window stays Queued with nothing changed, and starts when the window opens', async () => {
-    const clock = testClock(FRIDAY);
+  /** The stack with one agent per rack node (r1, r2, …), ready; the agents' clock is `clock` if given. */
+  async function up(o: {
+    nodes: number;
+    per: number;
+    migrationSeconds?: number;
+    fleet: object;
+    clock?: { now: () => Date };
+  }): Promise<{ s: Stack; agents: RunningAgent[] }> {
     stack = await startStack({
-      scenario: rack(1, 2),
-      config: { fleet: { maintenanceWindows: [weekend] } },
-      now: clock.now,
+      scenario: rack(o.nodes, o.per, o.migrationSeconds),
+      config: { fleet: o.fleet },
+      ...(o.clock ? { now: o.clock.now } : {}),
     });
     const s = stack;
-    const a = s.startAgent('r1');
-    await until('agent ready', () => a.agent.ready().ready);
+    const agents = Array.from({ length: o.nodes }, (_, i) => s.startAgent(`r${i + 1}`));
+    await until('agents ready', () => agents.every((x) => x.agent.ready().ready));
+    return { s, agents };
+  }
+
+  it('a cordon outside the window stays Queued with nothing changed, and starts when the window opens', async () => {
+    const clock = testClock(FRIDAY);
+    const { s, agents } = await up({ nodes: 1, per: 2, fleet: { maintenanceWindows: [weekend] }, clock });
+    const a = agents[0]!;
     await s.cordon('r1');
     const r = await waiting(s, 'r1', 'window');
     expect(r.waiting?.reason).toMatch(
@@ -143,14 +135,8 @@ describe('when evacuations may start (full stack, injected clock)', () => {
 
   it('uncordon while held by the window: back in service at once, nothing to undo', async () => {
     const clock = testClock(FRIDAY);
-    stack = await startStack({
-      scenario: rack(1, 2),
-      config: { fleet: { maintenanceWindows: [weekend] } },
-      now: clock.now,
-    });
-    const s = stack;
-    const a = s.startAgent('r1');
-    await until('agent ready', () => a.agent.ready().ready);
+    const { s, agents } = await up({ nodes: 1, per: 2, fleet: { maintenanceWindows: [weekend] }, clock });
+    const a = agents[0]!;
     await s.cordon('r1');
     await waiting(s, 'r1', 'window');
     await s.cordon('r1', false);
@@ -164,15 +150,14 @@ describe('when evacuations may start (full stack, injected clock)', () => {
 
   it('a running evacuation finishes after the window closes; a node cordoned after it waits for the next one', async () => {
     const clock = testClock(at(opens + 4 * HOUR - 2 * 60_000)); // Sat 05:58 Berlin: two minutes left
-    stack = await startStack({
-      scenario: rack(2, 4, 20),
-      config: { fleet: { maintenanceWindows: [weekend], maxConcurrentEvacuations: 2 } },
-      now: clock.now,
+    const { s } = await up({
+      nodes: 2,
+      per: 4,
+      migrationSeconds: 20,
+      fleet: { maintenanceWindows: [weekend], maxConcurrentEvacuations: 2 },
+      clock,
     });
-    const s = stack;
     const os = s.sandbox.openstack.state;
-    const agents = ['r1', 'r2'].map((n) => s.startAgent(n));
-    await until('agents ready', () => agents.every((x) => x.agent.ready().ready));
     await s.cordon('r1');
     await until('r1 migrating', () => os.serversOnHost('r1').some((v) => os.migrateCalls(v.id) > 0));
     clock.set(SATURDAY_CLOSED);
@@ -188,14 +173,8 @@ describe('when evacuations may start (full stack, injected clock)', () => {
   it('a freeze holds a NodeMaintenance: Queued, lastError says why; it goes on when the freeze ends', async () => {
     const clock = testClock(FRIDAY);
     const xmas = { from: at(FRI - DAY), to: at(FRI + 2 * DAY), reason: 'christmas freeze' };
-    stack = await startStack({
-      scenario: rack(1, 2),
-      config: { fleet: { freezes: [xmas] } },
-      now: clock.now,
-    });
-    const s = stack;
-    const a = s.startAgent('r1');
-    await until('agent ready', () => a.agent.ready().ready);
+    const { s, agents } = await up({ nodes: 1, per: 2, fleet: { freezes: [xmas] }, clock });
+    const a = agents[0]!;
     await s.k.request({ method: 'POST', path: NM_PATH, body: nodeMaintenance('nm-r1', 'r1') });
     const r = await waiting(s, 'r1', 'freeze');
     expect(r.waiting?.reason).toBe(
@@ -219,15 +198,11 @@ describe('when evacuations may start (full stack, injected clock)', () => {
   }, 60_000);
 
   it('a blocking pod on a node holds that node only; it starts once the pod is gone', async () => {
-    stack = await startStack({
-      scenario: rack(2, 2),
-      config: {
-        fleet: { maxConcurrentEvacuations: 2, blockers: { podSelector: 'drainer.dev/blocks', interval: 1 } },
-      },
+    const { s, agents } = await up({
+      nodes: 2,
+      per: 2,
+      fleet: { maxConcurrentEvacuations: 2, blockers: { podSelector: 'drainer.dev/blocks', interval: 1 } },
     });
-    const s = stack;
-    const agents = ['r1', 'r2'].map((n) => s.startAgent(n));
-    await until('agents ready', () => agents.every((x) => x.agent.ready().ready));
     const pod = {
       metadata: { name: 'backup-1', namespace: 'default', labels: { 'drainer.dev/blocks': 'backup' } },
       spec: { nodeName: 'r1', containers: [{ name: 'backup', image: 'backup' }] },
@@ -254,16 +229,13 @@ describe('when evacuations may start (full stack, injected clock)', () => {
   }, 60_000);
 
   it('a blocker that begins while a node waits for the slot holds it when its turn comes; the slot is given back', async () => {
-    stack = await startStack({
-      scenario: rack(2, 3, 20),
-      config: {
-        fleet: { maxConcurrentEvacuations: 1, blockers: { podSelector: 'drainer.dev/blocks', interval: 1 } },
-      },
+    const { s } = await up({
+      nodes: 2,
+      per: 3,
+      migrationSeconds: 20,
+      fleet: { maxConcurrentEvacuations: 1, blockers: { podSelector: 'drainer.dev/blocks', interval: 1 } },
     });
-    const s = stack;
     const os = s.sandbox.openstack.state;
-    const agents = ['r1', 'r2'].map((n) => s.startAgent(n));
-    await until('agents ready', () => agents.every((x) => x.agent.ready().ready));
     await s.cordon('r1');
     await until('r1 migrating', () => os.serversOnHost('r1').some((v) => os.migrateCalls(v.id) > 0));
     await s.cordon('r2');
@@ -290,21 +262,17 @@ describe('when evacuations may start (full stack, injected clock)', () => {
 
   it('drainer start --now starts one node past the window, a freeze and a blocker; the others keep waiting', async () => {
     const clock = testClock(FRIDAY);
-    stack = await startStack({
-      scenario: rack(2, 2),
-      config: {
-        fleet: {
-          maintenanceWindows: [weekend],
-          freezes: [{ from: at(FRI - DAY), to: at(FRI + 3 * DAY), reason: 'release week' }],
-          maxConcurrentEvacuations: 1,
-          blockers: { podSelector: 'drainer.dev/blocks', interval: 1 },
-        },
+    const { s } = await up({
+      nodes: 2,
+      per: 2,
+      fleet: {
+        maintenanceWindows: [weekend],
+        freezes: [{ from: at(FRI - DAY), to: at(FRI + 3 * DAY), reason: 'release week' }],
+        maxConcurrentEvacuations: 1,
+        blockers: { podSelector: 'drainer.dev/blocks', interval: 1 },
       },
-      now: clock.now,
+      clock,
     });
-    const s = stack;
-    const agents = ['r1', 'r2'].map((n) => s.startAgent(n));
-    await until('agents ready', () => agents.every((x) => x.agent.ready().ready));
     // and a blocking pod on r2 itself
     await s.k.request({
       method: 'POST',
@@ -344,14 +312,7 @@ describe('when evacuations may start (full stack, injected clock)', () => {
 
   it('a NodeMaintenance asks to start now with its drainer.dev/start-now annotation', async () => {
     const clock = testClock(FRIDAY);
-    stack = await startStack({
-      scenario: rack(1, 2),
-      config: { fleet: { maintenanceWindows: [weekend] } },
-      now: clock.now,
-    });
-    const s = stack;
-    const a = s.startAgent('r1');
-    await until('agent ready', () => a.agent.ready().ready);
+    const { s } = await up({ nodes: 1, per: 2, fleet: { maintenanceWindows: [weekend] }, clock });
     await s.k.request({ method: 'POST', path: NM_PATH, body: nodeMaintenance('nm-r1', 'r1') });
     await waiting(s, 'r1', 'window');
     await s.k.request({
@@ -369,14 +330,13 @@ describe('when evacuations may start (full stack, injected clock)', () => {
 
   it('a restart keeps every waiting node waiting, with its reason and its place', async () => {
     const clock = testClock(FRIDAY);
-    stack = await startStack({
-      scenario: rack(2, 2),
-      config: { fleet: { maintenanceWindows: [weekend], maxConcurrentEvacuations: 1 } },
-      now: clock.now,
+    const { s, agents } = await up({
+      nodes: 2,
+      per: 2,
+      fleet: { maintenanceWindows: [weekend], maxConcurrentEvacuations: 1 },
+      clock,
     });
-    const s = stack;
-    const first = ['r1', 'r2'].map((n) => s.startAgent(n));
-    await until('agents ready', () => first.every((x) => x.agent.ready().ready));
+    const first = agents;
     await s.cordon('r1');
     await s.cordon('r2');
     const before: NodeRecord[] = [await waiting(s, 'r1', 'window'), await waiting(s, 'r2', 'window')];

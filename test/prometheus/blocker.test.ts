@@ -6,25 +6,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { firingAlerts } from '../../src/core/fleet/prometheus.ts';
 import { BLOCKERS_LEASE, VERDICT_ANNOTATION } from '../../src/core/fleet/shared-verdict.ts';
 import type { KubeLease } from '../../src/kube/lease.ts';
+import { rack } from '../e2e/scenario.ts';
 import { startStack, until, type Stack } from '../e2e/stack.ts';
 import { freePort, havePrometheus, PROMETHEUS_BIN, startPrometheus, type Prometheus } from './server.ts';
-
-function rack(names: string[]) {
-  const hosts = [...names, 'spare'];
-  return {
-    name: 'prometheus',
-    clock: { scale: 20 },
-    timings: { podStartSeconds: 1 },
-    nodes: hosts.map((name) => ({ name })),
-    openstack: {
-      migrationSeconds: 10,
-      hosts: hosts.map((name) => ({ name, maxConcurrentLiveMigrations: 2 })),
-      servers: names.map((host) => ({ name: `${host}-vm1`, project: 'alpha', host })),
-    },
-    kubevirt: { installed: false },
-    daemonsets: [{ name: 'node-agent', namespace: 'kube-system' }],
-  };
-}
 
 const record = (stack: Stack, node: string) => stack.record(node).catch(() => undefined);
 
@@ -55,7 +39,7 @@ describe.skipIf(!havePrometheus)(
 
     it('the fleet waits while the alert fires and goes on when the rule stops firing; one shared verdict', async () => {
       stack = await startStack({
-        scenario: rack(['r1', 'r2']),
+        scenario: rack(2, 1),
         config: {
           fleet: {
             maxConcurrentEvacuations: 2,
@@ -109,7 +93,7 @@ describe.skipIf(!havePrometheus)(
     it('Prometheus unreachable: blocked, and the record says why', async () => {
       const closed = await freePort();
       stack = await startStack({
-        scenario: rack(['r1']),
+        scenario: rack(1, 1),
         config: {
           fleet: {
             blockers: { prometheus: { url: `http://127.0.0.1:${closed}`, requestTimeout: 2 }, interval: 1 },

@@ -21,7 +21,9 @@ export async function waitToStart(
 ): Promise<'open' | 'now' | false> {
   const gate = run.deps.gate;
   const rec = run.store.current;
-  if (!gate || !rec || resumes(rec)) return 'open';
+  if (!rec || resumes(rec)) return 'open';
+  // nothing to wait for: a start-now asked anyway is still recorded, and taken off (honoured once)
+  if (!gate) return (await startedNow(run, nm)) ? 'now' : 'open';
   const queuedAt = rec.queuedAt ? new Date(rec.queuedAt) : run.now();
   let told = '';
   while (!ctl.signal.aborted) {
