@@ -11,6 +11,7 @@ import { atMost, renderMarkdown, type Figure, type ScenarioResult } from './lib/
 import { round } from './lib/stats.ts';
 import { drainNotes, drainVsKubectl } from './scenarios/drain.ts';
 import { fleet, fleetNotes } from './scenarios/fleet.ts';
+import { blockersNotes, fleetBlockers } from './scenarios/fleet-blockers.ts';
 import { footprint, footprintNotes } from './scenarios/footprint.ts';
 import { apiCostNotes, makespan, makespanNotes, type MakespanSubset } from './scenarios/makespan.ts';
 import { reaction, reactionNotes } from './scenarios/reaction.ts';
@@ -33,6 +34,11 @@ const REACTION = { repo: REPO, rounds: 50, scale: 20, defaultRounds: 20 };
 const FOOTPRINT = { repo: REPO, idleMs: 30_000, settleMs: 5000, bigNodes: 5000, bigPods: 50_000 };
 const FLEET = { hosts: 12, serversPerHost: 10, scale: 20, migrationSeconds: 20 };
 const FLEET_BUDGETS = [2, 3];
+/** Blockers set, not firing: the fleet above (12 agents), and 120 agents with 2 servers each. */
+const FLEET_BLOCKERS = [
+  { ...FLEET, budget: 2, interval: 2 },
+  { hosts: 120, serversPerHost: 2, scale: 20, migrationSeconds: 20, budget: 6, interval: 2 },
+];
 const BUDGET_SECONDS = 600;
 
 /** A partial run may do a subset of makespan's cases: MAKESPAN_SLOTS=1,4 and MAKESPAN_MIX=short|realistic. */
@@ -101,13 +107,14 @@ const RUNNERS: Record<string, Runner> = {
   },
   async fleet() {
     const [r, seconds] = await timed(() => fleet(FLEET, FLEET_BUDGETS));
+    const [b, bSeconds] = await timed(() => fleetBlockers(FLEET_BLOCKERS));
     return [
       {
         scenario: 'fleet',
         command: command('fleet'),
-        figures: r.figures,
-        notes: fleetNotes(FLEET, r.runs),
-        seconds,
+        figures: [...r.figures, ...b.figures],
+        notes: [...fleetNotes(FLEET, r.runs), ...blockersNotes(b.runs)],
+        seconds: seconds + bSeconds,
       },
     ];
   },

@@ -6,3 +6,5 @@ export const STATE_ANNOTATION = 'drainer.dev/state';
 export const QUEUED_LABEL = 'drainer.dev/queued';
 /** drainer's own taint while it evacuates a node. */
 export const EVACUATING_TAINT = { key: 'drainer.dev/evacuating', effect: 'NoSchedule' } as const;
+/** Set by `drainer start <node> --now` (or on a NodeMaintenance): start past windows and blockers, once. */
+export const START_NOW_ANNOTATION = 'drainer.dev/start-now';

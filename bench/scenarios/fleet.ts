@@ -108,7 +108,14 @@ function fleetRequests(log: readonly Logged[]): FleetRequests {
   };
 }
 
-async function runOnce(o: FleetOptions, budget: number): Promise<FleetRun> {
+/** Config merged over the run's own (fleet-blockers.ts: the blockers), and a hook at the cordon. */
+export interface RunExtra {
+  readonly config?: Record<string, unknown>;
+  readonly onCordon?: () => void;
+  readonly onDone?: () => void;
+}
+
+export async function runOnce(o: FleetOptions, budget: number, extra: RunExtra = {}): Promise<FleetRun> {
   const { rack, scenario } = world(o);
   const sb = await startSandbox({ scenario, scale: o.scale });
   const stop = new AbortController();
@@ -120,6 +127,7 @@ async function runOnce(o: FleetOptions, budget: number): Promise<FleetRun> {
     drain: { evictionRetryInterval: 0.5 },
     fleet: { maxConcurrentEvacuations: budget },
   });
+  const config = extra.config ? mergeConfig(base, extra.config) : base;
   const phase = new Map<string, string>();
   const queuedSince = new Map<string, number>();
   let queuedMs = 0;
@@ -137,7 +145,7 @@ async function runOnce(o: FleetOptions, budget: number): Promise<FleetRun> {
     // one agent per node with the daemon's watch settings (default server-side timeouts)
     agents = startAgents({
       nodes: rack,
-      config: base,
+      config,
       kubeconfigYaml: sb.kube.kubeconfig(),
       log,
       signal: stop.signal,
@@ -180,6 +188,7 @@ async function runOnce(o: FleetOptions, budget: number): Promise<FleetRun> {
     const logged = sb.kube.requestLog.length;
     const before = fleetRequests(sb.kube.requestLog);
     const start = performance.now();
+    extra.onCordon?.();
     // kubectl cordon -l rack=r7: every node at once
     for (const n of rack)
       sb.kube.store.patch('nodes', undefined, n, 'application/merge-patch+json', {
@@ -191,6 +200,7 @@ async function runOnce(o: FleetOptions, budget: number): Promise<FleetRun> {
       170_000,
       50,
     );
+    extra.onDone?.();
     const makespanMs = lastEnd - start;
     const sum = [...took.values()];
     const idealMs = idealMakespan(sum, budget);

@@ -42,6 +42,13 @@ export const commandTable: readonly CommandEntry[] = [
     load: () => import('./plan.ts'),
   },
   {
+    command: 'start <node>',
+    describe:
+      'cordon the node so drainer evacuates it; --now: past windows, freezes and blockers (not the budget)',
+    plugins: false,
+    load: () => import('./start.ts'),
+  },
+  {
     command: 'status',
     describe: 'show every node drainer is working on: phase, slot or queue place, progress, last error',
     plugins: false,

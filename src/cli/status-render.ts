@@ -2,6 +2,7 @@
 import yaml from 'js-yaml';
 import type { FleetRow } from '../core/fleet-view.ts';
 import { renderTable } from './output-table.ts';
+import { headerLine, type FleetGateView } from './status-header.ts';
 
 export type StatusOutput = 'table' | 'json' | 'yaml';
 
@@ -35,20 +36,30 @@ const oneLine = (text: string | undefined): string => {
   return t.length > ERROR_COLUMN ? `${t.slice(0, ERROR_COLUMN - 1)}…` : t;
 };
 
-export function renderStatus(rows: readonly FleetRow[], output: StatusOutput, now: Date): string {
-  if (output === 'json') return `${JSON.stringify({ nodes: rows }, null, 2)}\n`;
-  if (output === 'yaml') return yaml.dump({ nodes: rows }, { lineWidth: 120 });
-  if (rows.length === 0) return 'no node has a drainer record: every node is in service\n';
-  return renderTable(
-    ['NODE', 'PHASE', 'TRIGGER', 'SINCE', 'SLOT/QUEUE', 'PROGRESS', 'LAST ERROR'],
-    rows.map((r) => [
-      r.node,
-      r.phase,
-      r.trigger,
-      age(r.phase === 'Queued' ? (r.queuedAt ?? r.since) : r.since, now),
-      slotOrQueue(r),
-      progressText(r),
-      oneLine(r.lastError),
-    ]),
+export function renderStatus(
+  rows: readonly FleetRow[],
+  output: StatusOutput,
+  now: Date,
+  gate?: FleetGateView,
+): string {
+  const doc = { ...(gate ? { fleet: gate } : {}), nodes: rows };
+  if (output === 'json') return `${JSON.stringify(doc, null, 2)}\n`;
+  if (output === 'yaml') return yaml.dump(doc, { lineWidth: 120 });
+  const header = gate ? `${headerLine(gate)}\n` : '';
+  if (rows.length === 0) return `${header}no node has a drainer record: every node is in service\n`;
+  return (
+    header +
+    renderTable(
+      ['NODE', 'PHASE', 'TRIGGER', 'SINCE', 'SLOT/QUEUE', 'PROGRESS', 'LAST ERROR'],
+      rows.map((r) => [
+        r.node,
+        r.phase,
+        r.trigger,
+        age(r.phase === 'Queued' ? (r.queuedAt ?? r.since) : r.since, now),
+        slotOrQueue(r),
+        progressText(r),
+        oneLine(r.lastError ?? (r.waiting ? `waiting: ${r.waiting.reason}` : undefined)),
+      ]),
+    )
   );
 }

@@ -18,6 +18,10 @@ import {
   quietUnlessAsked,
 } from './context.ts';
 import { renderStatus, type StatusOutput } from './status-render.ts';
+import { gateView, readVerdict } from './status-header.ts';
+import type { FleetConfig } from '../config/schema.ts';
+import { gateConfigured } from '../core/fleet/start-gate.ts';
+import type { Verdict } from '../core/fleet/shared-verdict.ts';
 
 interface StatusArgs extends GlobalArgs {
   output: StatusOutput;
@@ -28,8 +32,16 @@ const NODES = '/api/v1/nodes';
 /** Clears a terminal before a redraw (watch on a TTY); elsewhere snapshots follow one another. */
 const CLEAR = '\x1b[H\x1b[2J';
 
-function snapshot(nodes: Iterable<NodeObject>, output: StatusOutput, now: Date): string {
-  return renderStatus(fleetRows([...nodes], now), output, now);
+interface GateSource {
+  readonly fleet: FleetConfig;
+  readonly verdict?: Verdict;
+}
+
+function snapshot(nodes: Iterable<NodeObject>, output: StatusOutput, now: Date, g: GateSource): string {
+  const rows = fleetRows([...nodes], now);
+  // the header only where something can hold a start (configured here, or a node that waits)
+  const shown = gateConfigured(g.fleet, g.fleet.blockers) || rows.some((r) => r.waiting) || g.verdict;
+  return renderStatus(rows, output, now, shown ? gateView(g.fleet, rows, g.verdict, now) : undefined);
 }
 
 async function watchStatus(
@@ -37,6 +49,7 @@ async function watchStatus(
   argv: StatusArgs,
   log: ReturnType<typeof cliLogger>,
   now: () => Date,
+  fleet: FleetConfig,
 ): Promise<void> {
   const { io } = argv.cli;
   const nodes = new Map<string, NodeObject>();
@@ -46,7 +59,7 @@ async function watchStatus(
     const key = JSON.stringify(fleetRows([...nodes.values()], now()));
     if (key === shown) return;
     shown = key;
-    const text = snapshot(nodes.values(), argv.output, now());
+    const text = snapshot(nodes.values(), argv.output, now(), { fleet });
     if (argv.output === 'table') io.stdout.write(io.stdout.isTTY ? CLEAR + text : `${text}\n`);
     else io.stdout.write(argv.output === 'yaml' ? `---\n${text}` : text);
   };
@@ -75,11 +88,17 @@ export async function runStatus(argv: StatusArgs, now: () => Date = () => new Da
   const log = cliLogger(config, io, quietUnlessAsked(config, 'error'));
   const k = clientsFor(config, io);
   if (argv.watch) {
-    await watchStatus(k, argv, log, now);
+    await watchStatus(k, argv, log, now, config.fleet);
     return 0;
   }
   const { items } = await listAll<KubeNode>(k, { path: NODES, signal: io.signal });
-  io.stdout.write(snapshot(items as NodeObject[], argv.output, now()));
+  const verdict = await readVerdict(k, config.fleet.namespace);
+  io.stdout.write(
+    snapshot(items as NodeObject[], argv.output, now(), {
+      fleet: config.fleet,
+      ...(verdict ? { verdict } : {}),
+    }),
+  );
   return 0;
 }
 

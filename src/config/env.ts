@@ -43,6 +43,14 @@ function coerce(raw: string, kind: LeafKind, secret: boolean): Coerced {
         // reported below
       }
       return { problem: `expected a JSON object such as {"node-1":"compute-1"}` };
+    case 'list':
+      try {
+        const v: unknown = JSON.parse(raw);
+        if (Array.isArray(v)) return { value: v };
+      } catch {
+        // reported below
+      }
+      return { problem: 'expected a JSON list such as [{"days":["sat"],"start":"02:00","end":"06:00"}]' };
     default:
       return { value: raw };
   }

@@ -4,7 +4,7 @@ import type * as z from './zod.ts';
 import { configSchema } from './schema.ts';
 
 export type LeafKind =
-  'boolean' | 'integer' | 'number' | 'string' | 'enum' | 'duration' | 'record' | 'unknown';
+  'boolean' | 'integer' | 'number' | 'string' | 'enum' | 'duration' | 'record' | 'list' | 'unknown';
 
 interface Def {
   type: string;
@@ -42,6 +42,8 @@ export function kindOf(s: z.ZodMiniType): LeafKind {
       return 'enum';
     case 'record':
       return 'record';
+    case 'array':
+      return 'list';
     case 'pipe':
       return d.in && defOf(d.in).type === 'union' ? 'duration' : 'unknown';
     default:

@@ -138,6 +138,8 @@ export class Agent {
   #cancelIfStale(key: string): void {
     const node = this.#node;
     if (key !== this.#o.nodeName || !node || !this.#o.reconciler.evacuating(key)) return;
+    // a waiting node learns of drainer.dev/start-now (and a NodeMaintenance's) from here
+    this.#o.reconciler.observe(key, node, [...this.#maintenances.values()]);
     const desired = desiredState({
       nodeName: key,
       node,

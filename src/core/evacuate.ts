@@ -92,8 +92,10 @@ export async function evacuate(
   // Without a fleet budget nothing waits between the intent and the plan, and the plan only reads:
   // it goes beside the intent write (the record must come before a change, not before a read).
   // With a budget the plan waits for the slot, so it does not go stale in the queue.
-  const early = run.deps.budget ? undefined : plan(run, ctl, fresh);
-  await recordIntent(run, desired, started, run.deps.budget !== undefined);
+  // So does a start gate (windows, freezes, blockers): the node waits Queued behind it.
+  const queue = run.deps.budget !== undefined || run.deps.gate !== undefined;
+  const early = queue ? undefined : plan(run, ctl, fresh);
+  await recordIntent(run, desired, started, queue);
   // 1b. a fleet slot before the first change; given back on every way out below
   const slot = await takeSlot(run, desired.maintenance, ctl);
   if (slot === null) return stopped(run, ctl, started);
@@ -140,7 +142,9 @@ async function evacuateHolding(
       { name: run.nodeName },
       {
         signal: ctl.signal,
-        deadline: new Date(started.getTime() + config.evacuation.timeout * 1000),
+        // from the first change, not from the trigger: hours waiting for a window, a blocker or
+        // a slot must not use up the time the migrations have
+        deadline: new Date(run.now().getTime() + config.evacuation.timeout * 1000),
         trigger: desired.trigger,
         dryRun: config.dryRun,
         abortOnCancel: config.evacuation.abortOnCancel,

@@ -23,6 +23,8 @@ export interface FleetRow {
   readonly queuePosition?: number;
   readonly progress: Readonly<Record<string, PluginProgress>>;
   readonly lastError?: string;
+  /** While Queued behind a window, a freeze or a blocker: which, why and until when. */
+  readonly waiting?: { readonly kind: string; readonly reason: string; readonly until?: string };
 }
 
 const nameOf = (n: NodeObject): string => n.metadata?.name ?? '';
@@ -52,6 +54,15 @@ function row(name: string, rec: NodeRecord, position: number | undefined): Fleet
     ...(position !== undefined ? { queuePosition: position } : {}),
     progress: rec.progress ?? {},
     ...(rec.lastError ? { lastError: rec.lastError } : {}),
+    ...(rec.waiting && rec.phase === 'Queued'
+      ? {
+          waiting: {
+            kind: rec.waiting.kind,
+            reason: rec.waiting.reason,
+            ...(rec.waiting.until ? { until: rec.waiting.until } : {}),
+          },
+        }
+      : {}),
   };
 }
 

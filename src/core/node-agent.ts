@@ -15,6 +15,9 @@ import type { BackendPlugin } from './plugin.ts';
 import { Reconciler } from './reconciler.ts';
 import { FleetBudget } from './fleet/budget.ts';
 import { kubeFleetApi } from './fleet/kube-port.ts';
+import { createStartGate } from './fleet/gate-setup.ts';
+import { LeaseCache } from './fleet/lease-cache.ts';
+import type { FleetApi } from './fleet/types.ts';
 import type { ReconcilerMetrics } from './run-context.ts';
 
 export interface NodeAgentOptions {
@@ -29,6 +32,10 @@ export interface NodeAgentOptions {
   readonly watch?: Pick<KubeSourceOptions, 'timeoutSeconds' | 'backoff' | 'recheckMs'>;
   /** Queue backoff after a failed reconcile. */
   readonly backoff?: { readonly initialMs: number; readonly maxMs: number };
+  /** The clock of windows, freezes and records (tests inject the sandbox's). */
+  readonly now?: () => Date;
+  /** Longest sleep of a node waiting at the start gate, ms (tests shorten it). */
+  readonly gateSleepMs?: number;
 }
 
 export function reconcilerMetrics(m: Metrics): ReconcilerMetrics {
@@ -47,23 +54,43 @@ export function reconcilerMetrics(m: Metrics): ReconcilerMetrics {
       m.fleetSlots.set({ state: 'taken' }, taken);
       m.fleetSlots.set({ state: 'free' }, Math.max(0, total - taken));
     },
+    gate(s, waiting) {
+      m.fleetWindowOpen.set(s.windowOpen ? 1 : 0);
+      m.fleetFreezeActive.set(s.freezes.length);
+      for (const [b, text] of Object.entries(s.blockers))
+        if (text !== undefined) m.fleetBlocker.set({ blocker: b }, text ? 1 : 0);
+      for (const kind of WAIT_KINDS) m.fleetWaiting.set({ kind }, kind === waiting ? 1 : 0);
+    },
   };
+}
+
+const WAIT_KINDS = ['window', 'freeze', 'prometheus', 'pods'] as const;
+
+type FleetParts = Pick<NodeAgentOptions, 'config' | 'k' | 'log' | 'signal' | 'watch'>;
+
+/** The fleet's Kubernetes port and Lease watch, shared by the budget and the start gate. */
+export function fleetParts(o: FleetParts): { api: FleetApi; cache: LeaseCache } {
+  const fleet = o.config.fleet;
+  const api = kubeFleetApi({
+    k: o.k,
+    namespace: fleet.namespace,
+    daemonSet: fleet.daemonSet,
+    log: o.log,
+    ...(o.watch ? { watch: o.watch } : {}),
+  });
+  return { api, cache: new LeaseCache(api, o.signal) };
 }
 
 /** The fleet budget (Leases), unless the budget is 0, a dry run, or run-once --no-budget. */
 export function createBudget(
-  o: Pick<NodeAgentOptions, 'config' | 'k' | 'log' | 'signal' | 'watch'> & { noBudget?: boolean },
+  o: FleetParts & { noBudget?: boolean; parts?: { api: FleetApi; cache: LeaseCache } },
 ): FleetBudget | undefined {
   const fleet = o.config.fleet;
   if (fleet.maxConcurrentEvacuations === 0 || o.config.dryRun || o.noBudget) return undefined;
+  const { api, cache } = o.parts ?? fleetParts(o);
   return new FleetBudget({
-    api: kubeFleetApi({
-      k: o.k,
-      namespace: fleet.namespace,
-      daemonSet: fleet.daemonSet,
-      log: o.log,
-      ...(o.watch ? { watch: o.watch } : {}),
-    }),
+    api,
+    cache,
     budget: fleet.maxConcurrentEvacuations,
     leaseDuration: fleet.leaseDuration,
     // missed watch events heal within a resync; never slower than every few lease durations
@@ -77,9 +104,11 @@ export function createBudget(
 export function createReconciler(
   o: Pick<
     NodeAgentOptions,
-    'nodeName' | 'config' | 'k' | 'plugins' | 'log' | 'metrics' | 'signal' | 'watch'
+    'nodeName' | 'config' | 'k' | 'plugins' | 'log' | 'metrics' | 'signal' | 'watch' | 'now' | 'gateSleepMs'
   > & {
     noBudget?: boolean;
+    /** run-once: no start gate */
+    once?: boolean;
   },
 ): Reconciler {
   const log = o.log.child({ node: o.nodeName });
@@ -95,14 +124,35 @@ export function createReconciler(
   });
   const cluster = o.config.dryRun ? dryRunCluster(real, log) : real;
   // its Lease watch opens at the first wait for a slot, and stays open for the agent's life
-  const budget = createBudget({ ...o, log });
+  const parts = fleetParts({ ...o, log });
+  const budget = createBudget({ ...o, log, parts });
+  const now = o.now ?? (() => new Date());
+  // run-once (--no-budget or not) and dry runs start at once: the operator asked for it now
+  const gate =
+    o.config.dryRun || o.noBudget || o.once
+      ? undefined
+      : createStartGate({
+          config: o.config,
+          k: o.k,
+          nodeName: o.nodeName,
+          ...parts,
+          log,
+          now,
+          ...(o.gateSleepMs ? { maxSleepMs: o.gateSleepMs } : {}),
+          ...(metrics ? { onQuery: () => metrics.prometheusQueries.inc() } : {}),
+        });
+  const rm = metrics ? reconcilerMetrics(metrics) : undefined;
+  // the gate's gauges from the start (no windows: open), not only once a node waits
+  rm?.gate?.(gate?.state() ?? { windowOpen: true, freezes: [], blockers: {} }, undefined);
   return new Reconciler({
     cluster,
     ...(budget ? { budget } : {}),
+    ...(gate ? { gate } : {}),
+    ...(o.now ? { now: o.now } : {}),
     host,
     config: o.config,
     log,
-    ...(metrics ? { metrics: reconcilerMetrics(metrics) } : {}),
+    ...(rm ? { metrics: rm } : {}),
   });
 }
 

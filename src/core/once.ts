@@ -45,7 +45,7 @@ export async function evacuateOnce(o: OnceOptions & { cordon: boolean }): Promis
   const done = new AbortController();
   const signal = AbortSignal.any([o.signal, done.signal]);
   try {
-    const reconciler = createReconciler({ ...o, signal, nodeName: o.node });
+    const reconciler = createReconciler({ ...o, signal, nodeName: o.node, once: true });
     return await reconciler.evacuateNow(o.node, o.signal, cordoned ? 'cordon' : 'run-once');
   } finally {
     done.abort();

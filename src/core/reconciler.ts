@@ -17,13 +17,14 @@ import type { RunResult } from './queue.ts';
 import { NodeRecordStore, parseRecord, STATE_ANNOTATION, type NodeRecord } from './record.ts';
 import { restoreNode } from './restore.ts';
 import { retryTransient } from './retry.ts';
-import type { NodeRun, ReconcilerDeps } from './run-context.ts';
+import type { LiveView, NodeRun, ReconcilerDeps } from './run-context.ts';
 
 export type { ReconcilerDeps, EvacuationHost, ReconcilerMetrics } from './run-context.ts';
 
 export class Reconciler {
   readonly #deps: ReconcilerDeps;
   readonly #active = new Map<string, AbortController>();
+  readonly #live = new Map<string, LiveState>();
   /** Events being written: never awaited on the way (a cordon must reach Nova first), only at a pass's end. */
   readonly #events = new Set<Promise<void>>();
 
@@ -34,6 +35,15 @@ export class Reconciler {
   /** Is an evacuation of this node under way (in this process)? */
   evacuating(nodeName: string): boolean {
     return this.#active.has(nodeName);
+  }
+
+  /** The agent's watches saw the Node or a NodeMaintenance change while the node evacuates (or waits to). */
+  observe(nodeName: string, node: NodeObject, maintenances: readonly MaintenanceObject[]): void {
+    const live = this.#live.get(nodeName);
+    if (!live) return;
+    live.node = node;
+    live.maintenances = maintenances;
+    for (const wake of live.wakes) wake();
   }
 
   /** Stops the running evacuation of the node (desired changed); the next run restores. */
@@ -157,13 +167,16 @@ export class Reconciler {
     const onShutdown = () => ctl.abort(run.signal.reason);
     run.signal.addEventListener('abort', onShutdown, { once: true });
     this.#active.set(run.nodeName, ctl);
+    const live: LiveState = { node: run.node, maintenances: run.maintenances, wakes: new Set() };
+    this.#live.set(run.nodeName, live);
     try {
-      return await evacuate(run, desired, {
+      return await evacuate({ ...run, live: liveView(live) }, desired, {
         signal: ctl.signal,
         cancelled: () => ctl.signal.aborted && !run.signal.aborted,
       });
     } finally {
       this.#active.delete(run.nodeName);
+      this.#live.delete(run.nodeName);
       run.signal.removeEventListener('abort', onShutdown);
     }
   }
@@ -250,3 +263,28 @@ export class Reconciler {
 /** The desired state a watcher can compute from its cache (for the cancel check). */
 export { desiredState };
 export type { Desired };
+
+interface LiveState {
+  node: NodeObject;
+  maintenances: readonly MaintenanceObject[];
+  readonly wakes: Set<() => void>;
+}
+
+function liveView(s: LiveState): LiveView {
+  return {
+    node: () => s.node,
+    maintenances: () => s.maintenances,
+    sleep: (ms, signal) =>
+      new Promise((resolve) => {
+        const done = () => {
+          clearTimeout(t);
+          s.wakes.delete(done);
+          signal.removeEventListener('abort', done);
+          resolve();
+        };
+        const t = setTimeout(done, ms);
+        s.wakes.add(done);
+        signal.addEventListener('abort', done, { once: true });
+      }),
+  };
+}

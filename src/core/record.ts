@@ -31,6 +31,12 @@ const recordSchema = z.object({
   slot: z.optional(z.string()),
   /** Queued again after it had begun (restart, lost slot): it resumes when it gets a slot, never starts afresh. */
   resumes: z.optional(z.boolean()),
+  /** While Queued: why it may not start yet (window, freeze, blocker) and until when, if known (ISO). */
+  waiting: z.optional(
+    z.object({ kind: z.string(), reason: z.string(), since: z.string(), until: z.optional(z.string()) }),
+  ),
+  /** Started past windows and blockers on purpose (drainer start --now): who asked, and when. */
+  startedNow: z.optional(z.object({ by: z.string(), at: z.string() })),
   /** Did drainer cordon the node (e.g. for a NodeMaintenance on a schedulable node)? */
   cordonedByUs: z._default(z.boolean(), false),
   /** Did drainer add drainer.dev/evacuating:NoSchedule? */

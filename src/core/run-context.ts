@@ -6,7 +6,7 @@ import type { MaintenanceObject, NodeObject, ObjectRef } from './objects.ts';
 import type { EvacuateOptions, RestoreOptions, RestoreResult } from './host.ts';
 import type { NodeRef, Outcome, Plan, PlanOptions } from './plugin.ts';
 import type { NodeRecordStore, Phase } from './record.ts';
-import type { EvacuationBudget } from './fleet/types.ts';
+import type { EvacuationBudget, GateState, StartGate, WaitKind } from './fleet/types.ts';
 
 /** The plugin host as the reconciler uses it (src/core/host.ts PluginHost fits). */
 export interface EvacuationHost {
@@ -22,6 +22,8 @@ export interface ReconcilerMetrics {
   /** A node got its fleet slot after waiting this long. */
   queueFinished?(seconds: number): void;
   fleetSlots?(taken: number, total: number): void;
+  /** The start gate's fleet-wide picture (windows, freezes, blockers). */
+  gate?(s: GateState, waiting: WaitKind | undefined): void;
 }
 
 export type ReconcilerConfig = Pick<
@@ -39,6 +41,8 @@ export interface ReconcilerDeps {
   readonly metrics?: ReconcilerMetrics;
   /** The cluster-wide evacuation budget; absent: no limit (fleet.maxConcurrentEvacuations 0). */
   readonly budget?: EvacuationBudget;
+  /** Windows, freezes and blockers; absent: any time. */
+  readonly gate?: StartGate;
   readonly now?: () => Date;
 }
 
@@ -52,7 +56,16 @@ export interface NodeRun {
   /** Shutdown of the agent. */
   readonly signal: AbortSignal;
   readonly ref: ObjectRef;
+  /** While an evacuation runs: the Node and NodeMaintenances as the agent's watches last saw them. */
+  readonly live?: LiveView;
   now(): Date;
   /** Records an Event; failures are logged, never thrown (an Event is never worth failing for). */
   event(type: 'Normal' | 'Warning', reason: EventReason, message: string, also?: ObjectRef): Promise<void>;
+}
+
+export interface LiveView {
+  node(): NodeObject;
+  maintenances(): readonly MaintenanceObject[];
+  /** Sleeps ms, or less when the Node or a NodeMaintenance changed, or the signal aborted. */
+  sleep(ms: number, signal: AbortSignal): Promise<void>;
 }

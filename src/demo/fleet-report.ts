@@ -20,6 +20,8 @@ export interface FleetReport {
   /** Every phase change of every Node record, in the API server's order. */
   readonly changes: readonly PhaseChange[];
   readonly maxEvacuating: number;
+  /** Nodes seen waiting for a blocker (the backup pod) to clear. */
+  readonly held: readonly string[];
   /** The servers that were on each node, as they ended. */
   readonly items: Readonly<Record<string, readonly TrackedItem[]>>;
   /** From the cordon until every node was Evacuated (or Failed, or the time was up). */

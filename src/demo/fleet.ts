@@ -1,7 +1,7 @@
 // `drainer demo`'s fleet act: a small second sandbox whose two rack hypervisors are cordoned at
 // once under the fleet budget (fleet.maxConcurrentEvacuations, default 1). One takes the slot, the
-// other waits Queued behind it and evacuates when the slot is given back; then both are
-// uncordoned and put back. The report comes from the Node records' timeline, not the screen.
+// other waits Queued, first for a backup pod on it to end (fleet.blockers.podSelector), then for
+// the slot, and evacuates when both allow; then both are uncordoned and put back. The report comes from the Node records' timeline, not the screen.
 import type { OutStream } from '../cli/context.ts';
 import { configSchema } from '../config/schema.ts';
 import type { Logger } from '../observability/logger.ts';
@@ -9,6 +9,7 @@ import { startSandbox } from '../sandbox/index.ts';
 import { demoConfig, startAgents, type DemoAgents } from './agents.ts';
 import { FLEET_RACK, fleetScenario } from './fleet-scenario.ts';
 import { cordon, inService } from './node.ts';
+import { BLOCKER_SELECTOR, endBackup, startBackup } from './fleet-blocker.ts';
 import { fleetView } from './render.ts';
 import type { FleetReport } from './fleet-report.ts';
 import { phaseResult } from './summary.ts';
@@ -36,7 +37,10 @@ export async function runFleetAct(o: FleetActOptions): Promise<FleetReport> {
   const timeline = recordPhases(sb);
   let agents: DemoAgents | undefined;
   try {
-    const config = demoConfig(sb.drainerConfig);
+    const config = demoConfig(sb.drainerConfig, {
+      // looked at often: the act is seconds long
+      fleet: { blockers: { podSelector: BLOCKER_SELECTOR, interval: 0.1 } },
+    });
     const fleet = configSchema.parse(config).fleet;
     const nodes: string[] = [...FLEET_RACK];
     const spare = sb.scenario.nodes.map((n) => n.name).filter((n) => !nodes.includes(n));
@@ -53,7 +57,23 @@ export async function runFleetAct(o: FleetActOptions): Promise<FleetReport> {
     });
     await waitReady(agents, o);
     const trackers = new Map(nodes.map((n) => [n, new Tracker(sb, n, fleet.namespace)]));
-    const read = () => new Map([...trackers].map(([n, t]) => [n, t.snapshot()]));
+    const [first = '', second = ''] = nodes;
+    const held = new Set<string>();
+    let backup = true;
+    const read = () => {
+      const m = new Map([...trackers].map(([n, t]) => [n, t.snapshot()]));
+      for (const [n, s] of m) if (s.record?.waiting?.kind === 'pods') held.add(n);
+      // the backup ends while the first node evacuates: the second then waits for the slot
+      if (backup && m.get(first)?.phase === 'Evacuating' && held.has(second)) {
+        backup = false;
+        void endBackup(sb).catch((err: unknown) => o.log.warn({ err }, 'backup pod not deleted'));
+      }
+      return m;
+    };
+    await startBackup(sb, second);
+    say(
+      `a backup pod (${BLOCKER_SELECTOR}) runs on ${second}: fleet.blockers.podSelector holds that node until it ends`,
+    );
     say(
       `kubectl cordon ${nodes.join(' ')}   (at once: one takes the slot, the other waits Queued behind it)`,
     );
@@ -93,6 +113,7 @@ export async function runFleetAct(o: FleetActOptions): Promise<FleetReport> {
       turns: fleetTurns,
       changes,
       maxEvacuating: most,
+      held: [...held].sort(),
       items: Object.fromEntries([...settled].map(([n, s]) => [n, s.items])),
       evacuation,
       restore,

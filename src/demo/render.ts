@@ -56,6 +56,7 @@ export function podBar(p: PodProgress, width = 24): string {
 /** The fleet slot beside the phase: the one this node holds, or while Queued who holds them. */
 export function slotNote(s: Snapshot): string {
   if (s.phase === 'Queued') {
+    if (s.record?.waiting) return ` (${s.record.waiting.reason})`;
     const by = s.holders.map((h) => `${h.slot} held by ${h.node}`).join(', ');
     return ` (${by || 'waiting for a slot'})`;
   }

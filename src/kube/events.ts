@@ -11,6 +11,8 @@ export type EventReason =
   | 'EvacuationPlanned'
   | 'EvacuationStarted'
   | 'EvacuationQueued'
+  | 'EvacuationWaiting'
+  | 'EvacuationStartedNow'
   | 'MigrationStarted'
   | 'MigrationSucceeded'
   | 'MigrationFailed'

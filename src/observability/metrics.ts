@@ -16,6 +16,11 @@ export class Metrics {
   readonly evacuationDuration: Histogram;
   readonly evacuationQueue: Histogram;
   readonly fleetSlots: Gauge<'state'>;
+  readonly fleetWindowOpen: Gauge;
+  readonly fleetFreezeActive: Gauge;
+  readonly fleetBlocker: Gauge<'blocker'>;
+  readonly fleetWaiting: Gauge<'kind'>;
+  readonly prometheusQueries: Counter;
   readonly migrations: Counter<'plugin' | 'result'>;
   readonly migrationDuration: Histogram<'plugin'>;
   /** Added to §4: migrations a plugin started (each attempt once), for started vs finished. */
@@ -90,6 +95,33 @@ export class Metrics {
       name: 'drainer_fleet_slots',
       help: 'Fleet evacuation slots as this agent last saw them, taken or free',
       labelNames: ['state'],
+      registers,
+    });
+    this.fleetWindowOpen = new Gauge({
+      name: 'drainer_fleet_window_open',
+      help: 'Whether a maintenance window is open now (1; also with no windows configured) or not (0)',
+      registers,
+    });
+    this.fleetFreezeActive = new Gauge({
+      name: 'drainer_fleet_freeze_active',
+      help: 'Freeze periods active now',
+      registers,
+    });
+    this.fleetBlocker = new Gauge({
+      name: 'drainer_fleet_blocker_holding',
+      help: 'Per configured blocker (prometheus, pods): 1 while it holds starts (firing or cannot be evaluated), as this agent last saw it',
+      labelNames: ['blocker'],
+      registers,
+    });
+    this.fleetWaiting = new Gauge({
+      name: 'drainer_fleet_waiting',
+      help: 'Whether this node waits to start, by what holds it (window, freeze, prometheus, pods)',
+      labelNames: ['kind'],
+      registers,
+    });
+    this.prometheusQueries = new Counter({
+      name: 'drainer_fleet_prometheus_queries_total',
+      help: 'Prometheus alert queries this agent made for the fleet (at most one per blockers.interval, fleet-wide)',
       registers,
     });
     this.nodePhase = new Gauge({

@@ -65,6 +65,9 @@ describe('drainer demo', () => {
     // the fleet act: two nodes at once, one queued behind the other, then both evacuated and back
     expect(out).toMatch(/^kubectl cordon rack-1 rack-2 /m);
     expect(out).toMatch(/\] rack-\d: Queued \(drainer-evacuation-0 held by rack-\d\)$/m);
+    expect(out).toMatch(
+      /\] rack-2: Queued \(blocked by pod on the node matching app=backup: default\/backup-1\)$/m,
+    );
     expect(out).toMatch(/^rack-\d queued \d+\.\d s behind rack-\d, then evacuated in \d+\.\d s$/m);
     expect(out).toMatch(/^fleet: Evacuated after .*; back in service after/m);
     expect(out).toMatch(/^demo took \d+\.\d s; OK$/m);

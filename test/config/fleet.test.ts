@@ -13,6 +13,11 @@ describe('fleet config', () => {
       namespace: 'drainer',
       leaseDuration: 30,
       daemonSet: 'drainer',
+      // no windows, freezes or blockers: evacuations may start at any time
+      maintenanceWindows: [],
+      freezes: [],
+      windowEnd: 'finish-running',
+      blockers: { interval: 60 },
     });
   });
 

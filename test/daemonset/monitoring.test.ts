@@ -59,6 +59,10 @@ describe('monitoring expressions', () => {
       'drainer_evictions_total',
       'drainer_api_requests_total',
       'drainer_restore_failed',
+      'drainer_fleet_window_open',
+      'drainer_fleet_freeze_active',
+      'drainer_fleet_blocker_holding',
+      'drainer_fleet_waiting',
     ])
       expect(uses(m), m).toBeGreaterThan(0);
   });

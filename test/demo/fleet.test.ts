@@ -37,6 +37,8 @@ describe('demo fleet act', () => {
     // at most one node Evacuating at any point of the API server's history, and one did
     expect(Math.max(...evacuatingCounts(report.changes))).toBe(1);
     expect(report.maxEvacuating).toBe(1);
+    // the backup pod on rack-2 held it (and only it) until it ended
+    expect(report.held).toEqual(['rack-2']);
 
     const [first, second] = report.turns;
     expect(new Set([first?.node, second?.node])).toEqual(new Set(['rack-1', 'rack-2']));

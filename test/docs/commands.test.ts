@@ -95,7 +95,8 @@ async function parses(args: string[]): Promise<string | undefined> {
 async function refusal(args: string[]): Promise<string | undefined> {
   const command = normalizeLegacyArgs(args).find((a) => !a.startsWith('-'));
   const known =
-    commandTable.some((c) => c.command === command) || /^--?(help|h|version)$/.test(args[0] ?? '');
+    commandTable.some((c) => c.command.split(' ')[0] === command) ||
+    /^--?(help|h|version)$/.test(args[0] ?? '');
   if (!known) return `no command ${command ?? '(none)'}`;
   const error = await parses(args);
   if (!error) return undefined;

@@ -7,30 +7,10 @@ import { parseRecord, STATE_ANNOTATION, type Phase } from '../../src/core/record
 import type { KubeList, KubeNode } from '../../src/kube/types.ts';
 import type { KubeLease } from '../../src/kube/lease.ts';
 import type { EventObject } from './stack.ts';
+import { rack } from './scenario.ts';
 import { startStack, until, type Stack } from './stack.ts';
 
 const LEASES = '/apis/coordination.k8s.io/v1/namespaces/drainer/leases';
-
-/** `racked` hypervisors with `per` servers each, and two empty ones to take them. */
-function rack(racked: number, per: number, migrationSeconds = 10) {
-  const names = Array.from({ length: racked }, (_, i) => `r${i + 1}`);
-  const hosts = [...names, 'spare-1', 'spare-2'];
-  return {
-    name: 'fleet',
-    clock: { scale: 20 },
-    timings: { podStartSeconds: 1 },
-    nodes: hosts.map((name) => ({ name })),
-    openstack: {
-      migrationSeconds,
-      hosts: hosts.map((name) => ({ name, maxConcurrentLiveMigrations: 2 })),
-      servers: names.flatMap((host) =>
-        Array.from({ length: per }, (_, i) => ({ name: `${host}-vm${i + 1}`, project: 'alpha', host })),
-      ),
-    },
-    kubevirt: { installed: false },
-    daemonsets: [{ name: 'node-agent', namespace: 'kube-system' }],
-  };
-}
 
 type Step = { node: string; phase: Phase | 'InService'; labelled: boolean };
 

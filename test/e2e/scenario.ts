@@ -38,3 +38,24 @@ export const nodeMaintenance = (name: string, nodeName: string) => ({
   metadata: { name },
   spec: { nodeName, reason: 'kernel upgrade' },
 });
+
+/** `racked` hypervisors r1…rN with `per` servers each, and two empty ones to take them (fleet stories). */
+export function rack(racked: number, per: number, migrationSeconds = 10) {
+  const names = Array.from({ length: racked }, (_, i) => `r${i + 1}`);
+  const hosts = [...names, 'spare-1', 'spare-2'];
+  return {
+    name: 'fleet',
+    clock: { scale: 20 },
+    timings: { podStartSeconds: 1 },
+    nodes: hosts.map((name) => ({ name })),
+    openstack: {
+      migrationSeconds,
+      hosts: hosts.map((name) => ({ name, maxConcurrentLiveMigrations: 2 })),
+      servers: names.flatMap((host) =>
+        Array.from({ length: per }, (_, i) => ({ name: `${host}-vm${i + 1}`, project: 'alpha', host })),
+      ),
+    },
+    kubevirt: { installed: false },
+    daemonsets: [{ name: 'node-agent', namespace: 'kube-system' }],
+  };
+}

@@ -56,6 +56,8 @@ export async function startStack(
     scale?: number;
     config?: Plain;
     controllers?: Record<string, boolean>;
+    /** The agents' clock (windows, freezes, records); the test moves it. */
+    now?: () => Date;
   } = {},
 ): Promise<Stack> {
   const sandbox = await startSandbox({
@@ -110,6 +112,8 @@ export async function startStack(
         metrics,
         watch: { timeoutSeconds: 5, backoff: { initialMs: 50, maxMs: 500 }, recheckMs: 200 },
         backoff: { initialMs: 50, maxMs: 500 },
+        ...(opts.now ? { now: opts.now } : {}),
+        gateSleepMs: 100,
       });
       const running = agent.run();
       const handle: RunningAgent = {

@@ -31,6 +31,8 @@ export interface FleetBudgetOptions {
   /** The agent's lifetime: the Lease watch runs until it aborts. */
   readonly signal: AbortSignal;
   readonly now?: () => Date;
+  /** The agent's Lease watch, when shared (with the start gate's Prometheus verdict). */
+  readonly cache?: LeaseCache;
 }
 
 /** One node's wait, across the loop's turns. */
@@ -53,7 +55,7 @@ export class FleetBudget implements EvacuationBudget {
 
   constructor(o: FleetBudgetOptions) {
     this.#o = o;
-    this.#cache = new LeaseCache(o.api, o.signal);
+    this.#cache = o.cache ?? new LeaseCache(o.api, o.signal);
   }
 
   #now(): Date {

@@ -16,6 +16,8 @@ import { isNotFoundError } from '../../errors.ts';
 import type { BackoffOptions } from '../../kube/backoff.ts';
 import type { Logger } from '../../observability/logger.ts';
 import type { FleetApi, LeaseView } from './types.ts';
+import { parseRecord, STATE_ANNOTATION } from '../record.ts';
+import type { KubeNode } from '../../kube/types.ts';
 
 const view = (l: KubeLease): LeaseView => ({
   name: l.metadata.name ?? '',
@@ -25,13 +27,20 @@ const view = (l: KubeLease): LeaseView => ({
   ...(l.spec?.acquireTime ? { acquireTime: l.spec.acquireTime } : {}),
   ...(l.spec?.renewTime ? { renewTime: l.spec.renewTime } : {}),
   ...(l.spec?.leaseTransitions !== undefined ? { transitions: l.spec.leaseTransitions } : {}),
+  ...ours(l.metadata.annotations),
 });
+
+function ours(a: Record<string, string> | undefined): { annotations?: Record<string, string> } {
+  const kept = Object.entries(a ?? {}).filter(([k]) => k.startsWith('drainer.dev/'));
+  return kept.length ? { annotations: Object.fromEntries(kept) } : {};
+}
 
 const lease = (v: LeaseView, namespace: string): KubeLease => ({
   metadata: {
     name: v.name,
     namespace,
     labels: { 'app.kubernetes.io/name': 'drainer', 'app.kubernetes.io/component': 'fleet-slot' },
+    ...(v.annotations ? { annotations: { ...v.annotations } } : {}),
     ...(v.resourceVersion ? { resourceVersion: v.resourceVersion } : {}),
   },
   spec: {
@@ -63,10 +72,16 @@ export function kubeFleetApi(o: {
     createLease: async (v) => view(await createLease(k, namespace, lease(v, namespace))),
     replaceLease: async (v) => view(await replaceLease(k, namespace, lease(v, namespace))),
     async queuedNodes() {
-      return (await listQueuedNodes(k)).map((n) => ({
-        node: n.metadata.name ?? '',
-        since: Number(n.metadata.labels?.[QUEUED_LABEL] ?? 0),
-      }));
+      // a node held at the start gate (window, freeze, blocker) keeps its label and place, but is
+      // not ahead of anyone: a node past the gate (a blocker elsewhere cleared, --now) goes on
+      const held = (n: KubeNode) =>
+        parseRecord(n.metadata.annotations?.[STATE_ANNOTATION])?.waiting !== undefined;
+      return (await listQueuedNodes(k))
+        .filter((n) => !held(n))
+        .map((n) => ({
+          node: n.metadata.name ?? '',
+          since: Number(n.metadata.labels?.[QUEUED_LABEL] ?? 0),
+        }));
     },
     watchLeases(onEvent, onOpen, signal) {
       // a handful of objects: the watch brings them (no list), and after a 410 brings them again

@@ -6,6 +6,7 @@ import { maintenanceRef, type MaintenanceObject } from '../objects.ts';
 import { resumes } from '../record.ts';
 import type { NodeRun } from '../run-context.ts';
 import type { Slot, SlotWait } from './types.ts';
+import { clearToStart, waitToStart } from './wait.ts';
 
 const clock = (iso: string | undefined): string => (iso ? iso.slice(11, 16) : '?');
 
@@ -26,41 +27,66 @@ export async function takeSlot(
   ctl: { signal: AbortSignal; cancelled(): boolean },
 ): Promise<Slot | undefined | null> {
   const { budget, metrics } = run.deps;
+  if (!run.store.current) return undefined;
+  // windows, freezes and blockers first: it keeps its place in the queue meanwhile
+  let passed = await waitToStart(run, nm, ctl);
+  if (!passed) return null;
   const rec = run.store.current;
-  if (!budget || !rec) return undefined;
+  if (!rec) return undefined;
+  if (!budget) {
+    // a gate without a budget: out of the queue (the label goes in this write)
+    if (rec.phase === 'Queued') {
+      await run.store.update({
+        phase: 'Evacuating',
+        resumes: undefined,
+        ...(resumes(rec) ? {} : { since: run.now().toISOString() }),
+      });
+      run.deps.metrics?.phase('Evacuating');
+    }
+    return undefined;
+  }
   const queuedAt = rec.queuedAt ? new Date(rec.queuedAt) : run.now();
   // resumed (restart, lost slot): it began before, and keeps its start when it goes on
   const resumed = resumes(rec);
   let told = false;
-  const slot = await budget.acquire({
-    node: run.nodeName,
-    queuedSince: queuedAt,
-    signal: ctl.signal,
-    enqueue: () => enqueue(run, queuedAt),
-    onWait: (w) => {
-      metrics?.fleetSlots?.(w.holders.length, w.total);
-      const text = waitText(w);
-      run.log.info({ position: w.position }, text);
-      // one Event and status write per wait: each hand-off changes the picture for every waiter,
-      // and thousands of waiters must not write on every one (the log and metrics follow it)
-      if (told) return;
-      told = true;
-      void run.event('Normal', 'EvacuationQueued', text, nm ? maintenanceRef(nm) : undefined);
-      void writeMaintenanceStatus(
-        run,
-        nm,
-        // the medik8s schema has no conditions (a real API server prunes them): lastError names the wait
-        maintenanceStatus({
-          phase: 'Running',
-          reason: 'Queued',
-          message: text,
-          now: run.now(),
-          lastError: text,
-        }),
-      ).catch((err: unknown) => run.log.debug({ err }, 'NodeMaintenance queue status not written'));
-    },
-  });
-  if (!slot) return null;
+  let slot: Slot | undefined;
+  for (;;) {
+    slot = await budget.acquire({
+      node: run.nodeName,
+      queuedSince: queuedAt,
+      signal: ctl.signal,
+      enqueue: () => enqueue(run, queuedAt),
+      onWait: (w) => {
+        metrics?.fleetSlots?.(w.holders.length, w.total);
+        const text = waitText(w);
+        run.log.info({ position: w.position }, text);
+        // one Event and status write per wait: each hand-off changes the picture for every waiter,
+        // and thousands of waiters must not write on every one (the log and metrics follow it)
+        if (told) return;
+        told = true;
+        void run.event('Normal', 'EvacuationQueued', text, nm ? maintenanceRef(nm) : undefined);
+        void writeMaintenanceStatus(
+          run,
+          nm,
+          // the medik8s schema has no conditions (a real API server prunes them): lastError names the wait
+          maintenanceStatus({
+            phase: 'Running',
+            reason: 'Queued',
+            message: text,
+            now: run.now(),
+            lastError: text,
+          }),
+        ).catch((err: unknown) => run.log.debug({ err }, 'NodeMaintenance queue status not written'));
+      },
+    });
+    if (!slot) return null;
+    // a blocker may have begun to fire while it waited for the slot: looked at again before the
+    // first change (the verdict is the shared one; a pod selector costs one list)
+    if (passed === 'now' || (await clearToStart(run, queuedAt, ctl))) break;
+    await slot.release();
+    passed = await waitToStart(run, nm, ctl);
+    if (!passed) return null;
+  }
   metrics?.queueFinished?.((run.now().getTime() - queuedAt.getTime()) / 1000);
   // the queue label comes off in this same write
   await run.store.update({

@@ -54,6 +54,8 @@ export interface LeaseView {
   readonly acquireTime?: string;
   readonly renewTime?: string;
   readonly transitions?: number;
+  /** Only the drainer.dev/ ones (the shared blocker verdict). */
+  readonly annotations?: Readonly<Record<string, string>>;
 }
 
 /** The Kubernetes calls of the budget (kube-port.ts over src/kube/lease.ts). */
@@ -77,4 +79,36 @@ export interface FleetApi {
   ): void;
   /** Nodes running the agent (for percentage budgets). */
   agentCount(): Promise<number>;
+}
+
+/** Why a node may not start yet (a window, a freeze, a blocker), and until when if known. */
+export type WaitKind = 'window' | 'freeze' | 'prometheus' | 'pods';
+
+export type StartVerdict =
+  | { readonly open: true }
+  | {
+      readonly open: false;
+      readonly kind: WaitKind;
+      /** "outside the maintenance window; opens Sat 02:00 Europe/Berlin (in 9 h 12 min)" */
+      readonly reason: string;
+      /** epoch ms of the earliest start the calendar allows, when the calendar holds it */
+      readonly until?: number;
+    };
+
+/** The fleet-wide picture for metrics and `drainer status` (calendar and shared blockers). */
+export interface GateState {
+  readonly windowOpen: boolean;
+  readonly nextOpening?: number;
+  readonly freezes: readonly string[];
+  /** per blocker: undefined when not configured; else firing (or unknown) text, or '' when clear */
+  readonly blockers: Readonly<Record<string, string | undefined>>;
+}
+
+/** When may a node start: windows, freezes and blockers (fleet.maintenanceWindows, freezes, blockers). */
+export interface StartGate {
+  check(o: { node: string; queuedAt: Date; signal: AbortSignal }): Promise<StartVerdict>;
+  /** How long to wait before checking again (ms), given the last verdict. */
+  recheckMs(v: StartVerdict): number;
+  /** What the last checks saw, fleet-wide. */
+  state(): GateState;
 }

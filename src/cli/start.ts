@@ -1,0 +1,74 @@
+// `drainer start <node>` (also `kubectl drainer start`): cordon the node, so its agent evacuates it
+// when windows, freezes, blockers and the budget allow. With --now it also sets
+// drainer.dev/start-now ({by, at}), which the agent honours once: past windows, freezes and
+// blockers (the budget still applies), with who and when in the record. One Node write.
+import { hostname, userInfo } from 'node:os';
+import type { Argv, CommandModule } from 'yargs';
+import { kubeTarget } from '../config/kube-target.ts';
+import { START_NOW_ANNOTATION, startNowValue } from '../core/fleet/start-now.ts';
+import { createKubeClients, type KubeClients } from '../kube/client.ts';
+import { MERGE_PATCH } from '../kube/http.ts';
+import { targetOptions } from '../kube/target-options.ts';
+import { type GlobalArgs, handle, loadCliConfig } from './context.ts';
+
+interface StartArgs extends GlobalArgs {
+  node: string;
+  now: boolean;
+  by?: string;
+}
+
+/** Who asks: --by, else the local user at this host (the record and an Event show it). */
+function asker(by: string | undefined): string {
+  if (by) return by;
+  try {
+    return `${userInfo().username}@${hostname()}`;
+  } catch {
+    return `unknown@${hostname()}`;
+  }
+}
+
+export async function startNode(
+  k: KubeClients,
+  o: { node: string; now: boolean; by: string; at: Date },
+): Promise<void> {
+  await k.request({
+    method: 'PATCH',
+    path: `/api/v1/nodes/${encodeURIComponent(o.node)}`,
+    contentType: MERGE_PATCH,
+    body: {
+      spec: { unschedulable: true },
+      ...(o.now ? { metadata: { annotations: { [START_NOW_ANNOTATION]: startNowValue(o.by, o.at) } } } : {}),
+    },
+  });
+}
+
+export const command: CommandModule<GlobalArgs, StartArgs> = {
+  command: 'start <node>',
+  describe:
+    'cordon the node so drainer evacuates it; --now: past windows, freezes and blockers (not the budget)',
+  builder: (y: Argv<GlobalArgs>) =>
+    y
+      .positional('node', { type: 'string', demandOption: true, describe: 'the node to evacuate' })
+      .option('now', {
+        type: 'boolean',
+        default: false,
+        describe: `start at once, past maintenance windows, freezes and blockers (sets ${START_NOW_ANNOTATION})`,
+      })
+      .option('by', {
+        type: 'string',
+        describe: 'who asks, for the record (default: user@host)',
+      }),
+  handler: handle(async (argv) => {
+    const config = await loadCliConfig(argv);
+    const { io } = argv.cli;
+    const k = createKubeClients({ ...targetOptions(kubeTarget(config, io.env)), homeDir: io.homeDir });
+    const by = asker(argv.by);
+    await startNode(k, { node: argv.node, now: argv.now, by, at: new Date() });
+    io.stdout.write(
+      argv.now
+        ? `node ${argv.node} cordoned; its agent starts it now, past windows, freezes and blockers (asked by ${by})\n`
+        : `node ${argv.node} cordoned; its agent starts it when windows, freezes, blockers and the budget allow\n`,
+    );
+    return 0;
+  }),
+};

@@ -1,0 +1,85 @@
+// The header line of `drainer status`: the window state and the next opening, active freezes,
+// and the blockers firing (the shared Prometheus verdict, nodes a pod holds); a waiting node's
+// reason in its row.
+import { describe, expect, it } from 'vitest';
+import { gateView, headerLine } from '../../src/cli/status-header.ts';
+import { renderStatus } from '../../src/cli/status-render.ts';
+import type { FleetRow } from '../../src/core/fleet-view.ts';
+import { configSchema } from '../../src/config/schema.ts';
+
+const fleet = (f: object) => configSchema.parse({ fleet: f }).fleet;
+const weekend = { days: ['sat', 'sun'], start: '02:00', end: '06:00', timeZone: 'Europe/Berlin' };
+const FRIDAY = new Date('2026-11-27T15:48:00Z');
+
+const queued = (node: string, kind: string, reason: string): FleetRow => ({
+  node,
+  phase: 'Queued',
+  trigger: 'cordon',
+  since: '2026-11-27T15:00:00Z',
+  queuedAt: '2026-11-27T15:00:00Z',
+  queuePosition: 1,
+  progress: {},
+  waiting: { kind, reason },
+});
+
+describe('drainer status header', () => {
+  it('window closed with its next opening, a freeze, Prometheus firing and a node held by a pod', () => {
+    const f = fleet({
+      maintenanceWindows: [weekend],
+      freezes: [{ from: '2026-11-27T00:00:00Z', to: '2026-11-28T03:00:00Z', reason: 'release week' }],
+    });
+    const rows = [queued('r3', 'pods', 'blocked by pod on the node matching app=backup: default/backup-1')];
+    const v = gateView(f, rows, { at: 0, firing: ['CephHealthWarning'] }, FRIDAY);
+    expect(headerLine(v)).toBe(
+      'window: closed, opens Sat 02:00 Europe/Berlin (in 9 h 12 min) · ' +
+        'freezes: release week until 2026-11-28T03:00:00Z; starts may resume in 11 h 12 min · ' +
+        'blockers: prometheus: CephHealthWarning; pods hold r3',
+    );
+  });
+
+  it('no windows: always open; nothing firing; Prometheus that cannot be evaluated is named', () => {
+    expect(headerLine(gateView(fleet({}), [], undefined, FRIDAY))).toBe(
+      'window: always open (no maintenance windows) · freezes: none · blockers: none firing',
+    );
+    const v = gateView(
+      fleet({}),
+      [],
+      { at: 0, firing: [], error: 'http://p:9090/api/v1/alerts unreachable' },
+      FRIDAY,
+    );
+    expect(v.blockers).toEqual(['prometheus cannot be evaluated: http://p:9090/api/v1/alerts unreachable']);
+    expect(
+      gateView(fleet({ maintenanceWindows: [weekend] }), [], undefined, new Date('2026-11-28T02:00:00Z'))
+        .window,
+    ).toBe('open');
+  });
+
+  it('a config without the windows: the waiting nodes say it', () => {
+    const rows = [
+      queued('r1', 'window', 'outside the maintenance window; opens Sat 02:00 Europe/Berlin (in 9 h 12 min)'),
+      queued('r2', 'freeze', 'frozen (x) until 2026-11-28T03:00:00Z; opens Sat 02:00 UTC (in 10 h)'),
+    ];
+    const v = gateView(fleet({}), rows, undefined, FRIDAY);
+    expect(v.window).toBe(
+      'closed (r1: outside the maintenance window; opens Sat 02:00 Europe/Berlin (in 9 h 12 min))',
+    );
+    expect(v.freezes).toEqual(['r2: frozen (x) until 2026-11-28T03:00:00Z; opens Sat 02:00 UTC (in 10 h)']);
+  });
+
+  it('the table starts with the header; a waiting row shows why in LAST ERROR; JSON carries it as fleet', () => {
+    const rows = [
+      queued('r1', 'window', 'outside the maintenance window; opens Sat 02:00 Europe/Berlin (in 9 h 12 min)'),
+    ];
+    const v = gateView(fleet({ maintenanceWindows: [weekend] }), rows, undefined, FRIDAY);
+    const table = renderStatus(rows, 'table', FRIDAY, v).split('\n');
+    expect(table[0]).toBe(headerLine(v));
+    expect(table[2]).toMatch(
+      /^r1 +Queued +cordon +48m0s +queue #1 +waiting: outside the maintenance window; opens Sat 02/,
+    );
+    const json = JSON.parse(renderStatus(rows, 'json', FRIDAY, v)) as { fleet: unknown; nodes: FleetRow[] };
+    expect(json.fleet).toEqual(v);
+    expect(json.nodes[0]?.waiting?.kind).toBe('window');
+    // no gate: the output is as before
+    expect(renderStatus(rows, 'table', FRIDAY).split('\n')[0]).toMatch(/^NODE +PHASE/);
+  });
+});
