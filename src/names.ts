@@ -6,3 +6,5 @@ export const STATE_ANNOTATION = 'drainer.dev/state';
 export const QUEUED_LABEL = 'drainer.dev/queued';
 /** drainer's own taint while it evacuates a node. */
 export const EVACUATING_TAINT = { key: 'drainer.dev/evacuating', effect: 'NoSchedule' } as const;
+/** Where `drainer restore --force` keeps a record it could not read (nothing is lost). */
+export const UNREADABLE_ANNOTATION = 'drainer.dev/state-unreadable';

@@ -47,6 +47,9 @@ export function reconcilerMetrics(m: Metrics): ReconcilerMetrics {
       m.fleetSlots.set({ state: 'taken' }, taken);
       m.fleetSlots.set({ state: 'free' }, Math.max(0, total - taken));
     },
+    recordUnreadable(unreadable) {
+      m.recordUnreadable.set(unreadable ? 1 : 0);
+    },
   };
 }
 

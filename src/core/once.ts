@@ -52,9 +52,16 @@ export async function evacuateOnce(o: OnceOptions & { cordon: boolean }): Promis
   }
 }
 
-/** Undoes what the node's record says drainer changed, and clears it. */
-export function restoreOnce(o: OnceOptions): Promise<RestoreResult[]> {
-  return createReconciler({ ...o, noBudget: true, nodeName: o.node }).restoreNow(o.node, o.signal);
+/**
+ * Undoes what the node's record says drainer changed, and clears it. With `force`, a record this
+ * version cannot read does not stop it: what is recognisably drainer's is undone instead.
+ */
+export function restoreOnce(o: OnceOptions & { force?: boolean }): Promise<RestoreResult[]> {
+  return createReconciler({ ...o, noBudget: true, nodeName: o.node }).restoreNow(
+    o.node,
+    o.signal,
+    o.force === true,
+  );
 }
 
 /** Lines for a person, and the exit code: 0 Evacuated, 1 otherwise. */

@@ -1,6 +1,6 @@
 // The level-triggered state machine of one node. Every run re-reads the Node, the
 // NodeMaintenances and the record; the event that caused the run is never trusted.
-import { CancelledError, ConfigError } from '../errors.ts';
+import { CancelledError, ConfigError, RecordUnreadableError } from '../errors.ts';
 import { MemoryRecordStore, type RestoreResult } from './host.ts';
 import { desiredState, viewMaintenances, type Desired } from './desired.ts';
 import { evacuate, type EvacuatedDesire } from './evacuate.ts';
@@ -14,10 +14,18 @@ import {
 } from './maintenance-sync.ts';
 import { nodeRef, type MaintenanceObject, type NodeObject, type ObjectRef } from './objects.ts';
 import type { RunResult } from './queue.ts';
-import { NodeRecordStore, parseRecord, STATE_ANNOTATION, type NodeRecord } from './record.ts';
+import {
+  NodeRecordStore,
+  readRecord,
+  STATE_ANNOTATION,
+  unreadableText,
+  type NodeRecord,
+  type RecordRead,
+} from './record.ts';
 import { restoreNode } from './restore.ts';
 import { retryTransient } from './retry.ts';
 import type { NodeRun, ReconcilerDeps } from './run-context.ts';
+import { forceRestore, reportUnreadable } from './unreadable.ts';
 
 export type { ReconcilerDeps, EvacuationHost, ReconcilerMetrics } from './run-context.ts';
 
@@ -68,7 +76,13 @@ export class Reconciler {
       this.#deps.log.warn({ node: nodeName }, 'node not found; waiting for it');
       return resync;
     }
-    const record = parseRecord(node.metadata?.annotations?.[STATE_ANNOTATION], this.#now());
+    const read = readRecord(node.metadata?.annotations?.[STATE_ANNOTATION]);
+    if (read.kind === 'unreadable') {
+      const run = this.#run(nodeName, node, maintenances, undefined, signal);
+      return reportUnreadable(run, read.problem, resync);
+    }
+    this.#deps.metrics?.recordUnreadable?.(false);
+    const record = read.kind === 'ok' ? read.record : undefined;
     const run = this.#run(nodeName, node, maintenances, record, signal);
     await markInvalid(run, viewMaintenances(nodeName, maintenances));
 
@@ -94,22 +108,28 @@ export class Reconciler {
     signal: AbortSignal,
     trigger: string,
   ): Promise<NodeRecord | undefined> {
-    const run = await this.#read(nodeName, signal);
+    const run = readable(nodeName, await this.#read(nodeName, signal)).run;
     const resync: RunResult = { requeueAfterMs: this.#deps.config.resyncInterval * 1000 };
     if (run.store.current?.phase !== 'Evacuated')
       await this.#toEvacuated(run, { state: 'Evacuated', trigger }, resync, true);
     return run.store.current;
   }
 
-  /** One restore now (drainer restore): undoes what the record says; answers the plugins' results. */
-  async restoreNow(nodeName: string, signal: AbortSignal): Promise<RestoreResult[]> {
-    return this.#flushing(() => this.#restoreNow(nodeName, signal));
+  /**
+   * One restore now (drainer restore): undoes what the record says; answers the plugins' results.
+   * An unreadable record is refused unless `force`: then what is recognisably ours is undone.
+   */
+  async restoreNow(nodeName: string, signal: AbortSignal, force = false): Promise<RestoreResult[]> {
+    return this.#flushing(() => this.#restoreNow(nodeName, signal, force));
   }
 
-  async #restoreNow(nodeName: string, signal: AbortSignal): Promise<RestoreResult[]> {
-    const run = await this.#read(nodeName, signal);
+  async #restoreNow(nodeName: string, signal: AbortSignal, force: boolean): Promise<RestoreResult[]> {
+    const got = await this.#read(nodeName, signal);
+    if (got.read.kind === 'unreadable' && force) return forceRestore(got.run, got.text);
+    const { run } = readable(nodeName, got);
     if (run.store.current) return (await restoreNode(run)).results;
     // no record: the plugins still check what they own (nova: a service disabled with our prefix)
+    if (force) return forceRestore(run, undefined);
     return this.#deps.host.restore(
       { name: nodeName },
       { signal, dryRun: this.#deps.config.dryRun, records: new MemoryRecordStore() },
@@ -125,12 +145,14 @@ export class Reconciler {
     ]);
   }
 
-  async #read(nodeName: string, signal: AbortSignal): Promise<NodeRun> {
+  async #read(nodeName: string, signal: AbortSignal): Promise<ReadRun> {
     const [node, maintenances] = await this.#fetch(nodeName);
     if (!node)
       throw new ConfigError([{ path: 'node', message: `node ${nodeName} does not exist in the cluster` }]);
-    const record = parseRecord(node.metadata?.annotations?.[STATE_ANNOTATION], this.#now());
-    return this.#run(nodeName, node, maintenances, record, signal);
+    const text = node.metadata?.annotations?.[STATE_ANNOTATION];
+    const read = readRecord(text);
+    const record = read.kind === 'ok' ? read.record : undefined;
+    return { run: this.#run(nodeName, node, maintenances, record, signal), read, text };
   }
 
   /** Marks a NodeMaintenance that names a missing node Failed (any agent may; one write wins). */
@@ -245,6 +267,19 @@ export class Reconciler {
       },
     };
   }
+}
+
+interface ReadRun {
+  readonly run: NodeRun;
+  readonly read: RecordRead;
+  readonly text: string | undefined;
+}
+
+/** Refuses to act on a record this version cannot read (the message names the way out). */
+function readable(nodeName: string, got: ReadRun): ReadRun {
+  if (got.read.kind === 'unreadable')
+    throw new RecordUnreadableError(unreadableText(nodeName, got.read.problem));
+  return got;
 }
 
 /** The desired state a watcher can compute from its cache (for the cancel check). */

@@ -22,6 +22,8 @@ export interface ReconcilerMetrics {
   /** A node got its fleet slot after waiting this long. */
   queueFinished?(seconds: number): void;
   fleetSlots?(taken: number, total: number): void;
+  /** The node's record cannot be read (true) or can again (false). */
+  recordUnreadable?(unreadable: boolean): void;
 }
 
 export type ReconcilerConfig = Pick<

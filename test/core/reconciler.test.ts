@@ -228,14 +228,15 @@ describe('reconciler: cordon and uncordon', () => {
     expect(skipped).toBe('handled by the kubevirt plugin');
   });
 
-  it('survives a garbage record: an uncordoned node gets it cleared, nothing else undone', async () => {
+  it('survives a garbage record: it is left as it is (never cleared), nothing is undone, an Event says so', async () => {
     const { cluster, reconcile } = setup();
     cluster.addNode('node-7').metadata.annotations = { [STATE_ANNOTATION]: '{not json' };
 
     await reconcile();
 
-    expect(cluster.node('node-7').metadata.annotations?.[STATE_ANNOTATION]).toBeUndefined();
-    expect(cluster.writes).not.toContain('unschedulable false');
+    expect(cluster.node('node-7').metadata.annotations?.[STATE_ANNOTATION]).toBe('{not json');
+    expect(cluster.writes).toEqual([]);
+    expect(cluster.reasons()).toEqual(['RecordUnreadable']);
   });
 });
 
