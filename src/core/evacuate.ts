@@ -1,6 +1,7 @@
 // The evacuation steps of design.md §1: record intent and take the NodeMaintenance, wait for a
 // fleet slot, plan, check capacity, then cordon (for a NodeMaintenance) and taint, run the plugins
 // under the deadline, drain, record done.
+import { blockerGate } from './blockers.ts';
 import { capacityGate } from './capacity.ts';
 import type { Desired } from './desired.ts';
 import { evacuatedMaintenance, maintenanceStatus } from './maintenance-status.ts';
@@ -124,6 +125,8 @@ async function evacuateHolding(
   // 2b. does it fit elsewhere? refused here, nothing about the node has changed
   const refused = await capacityGate(run, planned, fresh);
   if (refused) return fail(run, nm, started, refused, 'InsufficientCapacity');
+  const blocked = blockerGate(run, planned, fresh);
+  if (blocked) return fail(run, nm, started, blocked, 'EvacuationBlocked');
   await run.event(
     'Normal',
     'EvacuationStarted',
@@ -340,12 +343,18 @@ function running(
   );
 }
 
+const FAILURE_MESSAGE = {
+  EvacuationFailed: 'evacuation failed',
+  InsufficientCapacity: 'not enough capacity elsewhere',
+  EvacuationBlocked: 'a workload that must move cannot; nothing was changed',
+} as const;
+
 async function fail(
   run: NodeRun,
   nm: MaintenanceObject | undefined,
   started: Date,
   message: string,
-  reason: 'EvacuationFailed' | 'InsufficientCapacity' = 'EvacuationFailed',
+  reason: 'EvacuationFailed' | 'InsufficientCapacity' | 'EvacuationBlocked' = 'EvacuationFailed',
 ): Promise<RunResult> {
   const text = errorText(message);
   await run.store.update({
@@ -364,7 +373,7 @@ async function fail(
     maintenanceStatus({
       phase: 'Failed',
       reason,
-      message: reason === 'InsufficientCapacity' ? 'not enough capacity elsewhere' : 'evacuation failed',
+      message: FAILURE_MESSAGE[reason],
       now: run.now(),
       lastError: text,
       pods: podCounts(run.store.current),
