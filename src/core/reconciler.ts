@@ -23,7 +23,8 @@ import {
   type RecordRead,
 } from './record.ts';
 import { restoreNode } from './restore.ts';
-import { retryTransient } from './retry.ts';
+import { retryDelayMs } from './retry-backoff.ts';
+import { guardedPersist } from './record-write.ts';
 import type { NodeRun, ReconcilerDeps } from './run-context.ts';
 import { forceRestore, reportUnreadable } from './unreadable.ts';
 
@@ -211,11 +212,12 @@ export class Reconciler {
     return resync;
   }
 
-  /** A Failed evacuation is retried one resync interval after the attempt (our own writes must not loop it). */
+  /** A Failed evacuation is retried after a doubling backoff from the attempt (our own writes must not loop it). */
   #retryWait(rec: NodeRecord): number {
     const at = rec.attemptedAt ? Date.parse(rec.attemptedAt) : NaN;
     if (Number.isNaN(at)) return 0;
-    return Math.max(0, at + this.#deps.config.resyncInterval * 1000 - this.#now().getTime());
+    const delay = retryDelayMs(rec, this.#deps.config.resyncInterval);
+    return Math.max(0, at + delay - this.#now().getTime());
   }
 
   #now(): Date {
@@ -234,14 +236,7 @@ export class Reconciler {
     const ref = nodeRef(node, nodeName);
     const store = new NodeRecordStore({
       record,
-      // the signal is shutdown: a write under way still gets its retries, new ones stop at once
-      persist: (value, labels, change) =>
-        retryTransient(
-          () => deps.cluster.setNodeAnnotation(nodeName, STATE_ANNOTATION, value, labels, change),
-          {
-            signal,
-          },
-        ),
+      persist: guardedPersist({ cluster: deps.cluster, nodeName, node, signal }),
     });
     return {
       deps,

@@ -73,6 +73,8 @@ const recordSchema = z.looseObject({
   progress: z.optional(z.record(z.string(), progressSchema)),
   /** When the last evacuation attempt ended (ISO): a Failed record is retried a resync later. */
   attemptedAt: z.optional(z.string()),
+  /** Failed attempts in a row (EvacuationFailed): the wait before the next one doubles with each. */
+  failures: z.optional(z.number()),
   lastError: z.optional(z.string()),
   /** Why the last attempt failed, when it is one of the named refusals (InsufficientCapacity). */
   failureReason: z.optional(z.string()),
