@@ -20,6 +20,14 @@ export function slotCount(budget: string | number, agents: number): number {
 /** MicroTime as the API server writes it (RFC 3339, microseconds). */
 export const microTime = (d: Date): string => d.toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
 
+/** A Lease nobody holds, or whose holder has not renewed it for its duration, may be taken. */
+export function leaseExpired(l: LeaseView, now: number, defaultSeconds: number): boolean {
+  if (!l.holder) return true;
+  const renewed = Date.parse(l.renewTime ?? l.acquireTime ?? '');
+  if (Number.isNaN(renewed)) return true;
+  return now > renewed + (l.durationSeconds ?? defaultSeconds) * 1000;
+}
+
 export interface FleetBudgetOptions {
   readonly api: FleetApi;
   readonly budget: string | number;
@@ -61,10 +69,7 @@ export class FleetBudget implements EvacuationBudget {
   }
 
   #expired(l: LeaseView, now: number): boolean {
-    if (!l.holder) return true;
-    const renewed = Date.parse(l.renewTime ?? l.acquireTime ?? '');
-    if (Number.isNaN(renewed)) return true;
-    return now > renewed + (l.durationSeconds ?? this.#o.leaseDuration) * 1000;
+    return leaseExpired(l, now, this.#o.leaseDuration);
   }
 
   async #total(): Promise<number> {
@@ -246,8 +251,16 @@ export class FleetBudget implements EvacuationBudget {
   }
 }
 
-/** A held slot: renewed every duration/3; `lost` when someone else holds it or renewing failed too long. */
-class HeldSlot implements Slot {
+/** What a held Lease needs: its two calls, its duration and a logger. */
+export type HeldLeaseOptions = Pick<FleetBudgetOptions, 'leaseDuration' | 'log'> & {
+  readonly api: Pick<FleetApi, 'getLease' | 'replaceLease'>;
+};
+
+/**
+ * A held Lease (a fleet slot, or the node's agent Lease): renewed every duration/3; `lost` when
+ * someone else holds it or renewing failed too long.
+ */
+export class HeldSlot implements Slot {
   readonly name: string;
   readonly #lost = new AbortController();
   readonly #timer: NodeJS.Timeout;
@@ -257,11 +270,14 @@ class HeldSlot implements Slot {
   #done = false;
 
   readonly node: string;
-  readonly o: FleetBudgetOptions;
+  readonly o: HeldLeaseOptions;
+  readonly #what: string;
 
-  constructor(lease: LeaseView, node: string, o: FleetBudgetOptions) {
+  /** `node` is the holder identity written in the Lease; `what` names the Lease in log lines. */
+  constructor(lease: LeaseView, node: string, o: HeldLeaseOptions, what = 'fleet evacuation slot') {
     this.node = node;
     this.o = o;
+    this.#what = what;
     this.name = lease.name;
     this.#lease = lease;
     this.#renewed = Date.now();
@@ -292,7 +308,7 @@ class HeldSlot implements Slot {
         }
         return this.#lose(`slot ${this.name} now held by ${current?.holder ?? 'nobody'}`);
       }
-      this.o.log.warn({ err, slot: this.name }, 'could not renew the fleet slot');
+      this.o.log.warn({ err, slot: this.name }, `could not renew the ${this.#what}`);
     }
     if (Date.now() - this.#renewed > this.o.leaseDuration * 1000)
       this.#lose('not renewed within the lease duration');
@@ -300,8 +316,8 @@ class HeldSlot implements Slot {
 
   #lose(why: string): void {
     clearInterval(this.#timer);
-    this.o.log.warn({ slot: this.name, why }, 'lost the fleet evacuation slot');
-    this.#lost.abort(new Error(`lost fleet slot ${this.name}: ${why}`));
+    this.o.log.warn({ slot: this.name, why }, `lost the ${this.#what}`);
+    this.#lost.abort(new Error(`lost ${this.#what} ${this.name}: ${why}`));
   }
 
   abandon(): void {
@@ -319,7 +335,7 @@ class HeldSlot implements Slot {
     } catch (err) {
       this.o.log.warn(
         { err, slot: this.name },
-        'could not release the fleet slot; it expires after the lease duration',
+        `could not release the ${this.#what}; it expires after the lease duration`,
       );
     }
   }
