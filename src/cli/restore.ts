@@ -35,9 +35,7 @@ export async function restore(input: {
   return printRestore(results, input.io);
 }
 
-type RestoreArgs = RecordArgs & { force?: boolean };
-
-async function handler(argv: RestoreArgs, deps: RunOnceDeps = defaultRunOnceDeps): Promise<number> {
+async function handler(argv: RecordArgs, deps: RunOnceDeps = defaultRunOnceDeps): Promise<number> {
   const config = await loadCliConfig(argv);
   const { io } = argv.cli;
   const log = cliLogger(config, io);
@@ -57,7 +55,7 @@ async function handler(argv: RestoreArgs, deps: RunOnceDeps = defaultRunOnceDeps
   return code;
 }
 
-export const command: CommandModule<GlobalArgs, RestoreArgs> = {
+export const command: CommandModule<GlobalArgs, RecordArgs> = {
   command: 'restore',
   describe: 'put the node back in service: undo only what drainer changed (e.g. re-enable nova-compute)',
   builder: (y) =>

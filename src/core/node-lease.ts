@@ -80,10 +80,14 @@ export class NodeLease {
   async acquire(signal: AbortSignal, onWait?: (holder: string) => void): Promise<Slot | undefined> {
     let told = '';
     while (!signal.aborted) {
-      const take = await this.tryTake();
-      if ('held' in take) return take.held;
-      if (take.holder !== told) onWait?.(take.holder);
-      told = take.holder;
+      try {
+        const take = await this.tryTake();
+        if ('held' in take) return take.held;
+        if (take.holder !== told) onWait?.(take.holder);
+        told = take.holder;
+      } catch (err) {
+        this.#o.log.warn({ err, lease: this.name }, 'could not read or take the node Lease; trying again');
+      }
       await sleep((this.#o.durationSeconds * 1000) / 3, signal);
     }
     return undefined;

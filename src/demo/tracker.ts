@@ -161,7 +161,9 @@ export class Tracker {
       .list(LEASES, { namespace: this.#slotNamespace })
       .flatMap((l) => {
         const node = (l.spec as { holderIdentity?: string } | undefined)?.holderIdentity;
-        return node ? [{ slot: l.metadata.name ?? '', node }] : [];
+        // the fleet slots only: each agent's own node Lease is not a slot
+        const slot = l.metadata.labels?.['app.kubernetes.io/component'] === 'fleet-slot';
+        return node && slot ? [{ slot: l.metadata.name ?? '', node }] : [];
       })
       .sort((a, b) => a.slot.localeCompare(b.slot));
   }
