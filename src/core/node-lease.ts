@@ -8,7 +8,11 @@ import { isConflictError } from '../errors.ts';
 import { HeldSlot, leaseExpired, microTime } from './fleet/budget.ts';
 import type { FleetApi, LeaseView, Slot } from './fleet/types.ts';
 
-export const nodeLeaseName = (node: string): string => `drainer-node-${node}`;
+const PREFIX = 'drainer-node-';
+export const nodeLeaseName = (node: string): string => `${PREFIX}${node}`;
+/** The node an agent Lease is for; undefined for another Lease. */
+export const nodeOfLease = (name: string): string | undefined =>
+  name.startsWith(PREFIX) ? name.slice(PREFIX.length) : undefined;
 /** The agent Leases' app.kubernetes.io/component label. */
 export const NODE_LEASE_COMPONENT = 'node-agent';
 
