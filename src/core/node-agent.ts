@@ -71,6 +71,7 @@ export function createBudget(
     }),
     budget: fleet.maxConcurrentEvacuations,
     leaseDuration: fleet.leaseDuration,
+    instance: o.config.instance ?? defaultInstance(),
     // missed watch events heal within a resync; never slower than every few lease durations
     resyncMs: Math.min(o.config.resyncInterval, fleet.leaseDuration * 4) * 1000,
     log: o.log,

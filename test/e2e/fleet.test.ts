@@ -167,13 +167,14 @@ describe('fleet budget (full stack, one agent per node)', () => {
     await first.stop(); // killed: the slot is neither renewed nor given back
     const slot = `${LEASES}/drainer-evacuation-0`;
     const held = await s.k.request<KubeLease>({ path: slot });
-    expect(held.spec?.holderIdentity).toBe('r1');
+    // the holder names the node and the agent instance
+    expect(held.spec?.holderIdentity).toBe(`r1/${first.instance}`);
     await s.cordon('r2');
     await until('r2 queued', async () => (await s.record('r2'))?.phase === 'Queued');
     await until('r2 holds the slot', async () => (await s.record('r2'))?.slot === 'drainer-evacuation-0');
     // taken only once r1's last renewal was a lease duration (1 s) old
     const taken = await s.k.request<KubeLease>({ path: slot });
-    expect(taken.spec?.holderIdentity).toBe('r2');
+    expect(taken.spec?.holderIdentity).toBe(`r2/${other.instance}`);
     const expiredAt = Date.parse(held.spec?.renewTime ?? '') + 1000;
     expect(Date.parse(taken.spec?.acquireTime ?? '')).toBeGreaterThanOrEqual(expiredAt);
     expect(taken.spec?.leaseTransitions).toBe(1);

@@ -20,6 +20,16 @@ export function slotCount(budget: string | number, agents: number): number {
 /** MicroTime as the API server writes it (RFC 3339, microseconds). */
 export const microTime = (d: Date): string => d.toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
 
+/**
+ * A slot's holder names the node and the agent instance ("node-7/<pod>/<uid>"): two agents of one
+ * node (a rollout) are two holders, so the one that lost the slot to the other learns it at its
+ * next renewal. The queue reasons per node.
+ */
+export const slotHolder = (node: string, instance: string | undefined): string =>
+  instance ? `${node}/${instance}` : node;
+/** The node of a slot holder (a holder written before instances is the node name itself). */
+export const holderNode = (holder: string): string => holder.split('/')[0] ?? holder;
+
 /** A Lease nobody holds, or whose holder has not renewed it for its duration, may be taken. */
 export function leaseExpired(l: LeaseView, now: number, defaultSeconds: number): boolean {
   if (!l.holder) return true;
@@ -36,6 +46,8 @@ export interface FleetBudgetOptions {
   /** Safety re-check while waiting, ms (missed watch events heal). */
   readonly resyncMs?: number;
   readonly log: Logger;
+  /** This agent instance (config instance): written into the holder beside the node. */
+  readonly instance?: string;
   /** The agent's lifetime: the Lease watch runs until it aborts. */
   readonly signal: AbortSignal;
   readonly now?: () => Date;
@@ -108,7 +120,7 @@ export class FleetBudget implements EvacuationBudget {
       const now = this.#now().getTime();
       const slots = Array.from({ length: total }, (_, i) => byName.get(slotName(i)) ?? { name: slotName(i) });
       // resume: a slot still ours (not expired) is renewed, never doubled
-      const mine = slots.find((l) => l.holder === o.node && !this.#expired(l, now));
+      const mine = slots.find((l) => l.holder && holderNode(l.holder) === o.node && !this.#expired(l, now));
       const free = slots.filter((l) => this.#expired(l, now));
       if (!q.queued && !mine) {
         await o.enqueue();
@@ -128,7 +140,7 @@ export class FleetBudget implements EvacuationBudget {
         // the label comes off with the record's phase Evacuating (one write); until then the
         // other waiters already skip this node, as the Lease names it
         this.#o.log.info({ slot: taken.name }, 'took a fleet evacuation slot');
-        return new HeldSlot(taken, o.node, this.#o);
+        return new HeldSlot(taken, slotHolder(o.node, this.#o.instance), this.#o);
       }
       if (candidates.length) continue; // lost a race: look again at once, at the API's own view
       this.#tell(q, (w) => o.onWait(w), slots, total, now);
@@ -160,8 +172,8 @@ export class FleetBudget implements EvacuationBudget {
     }
     if (!q.ahead) return 0;
     // a node that took a slot is not waiting, even while its label is still being removed
-    for (const l of o.slots) if (l.holder) q.ahead.delete(l.holder);
-    for (const holder of this.#cache.holdersSince(q.from)) q.ahead.delete(holder);
+    for (const l of o.slots) if (l.holder) q.ahead.delete(holderNode(l.holder));
+    for (const holder of this.#cache.holdersSince(q.from)) q.ahead.delete(holderNode(holder));
     return q.ahead.size;
   }
 
@@ -224,7 +236,7 @@ export class FleetBudget implements EvacuationBudget {
     const holders = slots
       .filter((l) => !this.#expired(l, now))
       .map((l) => ({
-        node: l.holder ?? '',
+        node: holderNode(l.holder ?? ''),
         slot: l.name,
         ...(l.acquireTime ? { since: l.acquireTime } : {}),
       }));
@@ -237,13 +249,14 @@ export class FleetBudget implements EvacuationBudget {
   async #take(l: LeaseView, node: string): Promise<LeaseView> {
     const t = microTime(this.#now());
     const duration = Math.max(1, Math.ceil(this.#o.leaseDuration));
+    const same = l.holder !== undefined && holderNode(l.holder) === node;
     const next: LeaseView = {
       ...l,
-      holder: node,
+      holder: slotHolder(node, this.#o.instance),
       durationSeconds: duration,
-      acquireTime: l.holder === node && l.acquireTime ? l.acquireTime : t,
+      acquireTime: same && l.acquireTime ? l.acquireTime : t,
       renewTime: t,
-      transitions: (l.transitions ?? 0) + (l.holder === node ? 0 : 1),
+      transitions: (l.transitions ?? 0) + (same ? 0 : 1),
     };
     return l.resourceVersion === undefined
       ? this.#o.api.createLease({ ...next, transitions: 0 })
