@@ -84,7 +84,7 @@ export async function runStatus(argv: StatusArgs, now: () => Date = () => new Da
     listAll<KubeNode>(k, { path: NODES, signal: io.signal }),
     agentsOf(k, config.fleet, now(), log),
   ]);
-  io.stdout.write(renderStatus(fleetRows(items as NodeObject[], now(), agents), argv.output, now()));
+  io.stdout.write(renderStatus(fleetRows(items, now(), agents), argv.output, now()));
   return 0;
 }
 

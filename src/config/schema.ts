@@ -169,7 +169,7 @@ export const fleetSchema = z.strictObject({
   agentLeaseDuration: dflt(
     duration(),
     120,
-    "each agent holds the Lease drainer-node-<node> (renewed every third of this: 90 requests per node per hour at 120 s); a holder gone this long may be replaced, and drainer status says the agent is gone",
+    'each agent holds the Lease drainer-node-<node> (renewed every third of this: 90 requests per node per hour at 120 s); a holder gone this long may be replaced, and drainer status says the agent is gone',
   ),
   daemonSet: dflt(
     z.string().check(z.minLength(1)),

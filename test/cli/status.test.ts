@@ -116,7 +116,11 @@ describe('drainer status', () => {
       spec: { holderIdentity: `drainer-${nodeName}/uid`, leaseDurationSeconds: 120, renewTime },
     });
     const leases = '/apis/coordination.k8s.io/v1/namespaces/drainer/leases';
-    await fx.k.request({ method: 'POST', path: '/api/v1/namespaces', body: { metadata: { name: 'drainer' } } });
+    await fx.k.request({
+      method: 'POST',
+      path: '/api/v1/namespaces',
+      body: { metadata: { name: 'drainer' } },
+    });
     await fx.k.request({ method: 'POST', path: leases, body: lease('node-a', new Date().toISOString()) });
     // node-e's agent was killed: its last renewal is long past
     await fx.k.request({ method: 'POST', path: leases, body: lease('node-e', iso(0)) });
