@@ -5,6 +5,7 @@
 // (kill -9) may be replaced, and `drainer status` says the agent is gone.
 import type { Logger } from '../observability/logger.ts';
 import { isConflictError } from '../errors.ts';
+import { wait } from './retry.ts';
 import { HeldSlot, leaseExpired, microTime } from './fleet/budget.ts';
 import type { FleetApi, LeaseView, Slot } from './fleet/types.ts';
 
@@ -92,19 +93,8 @@ export class NodeLease {
       } catch (err) {
         this.#o.log.warn({ err, lease: this.name }, 'could not read or take the node Lease; trying again');
       }
-      await sleep((this.#o.durationSeconds * 1000) / 3, signal);
+      await wait((this.#o.durationSeconds * 1000) / 3, signal);
     }
     return undefined;
   }
 }
-
-const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
-  new Promise((resolve) => {
-    const t = setTimeout(done, ms);
-    function done() {
-      clearTimeout(t);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });

@@ -326,6 +326,13 @@ export const succeeded = (plugin: string, moved: string[] = []): Outcome => ({
   workloads: moved.map((id) => ({ id, name: id, state: 'succeeded', action: 'live-migrate', attempts: 1 })),
 });
 
+/** An Outcome of a plugin whose one server did not move, for `message`. */
+export const failedOne = (plugin: string, message: string, attempts = 1): Outcome => ({
+  plugin,
+  succeeded: false,
+  workloads: [{ id: 'a', name: 'db-1', state: 'failed', action: 'live-migrate', attempts, message }],
+});
+
 /** A logger whose lines the test can read. */
 export function captureLogger(): { log: Logger; lines: string[] } {
   const lines: string[] = [];

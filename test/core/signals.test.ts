@@ -7,24 +7,19 @@ import type { NodeChange } from '../../src/core/cluster.ts';
 import type { EvacuationBudget, Slot } from '../../src/core/fleet/types.ts';
 import { Reconciler } from '../../src/core/reconciler.ts';
 import { STATE_ANNOTATION } from '../../src/core/record.ts';
-import { captureLogger, FakeCluster, FakeHost, quietLogger, succeeded, type FakePlugin } from './fakes.ts';
+import {
+  captureLogger,
+  failedOne,
+  FakeCluster,
+  FakeHost,
+  quietLogger,
+  succeeded,
+  type FakePlugin,
+} from './fakes.ts';
 
 const failing: FakePlugin = {
   name: 'nova',
-  evacuate: async () => ({
-    plugin: 'nova',
-    succeeded: false,
-    workloads: [
-      {
-        id: 'a',
-        name: 'db-1',
-        state: 'failed',
-        action: 'live-migrate',
-        attempts: 1,
-        message: 'No valid host was found',
-      },
-    ],
-  }),
+  evacuate: async () => failedOne('nova', 'No valid host was found'),
 };
 
 describe('a failed evacuation backs off', () => {
