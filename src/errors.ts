@@ -15,7 +15,10 @@ export type ErrorCode =
   | 'TIMEOUT'
   | 'CANCELLED'
   | 'BLOCKED'
-  | 'MIGRATION_FAILED';
+  | 'MIGRATION_FAILED'
+  | 'RECORD_UNREADABLE'
+  | 'RECORD_CONFLICT'
+  | 'NODE_HELD';
 
 export class DrainerError extends Error {
   readonly code: ErrorCode;
@@ -126,6 +129,29 @@ export class BlockedError extends DrainerError {
   }
 }
 
+/** The node's record cannot be read by this version: nothing acts on the node without --force. */
+export class RecordUnreadableError extends DrainerError {
+  constructor(message: string) {
+    super('RECORD_UNREADABLE', message);
+  }
+}
+
+/** Someone else wrote the node's record since this writer read it: re-read and decide again. */
+export class RecordConflictError extends DrainerError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('RECORD_CONFLICT', message, options);
+  }
+}
+
+/** Another agent instance holds the node's Lease: it is acting on the node. */
+export class NodeHeldError extends DrainerError {
+  readonly holder: string;
+  constructor(message: string, holder: string) {
+    super('NODE_HELD', message);
+    this.holder = holder;
+  }
+}
+
 export const isDrainerError = (e: unknown): e is DrainerError => e instanceof DrainerError;
 export const isConfigError = (e: unknown): e is ConfigError => e instanceof ConfigError;
 export const isApiError = (e: unknown): e is ApiError => e instanceof ApiError;
@@ -145,7 +171,7 @@ export const isBadInput = (e: unknown): boolean =>
   isAuthError(e) ||
   isForbiddenError(e) ||
   isHostMappingError(e) ||
-  (isDrainerError(e) && e.code === 'USAGE');
+  (isDrainerError(e) && (e.code === 'USAGE' || e.code === 'RECORD_UNREADABLE' || e.code === 'NODE_HELD'));
 
 /** Process exit codes used by every command. */
 export const ExitCode = { ok: 0, incomplete: 1, badInput: 2 } as const;

@@ -8,3 +8,5 @@ export const QUEUED_LABEL = 'drainer.dev/queued';
 export const EVACUATING_TAINT = { key: 'drainer.dev/evacuating', effect: 'NoSchedule' } as const;
 /** Set by `drainer start <node> --now` (or on a NodeMaintenance): start past windows and blockers, once. */
 export const START_NOW_ANNOTATION = 'drainer.dev/start-now';
+/** Where `drainer restore --force` keeps a record it could not read (nothing is lost). */
+export const UNREADABLE_ANNOTATION = 'drainer.dev/state-unreadable';

@@ -28,7 +28,7 @@ export interface KubeOnceInput {
 
 /** run-once: 0 Evacuated, 1 Failed/incomplete (the record's lines say why). */
 export async function runOnceOnKubernetes(
-  input: KubeOnceInput & { cordon: boolean; noBudget?: boolean },
+  input: KubeOnceInput & { cordon: boolean; noBudget?: boolean; force?: boolean },
 ): Promise<number> {
   const rec = await evacuateOnce({ ...input, signal: input.io.signal });
   const { lines, code } = describeRecord(input.node, rec);

@@ -44,7 +44,8 @@ async function handler(argv: RecordArgs, deps: RunOnceDeps = defaultRunOnceDeps)
   const plugins = argv.cli.deps.buildPlugins(config, { log, ...(kube ? { kube } : {}) });
   // Kubernetes configured: undo what the Node's record says (E2's path)
   if (kube) {
-    const results = await restoreOnce({ k: kube, config, node, plugins, log, signal: io.signal });
+    const force = argv.force === true;
+    const results = await restoreOnce({ k: kube, config, node, plugins, log, signal: io.signal, force });
     return printRestore(results, io);
   }
   const records = await deps.records(config, node, argv);
@@ -57,6 +58,11 @@ async function handler(argv: RecordArgs, deps: RunOnceDeps = defaultRunOnceDeps)
 export const command: CommandModule<GlobalArgs, RecordArgs> = {
   command: 'restore',
   describe: 'put the node back in service: undo only what drainer changed (e.g. re-enable nova-compute)',
-  builder: withStateFile,
+  builder: (y) =>
+    withStateFile(y).option('force', {
+      type: 'boolean',
+      describe:
+        "with Kubernetes access: even when the node's record cannot be read, undo what is recognisably drainer's (our nova-compute disable, our taint) and keep the record aside",
+    }),
   handler: handle((argv) => handler(argv)),
 };

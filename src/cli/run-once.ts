@@ -125,6 +125,8 @@ export interface RecordArgs extends GlobalArgs {
   cordon?: boolean;
   /** run-once on Kubernetes: skip the fleet slot (logged). */
   budget?: boolean;
+  /** run-once: act although another agent holds the node's Lease; restore: act on an unreadable record. */
+  force?: boolean;
 }
 
 export interface RunOnceDeps {
@@ -167,6 +169,7 @@ async function handler(argv: RecordArgs, deps: RunOnceDeps = defaultRunOnceDeps)
       plugins,
       cordon: argv.cordon === true,
       noBudget: argv.budget === false,
+      force: argv.force === true,
     });
   const records = await deps.records(config, node, argv);
   return runOnce({ config, io, log, node, plugins, records, tty });
@@ -186,6 +189,11 @@ export const command: CommandModule<GlobalArgs, RecordArgs> = {
         type: 'boolean',
         describe:
           'with Kubernetes access: wait for a fleet evacuation slot (fleet.maxConcurrentEvacuations) first; --no-budget skips it',
+      })
+      .option('force', {
+        type: 'boolean',
+        describe:
+          "with Kubernetes access: act even though another drainer agent holds the node's Lease drainer-node-<node> (without it run-once exits 2 naming the holder)",
       }),
   handler: handle((argv) => handler(argv)),
 };

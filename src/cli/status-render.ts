@@ -31,6 +31,14 @@ const progressText = (r: FleetRow): string =>
     .map(([plugin, p]) => `${plugin} ${p.moved}/${p.total}${p.failed ? ` (${p.failed} failed)` : ''}`)
     .join(', ');
 
+/** alive, gone 4m12s (record may be stale), or blank where no Lease was read. */
+const agentText = (r: FleetRow, now: Date): string =>
+  !r.agent
+    ? ''
+    : r.agent.alive
+      ? 'alive'
+      : `gone ${r.agent.goneSince ? age(r.agent.goneSince, now) : '?'} (record may be stale)`;
+
 const oneLine = (text: string | undefined): string => {
   const t = (text ?? '').replace(/\s+/g, ' ');
   return t.length > ERROR_COLUMN ? `${t.slice(0, ERROR_COLUMN - 1)}…` : t;
@@ -47,10 +55,21 @@ export function renderStatus(
   if (output === 'yaml') return yaml.dump(doc, { lineWidth: 120 });
   const header = gate ? `${headerLine(gate)}\n` : '';
   if (rows.length === 0) return `${header}no node has a drainer record: every node is in service\n`;
+  // the AGENT column only where agent Leases were read (an older agent holds none)
+  const agents = rows.some((r) => r.agent);
   return (
     header +
     renderTable(
-      ['NODE', 'PHASE', 'TRIGGER', 'SINCE', 'SLOT/QUEUE', 'PROGRESS', 'LAST ERROR'],
+      [
+        'NODE',
+        'PHASE',
+        'TRIGGER',
+        'SINCE',
+        'SLOT/QUEUE',
+        'PROGRESS',
+        ...(agents ? ['AGENT'] : []),
+        'LAST ERROR',
+      ],
       rows.map((r) => [
         r.node,
         r.phase,
@@ -58,6 +77,7 @@ export function renderStatus(
         age(r.phase === 'Queued' ? (r.queuedAt ?? r.since) : r.since, now),
         slotOrQueue(r),
         progressText(r),
+        ...(agents ? [agentText(r, now)] : []),
         oneLine(r.lastError ?? (r.waiting ? `waiting: ${r.waiting.reason}` : undefined)),
       ]),
     )

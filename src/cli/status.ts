@@ -3,7 +3,9 @@
 // Nodes; --watch keeps one Node watch open and redraws when what it shows changes.
 import type { Argv, CommandModule } from 'yargs';
 import { kubeTarget } from '../config/kube-target.ts';
-import { fleetRows } from '../core/fleet-view.ts';
+import { agentStates, fleetRows, type AgentState } from '../core/fleet-view.ts';
+import { NODE_LEASE_COMPONENT } from '../core/node-lease.ts';
+import { listLeases } from '../kube/lease.ts';
 import type { NodeObject } from '../core/objects.ts';
 import { createKubeClients, type KubeClients } from '../kube/client.ts';
 import { targetOptions } from '../kube/target-options.ts';
@@ -37,8 +39,14 @@ interface GateSource {
   readonly verdict?: Verdict;
 }
 
-function snapshot(nodes: Iterable<NodeObject>, output: StatusOutput, now: Date, g: GateSource): string {
-  const rows = fleetRows([...nodes], now);
+function snapshot(
+  nodes: Iterable<NodeObject>,
+  output: StatusOutput,
+  now: Date,
+  g: GateSource,
+  agents?: ReadonlyMap<string, AgentState>,
+): string {
+  const rows = fleetRows([...nodes], now, agents);
   // the header only where something can hold a start (configured here, or a node that waits)
   const shown = gateConfigured(g.fleet, g.fleet.blockers) || rows.some((r) => r.waiting) || g.verdict;
   return renderStatus(rows, output, now, shown ? gateView(g.fleet, rows, g.verdict, now) : undefined);
@@ -91,15 +99,48 @@ export async function runStatus(argv: StatusArgs, now: () => Date = () => new Da
     await watchStatus(k, argv, log, now, config.fleet);
     return 0;
   }
-  const { items } = await listAll<KubeNode>(k, { path: NODES, signal: io.signal });
-  const verdict = await readVerdict(k, config.fleet.namespace);
+  const [{ items }, agents, verdict] = await Promise.all([
+    listAll<KubeNode>(k, { path: NODES, signal: io.signal }),
+    agentsOf(k, config.fleet, now(), log),
+    readVerdict(k, config.fleet.namespace),
+  ]);
   io.stdout.write(
-    snapshot(items as NodeObject[], argv.output, now(), {
-      fleet: config.fleet,
-      ...(verdict ? { verdict } : {}),
-    }),
+    snapshot(
+      items as NodeObject[],
+      argv.output,
+      now(),
+      { fleet: config.fleet, ...(verdict ? { verdict } : {}) },
+      agents,
+    ),
   );
   return 0;
+}
+
+/** The agents' node Leases (one list); none when they cannot be read (no rights there): no AGENT column. */
+async function agentsOf(
+  k: KubeClients,
+  fleet: { namespace: string; agentLeaseDuration: number },
+  now: Date,
+  log: ReturnType<typeof cliLogger>,
+): Promise<Map<string, AgentState> | undefined> {
+  try {
+    const leases = await listLeases(
+      k,
+      fleet.namespace,
+      `app.kubernetes.io/component=${NODE_LEASE_COMPONENT}`,
+    );
+    const views = leases.map((l) => ({
+      name: l.metadata.name ?? '',
+      ...(l.spec?.holderIdentity ? { holder: l.spec.holderIdentity } : {}),
+      ...(l.spec?.renewTime ? { renewTime: l.spec.renewTime } : {}),
+      ...(l.spec?.acquireTime ? { acquireTime: l.spec.acquireTime } : {}),
+      ...(l.spec?.leaseDurationSeconds !== undefined ? { durationSeconds: l.spec.leaseDurationSeconds } : {}),
+    }));
+    return agentStates(views, now, fleet.agentLeaseDuration);
+  } catch (err) {
+    log.debug({ err }, 'agent Leases not read: no AGENT column');
+    return undefined;
+  }
 }
 
 /** Like kubectl: the kubeconfig (config, KUBECONFIG), in a Pod the ServiceAccount, else ~/.kube/config. */

@@ -86,6 +86,11 @@ export function readDrainerEnv(env: NodeJS.ProcessEnv, all: readonly Leaf[] = le
     setPath(layer, ['fleet', 'namespace'], env.POD_NAMESPACE);
     sources.set('fleet.namespace', 'POD_NAMESPACE');
   }
+  // the downward API names the pod: the holder of the node's Lease is this instance
+  if (env.POD_NAME && env[envName(['instance'])] === undefined) {
+    layer.instance = env.POD_UID ? `${env.POD_NAME}/${env.POD_UID}` : env.POD_NAME;
+    sources.set('instance', env.POD_UID ? 'POD_NAME/POD_UID' : 'POD_NAME');
+  }
   if (env.KUBECONFIG && env[envName(['kubeconfig'])] === undefined) {
     layer.kubeconfig = env.KUBECONFIG;
     sources.set('kubeconfig', 'KUBECONFIG');

@@ -45,6 +45,7 @@ const show = (v: unknown): string =>
 /** Aliases read besides DRAINER_* (documented in the same row). */
 const EXTRA_ENV: Record<string, string> = {
   nodeName: 'NODE_NAME',
+  instance: 'POD_NAME/POD_UID',
   kubeconfig: 'KUBECONFIG',
   'fleet.namespace': 'POD_NAMESPACE',
   'openstack.cloud': 'OS_CLOUD',

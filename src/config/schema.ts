@@ -260,6 +260,11 @@ export const fleetSchema = z.strictObject({
     30,
     'a slot whose holder has not renewed it for this long may be taken by another node',
   ),
+  agentLeaseDuration: dflt(
+    duration(),
+    120,
+    'each agent holds the Lease drainer-node-<node> (renewed every third of this: 90 requests per node per hour at 120 s); a holder gone this long may be replaced, and drainer status says the agent is gone',
+  ),
   daemonSet: dflt(
     z.string().check(z.minLength(1)),
     'drainer',
@@ -291,6 +296,10 @@ export const serverSchema = z.strictObject({
 
 export const configSchema = z.strictObject({
   nodeName: opt(z.string().check(z.minLength(1)), 'node to act on (NODE_NAME)'),
+  instance: opt(
+    z.string().check(z.minLength(1)),
+    "this agent instance, the holder of its node's Lease (POD_NAME/POD_UID; default <hostname>/<pid>)",
+  ),
   logLevel: dflt(logLevel, 'info', 'log level (--log-level)'),
   dryRun: dflt(z.boolean(), false, 'plan and log, change nothing (--dry-run)'),
   kubeconfig: opt(z.string(), 'kubeconfig path (KUBECONFIG)'),

@@ -1,7 +1,9 @@
 // One agent per node: watches of its own Node and of NodeMaintenances feed a per-node serial
 // queue that runs the reconciler. Events only enqueue keys (the reconciler re-reads the world),
 // except that a change which makes the node InService cancels a running evacuation at once.
+import { NodeHeldError } from '../errors.ts';
 import type { Logger } from '../observability/logger.ts';
+import type { Slot } from './fleet/types.ts';
 import { desiredState, MAINTENANCE_NODE_ANNOTATION, type MaintenanceMode } from './desired.ts';
 import type { MaintenanceObject, NodeObject } from './objects.ts';
 import { KeyedQueue } from './queue.ts';
@@ -32,6 +34,11 @@ export interface AgentOptions {
   readonly signal: AbortSignal;
   /** Queue backoff after a failed reconcile (default 1 s → 60 s). */
   readonly backoff?: { readonly initialMs: number; readonly maxMs: number };
+  /** The node's agent Lease (node-lease.ts): nothing is reconciled until it is ours. */
+  readonly lease?: {
+    readonly name: string;
+    acquire(signal: AbortSignal, onWait?: (holder: string) => void): Promise<Slot | undefined>;
+  };
 }
 
 const MAINTENANCE_KEY = 'nodemaintenance:';
@@ -46,12 +53,19 @@ export class Agent {
   readonly #maintenances = new Map<string, MaintenanceObject>();
   #nodeSynced = false;
   #maintenancesSynced: boolean;
+  /** Aborted when another instance took the node's Lease: this agent stops acting at once. */
+  readonly #lost = new AbortController();
+  readonly #signal: AbortSignal;
+  /** Resolves true once the node's Lease is ours (at once without one), false on shutdown first. */
+  #held: Promise<boolean> = Promise.resolve(true);
+  #slot: Slot | undefined;
 
   constructor(o: AgentOptions) {
     this.#o = o;
+    this.#signal = AbortSignal.any([o.signal, this.#lost.signal]);
     this.#maintenancesSynced = o.mode === 'off';
     this.#queue = new KeyedQueue({
-      signal: o.signal,
+      signal: this.#signal,
       log: o.log,
       ...(o.backoff ? { backoff: o.backoff } : {}),
       handler: (key, signal) => this.#handle(key, signal),
@@ -61,7 +75,11 @@ export class Agent {
 
   /** Runs until the signal aborts; then waits for the running reconcile to stop (its record stays). */
   async run(): Promise<void> {
-    const { sources, signal, mode } = this.#o;
+    const { sources, mode } = this.#o;
+    const signal = this.#signal;
+    // the watches start at once (the agent is ready while a second instance waits: a DaemonSet
+    // rollout with maxSurge needs the new pod ready); reconciles wait for the Lease
+    if (this.#o.lease) this.#held = this.#hold(this.#o.lease);
     const watches = [
       sources.watchNode({
         signal,
@@ -86,7 +104,35 @@ export class Agent {
     }
     await Promise.all(watches);
     await this.#queue.stopped();
+    await this.#held;
+    // a shutdown gives the Lease back: the next instance (a rollout's new pod) takes over at once
+    if (this.#lost.signal.aborted) throw this.#lost.signal.reason;
+    await this.#slot?.release();
     this.#o.log.info({ node: this.#o.nodeName }, 'agent stopped');
+  }
+
+  async #hold(lease: NonNullable<AgentOptions['lease']>): Promise<boolean> {
+    const { log, nodeName } = this.#o;
+    const slot = await lease.acquire(this.#signal, (holder) =>
+      log.warn(
+        { node: nodeName, holder, lease: lease.name },
+        'another agent instance holds this node: waiting until it stops or its Lease expires',
+      ),
+    );
+    if (!slot) return false;
+    this.#slot = slot;
+    log.info({ node: nodeName, lease: lease.name }, 'holding the node Lease');
+    slot.lost.addEventListener(
+      'abort',
+      () => {
+        log.error({ node: nodeName, lease: lease.name }, 'lost the node Lease: this agent stops acting');
+        this.#lost.abort(
+          new NodeHeldError(`node ${nodeName}: lost the Lease ${lease.name} to another agent instance`, ''),
+        );
+      },
+      { once: true },
+    );
+    return true;
   }
 
   ready(): { ready: boolean; reasons: string[] } {
@@ -128,6 +174,7 @@ export class Agent {
   }
 
   async #handle(key: string, signal: AbortSignal) {
+    if (!(await this.#held)) return undefined;
     if (!key.startsWith(MAINTENANCE_KEY)) return this.#o.reconciler.reconcile(key, signal);
     const nm = this.#maintenances.get(key.slice(MAINTENANCE_KEY.length));
     if (nm) await this.#o.reconciler.checkMaintenance(nm);

@@ -41,7 +41,8 @@ export interface Cluster {
   /**
    * Sets (null: removes) the annotation, and changes `labels` in the same write; with `change`,
    * also cordons and/or adds the taint in that one write, so the record of a change and the change
-   * land together or not at all.
+   * land together or not at all. With `guard`, only on that resourceVersion of the Node (else
+   * ConflictError). Answers the Node's new resourceVersion (undefined when there is none, dry run).
    */
   setNodeAnnotation(
     node: string,
@@ -49,7 +50,8 @@ export interface Cluster {
     value: string | null,
     labels?: Record<string, string | null>,
     change?: NodeChange,
-  ): Promise<void>;
+    guard?: { resourceVersion: string },
+  ): Promise<string | undefined>;
   setUnschedulable(node: string, unschedulable: boolean): Promise<void>;
   addTaint(node: string, taint: Taint): Promise<void>;
   removeTaint(node: string, key: string, effect: string): Promise<void>;

@@ -31,6 +31,7 @@ export function dryRunCluster(inner: Cluster, log: Logger): Cluster {
       log.debug({ dryRun: true, node, key }, 'dry run: record kept in memory');
       if (change?.cordon) would('cordon the node', { node });
       if (change?.taint) would(`add taint ${change.taint.key}:${change.taint.effect}`, { node });
+      return undefined;
     },
     async setUnschedulable(node, unschedulable) {
       would(unschedulable ? 'cordon the node' : 'uncordon the node', { node });

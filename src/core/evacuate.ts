@@ -1,6 +1,7 @@
 // The evacuation steps of design.md §1: record intent and take the NodeMaintenance, wait for a
 // fleet slot, plan, check capacity, then cordon (for a NodeMaintenance) and taint, run the plugins
 // under the deadline, drain, record done.
+import { blockerGate } from './blockers.ts';
 import { capacityGate } from './capacity.ts';
 import type { Desired } from './desired.ts';
 import { evacuatedMaintenance, maintenanceStatus } from './maintenance-status.ts';
@@ -20,6 +21,7 @@ import {
 } from './record.ts';
 import type { NodeRun } from './run-context.ts';
 import type { RunResult } from './queue.ts';
+import { retryDelayMs } from './retry-backoff.ts';
 
 export type EvacuatedDesire = Extract<Desired, { state: 'Evacuated' }>;
 
@@ -80,6 +82,8 @@ export interface EvacuationControl {
   /** Aborted on cancel (desired changed) or with the agent's shutdown. */
   readonly signal: AbortSignal;
   cancelled(): boolean;
+  /** True once the fleet slot this evacuation held was lost (set by withSlot). */
+  lostSlot?(): boolean;
 }
 
 export async function evacuate(
@@ -102,10 +106,9 @@ export async function evacuate(
   try {
     const planned = await (early ?? plan(run, withSlot(ctl, slot), fresh));
     const result = await evacuateHolding(run, desired, withSlot(ctl, slot), started, fresh, planned);
-    if (slot?.lost.aborted && !ctl.signal.aborted && run.store.current?.phase === 'Evacuating') {
-      run.log.warn({ node: run.nodeName }, 'lost the fleet slot: queueing again before going on');
+    // the lost slot was logged where the evacuation stopped
+    if (slot?.lost.aborted && !ctl.signal.aborted && run.store.current?.phase === 'Evacuating')
       return { requeueAfterMs: 0 };
-    }
     return result;
   } finally {
     await giveBack(run, slot ?? undefined);
@@ -126,6 +129,8 @@ async function evacuateHolding(
   // 2b. does it fit elsewhere? refused here, nothing about the node has changed
   const refused = await capacityGate(run, planned, fresh);
   if (refused) return fail(run, nm, started, refused, 'InsufficientCapacity');
+  const blocked = blockerGate(run, planned, fresh);
+  if (blocked) return fail(run, nm, started, blocked, 'EvacuationBlocked');
   await run.event(
     'Normal',
     'EvacuationStarted',
@@ -173,8 +178,13 @@ async function evacuateHolding(
     if (result.failure) return fail(run, nm, started, result.failure);
   }
 
-  // 5. done
-  await run.store.update({ phase: 'Evacuated', attemptedAt: run.now().toISOString() });
+  // 5. done, unless a cancel raced the end: then it ends as a cancel (the next pass restores)
+  if (ctl.signal.aborted) return stopped(run, ctl, started);
+  await run.store.update({
+    phase: 'Evacuated',
+    attemptedAt: run.now().toISOString(),
+    failures: undefined,
+  });
   metrics?.phase('Evacuated');
   metrics?.evacuationFinished('succeeded', seconds(run, started));
   await run.event(
@@ -344,37 +354,50 @@ function running(
   );
 }
 
+const FAILURE_MESSAGE = {
+  EvacuationFailed: 'evacuation failed',
+  InsufficientCapacity: 'not enough capacity elsewhere',
+  EvacuationBlocked: 'a workload that must move cannot; nothing was changed',
+} as const;
+
 async function fail(
   run: NodeRun,
   nm: MaintenanceObject | undefined,
   started: Date,
   message: string,
-  reason: 'EvacuationFailed' | 'InsufficientCapacity' = 'EvacuationFailed',
+  reason: 'EvacuationFailed' | 'InsufficientCapacity' | 'EvacuationBlocked' = 'EvacuationFailed',
 ): Promise<RunResult> {
   const text = errorText(message);
+  const named = reason === 'EvacuationFailed' ? {} : { failureReason: reason };
+  const failures = reason === 'EvacuationFailed' ? (run.store.current?.failures ?? 0) + 1 : undefined;
   await run.store.update({
     phase: 'Failed',
     lastError: text,
     attemptedAt: run.now().toISOString(),
-    ...(reason === 'EvacuationFailed' ? {} : { failureReason: reason }),
+    failures,
+    ...named,
   });
   run.deps.metrics?.phase('Failed');
   run.deps.metrics?.evacuationFinished('failed', seconds(run, started));
   run.log.error({ node: run.nodeName }, `evacuation failed: ${text}`);
-  await run.event('Warning', reason, text, nmRef(nm));
+  const wait = retryDelayMs({ failures, ...named }, run.deps.config.resyncInterval);
+  const next = new Date(run.now().getTime() + wait).toISOString();
+  // a named refusal is re-checked every resync; a failure backs off, and says until when
+  const when = failures ? `; next try at ${next} (in ${wait / 1000} s)` : '';
+  await run.event('Warning', reason, `${text}${when}`, nmRef(nm));
   await writeMaintenanceStatus(
     run,
     nm,
     maintenanceStatus({
       phase: 'Failed',
       reason,
-      message: reason === 'InsufficientCapacity' ? 'not enough capacity elsewhere' : 'evacuation failed',
+      message: FAILURE_MESSAGE[reason],
       now: run.now(),
       lastError: text,
       pods: podCounts(run.store.current),
     }),
   );
-  return { requeueAfterMs: run.deps.config.resyncInterval * 1000 };
+  return { requeueAfterMs: wait };
 }
 
 /** Cancelled (desired changed) or shut down: the record stays as it is, to be restored or resumed. */
@@ -383,6 +406,10 @@ function stopped(run: NodeRun, ctl: EvacuationControl, started: Date): RunResult
     run.log.info({ node: run.nodeName }, 'evacuation cancelled');
     run.deps.metrics?.evacuationFinished('cancelled', seconds(run, started));
     return { requeueAfterMs: 0 };
+  }
+  if (ctl.lostSlot?.() && !run.signal.aborted) {
+    run.log.warn({ node: run.nodeName }, 'lost the fleet slot: the evacuation stops here and queues again');
+    return {};
   }
   run.log.info(
     { node: run.nodeName },

@@ -1,6 +1,9 @@
 // The fleet as `drainer status` shows it: one row per Node that carries a record, with its slot
 // (while Evacuating) or its place in the queue (while Queued). The queue order is the fleet
 // budget's: ascending drainer.dev/queued label (epoch ms), then node name.
+import { leaseExpired } from './fleet/budget.ts';
+import type { LeaseView } from './fleet/types.ts';
+import { nodeOfLease } from './node-lease.ts';
 import type { NodeObject } from './objects.ts';
 import {
   parseRecord,
@@ -25,6 +28,37 @@ export interface FleetRow {
   readonly lastError?: string;
   /** While Queued behind a window, a freeze or a blocker: which, why and until when. */
   readonly waiting?: { readonly kind: string; readonly reason: string; readonly until?: string };
+  /** The node's agent, from its Lease drainer-node-<node>: alive, or gone since a time (its record may be stale). */
+  readonly agent?: AgentState;
+}
+
+export interface AgentState {
+  readonly holder: string;
+  readonly alive: boolean;
+  /** When its Lease ran out (ISO), for an agent that is gone. */
+  readonly goneSince?: string;
+}
+
+/** Each node's agent as its Lease says (leases of component node-agent), by node name. */
+export function agentStates(
+  leases: readonly LeaseView[],
+  now: Date,
+  defaultSeconds: number,
+): Map<string, AgentState> {
+  const out = new Map<string, AgentState>();
+  for (const l of leases) {
+    const node = nodeOfLease(l.name);
+    if (!node || !l.holder) continue;
+    const alive = !leaseExpired(l, now.getTime(), defaultSeconds);
+    const renewed = Date.parse(l.renewTime ?? l.acquireTime ?? '');
+    const until = Number.isNaN(renewed) ? undefined : renewed + (l.durationSeconds ?? defaultSeconds) * 1000;
+    out.set(node, {
+      holder: l.holder,
+      alive,
+      ...(!alive && until !== undefined ? { goneSince: new Date(until).toISOString() } : {}),
+    });
+  }
+  return out;
 }
 
 const nameOf = (n: NodeObject): string => n.metadata?.name ?? '';
@@ -66,15 +100,20 @@ function row(name: string, rec: NodeRecord, position: number | undefined): Fleet
   };
 }
 
-/** One row per node with a record, sorted by node name. */
-export function fleetRows(nodes: readonly NodeObject[], now: Date = new Date()): FleetRow[] {
+/** One row per node with a record, sorted by node name; with `agents`, each row says whether its agent lives. */
+export function fleetRows(
+  nodes: readonly NodeObject[],
+  now: Date = new Date(),
+  agents?: ReadonlyMap<string, AgentState>,
+): FleetRow[] {
   const queue = queueOrder(nodes);
   const rows: FleetRow[] = [];
   for (const n of nodes) {
     const rec = parseRecord(n.metadata?.annotations?.[STATE_ANNOTATION], now);
     if (!rec) continue;
     const at = queue.indexOf(nameOf(n));
-    rows.push(row(nameOf(n), rec, at >= 0 ? at + 1 : undefined));
+    const agent = agents?.get(nameOf(n));
+    rows.push({ ...row(nameOf(n), rec, at >= 0 ? at + 1 : undefined), ...(agent ? { agent } : {}) });
   }
   return rows.sort((a, b) => a.node.localeCompare(b.node));
 }

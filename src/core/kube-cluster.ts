@@ -55,20 +55,21 @@ export function kubeCluster(opts: {
     async listMaintenances() {
       return (await listNodeMaintenances(k, { log })).items;
     },
-    async setNodeAnnotation(node, key, value, labels, change) {
+    async setNodeAnnotation(node, key, value, labels, change, guard) {
+      const resourceVersion = guard?.resourceVersion;
       if (!change?.cordon && !change?.taint) {
-        keep(await setAnnotation(k, node, key, value, labels ? { labels } : {}));
-        return;
+        const opts = { ...(labels ? { labels } : {}), ...(resourceVersion ? { resourceVersion } : {}) };
+        return keep(await setAnnotation(k, node, key, value, opts)).metadata.resourceVersion;
       }
       const known = seen.get(node);
-      keep(
-        await setAnnotationWith(k, node, key, value, {
-          ...(labels ? { labels } : {}),
-          ...(change.cordon ? { cordon: true } : {}),
-          ...(change.taint ? { taint: { ...change.taint } } : {}),
-          ...(known ? { known } : {}),
-        }),
-      );
+      const written = await setAnnotationWith(k, node, key, value, {
+        ...(labels ? { labels } : {}),
+        ...(change.cordon ? { cordon: true } : {}),
+        ...(change.taint ? { taint: { ...change.taint } } : {}),
+        ...(known ? { known } : {}),
+        ...(resourceVersion ? { resourceVersion } : {}),
+      });
+      return keep(written).metadata.resourceVersion;
     },
     async setUnschedulable(node, unschedulable) {
       keep(await setUnschedulable(k, node, unschedulable));

@@ -11,6 +11,7 @@ export type ConditionReason =
   | 'Evacuated'
   | 'EvacuationFailed'
   | 'InsufficientCapacity'
+  | 'EvacuationBlocked'
   | 'InvalidNodeNotFound'
   | 'InvalidDuplicate'
   | 'InvalidNodeNameChanged';

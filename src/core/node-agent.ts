@@ -1,6 +1,7 @@
 // Assembles one node's agent on a Kubernetes cluster from built plugins: plugin host, Event
 // recorder, the Cluster port, reconciler and watches. The daemon, run-once and the sandbox demo
 // (one agent per node in one process) all build agents here.
+import { hostname } from 'node:os';
 import type { Config } from '../config/schema.ts';
 import type { KubeClients } from '../kube/client.ts';
 import { EventRecorder } from '../kube/events.ts';
@@ -18,6 +19,7 @@ import { kubeFleetApi } from './fleet/kube-port.ts';
 import { createStartGate } from './fleet/gate-setup.ts';
 import { LeaseCache } from './fleet/lease-cache.ts';
 import type { FleetApi } from './fleet/types.ts';
+import { NODE_LEASE_COMPONENT, NodeLease } from './node-lease.ts';
 import type { ReconcilerMetrics } from './run-context.ts';
 
 export interface NodeAgentOptions {
@@ -61,6 +63,9 @@ export function reconcilerMetrics(m: Metrics): ReconcilerMetrics {
         if (text !== undefined) m.fleetBlocker.set({ blocker: b }, text ? 1 : 0);
       for (const kind of WAIT_KINDS) m.fleetWaiting.set({ kind }, kind === waiting ? 1 : 0);
     },
+    recordUnreadable(unreadable) {
+      m.recordUnreadable.set(unreadable ? 1 : 0);
+    },
   };
 }
 
@@ -93,6 +98,7 @@ export function createBudget(
     cache,
     budget: fleet.maxConcurrentEvacuations,
     leaseDuration: fleet.leaseDuration,
+    instance: o.config.instance ?? defaultInstance(),
     // missed watch events heal within a resync; never slower than every few lease durations
     resyncMs: Math.min(o.config.resyncInterval, fleet.leaseDuration * 4) * 1000,
     log: o.log,
@@ -156,9 +162,34 @@ export function createReconciler(
   });
 }
 
+/** This process as a holder of Leases, when the downward API does not name the pod. */
+export const defaultInstance = (): string => `${hostname()}/${process.pid}`;
+
+/** The node's agent Lease (none in a dry run, which changes nothing). */
+export function createNodeLease(
+  o: Pick<NodeAgentOptions, 'config' | 'k' | 'log' | 'nodeName'> & { instance?: string },
+): NodeLease | undefined {
+  if (o.config.dryRun) return undefined;
+  const fleet = o.config.fleet;
+  return new NodeLease({
+    api: kubeFleetApi({
+      k: o.k,
+      namespace: fleet.namespace,
+      daemonSet: fleet.daemonSet,
+      log: o.log,
+      component: NODE_LEASE_COMPONENT,
+    }),
+    node: o.nodeName,
+    instance: o.instance ?? o.config.instance ?? defaultInstance(),
+    durationSeconds: fleet.agentLeaseDuration,
+    log: o.log,
+  });
+}
+
 export function createNodeAgent(o: NodeAgentOptions): { agent: Agent; reconciler: Reconciler } {
   const log = o.log.child({ node: o.nodeName });
   const reconciler = createReconciler(o);
+  const lease = createNodeLease({ ...o, log });
   const agent = new Agent({
     nodeName: o.nodeName,
     reconciler,
@@ -167,6 +198,7 @@ export function createNodeAgent(o: NodeAgentOptions): { agent: Agent; reconciler
     log,
     signal: o.signal,
     ...(o.backoff ? { backoff: o.backoff } : {}),
+    ...(lease ? { lease } : {}),
   });
   return { agent, reconciler };
 }

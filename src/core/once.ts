@@ -4,9 +4,10 @@ import type { Config } from '../config/schema.ts';
 import type { KubeClients } from '../kube/client.ts';
 import { getNode, setUnschedulable } from '../kube/node.ts';
 import type { Logger } from '../observability/logger.ts';
-import { ConfigError, isNotFoundError } from '../errors.ts';
+import { ConfigError, isNotFoundError, NodeHeldError } from '../errors.ts';
 import type { RestoreResult } from './host.ts';
-import { createReconciler } from './node-agent.ts';
+import { createNodeLease, createReconciler } from './node-agent.ts';
+import type { Slot } from './fleet/types.ts';
 import type { BackendPlugin } from './plugin.ts';
 import type { NodeRecord } from './record.ts';
 
@@ -19,6 +20,32 @@ export interface OnceOptions {
   readonly signal: AbortSignal;
   /** run-once --no-budget: evacuate without a fleet slot. */
   readonly noBudget?: boolean;
+  /** run-once --force: act even while another agent instance holds the node's Lease. */
+  readonly force?: boolean;
+}
+
+/**
+ * The node's agent Lease for the run, or none with --force (logged) or in a dry run. A live
+ * holder that is not us (the node's daemon) makes run-once refuse, naming it.
+ */
+async function takeNode(o: OnceOptions): Promise<Slot | undefined> {
+  const lease = createNodeLease({ ...o, nodeName: o.node });
+  if (!lease) return undefined;
+  const take = await lease.tryTake();
+  if ('held' in take) return take.held;
+  const renewed = take.renewTime ? `, renewed ${take.renewTime}` : '';
+  if (o.force) {
+    o.log.warn(
+      { node: o.node, holder: take.holder },
+      '--force: acting although another agent holds the node',
+    );
+    return undefined;
+  }
+  throw new NodeHeldError(
+    `node ${o.node} is held by agent ${take.holder} (Lease ${o.config.fleet.namespace}/${lease.name}${renewed}): ` +
+      'it is acting on this node; run-once refuses (stop that agent, or pass --force)',
+    take.holder,
+  );
 }
 
 /**
@@ -32,29 +59,39 @@ export async function evacuateOnce(o: OnceOptions & { cordon: boolean }): Promis
       cause: err,
     });
   });
-  let cordoned = node.spec?.unschedulable === true;
-  if (o.cordon && !cordoned) {
-    if (o.config.dryRun) o.log.info({ node: o.node }, 'dry run: would cordon the node');
-    else {
-      await setUnschedulable(o.k, o.node, true);
-      cordoned = true;
-    }
-  }
-  if (o.noBudget) o.log.warn({ node: o.node }, '--no-budget: evacuating without a fleet slot');
+  // before any change: a daemon acting on the node makes run-once refuse with nothing done
+  const held = await takeNode(o);
   // the slot's Lease watch ends with this evacuation, not with the process
   const done = new AbortController();
   const signal = AbortSignal.any([o.signal, done.signal]);
   try {
+    let cordoned = node.spec?.unschedulable === true;
+    if (o.cordon && !cordoned) {
+      if (o.config.dryRun) o.log.info({ node: o.node }, 'dry run: would cordon the node');
+      else {
+        await setUnschedulable(o.k, o.node, true);
+        cordoned = true;
+      }
+    }
+    if (o.noBudget) o.log.warn({ node: o.node }, '--no-budget: evacuating without a fleet slot');
     const reconciler = createReconciler({ ...o, signal, nodeName: o.node, once: true });
     return await reconciler.evacuateNow(o.node, o.signal, cordoned ? 'cordon' : 'run-once');
   } finally {
     done.abort();
+    await held?.release();
   }
 }
 
-/** Undoes what the node's record says drainer changed, and clears it. */
-export function restoreOnce(o: OnceOptions): Promise<RestoreResult[]> {
-  return createReconciler({ ...o, noBudget: true, nodeName: o.node }).restoreNow(o.node, o.signal);
+/**
+ * Undoes what the node's record says drainer changed, and clears it. With `force`, a record this
+ * version cannot read does not stop it: what is recognisably drainer's is undone instead.
+ */
+export function restoreOnce(o: OnceOptions & { force?: boolean }): Promise<RestoreResult[]> {
+  return createReconciler({ ...o, noBudget: true, nodeName: o.node }).restoreNow(
+    o.node,
+    o.signal,
+    o.force === true,
+  );
 }
 
 /** Lines for a person, and the exit code: 0 Evacuated, 1 otherwise. */

@@ -1,6 +1,6 @@
 // The level-triggered state machine of one node. Every run re-reads the Node, the
 // NodeMaintenances and the record; the event that caused the run is never trusted.
-import { CancelledError, ConfigError } from '../errors.ts';
+import { CancelledError, ConfigError, RecordUnreadableError } from '../errors.ts';
 import { MemoryRecordStore, type RestoreResult } from './host.ts';
 import { desiredState, viewMaintenances, type Desired } from './desired.ts';
 import { evacuate, type EvacuatedDesire } from './evacuate.ts';
@@ -14,10 +14,19 @@ import {
 } from './maintenance-sync.ts';
 import { nodeRef, type MaintenanceObject, type NodeObject, type ObjectRef } from './objects.ts';
 import type { RunResult } from './queue.ts';
-import { NodeRecordStore, parseRecord, STATE_ANNOTATION, type NodeRecord } from './record.ts';
+import {
+  NodeRecordStore,
+  readRecord,
+  STATE_ANNOTATION,
+  unreadableText,
+  type NodeRecord,
+  type RecordRead,
+} from './record.ts';
 import { restoreNode } from './restore.ts';
-import { retryTransient } from './retry.ts';
+import { retryDelayMs } from './retry-backoff.ts';
+import { guardedPersist } from './record-write.ts';
 import type { LiveView, NodeRun, ReconcilerDeps } from './run-context.ts';
+import { forceRestore, reportUnreadable } from './unreadable.ts';
 
 export type { ReconcilerDeps, EvacuationHost, ReconcilerMetrics } from './run-context.ts';
 
@@ -78,7 +87,13 @@ export class Reconciler {
       this.#deps.log.warn({ node: nodeName }, 'node not found; waiting for it');
       return resync;
     }
-    const record = parseRecord(node.metadata?.annotations?.[STATE_ANNOTATION], this.#now());
+    const read = readRecord(node.metadata?.annotations?.[STATE_ANNOTATION]);
+    if (read.kind === 'unreadable') {
+      const run = this.#run(nodeName, node, maintenances, undefined, signal);
+      return reportUnreadable(run, read.problem, resync);
+    }
+    this.#deps.metrics?.recordUnreadable?.(false);
+    const record = read.kind === 'ok' ? read.record : undefined;
     const run = this.#run(nodeName, node, maintenances, record, signal);
     await markInvalid(run, viewMaintenances(nodeName, maintenances));
 
@@ -104,22 +119,28 @@ export class Reconciler {
     signal: AbortSignal,
     trigger: string,
   ): Promise<NodeRecord | undefined> {
-    const run = await this.#read(nodeName, signal);
+    const run = readable(nodeName, await this.#read(nodeName, signal)).run;
     const resync: RunResult = { requeueAfterMs: this.#deps.config.resyncInterval * 1000 };
     if (run.store.current?.phase !== 'Evacuated')
       await this.#toEvacuated(run, { state: 'Evacuated', trigger }, resync, true);
     return run.store.current;
   }
 
-  /** One restore now (drainer restore): undoes what the record says; answers the plugins' results. */
-  async restoreNow(nodeName: string, signal: AbortSignal): Promise<RestoreResult[]> {
-    return this.#flushing(() => this.#restoreNow(nodeName, signal));
+  /**
+   * One restore now (drainer restore): undoes what the record says; answers the plugins' results.
+   * An unreadable record is refused unless `force`: then what is recognisably ours is undone.
+   */
+  async restoreNow(nodeName: string, signal: AbortSignal, force = false): Promise<RestoreResult[]> {
+    return this.#flushing(() => this.#restoreNow(nodeName, signal, force));
   }
 
-  async #restoreNow(nodeName: string, signal: AbortSignal): Promise<RestoreResult[]> {
-    const run = await this.#read(nodeName, signal);
+  async #restoreNow(nodeName: string, signal: AbortSignal, force: boolean): Promise<RestoreResult[]> {
+    const got = await this.#read(nodeName, signal);
+    if (got.read.kind === 'unreadable' && force) return forceRestore(got.run, got.text);
+    const { run } = readable(nodeName, got);
     if (run.store.current) return (await restoreNode(run)).results;
     // no record: the plugins still check what they own (nova: a service disabled with our prefix)
+    if (force) return forceRestore(run, undefined);
     return this.#deps.host.restore(
       { name: nodeName },
       { signal, dryRun: this.#deps.config.dryRun, records: new MemoryRecordStore() },
@@ -135,12 +156,14 @@ export class Reconciler {
     ]);
   }
 
-  async #read(nodeName: string, signal: AbortSignal): Promise<NodeRun> {
+  async #read(nodeName: string, signal: AbortSignal): Promise<ReadRun> {
     const [node, maintenances] = await this.#fetch(nodeName);
     if (!node)
       throw new ConfigError([{ path: 'node', message: `node ${nodeName} does not exist in the cluster` }]);
-    const record = parseRecord(node.metadata?.annotations?.[STATE_ANNOTATION], this.#now());
-    return this.#run(nodeName, node, maintenances, record, signal);
+    const text = node.metadata?.annotations?.[STATE_ANNOTATION];
+    const read = readRecord(text);
+    const record = read.kind === 'ok' ? read.record : undefined;
+    return { run: this.#run(nodeName, node, maintenances, record, signal), read, text };
   }
 
   /** Marks a NodeMaintenance that names a missing node Failed (any agent may; one write wins). */
@@ -202,11 +225,12 @@ export class Reconciler {
     return resync;
   }
 
-  /** A Failed evacuation is retried one resync interval after the attempt (our own writes must not loop it). */
+  /** A Failed evacuation is retried after a doubling backoff from the attempt (our own writes must not loop it). */
   #retryWait(rec: NodeRecord): number {
     const at = rec.attemptedAt ? Date.parse(rec.attemptedAt) : NaN;
     if (Number.isNaN(at)) return 0;
-    return Math.max(0, at + this.#deps.config.resyncInterval * 1000 - this.#now().getTime());
+    const delay = retryDelayMs(rec, this.#deps.config.resyncInterval);
+    return Math.max(0, at + delay - this.#now().getTime());
   }
 
   #now(): Date {
@@ -225,14 +249,7 @@ export class Reconciler {
     const ref = nodeRef(node, nodeName);
     const store = new NodeRecordStore({
       record,
-      // the signal is shutdown: a write under way still gets its retries, new ones stop at once
-      persist: (value, labels, change) =>
-        retryTransient(
-          () => deps.cluster.setNodeAnnotation(nodeName, STATE_ANNOTATION, value, labels, change),
-          {
-            signal,
-          },
-        ),
+      persist: guardedPersist({ cluster: deps.cluster, nodeName, node, signal }),
     });
     return {
       deps,
@@ -258,6 +275,19 @@ export class Reconciler {
       },
     };
   }
+}
+
+interface ReadRun {
+  readonly run: NodeRun;
+  readonly read: RecordRead;
+  readonly text: string | undefined;
+}
+
+/** Refuses to act on a record this version cannot read (the message names the way out). */
+function readable(nodeName: string, got: ReadRun): ReadRun {
+  if (got.read.kind === 'unreadable')
+    throw new RecordUnreadableError(unreadableText(nodeName, got.read.problem));
+  return got;
 }
 
 /** The desired state a watcher can compute from its cache (for the cancel check). */

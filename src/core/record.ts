@@ -14,12 +14,21 @@ export type Phase = (typeof PHASES)[number];
 
 const MAX_ERROR_CHARS = 1000;
 
-const podFailureSchema = z.object({ pod: z.string(), reason: z.string() });
+/**
+ * The record's schema version. A reader refuses a newer one (it cannot know what the newer fields
+ * mean) instead of guessing; fields it does not know in a record it can read are kept on every
+ * write (every object in the schema is loose), so a rollback and a roll forward lose nothing.
+ */
+export const RECORD_SCHEMA = 1;
+
+const podFailureSchema = z.looseObject({ pod: z.string(), reason: z.string() });
 
 /** Workloads of one plugin: moved, failed (or blocked) and the total it has to deal with. */
-const progressSchema = z.object({ moved: z.number(), total: z.number(), failed: z.number() });
+const progressSchema = z.looseObject({ moved: z.number(), total: z.number(), failed: z.number() });
 
-const recordSchema = z.object({
+const recordSchema = z.looseObject({
+  /** The schema this record was written in (absent: written before versions, read as 1). */
+  schemaVersion: z.optional(z.number()),
   phase: z.enum(PHASES),
   /** "cordon" or "NodeMaintenance/<name>". */
   trigger: z.string(),
@@ -43,12 +52,12 @@ const recordSchema = z.object({
   taintedByUs: z._default(z.boolean(), false),
   /** The NodeMaintenance drainer holds a finalizer on. */
   maintenance: z.optional(
-    z.object({ name: z.string(), apiVersion: z.string(), uid: z.optional(z.string()) }),
+    z.looseObject({ name: z.string(), apiVersion: z.string(), uid: z.optional(z.string()) }),
   ),
   plugins: z._default(z.record(z.string(), z.record(z.string(), z.unknown())), {}),
   outcomes: z.optional(
     z.array(
-      z.object({
+      z.looseObject({
         plugin: z.string(),
         succeeded: z.boolean(),
         moved: z.number(),
@@ -58,7 +67,7 @@ const recordSchema = z.object({
     ),
   ),
   drain: z.optional(
-    z.object({
+    z.looseObject({
       succeeded: z.boolean(),
       total: z.number(),
       evicted: z.number(),
@@ -70,6 +79,8 @@ const recordSchema = z.object({
   progress: z.optional(z.record(z.string(), progressSchema)),
   /** When the last evacuation attempt ended (ISO): a Failed record is retried a resync later. */
   attemptedAt: z.optional(z.string()),
+  /** Failed attempts in a row (EvacuationFailed): the wait before the next one doubles with each. */
+  failures: z.optional(z.number()),
   lastError: z.optional(z.string()),
   /** Why the last attempt failed, when it is one of the named refusals (InsufficientCapacity). */
   failureReason: z.optional(z.string()),
@@ -84,25 +95,58 @@ export type PluginProgress = z.output<typeof progressSchema>;
 export const errorText = (message: string): string =>
   message.length > MAX_ERROR_CHARS ? `${message.slice(0, MAX_ERROR_CHARS - 1)}…` : message;
 
+/** What the annotation holds: nothing, a record this version reads, or one it must not act on. */
+export type RecordRead =
+  | { readonly kind: 'absent' }
+  | { readonly kind: 'ok'; readonly record: NodeRecord }
+  | { readonly kind: 'unreadable'; readonly problem: string };
+
 /**
- * Reads the annotation. Absent → undefined (in service). Anything unreadable becomes a Failed
- * record naming the problem: the agent keeps running and never trusts what it cannot read.
+ * Reads the annotation. An unreadable one (bad JSON, an unknown phase, a newer schema) is never
+ * guessed at: the agent stops acting on the node and leaves the annotation as it is.
  */
-export function parseRecord(text: string | undefined, now: Date = new Date()): NodeRecord | undefined {
-  if (text === undefined || text === '') return undefined;
+export function readRecord(text: string | undefined): RecordRead {
+  if (text === undefined || text === '') return { kind: 'absent' };
   let raw: unknown;
   try {
     raw = JSON.parse(text);
   } catch (e) {
-    return unreadable(`not JSON (${(e as Error).message})`, now);
+    return { kind: 'unreadable', problem: `not JSON (${(e as Error).message})` };
   }
+  const version = (raw as { schemaVersion?: unknown } | null)?.schemaVersion;
+  if (typeof version === 'number' && version > RECORD_SCHEMA)
+    return {
+      kind: 'unreadable',
+      problem: `written by a newer drainer (schema ${version}; this one reads up to ${RECORD_SCHEMA})`,
+    };
   const parsed = recordSchema.safeParse(raw);
-  if (parsed.success) return parsed.data;
+  if (parsed.success) return { kind: 'ok', record: parsed.data };
   const issue = parsed.error.issues[0];
-  return unreadable(`${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'}`, now);
+  return {
+    kind: 'unreadable',
+    problem: `${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'}`,
+  };
 }
 
-/** A fresh record of an unknown trigger, Failed with what was wrong. */
+/** The text of an unreadable record's problem, with the ways out. */
+export const unreadableText = (node: string, problem: string): string =>
+  errorText(
+    `unreadable ${STATE_ANNOTATION} annotation on node ${node}: ${problem}; drainer leaves the node alone ` +
+      `until it is upgraded to a version that reads it, or \`drainer restore --node ${node} --force\` undoes what is recognisably drainer's`,
+  );
+
+/**
+ * For display (status, demo): absent → undefined (in service); unreadable → a Failed record that
+ * names the problem. The reconciler uses readRecord and never acts on such a record.
+ */
+export function parseRecord(text: string | undefined, now: Date = new Date()): NodeRecord | undefined {
+  const read = readRecord(text);
+  if (read.kind === 'absent') return undefined;
+  if (read.kind === 'ok') return read.record;
+  return unreadable(read.problem, now);
+}
+
+/** A fresh record of an unknown trigger, Failed with what was wrong (for display only). */
 function unreadable(detail: string, now: Date): NodeRecord {
   return {
     ...newRecord('unknown', now),
@@ -111,7 +155,9 @@ function unreadable(detail: string, now: Date): NodeRecord {
   };
 }
 
-export const serializeRecord = (record: NodeRecord): string => JSON.stringify(record);
+/** Every write states the schema it was written in. */
+export const serializeRecord = (record: NodeRecord): string =>
+  JSON.stringify({ ...record, schemaVersion: RECORD_SCHEMA });
 
 export function newRecord(trigger: string, now: Date): NodeRecord {
   return {

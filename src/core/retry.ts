@@ -10,7 +10,8 @@ export interface RetryOptions {
   readonly maxMs?: number;
 }
 
-const wait = (ms: number, signal: AbortSignal): Promise<void> =>
+/** Resolves after `ms`, or at once when the signal aborts (never rejects). */
+export const wait = (ms: number, signal: AbortSignal): Promise<void> =>
   new Promise((resolve) => {
     const t = setTimeout(done, ms);
     function done() {

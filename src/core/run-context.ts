@@ -24,6 +24,8 @@ export interface ReconcilerMetrics {
   fleetSlots?(taken: number, total: number): void;
   /** The start gate's fleet-wide picture (windows, freezes, blockers). */
   gate?(s: GateState, waiting: WaitKind | undefined): void;
+  /** The node's record cannot be read (true) or can again (false). */
+  recordUnreadable?(unreadable: boolean): void;
 }
 
 export type ReconcilerConfig = Pick<

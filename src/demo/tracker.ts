@@ -2,6 +2,7 @@
 // see it, but in-process so it adds nothing to the API request logs): the node's phase, each Nova
 // server and VMI that was on the node, how many of its pods have been evicted, and who holds the
 // fleet's evacuation slots.
+import { holderNode } from '../core/fleet/budget.ts';
 import { parseRecord, STATE_ANNOTATION, type NodeRecord, type Phase } from '../core/record.ts';
 import type { Sandbox } from '../sandbox/index.ts';
 import type { KubeObject } from '../sandbox/kube/types.ts';
@@ -161,7 +162,9 @@ export class Tracker {
       .list(LEASES, { namespace: this.#slotNamespace })
       .flatMap((l) => {
         const node = (l.spec as { holderIdentity?: string } | undefined)?.holderIdentity;
-        return node ? [{ slot: l.metadata.name ?? '', node }] : [];
+        // the fleet slots only: each agent's own node Lease is not a slot
+        const slot = l.metadata.labels?.['app.kubernetes.io/component'] === 'fleet-slot';
+        return node && slot ? [{ slot: l.metadata.name ?? '', node: holderNode(node) }] : [];
       })
       .sort((a, b) => a.slot.localeCompare(b.slot));
   }

@@ -26,7 +26,11 @@ export type EventReason =
   /** The capacity pre-flight: the workloads do not fit elsewhere (or the check could not run). */
   | 'InsufficientCapacity'
   /** A NodeMaintenance we cannot honour (node missing, duplicate, nodeName changed). */
-  | 'MaintenanceInvalid';
+  | 'MaintenanceInvalid'
+  /** The node's record cannot be read by this version: the agent leaves the node alone. */
+  | 'RecordUnreadable'
+  /** `drainer restore --force` without a readable record: what was recognisably ours is undone. */
+  | 'RestoreForced';
 
 export type EventType = 'Normal' | 'Warning';
 

@@ -43,6 +43,19 @@ export function replaceLease(k: KubeTransport, namespace: string, lease: KubeLea
   });
 }
 
+/** The Leases of one kind (label selector), e.g. every node's agent Lease for `drainer status`. */
+export async function listLeases(
+  k: KubeTransport,
+  namespace: string,
+  labelSelector: string,
+): Promise<KubeLease[]> {
+  const list = await k.request<KubeList<KubeLease>>({
+    path: leasesPath(namespace),
+    query: { labelSelector },
+  });
+  return list.items;
+}
+
 /** The queued Nodes only (label selector): never a list of every node. */
 export async function listQueuedNodes(k: KubeTransport): Promise<KubeNode[]> {
   const list = await k.request<KubeList<KubeNode>>({

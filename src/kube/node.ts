@@ -83,18 +83,32 @@ export function setAnnotation(
 /**
  * Sets one annotation (and labels) and, in the same write, cordons and/or adds a taint. The write
  * carries the resourceVersion of the Node it was computed from (`known`, else read first): a
- * concurrent writer makes it a 409, and it is computed again from a fresh read. Returns the Node.
+ * concurrent writer makes it a 409, and it is computed again from a fresh read. With
+ * `resourceVersion` the caller owns the conflict: the write is made on that version or not at all
+ * (ConflictError). Returns the Node.
  */
 export async function setAnnotationWith(
   k: KubeClients,
   name: string,
   key: string,
   value: string | null,
-  opts: { labels?: Record<string, string | null>; cordon?: boolean; taint?: Taint; known?: KubeNode },
+  opts: {
+    labels?: Record<string, string | null>;
+    cordon?: boolean;
+    taint?: Taint;
+    known?: KubeNode;
+    resourceVersion?: string;
+  },
 ): Promise<KubeNode> {
-  let node = opts.known;
+  const pinned = opts.resourceVersion;
+  let node = pinned && opts.known?.metadata.resourceVersion !== pinned ? undefined : opts.known;
   for (let attempt = 1; ; attempt++) {
     node ??= await getNode(k, name);
+    if (pinned && node.metadata.resourceVersion !== pinned)
+      throw new ConflictError(`node ${name} changed since resourceVersion ${pinned}`, {
+        api: 'kubernetes',
+        status: 409,
+      });
     const spec: Record<string, unknown> = {};
     if (opts.cordon && node.spec?.unschedulable !== true) spec.unschedulable = true;
     const taints = opts.taint ? withTaint(node.spec?.taints, opts.taint) : undefined;
@@ -112,7 +126,7 @@ export async function setAnnotationWith(
         body: Object.keys(spec).length ? { metadata, spec } : { metadata },
       });
     } catch (err) {
-      if (!(err instanceof ConflictError) || attempt >= GUARD_ATTEMPTS) throw err;
+      if (!(err instanceof ConflictError) || pinned || attempt >= GUARD_ATTEMPTS) throw err;
       node = undefined;
     }
   }

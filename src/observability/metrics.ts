@@ -28,6 +28,7 @@ export class Metrics {
   readonly migrationsInFlight: Gauge<'plugin'>;
   readonly evictions: Counter<'code'>;
   readonly nodePhase: Gauge<'phase'>;
+  readonly recordUnreadable: Gauge;
   readonly apiRequests: Counter<'api' | 'code'>;
   /** Added to §4: a plugin call that threw (the host turns it into a failed Outcome). */
   readonly pluginErrors: Counter<'plugin' | 'operation'>;
@@ -146,6 +147,11 @@ export class Metrics {
       name: 'drainer_restore_failed',
       help: "1 while the plugin's last restore of this node failed: a change of drainer's (e.g. a disabled nova-compute service) is still in place",
       labelNames: ['plugin'],
+      registers,
+    });
+    this.recordUnreadable = new Gauge({
+      name: 'drainer_record_unreadable',
+      help: "1 while this node's drainer.dev/state record cannot be read by this version (bad JSON, unknown phase, newer schema): the agent leaves the node alone",
       registers,
     });
     this.apiRequest = (api, code) => this.apiRequests.inc({ api, code });

@@ -106,6 +106,45 @@ describe('drainer status', () => {
     expect(lines[5]).toMatch(/^node-e\s+Failed\s+cordon\s+\S+\s+nova: not every workload moved/);
   });
 
+  it("says each node's agent is alive, or gone since when (record may be stale), from its node Lease", async () => {
+    const lease = (nodeName: string, renewTime: string) => ({
+      metadata: {
+        name: `drainer-node-${nodeName}`,
+        namespace: 'drainer',
+        labels: { 'app.kubernetes.io/component': 'node-agent' },
+      },
+      spec: { holderIdentity: `drainer-${nodeName}/uid`, leaseDurationSeconds: 120, renewTime },
+    });
+    const leases = '/apis/coordination.k8s.io/v1/namespaces/drainer/leases';
+    await fx.k.request({
+      method: 'POST',
+      path: '/api/v1/namespaces',
+      body: { metadata: { name: 'drainer' } },
+    });
+    await fx.k.request({ method: 'POST', path: leases, body: lease('node-a', new Date().toISOString()) });
+    // node-e's agent was killed: its last renewal is long past
+    await fx.k.request({ method: 'POST', path: leases, body: lease('node-e', iso(0)) });
+
+    const r = await cli({ env })('status');
+    const lines = r.stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/PROGRESS\s+AGENT\s+LAST ERROR$/);
+    expect(lines[1]).toMatch(/^node-a\s.*\salive$/);
+    expect(lines[5]).toMatch(
+      /^node-e\s.*\sgone \S+ \(record may be stale\)\s+nova: not every workload moved/,
+    );
+    const json = JSON.parse((await cli({ env })('status', '-o', 'json')).stdout) as {
+      nodes: { node: string; agent?: object }[];
+    };
+    expect(json.nodes.find((n) => n.node === 'node-e')?.agent).toEqual({
+      holder: 'drainer-node-e/uid',
+      alive: false,
+      goneSince: new Date(T0 + 120_000).toISOString(),
+    });
+    expect(json.nodes.find((n) => n.node === 'node-b')?.agent).toBeUndefined();
+    for (const n of ['node-a', 'node-e'])
+      await fx.k.request({ method: 'DELETE', path: `${leases}/drainer-node-${n}` });
+  });
+
   it('--watch redraws when a record changes, and ends on Ctrl-C', async () => {
     const stdout = new Capture();
     const stop = new AbortController();

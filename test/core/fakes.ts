@@ -149,9 +149,12 @@ export class FakeCluster implements Cluster {
     value: string | null,
     labels: Record<string, string | null> = {},
     change: NodeChange = {},
-  ) {
-    this.writes.push(`annotation ${key}`);
+    guard?: { resourceVersion: string },
+  ): Promise<string | undefined> {
     const n = this.node(node);
+    if (guard && guard.resourceVersion !== n.metadata.resourceVersion)
+      throw new ConflictError('the object has been modified', { api: 'kubernetes', status: 409 });
+    this.writes.push(`annotation ${key}`);
     // the change rides on the record's write (one bump): listed after it, as it was recorded first
     if (change.cordon) {
       this.writes.push('unschedulable true');
@@ -171,6 +174,7 @@ export class FakeCluster implements Cluster {
       else n.metadata.labels[k] = v;
     }
     this.#bump(n);
+    return n.metadata.resourceVersion;
   }
 
   async setUnschedulable(node: string, unschedulable: boolean) {
@@ -320,6 +324,13 @@ export const succeeded = (plugin: string, moved: string[] = []): Outcome => ({
   plugin,
   succeeded: true,
   workloads: moved.map((id) => ({ id, name: id, state: 'succeeded', action: 'live-migrate', attempts: 1 })),
+});
+
+/** An Outcome of a plugin whose one server did not move, for `message`. */
+export const failedOne = (plugin: string, message: string, attempts = 1): Outcome => ({
+  plugin,
+  succeeded: false,
+  workloads: [{ id: 'a', name: 'db-1', state: 'failed', action: 'live-migrate', attempts, message }],
 });
 
 /** A logger whose lines the test can read. */

@@ -35,11 +35,12 @@ describe('fleet budget over the API server', () => {
     });
     for (const n of nodes) await f.k.request({ method: 'POST', path: '/api/v1/nodes', body: node(n) });
     const api = kubeFleetApi({ k: f.k, namespace: 'drainer', daemonSet: 'drainer', log: quietLogger() });
-    const agent = (over: Partial<FleetApi> = {}) =>
+    const agent = (over: Partial<FleetApi> = {}, o: { instance?: string; leaseDuration?: number } = {}) =>
       new FleetBudget({
         api: { ...api, ...over },
         budget: 1,
-        leaseDuration: 30,
+        leaseDuration: o.leaseDuration ?? 30,
+        ...(o.instance ? { instance: o.instance } : {}),
         log: quietLogger(),
         signal: stop.signal,
       });
@@ -73,6 +74,23 @@ describe('fleet budget over the API server', () => {
       ).spec?.holderIdentity;
     return { f, agent, leaseReads, wait, holder };
   }
+
+  it("the holder names the instance: a rollout's new agent re-takes its node's slot, and the old one learns it lost it", async () => {
+    const { agent, wait, holder } = await setup(['n1']);
+    const old = agent({}, { instance: 'drainer-old/uid-1', leaseDuration: 0.3 });
+    const fresh = agent({}, { instance: 'drainer-new/uid-2', leaseDuration: 0.3 });
+
+    const first = await wait(old, 'n1', 1000);
+    expect(holder()).toBe('n1/drainer-old/uid-1');
+    // the new pod of the same node resumes: the slot is its node's, so it takes it at once
+    const second = await wait(fresh, 'n1', 1000);
+    expect(holder()).toBe('n1/drainer-new/uid-2');
+    // the old pod's next renewal finds another holder: it has lost the slot (not both believing they hold it)
+    await until(() => first?.lost.aborted === true, 'old lost the slot');
+    expect(second?.lost.aborted).toBe(false);
+    first?.abandon();
+    second?.abandon();
+  });
 
   it('opens the Lease watch at the first wait (one watch, no list); an idle agent and a second wait open none', async () => {
     const { f, agent, leaseReads, wait, holder } = await setup(['n1', 'n2', 'n3']);

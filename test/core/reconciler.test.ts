@@ -4,7 +4,7 @@ import { MAINTENANCE_FINALIZER, type MaintenanceMode } from '../../src/core/desi
 import { Reconciler } from '../../src/core/reconciler.ts';
 import { EVACUATING_TAINT, STATE_ANNOTATION } from '../../src/core/record.ts';
 import type { PluginRecord } from '../../src/core/plugin.ts';
-import { FakeCluster, FakeHost, quietLogger, succeeded, type FakePlugin } from './fakes.ts';
+import { failedOne, FakeCluster, FakeHost, quietLogger, succeeded, type FakePlugin } from './fakes.ts';
 
 function setup(
   opts: { plugins?: FakePlugin[]; mode?: MaintenanceMode; config?: Record<string, unknown> } = {},
@@ -109,20 +109,7 @@ describe('reconciler: cordon and uncordon', () => {
       plugins: [
         {
           name: 'nova',
-          evacuate: async () => ({
-            plugin: 'nova',
-            succeeded: false,
-            workloads: [
-              {
-                id: 'a',
-                name: 'db-1',
-                state: 'failed',
-                action: 'live-migrate',
-                attempts: 3,
-                message: 'no valid host',
-              },
-            ],
-          }),
+          evacuate: async () => failedOne('nova', 'no valid host', 3),
         },
       ],
     });
@@ -228,14 +215,15 @@ describe('reconciler: cordon and uncordon', () => {
     expect(skipped).toBe('handled by the kubevirt plugin');
   });
 
-  it('survives a garbage record: an uncordoned node gets it cleared, nothing else undone', async () => {
+  it('survives a garbage record: it is left as it is (never cleared), nothing is undone, an Event says so', async () => {
     const { cluster, reconcile } = setup();
     cluster.addNode('node-7').metadata.annotations = { [STATE_ANNOTATION]: '{not json' };
 
     await reconcile();
 
-    expect(cluster.node('node-7').metadata.annotations?.[STATE_ANNOTATION]).toBeUndefined();
-    expect(cluster.writes).not.toContain('unschedulable false');
+    expect(cluster.node('node-7').metadata.annotations?.[STATE_ANNOTATION]).toBe('{not json');
+    expect(cluster.writes).toEqual([]);
+    expect(cluster.reasons()).toEqual(['RecordUnreadable']);
   });
 });
 

@@ -14,7 +14,7 @@ describe('node record', () => {
       ...newRecord('NodeMaintenance/nm-1', new Date('2024-05-01T00:00:00Z')),
       cordonedByUs: true,
     };
-    expect(parseRecord(serializeRecord(rec))).toEqual(rec);
+    expect(parseRecord(serializeRecord(rec))).toEqual({ ...rec, schemaVersion: 1 });
   });
 
   it('treats an absent or empty annotation as in service', () => {

@@ -39,6 +39,7 @@ describe('monitoring expressions', () => {
       'DrainerEvacuationTooLong',
       'DrainerMigrationsFailing',
       'DrainerNodeQueuedTooLong',
+      'DrainerRecordUnreadable',
     ]);
     for (const r of rules) {
       expect(r.labels?.severity, r.alert).toMatch(/^(info|warning|critical)$/);

@@ -41,8 +41,6 @@ const NOT_EXERCISED = new Set([
   'get nodemaintenance.kubevirt.io/nodemaintenances',
   'patch nodemaintenance.kubevirt.io/nodemaintenances',
   'patch nodemaintenance.kubevirt.io/nodemaintenances/status',
-  // a take or renewal answered 409 (or 404) re-reads that Lease
-  'get coordination.k8s.io/leases',
   // percentage budgets ("10%") count the agent DaemonSet's nodes; this run has budget 1
   'get apps/daemonsets',
 ]);

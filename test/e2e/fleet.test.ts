@@ -11,6 +11,8 @@ import { rack } from './scenario.ts';
 import { startStack, until, type Stack } from './stack.ts';
 
 const LEASES = '/apis/coordination.k8s.io/v1/namespaces/drainer/leases';
+// the fleet slots only (each agent also holds its node's Lease, component node-agent)
+const SLOTS = `${LEASES}?labelSelector=app.kubernetes.io%2Fcomponent%3Dfleet-slot`;
 
 type Step = { node: string; phase: Phase | 'InService'; labelled: boolean };
 
@@ -106,7 +108,7 @@ describe('fleet budget (full stack, one agent per node)', () => {
     const os = s.sandbox.openstack.state;
     // (a server may land on a rack host still queued, and move again when that one's turn comes)
     for (const n of nodes) expect(os.serversOnHost(n), n).toEqual([]);
-    const leases = await s.k.request<KubeList<KubeLease>>({ path: LEASES });
+    const leases = await s.k.request<KubeList<KubeLease>>({ path: SLOTS });
     expect(leases.items.map((l) => l.metadata.name).sort()).toEqual([
       'drainer-evacuation-0',
       'drainer-evacuation-1',
@@ -145,13 +147,14 @@ describe('fleet budget (full stack, one agent per node)', () => {
     await first.stop(); // killed: the slot is neither renewed nor given back
     const slot = `${LEASES}/drainer-evacuation-0`;
     const held = await s.k.request<KubeLease>({ path: slot });
-    expect(held.spec?.holderIdentity).toBe('r1');
+    // the holder names the node and the agent instance
+    expect(held.spec?.holderIdentity).toBe(`r1/${first.instance}`);
     await s.cordon('r2');
     await until('r2 queued', async () => (await s.record('r2'))?.phase === 'Queued');
     await until('r2 holds the slot', async () => (await s.record('r2'))?.slot === 'drainer-evacuation-0');
     // taken only once r1's last renewal was a lease duration (1 s) old
     const taken = await s.k.request<KubeLease>({ path: slot });
-    expect(taken.spec?.holderIdentity).toBe('r2');
+    expect(taken.spec?.holderIdentity).toBe(`r2/${other.instance}`);
     const expiredAt = Date.parse(held.spec?.renewTime ?? '') + 1000;
     expect(Date.parse(taken.spec?.acquireTime ?? '')).toBeGreaterThanOrEqual(expiredAt);
     expect(taken.spec?.leaseTransitions).toBe(1);
@@ -214,6 +217,6 @@ describe('fleet budget (full stack, one agent per node)', () => {
     await evacuated(s, 'r2');
     expect(maxEvacuating(timeline)).toBe(2);
     expect(timeline.some((t) => t.phase === 'Queued')).toBe(false);
-    expect((await s.k.request<KubeList<KubeLease>>({ path: LEASES })).items).toEqual([]);
+    expect((await s.k.request<KubeList<KubeLease>>({ path: SLOTS })).items).toEqual([]);
   }, 60_000);
 });

@@ -31,6 +31,8 @@ function merge(a: Plain, b: Plain): Plain {
 
 export interface RunningAgent {
   readonly agent: Agent;
+  /** The holder of the node's Lease (config instance). */
+  readonly instance: string;
   readonly metrics: Metrics;
   /** SIGTERM: stop and wait until it has stopped. */
   stop(): Promise<void>;
@@ -87,6 +89,7 @@ export async function startStack(
     }),
   });
   const agents: RunningAgent[] = [];
+  let started = 0;
   const stack: Stack = {
     sandbox,
     k,
@@ -94,7 +97,9 @@ export async function startStack(
     logLines,
     log,
     startAgent(node, overrides = {}) {
-      const cfg = configSchema.parse(merge(base, { nodeName: node, ...overrides }));
+      // each agent is its own instance (as each pod is): a second agent for a node is a second holder
+      const instance = `${node}-agent-${++started}`;
+      const cfg = configSchema.parse(merge(base, { nodeName: node, instance, ...overrides }));
       const stop = new AbortController();
       const metrics = new Metrics({ defaultMetrics: false });
       const agentK = createKubeClients({
@@ -116,8 +121,10 @@ export async function startStack(
         gateSleepMs: 100,
       });
       const running = agent.run();
+      running.catch(() => undefined); // a lost Lease ends it; stop() reports it
       const handle: RunningAgent = {
         agent,
+        instance: cfg.instance ?? instance,
         metrics,
         stop: async () => {
           stop.abort();

@@ -130,6 +130,30 @@ describe('a record write that carries the cordon and the taint', () => {
     expect(stored().spec?.unschedulable).toBeFalsy();
   });
 
+  it('pinned to a resourceVersion: a Node changed since is a ConflictError for the caller, nothing written', async () => {
+    const read = await getNode(f.k, 'n1');
+    const pinned = read.metadata.resourceVersion ?? '';
+    f.server.store.patch('nodes', undefined, 'n1', 'application/merge-patch+json', {
+      metadata: { annotations: { [key]: 'someone else' } },
+    });
+    const before = writes().length;
+    await expect(
+      setAnnotationWith(f.k, 'n1', key, 'mine', { taint: ours, known: read, resourceVersion: pinned }),
+    ).rejects.toBeInstanceOf(ConflictError);
+    // one PATCH on the pinned version, answered 409; no read and no second try: the caller decides
+    expect(
+      writes()
+        .slice(before)
+        .map((r) => `${r.method} ${r.status}`),
+    ).toEqual(['PATCH 409']);
+    expect(stored().metadata.annotations?.[key]).toBe('someone else');
+    expect(taintsOf(stored())).toEqual([]);
+
+    const now = stored().metadata.resourceVersion ?? '';
+    await setAnnotationWith(f.k, 'n1', key, 'mine', { taint: ours, resourceVersion: now });
+    expect(stored().metadata.annotations?.[key]).toBe('mine');
+  });
+
   it('leaves taints and the cordon as they are when they are there already', async () => {
     await setUnschedulable(f.k, 'n1', true);
     await addTaint(f.k, 'n1', ours);

@@ -20,6 +20,24 @@ export function slotCount(budget: string | number, agents: number): number {
 /** MicroTime as the API server writes it (RFC 3339, microseconds). */
 export const microTime = (d: Date): string => d.toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
 
+/**
+ * A slot's holder names the node and the agent instance ("node-7/<pod>/<uid>"): two agents of one
+ * node (a rollout) are two holders, so the one that lost the slot to the other learns it at its
+ * next renewal. The queue reasons per node.
+ */
+export const slotHolder = (node: string, instance: string | undefined): string =>
+  instance ? `${node}/${instance}` : node;
+/** The node of a slot holder (a holder written before instances is the node name itself). */
+export const holderNode = (holder: string): string => holder.split('/')[0] ?? holder;
+
+/** A Lease nobody holds, or whose holder has not renewed it for its duration, may be taken. */
+export function leaseExpired(l: LeaseView, now: number, defaultSeconds: number): boolean {
+  if (!l.holder) return true;
+  const renewed = Date.parse(l.renewTime ?? l.acquireTime ?? '');
+  if (Number.isNaN(renewed)) return true;
+  return now > renewed + (l.durationSeconds ?? defaultSeconds) * 1000;
+}
+
 export interface FleetBudgetOptions {
   readonly api: FleetApi;
   readonly budget: string | number;
@@ -28,6 +46,8 @@ export interface FleetBudgetOptions {
   /** Safety re-check while waiting, ms (missed watch events heal). */
   readonly resyncMs?: number;
   readonly log: Logger;
+  /** This agent instance (config instance): written into the holder beside the node. */
+  readonly instance?: string;
   /** The agent's lifetime: the Lease watch runs until it aborts. */
   readonly signal: AbortSignal;
   readonly now?: () => Date;
@@ -63,10 +83,7 @@ export class FleetBudget implements EvacuationBudget {
   }
 
   #expired(l: LeaseView, now: number): boolean {
-    if (!l.holder) return true;
-    const renewed = Date.parse(l.renewTime ?? l.acquireTime ?? '');
-    if (Number.isNaN(renewed)) return true;
-    return now > renewed + (l.durationSeconds ?? this.#o.leaseDuration) * 1000;
+    return leaseExpired(l, now, this.#o.leaseDuration);
   }
 
   async #total(): Promise<number> {
@@ -105,7 +122,7 @@ export class FleetBudget implements EvacuationBudget {
       const now = this.#now().getTime();
       const slots = Array.from({ length: total }, (_, i) => byName.get(slotName(i)) ?? { name: slotName(i) });
       // resume: a slot still ours (not expired) is renewed, never doubled
-      const mine = slots.find((l) => l.holder === o.node && !this.#expired(l, now));
+      const mine = slots.find((l) => l.holder && holderNode(l.holder) === o.node && !this.#expired(l, now));
       const free = slots.filter((l) => this.#expired(l, now));
       if (!q.queued && !mine) {
         await o.enqueue();
@@ -125,7 +142,7 @@ export class FleetBudget implements EvacuationBudget {
         // the label comes off with the record's phase Evacuating (one write); until then the
         // other waiters already skip this node, as the Lease names it
         this.#o.log.info({ slot: taken.name }, 'took a fleet evacuation slot');
-        return new HeldSlot(taken, o.node, this.#o);
+        return new HeldSlot(taken, slotHolder(o.node, this.#o.instance), this.#o);
       }
       if (candidates.length) continue; // lost a race: look again at once, at the API's own view
       this.#tell(q, (w) => o.onWait(w), slots, total, now);
@@ -157,8 +174,8 @@ export class FleetBudget implements EvacuationBudget {
     }
     if (!q.ahead) return 0;
     // a node that took a slot is not waiting, even while its label is still being removed
-    for (const l of o.slots) if (l.holder) q.ahead.delete(l.holder);
-    for (const holder of this.#cache.holdersSince(q.from)) q.ahead.delete(holder);
+    for (const l of o.slots) if (l.holder) q.ahead.delete(holderNode(l.holder));
+    for (const holder of this.#cache.holdersSince(q.from)) q.ahead.delete(holderNode(holder));
     return q.ahead.size;
   }
 
@@ -221,7 +238,7 @@ export class FleetBudget implements EvacuationBudget {
     const holders = slots
       .filter((l) => !this.#expired(l, now))
       .map((l) => ({
-        node: l.holder ?? '',
+        node: holderNode(l.holder ?? ''),
         slot: l.name,
         ...(l.acquireTime ? { since: l.acquireTime } : {}),
       }));
@@ -234,13 +251,14 @@ export class FleetBudget implements EvacuationBudget {
   async #take(l: LeaseView, node: string): Promise<LeaseView> {
     const t = microTime(this.#now());
     const duration = Math.max(1, Math.ceil(this.#o.leaseDuration));
+    const same = l.holder !== undefined && holderNode(l.holder) === node;
     const next: LeaseView = {
       ...l,
-      holder: node,
+      holder: slotHolder(node, this.#o.instance),
       durationSeconds: duration,
-      acquireTime: l.holder === node && l.acquireTime ? l.acquireTime : t,
+      acquireTime: same && l.acquireTime ? l.acquireTime : t,
       renewTime: t,
-      transitions: (l.transitions ?? 0) + (l.holder === node ? 0 : 1),
+      transitions: (l.transitions ?? 0) + (same ? 0 : 1),
     };
     return l.resourceVersion === undefined
       ? this.#o.api.createLease({ ...next, transitions: 0 })
@@ -248,8 +266,16 @@ export class FleetBudget implements EvacuationBudget {
   }
 }
 
-/** A held slot: renewed every duration/3; `lost` when someone else holds it or renewing failed too long. */
-class HeldSlot implements Slot {
+/** What a held Lease needs: its two calls, its duration and a logger. */
+export type HeldLeaseOptions = Pick<FleetBudgetOptions, 'leaseDuration' | 'log'> & {
+  readonly api: Pick<FleetApi, 'getLease' | 'replaceLease'>;
+};
+
+/**
+ * A held Lease (a fleet slot, or the node's agent Lease): renewed every duration/3; `lost` when
+ * someone else holds it or renewing failed too long.
+ */
+export class HeldSlot implements Slot {
   readonly name: string;
   readonly #lost = new AbortController();
   readonly #timer: NodeJS.Timeout;
@@ -259,11 +285,14 @@ class HeldSlot implements Slot {
   #done = false;
 
   readonly node: string;
-  readonly o: FleetBudgetOptions;
+  readonly o: HeldLeaseOptions;
+  readonly #what: string;
 
-  constructor(lease: LeaseView, node: string, o: FleetBudgetOptions) {
+  /** `node` is the holder identity written in the Lease; `what` names the Lease in log lines. */
+  constructor(lease: LeaseView, node: string, o: HeldLeaseOptions, what = 'fleet evacuation slot') {
     this.node = node;
     this.o = o;
+    this.#what = what;
     this.name = lease.name;
     this.#lease = lease;
     this.#renewed = Date.now();
@@ -294,7 +323,7 @@ class HeldSlot implements Slot {
         }
         return this.#lose(`slot ${this.name} now held by ${current?.holder ?? 'nobody'}`);
       }
-      this.o.log.warn({ err, slot: this.name }, 'could not renew the fleet slot');
+      this.o.log.warn({ err, slot: this.name }, `could not renew the ${this.#what}`);
     }
     if (Date.now() - this.#renewed > this.o.leaseDuration * 1000)
       this.#lose('not renewed within the lease duration');
@@ -302,8 +331,8 @@ class HeldSlot implements Slot {
 
   #lose(why: string): void {
     clearInterval(this.#timer);
-    this.o.log.warn({ slot: this.name, why }, 'lost the fleet evacuation slot');
-    this.#lost.abort(new Error(`lost fleet slot ${this.name}: ${why}`));
+    this.o.log.warn({ slot: this.name, why }, `lost the ${this.#what}`);
+    this.#lost.abort(new Error(`lost ${this.#what} ${this.name}: ${why}`));
   }
 
   abandon(): void {
@@ -321,7 +350,7 @@ class HeldSlot implements Slot {
     } catch (err) {
       this.o.log.warn(
         { err, slot: this.name },
-        'could not release the fleet slot; it expires after the lease duration',
+        `could not release the ${this.#what}; it expires after the lease duration`,
       );
     }
   }

@@ -6,6 +6,7 @@ import {
   createLease,
   getLease,
   leasesPath,
+  listLeases,
   listQueuedNodes,
   QUEUED_LABEL,
   replaceLease,
@@ -35,11 +36,11 @@ function ours(a: Record<string, string> | undefined): { annotations?: Record<str
   return kept.length ? { annotations: Object.fromEntries(kept) } : {};
 }
 
-const lease = (v: LeaseView, namespace: string): KubeLease => ({
+const lease = (v: LeaseView, namespace: string, component: string): KubeLease => ({
   metadata: {
     name: v.name,
     namespace,
-    labels: { 'app.kubernetes.io/name': 'drainer', 'app.kubernetes.io/component': 'fleet-slot' },
+    labels: { 'app.kubernetes.io/name': 'drainer', 'app.kubernetes.io/component': component },
     ...(v.annotations ? { annotations: { ...v.annotations } } : {}),
     ...(v.resourceVersion ? { resourceVersion: v.resourceVersion } : {}),
   },
@@ -58,8 +59,11 @@ export function kubeFleetApi(o: {
   daemonSet: string;
   log: Logger;
   watch?: { timeoutSeconds?: number; backoff?: BackoffOptions };
-}): FleetApi {
+  /** The Leases' app.kubernetes.io/component label: fleet-slot, or node-agent for the per-node Lease. */
+  component?: string;
+}): FleetApi & { listLeases(): Promise<LeaseView[]> } {
   const { k, namespace } = o;
+  const component = o.component ?? 'fleet-slot';
   return {
     async getLease(name) {
       try {
@@ -69,8 +73,11 @@ export function kubeFleetApi(o: {
         throw err;
       }
     },
-    createLease: async (v) => view(await createLease(k, namespace, lease(v, namespace))),
-    replaceLease: async (v) => view(await replaceLease(k, namespace, lease(v, namespace))),
+    createLease: async (v) => view(await createLease(k, namespace, lease(v, namespace, component))),
+    replaceLease: async (v) => view(await replaceLease(k, namespace, lease(v, namespace, component))),
+    async listLeases() {
+      return (await listLeases(k, namespace, `app.kubernetes.io/component=${component}`)).map(view);
+    },
     async queuedNodes() {
       // a node held at the start gate (window, freeze, blocker) keeps its label and place, but is
       // not ahead of anyone: a node past the gate (a blocker elsewhere cleared, --now) goes on

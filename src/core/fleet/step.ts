@@ -125,10 +125,10 @@ export async function giveBack(run: NodeRun, slot: Slot | undefined): Promise<vo
 }
 
 /** The evacuation's control while it holds a slot: losing the slot stops it like a shutdown. */
-export function withSlot<C extends { signal: AbortSignal; cancelled(): boolean }>(
+export function withSlot<C extends { signal: AbortSignal; cancelled(): boolean; lostSlot?(): boolean }>(
   ctl: C,
   slot: Slot | undefined,
 ): C {
   if (!slot) return ctl;
-  return { ...ctl, signal: AbortSignal.any([ctl.signal, slot.lost]) };
+  return { ...ctl, signal: AbortSignal.any([ctl.signal, slot.lost]), lostSlot: () => slot.lost.aborted };
 }

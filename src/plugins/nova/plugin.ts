@@ -110,10 +110,11 @@ export class NovaPlugin implements BackendPlugin {
     return summarize(this.name, workloads, signal.aborted);
   }
 
-  async restore(_node: NodeRef, ctx: RestoreContext): Promise<void> {
+  async restore(node: NodeRef, ctx: RestoreContext): Promise<void> {
     const { compute, nova } = this.#o;
     const rec = parseNovaRecord(ctx.record);
-    if (!rec?.disabledByUs) {
+    if (!rec) return this.#restoreUnrecorded(node, ctx);
+    if (!rec.disabledByUs) {
       ctx.log.info('nova: nothing to restore (the service was not disabled by drainer)');
       return;
     }
@@ -135,6 +136,37 @@ export class NovaPlugin implements BackendPlugin {
       ctx.log.info({ host: rec.host }, 'nova-compute service enabled');
     }
     await ctx.save(toPluginRecord({ ...rec, disabledByUs: false }));
+  }
+
+  /**
+   * No record (lost, or unreadable and `restore --force`): a service disabled with our reason
+   * prefix is recognisably ours and is enabled; any other is left alone.
+   */
+  async #restoreUnrecorded(node: NodeRef, ctx: RestoreContext): Promise<void> {
+    const { compute, nova } = this.#o;
+    await compute.init(ctx.signal);
+    const { host, service: svc } = await resolveServiceHost(compute, node.name, nova.hostMapping, ctx.signal);
+    const ours =
+      svc.status === 'disabled' && (svc.disabled_reason ?? '').startsWith(nova.disabledReasonPrefix);
+    if (!ours) {
+      ctx.log.info(
+        { host, status: svc.status },
+        'nova: no record, and the service is not disabled by drainer',
+      );
+      return;
+    }
+    if (ctx.dryRun) {
+      ctx.log.info(
+        { host },
+        'dry run: would enable the nova-compute service (disabled by drainer, no record)',
+      );
+      return;
+    }
+    await compute.enableService(svc, ctx.signal);
+    ctx.log.info(
+      { host, reason: svc.disabled_reason },
+      'nova-compute service enabled (disabled by drainer, no record)',
+    );
   }
 
   async #mapping(node: NodeRef, prev: NovaRecord | undefined, signal: AbortSignal): Promise<HostMapping> {
