@@ -20,6 +20,7 @@ import {
 } from './record.ts';
 import type { NodeRun } from './run-context.ts';
 import type { RunResult } from './queue.ts';
+import { explainHeld, gateSkip, releaseGate, stillOnHost, toMove } from './gate/step.ts';
 
 export type EvacuatedDesire = Extract<Desired, { state: 'Evacuated' }>;
 
@@ -129,6 +130,8 @@ async function evacuateHolding(
     'EvacuationStarted',
     `evacuating node ${run.nodeName} (trigger: ${desired.trigger})`,
   );
+  const moving = toMove(planned.plans ?? []);
+  if (moving.length) await explainHeld(run, stillOnHost(moving));
 
   // 3. cordon (for a NodeMaintenance) and our taint: the first change to the node
   await isolate(run, nm);
@@ -171,6 +174,7 @@ async function evacuateHolding(
 
   // 5. done
   await run.store.update({ phase: 'Evacuated', attemptedAt: run.now().toISOString() });
+  await releaseGate(run);
   metrics?.phase('Evacuated');
   metrics?.evacuationFinished('succeeded', seconds(run, started));
   await run.event(
@@ -275,6 +279,8 @@ async function drainPods(
     log: run.log,
     involved: [run.ref, ...(nm ? [maintenanceRef(nm)] : [])],
     skipPod: (pod) => {
+      const gate = gateSkip(run, pod);
+      if (gate) return gate;
       const plugin = handled.get(`${pod.namespace}/${pod.name}`);
       return plugin ? `handled by the ${plugin} plugin` : undefined;
     },
@@ -358,6 +364,7 @@ async function fail(
   run.deps.metrics?.evacuationFinished('failed', seconds(run, started));
   run.log.error({ node: run.nodeName }, `evacuation failed: ${text}`);
   await run.event('Warning', reason, text, nmRef(nm));
+  await explainHeld(run, `evacuation ${reason === 'EvacuationFailed' ? 'Failed' : reason}: ${text}`);
   await writeMaintenanceStatus(
     run,
     nm,

@@ -16,6 +16,9 @@ import { Reconciler } from './reconciler.ts';
 import { FleetBudget } from './fleet/budget.ts';
 import { kubeFleetApi } from './fleet/kube-port.ts';
 import type { ReconcilerMetrics } from './run-context.ts';
+import { DrainGate } from './gate/gate.ts';
+import { kubeGateApi } from './gate/kube-port.ts';
+import { gateName } from '../kube/gate.ts';
 
 export interface NodeAgentOptions {
   readonly nodeName: string;
@@ -73,6 +76,30 @@ export function createBudget(
   });
 }
 
+/**
+ * The node's drain gate (drainGate.enabled; not in a dry run) in drainer's namespace. Its PDBs are
+ * owned by the agent DaemonSet (fleet.daemonSet), so uninstalling drainer removes them.
+ */
+export function createDrainGate(
+  o: Pick<NodeAgentOptions, 'config' | 'k' | 'log' | 'metrics'>,
+): DrainGate | undefined {
+  const { drainGate, fleet, dryRun } = o.config;
+  if (!drainGate.enabled || dryRun) return undefined;
+  const metrics = o.metrics;
+  return new DrainGate({
+    api: kubeGateApi({
+      k: o.k,
+      namespace: fleet.namespace,
+      daemonSet: fleet.daemonSet,
+      image: drainGate.image,
+      log: o.log,
+    }),
+    podOf: (node) => ({ namespace: fleet.namespace, name: gateName(node) }),
+    log: o.log,
+    ...(metrics ? { onHeld: (held: boolean) => metrics.drainGateHeld.set(held ? 1 : 0) } : {}),
+  });
+}
+
 /** The reconciler of one node on a Kubernetes cluster (the agent's, or run-once's). */
 export function createReconciler(
   o: Pick<
@@ -96,9 +123,11 @@ export function createReconciler(
   const cluster = o.config.dryRun ? dryRunCluster(real, log) : real;
   // its Lease watch opens at the first wait for a slot, and stays open for the agent's life
   const budget = createBudget({ ...o, log });
+  const gate = createDrainGate({ ...o, log });
   return new Reconciler({
     cluster,
     ...(budget ? { budget } : {}),
+    ...(gate ? { gate } : {}),
     host,
     config: o.config,
     log,

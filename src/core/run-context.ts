@@ -7,6 +7,7 @@ import type { EvacuateOptions, RestoreOptions, RestoreResult } from './host.ts';
 import type { NodeRef, Outcome, Plan, PlanOptions } from './plugin.ts';
 import type { NodeRecordStore, Phase } from './record.ts';
 import type { EvacuationBudget } from './fleet/types.ts';
+import type { DrainGate } from './gate/gate.ts';
 
 /** The plugin host as the reconciler uses it (src/core/host.ts PluginHost fits). */
 export interface EvacuationHost {
@@ -39,6 +40,8 @@ export interface ReconcilerDeps {
   readonly metrics?: ReconcilerMetrics;
   /** The cluster-wide evacuation budget; absent: no limit (fleet.maxConcurrentEvacuations 0). */
   readonly budget?: EvacuationBudget;
+  /** The node's drain gate (drainGate.enabled); absent: drains are not held. */
+  readonly gate?: DrainGate;
   readonly now?: () => Date;
 }
 

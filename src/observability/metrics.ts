@@ -31,6 +31,7 @@ export class Metrics {
    * (a disabled nova-compute service, a drain taint) is still in place on a node meant to be back in service.
    */
   readonly restoreFailed: Gauge<'plugin'>;
+  readonly drainGateHeld: Gauge;
   /** Pass this to API clients (Nova, Kubernetes) as their request hook. */
   readonly apiRequest: ApiRequestHook;
 
@@ -114,6 +115,11 @@ export class Metrics {
       name: 'drainer_restore_failed',
       help: "1 while the plugin's last restore of this node failed: a change of drainer's (e.g. a disabled nova-compute service) is still in place",
       labelNames: ['plugin'],
+      registers,
+    });
+    this.drainGateHeld = new Gauge({
+      name: 'drainer_drain_gate_held',
+      help: "1 while this node's drain gate holds every Eviction-API drain (VMs still on the node), 0 when released",
       registers,
     });
     this.apiRequest = (api, code) => this.apiRequests.inc({ api, code });

@@ -1,0 +1,109 @@
+// Story: a fleet tool drains a hypervisor node with the real kubectl. drainer's gate pod (its PDB
+// allows no disruption) makes the drain wait until every Nova server has left the host; uncordon
+// holds the gate again; an uninstalled drainer leaves nothing that blocks a drain.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { gateName } from '../../src/kube/gate.ts';
+import type { KubeObject, KubePod } from '../../src/kube/types.ts';
+import { hasKubectl, kubectl } from '../daemonset/kubectl.ts';
+import { smallWorld } from './scenario.ts';
+import { finished, startStack, until, type Stack } from './stack.ts';
+
+const GATE = gateName('node-a');
+const POD = `/api/v1/namespaces/drainer/pods/${GATE}`;
+const PDB = `/apis/policy/v1/namespaces/drainer/poddisruptionbudgets/${GATE}`;
+const DRAIN = [
+  'drain',
+  'node-a',
+  '--ignore-daemonsets',
+  '--delete-emptydir-data',
+  '--force',
+  '--timeout=120s',
+];
+
+/** Must run in CI (the runner installs kubectl); elsewhere the story is skipped without it. */
+const run = hasKubectl || process.env.CI ? describe : describe.skip;
+
+run('drain gate: kubectl drain waits for the VMs (full stack, real kubectl)', () => {
+  let stack: Stack | undefined;
+  afterEach(async () => stack?.close());
+
+  async function start(world = smallWorld()) {
+    const s = await startStack({ scenario: world });
+    stack = s;
+    const dir = mkdtempSync(path.join(tmpdir(), 'drainer-gate-'));
+    const kubeconfig = path.join(dir, 'kubeconfig');
+    writeFileSync(kubeconfig, s.sandbox.kube.kubeconfig());
+    const agent = s.startAgent('node-a');
+    await until('agent ready', () => agent.agent.ready().ready);
+    const gatePod = () => s.k.request<KubePod>({ path: POD }).catch(() => undefined);
+    await until('gate pod running', async () => (await gatePod())?.status?.phase === 'Running');
+    return { s, agent, gatePod, kube: (args: string[]) => kubectl(['--kubeconfig', kubeconfig, ...args]) };
+  }
+
+  it('returns only after the last server has left the host (Nova migration records at that moment)', async () => {
+    const { s, kube } = await start();
+    const os = s.sandbox.openstack.state;
+    let lastLeft = 0;
+    const unsubscribe = os.subscribe(() => {
+      if (os.serversOnHost('node-a').length === 0 && lastLeft === 0) lastLeft = Date.now();
+    });
+    const drained = await kube(DRAIN);
+    const returned = Date.now();
+    const onHost = os.serversOnHost('node-a').map((v) => v.name);
+    const migrations = os.servers().map((v) => os.migrations(v.id).map((m) => m.status));
+    unsubscribe();
+
+    expect(drained.code, drained.stderr).toBe(0);
+    expect(onHost).toEqual([]);
+    for (const m of migrations) expect(m).toContain('completed');
+    expect(lastLeft).toBeGreaterThan(0);
+    expect(returned).toBeGreaterThanOrEqual(lastLeft);
+    // the drain was held by the gate, and said so
+    expect(drained.stderr + drained.stdout).toMatch(
+      new RegExp(`evict.*${GATE}|${GATE}.*disruption budget`, 's'),
+    );
+    expect((await s.record('node-a'))?.phase).toBe('Evacuated');
+  });
+
+  it('uncordon holds the gate again, before the node takes VMs', async () => {
+    const { s, kube, gatePod } = await start(smallWorld({ servers: 1 }));
+    expect((await kube(DRAIN)).code).toBe(0);
+    expect(await gatePod()).toBeUndefined();
+    expect((await kube(['uncordon', 'node-a'])).code).toBe(0);
+    await until('restored', async () => (await s.record('node-a')) === undefined);
+    const pod = await gatePod();
+    expect(pod?.metadata.ownerReferences?.[0]).toMatchObject({
+      kind: 'PodDisruptionBudget',
+      controller: true,
+    });
+    expect(s.sandbox.openstack.state.service('node-a')).toMatchObject({ status: 'enabled' });
+    const pdb = await s.k.request<KubeObject>({ path: PDB });
+    expect(pdb.spec).toMatchObject({ minAvailable: 1 });
+  });
+
+  it('a Failed evacuation keeps the drain waiting', async () => {
+    const { s } = await start(smallWorld({ servers: 2, faults: { failMigrations: ['vm-2'] } }));
+    await s.cordon('node-a');
+    const rec = await finished(s, 'node-a');
+    expect(rec.phase).toBe('Failed');
+    expect((await s.k.request<KubePod>({ path: POD })).metadata.deletionTimestamp).toBeUndefined();
+    const pdb = await until('pdb status', async () => {
+      const p = await s.k.request<KubeObject>({ path: PDB });
+      return (p.status as { currentHealthy?: number } | undefined)?.currentHealthy === 1 ? p : undefined;
+    });
+    expect(pdb.status).toMatchObject({ disruptionsAllowed: 0 });
+  });
+
+  it('after the gate objects are deleted as an uninstall would, a drain is not blocked', async () => {
+    const { s, agent, kube } = await start(smallWorld({ servers: 0 }));
+    await agent.stop();
+    await s.k.request({ method: 'DELETE', path: PDB });
+    await s.k.request({ method: 'DELETE', path: POD });
+    const drained = await kube(DRAIN);
+    expect(drained.code, drained.stderr).toBe(0);
+    expect(drained.stdout).toContain('node/node-a drained');
+  });
+});
