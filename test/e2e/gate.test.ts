@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { gateName } from '../../src/kube/gate.ts';
 import type { KubeObject, KubePod } from '../../src/kube/types.ts';
 import { hasKubectl, kubectl } from '../daemonset/kubectl.ts';
+import { cli } from '../cli/harness.ts';
 import { smallWorld } from './scenario.ts';
 import { finished, startStack, until, type Stack } from './stack.ts';
 
@@ -40,7 +41,14 @@ run('drain gate: kubectl drain waits for the VMs (full stack, real kubectl)', ()
     await until('agent ready', () => agent.agent.ready().ready);
     const gatePod = () => s.k.request<KubePod>({ path: POD }).catch(() => undefined);
     await until('gate pod running', async () => (await gatePod())?.status?.phase === 'Running');
-    return { s, agent, gatePod, kube: (args: string[]) => kubectl(['--kubeconfig', kubeconfig, ...args]) };
+    const drainer = (...args: string[]) => cli({ env: { KUBECONFIG: kubeconfig } })(...args);
+    return {
+      s,
+      agent,
+      gatePod,
+      drainer,
+      kube: (args: string[]) => kubectl(['--kubeconfig', kubeconfig, ...args]),
+    };
   }
 
   it('returns only after the last server has left the host (Nova migration records at that moment)', async () => {
@@ -84,17 +92,48 @@ run('drain gate: kubectl drain waits for the VMs (full stack, real kubectl)', ()
     expect(pdb.spec).toMatchObject({ minAvailable: 1 });
   });
 
-  it('a Failed evacuation keeps the drain waiting', async () => {
-    const { s } = await start(smallWorld({ servers: 2, faults: { failMigrations: ['vm-2'] } }));
-    await s.cordon('node-a');
+  it('a Failed evacuation keeps the drain waiting until drainer release', async () => {
+    const { s, kube, drainer } = await start(
+      smallWorld({ servers: 2, faults: { failMigrations: ['vm-2'] } }),
+    );
+    let returned = false;
+    const drain = kube(DRAIN).then((r) => {
+      returned = true;
+      return r;
+    });
     const rec = await finished(s, 'node-a');
     expect(rec.phase).toBe('Failed');
-    expect((await s.k.request<KubePod>({ path: POD })).metadata.deletionTimestamp).toBeUndefined();
     const pdb = await until('pdb status', async () => {
       const p = await s.k.request<KubeObject>({ path: PDB });
       return (p.status as { currentHealthy?: number } | undefined)?.currentHealthy === 1 ? p : undefined;
     });
     expect(pdb.status).toMatchObject({ disruptionsAllowed: 0 });
+    // the pods went, the gate pod stays: kubectl is still retrying its eviction
+    await until('pods drained but the gate', async () => {
+      const pods = await s.k.request<{ items: KubePod[] }>({
+        path: '/api/v1/pods',
+        query: { fieldSelector: 'spec.nodeName=node-a' },
+      });
+      const left = pods.items.filter((p) => p.metadata.ownerReferences?.[0]?.kind !== 'DaemonSet');
+      return left.length === 1 && left[0]?.metadata.name === GATE;
+    });
+    expect(returned).toBe(false);
+    expect(s.sandbox.openstack.state.serversOnHost('node-a').map((v) => v.name)).toEqual(['vm-2']);
+
+    const released = await drainer('release', '--node', 'node-a');
+    expect(released.code, released.stderr).toBe(0);
+    expect(released.stdout).toContain(`drain gate drainer/${GATE} released (phase Failed)`);
+    const drained = await drain;
+    expect(drained.code, drained.stderr).toBe(0);
+    expect((await s.record('node-a'))?.gateReleasedAt).toBeDefined();
+  });
+
+  it('drainer release of a node in service is refused, naming the PDB to delete instead', async () => {
+    const { drainer } = await start(smallWorld({ servers: 0 }));
+    const r = await drainer('release', '--node', 'node-a');
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`is in service`);
+    expect(r.stderr).toContain(`PodDisruptionBudget drainer/${GATE}`);
   });
 
   it('after the gate objects are deleted as an uninstall would, a drain is not blocked', async () => {
