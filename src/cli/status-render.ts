@@ -40,7 +40,7 @@ export function renderStatus(rows: readonly FleetRow[], output: StatusOutput, no
   if (output === 'yaml') return yaml.dump({ nodes: rows }, { lineWidth: 120 });
   if (rows.length === 0) return 'no node has a drainer record: every node is in service\n';
   return renderTable(
-    ['NODE', 'PHASE', 'TRIGGER', 'SINCE', 'SLOT/QUEUE', 'PROGRESS', 'LAST ERROR'],
+    ['NODE', 'PHASE', 'TRIGGER', 'SINCE', 'SLOT/QUEUE', 'PROGRESS', 'DRAIN GATE', 'LAST ERROR'],
     rows.map((r) => [
       r.node,
       r.phase,
@@ -48,6 +48,7 @@ export function renderStatus(rows: readonly FleetRow[], output: StatusOutput, no
       age(r.phase === 'Queued' ? (r.queuedAt ?? r.since) : r.since, now),
       slotOrQueue(r),
       progressText(r),
+      r.gate ?? 'off',
       oneLine(r.lastError),
     ]),
   );

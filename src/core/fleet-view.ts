@@ -10,6 +10,7 @@ import {
   type PluginProgress,
   STATE_ANNOTATION,
 } from './record.ts';
+import { gateText } from './gate/view.ts';
 
 export interface FleetRow {
   readonly node: string;
@@ -23,6 +24,8 @@ export interface FleetRow {
   readonly queuePosition?: number;
   readonly progress: Readonly<Record<string, PluginProgress>>;
   readonly lastError?: string;
+  /** The drain gate: held (with what is left), released, or held by a Failed evacuation. */
+  readonly gate?: string;
 }
 
 const nameOf = (n: NodeObject): string => n.metadata?.name ?? '';
@@ -41,7 +44,7 @@ export function queueOrder(nodes: readonly NodeObject[]): string[] {
     .map(nameOf);
 }
 
-function row(name: string, rec: NodeRecord, position: number | undefined): FleetRow {
+function row(name: string, rec: NodeRecord, position: number | undefined, gate: boolean): FleetRow {
   return {
     node: name,
     phase: rec.phase,
@@ -52,18 +55,19 @@ function row(name: string, rec: NodeRecord, position: number | undefined): Fleet
     ...(position !== undefined ? { queuePosition: position } : {}),
     progress: rec.progress ?? {},
     ...(rec.lastError ? { lastError: rec.lastError } : {}),
+    ...(gate ? { gate: gateText(rec) } : {}),
   };
 }
 
 /** One row per node with a record, sorted by node name. */
-export function fleetRows(nodes: readonly NodeObject[], now: Date = new Date()): FleetRow[] {
+export function fleetRows(nodes: readonly NodeObject[], now: Date = new Date(), gate = true): FleetRow[] {
   const queue = queueOrder(nodes);
   const rows: FleetRow[] = [];
   for (const n of nodes) {
     const rec = parseRecord(n.metadata?.annotations?.[STATE_ANNOTATION], now);
     if (!rec) continue;
     const at = queue.indexOf(nameOf(n));
-    rows.push(row(nameOf(n), rec, at >= 0 ? at + 1 : undefined));
+    rows.push(row(nameOf(n), rec, at >= 0 ? at + 1 : undefined, gate));
   }
   return rows.sort((a, b) => a.node.localeCompare(b.node));
 }

@@ -1,0 +1,20 @@
+// The drain gate of a node as `drainer status` says it, from the node's record alone.
+import type { NodeRecord } from '../record.ts';
+import { gateHeld } from './step.ts';
+
+const REASON_CHARS = 80;
+
+/** `held (3 of 7 servers left)`, `released`, `held: evacuation Failed: <reason>`. */
+export function gateText(rec: NodeRecord): string {
+  if (rec.gateReleasedAt !== undefined) return 'released (drainer release)';
+  if (!gateHeld(rec)) return 'released';
+  if (rec.phase === 'Failed') {
+    const why = (rec.failureReason ?? rec.lastError ?? 'unknown').replace(/\s+/g, ' ');
+    return `held: evacuation Failed: ${why.length > REASON_CHARS ? `${why.slice(0, REASON_CHARS - 1)}…` : why}`;
+  }
+  const counts = Object.values(rec.progress ?? {});
+  if (!counts.length) return 'held';
+  const total = counts.reduce((n, p) => n + p.total, 0);
+  const left = counts.reduce((n, p) => n + p.total - p.moved, 0);
+  return `held (${left} of ${total} servers left)`;
+}
