@@ -143,6 +143,7 @@ export function createNodeAgent(o: NodeAgentOptions): { agent: Agent; reconciler
     reconciler,
     sources: kubeWatchSources({ k: o.k, nodeName: o.nodeName, log, ...o.watch }),
     mode: o.config.nodeMaintenance.mode,
+    taints: o.config.triggers.taints,
     log,
     signal: o.signal,
     ...(o.backoff ? { backoff: o.backoff } : {}),

@@ -79,7 +79,8 @@ export class Reconciler {
     this.#firstGateSync(run);
     await markInvalid(run, viewMaintenances(nodeName, maintenances));
 
-    const desired = desiredState({ nodeName, node, maintenances, record, mode });
+    const taints = config.triggers?.taints ?? [];
+    const desired = desiredState({ nodeName, node, maintenances, record, mode, taints });
     run.log.debug({ desired: desired.state, phase: record?.phase }, 'reconcile');
     this.#deps.metrics?.phase(record?.phase);
     if (desired.state === 'Evacuated') return this.#toEvacuated(run, desired, resync);

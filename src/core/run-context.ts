@@ -28,7 +28,8 @@ export interface ReconcilerMetrics {
 export type ReconcilerConfig = Pick<
   Config,
   'evacuation' | 'drain' | 'nodeMaintenance' | 'dryRun' | 'resyncInterval'
->;
+> &
+  Partial<Pick<Config, 'triggers'>>;
 
 export type { EvacuationBudget } from './fleet/types.ts';
 

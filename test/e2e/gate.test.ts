@@ -136,6 +136,33 @@ run('drain gate: kubectl drain waits for the VMs (full stack, real kubectl)', ()
     expect(r.stderr).toContain(`PodDisruptionBudget drainer/${GATE}`);
   });
 
+  it('the karpenter.sh/disrupted taint evacuates the node (gate released); its removal restores it (gate held)', async () => {
+    const { s, gatePod } = await start(smallWorld({ servers: 2 }));
+    const taints = (list: object[]) =>
+      s.k.request({
+        method: 'PATCH',
+        path: '/api/v1/nodes/node-a',
+        contentType: 'application/merge-patch+json',
+        body: { spec: { taints: list } },
+      });
+    await taints([{ key: 'karpenter.sh/disrupted', effect: 'NoSchedule' }]);
+    const rec = await finished(s, 'node-a');
+    expect(rec).toMatchObject({ phase: 'Evacuated', trigger: 'taint/karpenter.sh/disrupted' });
+    expect(s.sandbox.openstack.state.serversOnHost('node-a')).toEqual([]);
+    await until('gate released', async () => (await gatePod()) === undefined);
+    expect((await s.node('node-a')).spec?.unschedulable).toBeFalsy();
+
+    // Karpenter takes its taint back (the disruption was cancelled): drainer's own taint stays
+    // until the restore removes it, and never counts as a trigger
+    const own = ((await s.node('node-a')).spec?.taints ?? []).filter(
+      (t) => t.key !== 'karpenter.sh/disrupted',
+    );
+    await taints(own);
+    await until('restored', async () => (await s.record('node-a')) === undefined);
+    expect(s.sandbox.openstack.state.service('node-a')).toMatchObject({ status: 'enabled' });
+    expect((await gatePod())?.metadata.name).toBe(GATE);
+  });
+
   it('after the gate objects are deleted as an uninstall would, a drain is not blocked', async () => {
     const { s, agent, kube } = await start(smallWorld({ servers: 0 }));
     await agent.stop();
