@@ -31,13 +31,13 @@ run('drain gate: kubectl drain waits for the VMs (full stack, real kubectl)', ()
   let stack: Stack | undefined;
   afterEach(async () => stack?.close());
 
-  async function start(world = smallWorld()) {
+  async function start(world = smallWorld(), overrides: Record<string, unknown> = {}) {
     const s = await startStack({ scenario: world });
     stack = s;
     const dir = mkdtempSync(path.join(tmpdir(), 'drainer-gate-'));
     const kubeconfig = path.join(dir, 'kubeconfig');
     writeFileSync(kubeconfig, s.sandbox.kube.kubeconfig());
-    const agent = s.startAgent('node-a');
+    const agent = s.startAgent('node-a', overrides);
     await until('agent ready', () => agent.agent.ready().ready);
     const gatePod = () => s.k.request<KubePod>({ path: POD }).catch(() => undefined);
     await until('gate pod running', async () => (await gatePod())?.status?.phase === 'Running');
@@ -161,6 +161,45 @@ run('drain gate: kubectl drain waits for the VMs (full stack, real kubectl)', ()
     await until('restored', async () => (await s.record('node-a')) === undefined);
     expect(s.sandbox.openstack.state.service('node-a')).toMatchObject({ status: 'enabled' });
     expect((await gatePod())?.metadata.name).toBe(GATE);
+  });
+
+  it('after Evacuated: a server forced onto the host is found at the next resync and moved, the gate held while it is there', async () => {
+    const { s, gatePod } = await start(smallWorld({ servers: 1 }), { resyncInterval: 1 });
+    const os = s.sandbox.openstack.state;
+    await s.cordon('node-a');
+    expect((await finished(s, 'node-a')).phase).toBe('Evacuated');
+    await until('gate released', async () => (await gatePod()) === undefined);
+
+    // held at the moment the stray server leaves the host (read from the API server's store)
+    let heldWhenItLeft: boolean | undefined;
+    const stray = os.addServer({ name: 'forced', projectId: 'alpha', host: 'node-a' });
+    const unsubscribe = os.subscribe((e) => {
+      if (
+        heldWhenItLeft === undefined &&
+        e.kind === 'server' &&
+        e.server.id === stray.id &&
+        e.server.host !== 'node-a'
+      )
+        heldWhenItLeft = s.sandbox.kube.store.find('pods', 'drainer', GATE) !== undefined;
+    });
+    await until('stray moved', () => os.server(stray.id)?.host !== 'node-a', 20_000);
+    unsubscribe();
+    expect(heldWhenItLeft).toBe(true);
+    expect(os.migrateCalls(stray.id)).toBe(1);
+    const rec = await finished(s, 'node-a');
+    expect(rec.phase).toBe('Evacuated');
+    await until('gate released again', async () => (await gatePod()) === undefined);
+  });
+
+  it('a node with no VMs drains with at most one kubectl retry of the gate', async () => {
+    const { s, kube } = await start(smallWorld({ servers: 0 }));
+    const drained = await kube(DRAIN);
+    expect(drained.code, drained.stderr).toBe(0);
+    const retries = (drained.stdout + drained.stderr)
+      .split('\n')
+      .filter((l) => l.includes(GATE) && /will retry/.test(l));
+    expect(retries.length).toBeLessThanOrEqual(1);
+    expect((await s.record('node-a'))?.phase).toBe('Evacuated');
   });
 
   it('after the gate objects are deleted as an uninstall would, a drain is not blocked', async () => {
