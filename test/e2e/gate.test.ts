@@ -51,8 +51,24 @@ run('drain gate: kubectl drain waits for the VMs (full stack, real kubectl)', ()
     };
   }
 
-  it('returns only after the last server has left the host (Nova migration records at that moment)', async () => {
-    const { s, kube } = await start();
+  it('returns only after the last server and VMI have left the host (Nova migration records at that moment)', async () => {
+    const { s, kube } = await start(
+      smallWorld({
+        extra: {
+          kubevirt: {
+            installed: true,
+            namespace: 'kubevirt',
+            migrationSeconds: 8,
+            vmis: [{ name: 'vm-k', namespace: 'vms', node: 'node-a', evictionStrategy: 'LiveMigrate' }],
+          },
+        },
+      }),
+    );
+    const vmiNode = () =>
+      s.sandbox.kube.store.find('virtualmachineinstances.kubevirt.io', 'vms', 'vm-k')?.metadata.labels?.[
+        'kubevirt.io/nodeName'
+      ];
+    expect(vmiNode()).toBe('node-a');
     const os = s.sandbox.openstack.state;
     let lastLeft = 0;
     const unsubscribe = os.subscribe(() => {
@@ -61,11 +77,13 @@ run('drain gate: kubectl drain waits for the VMs (full stack, real kubectl)', ()
     const drained = await kube(DRAIN);
     const returned = Date.now();
     const onHost = os.serversOnHost('node-a').map((v) => v.name);
+    const vmiAt = vmiNode();
     const migrations = os.servers().map((v) => os.migrations(v.id).map((m) => m.status));
     unsubscribe();
 
     expect(drained.code, drained.stderr).toBe(0);
     expect(onHost).toEqual([]);
+    expect(vmiAt).toBe('node-b');
     for (const m of migrations) expect(m).toContain('completed');
     expect(lastLeft).toBeGreaterThan(0);
     expect(returned).toBeGreaterThanOrEqual(lastLeft);
