@@ -105,8 +105,8 @@ describe('NodeMaintenance view', () => {
     });
 
     it('a cordon by someone else stays the trigger when both are there', () => {
-      const n = tainted('karpenter.sh/disrupted');
-      n.spec = { ...n.spec, unschedulable: true };
+      const t = tainted('karpenter.sh/disrupted');
+      const n: NodeObject = { ...t, spec: { ...t.spec, unschedulable: true } };
       expect(desired(n)).toMatchObject({ trigger: 'cordon' });
     });
   });
