@@ -92,7 +92,7 @@ export async function gateBench(kubectl: string, o: GateOptions): Promise<GateBe
   const stop = new AbortController();
   const agents = startAgents({
     nodes: NODES,
-    config: demoConfig(sb.drainerConfig as Record<string, unknown>, {
+    config: demoConfig(sb.drainerConfig, {
       fleet: { maxConcurrentEvacuations: 0 },
     }),
     kubeconfigYaml: sb.kube.kubeconfig(),
