@@ -8,6 +8,7 @@ import { startSandbox } from '../sandbox/index.ts';
 import { startAgents, demoConfig, type DemoAgents } from './agents.ts';
 import { runFleetAct, type FleetReport } from './fleet.ts';
 import { renderFleetSummary } from './fleet-summary.ts';
+import { renderDrainSummary, runDrainAct, type DrainActReport } from './drain-act.ts';
 import { cordon, inService, pickNode } from './node.ts';
 import { plainView, ttyView, type ProgressView } from './render.ts';
 import {
@@ -43,6 +44,8 @@ export interface DemoOptions {
   readonly tickMs?: number;
   /** Run the fleet act after the first one (default true). */
   readonly fleet?: boolean;
+  /** The drain act: the kubectl to drain with, false for the Eviction-API loop; undefined skips it. */
+  readonly drain?: string | false;
 }
 
 /** Polls the tracker until `until` holds, the time is up or the signal aborts. */
@@ -129,11 +132,21 @@ export async function runDemo(o: DemoOptions): Promise<DemoReport> {
       fleet = await runFleetAct(o);
       o.out.write(renderFleetSummary(fleet));
     }
+    let drain: DrainActReport | undefined;
+    if (o.drain !== undefined && !o.signal.aborted) {
+      drain = await runDrainAct({ ...o, kubectl: o.drain });
+      o.out.write(renderDrainSummary(drain));
+    }
     const report: DemoReport = {
       ...act,
       ...(fleet ? { fleet } : {}),
+      ...(drain ? { drain } : {}),
       realMs: Date.now() - started,
-      ok: reached === 'Evacuated' && restore.reached === 'InService' && (fleet?.ok ?? true),
+      ok:
+        reached === 'Evacuated' &&
+        restore.reached === 'InService' &&
+        (fleet?.ok ?? true) &&
+        (drain?.ok ?? true),
     };
     o.out.write(closingLine(report));
     if (o.keep && !o.signal.aborted) {
