@@ -64,6 +64,21 @@ async function follow(
   return { snapshot: value, reached };
 }
 
+/** The fleet act and the drain act, each on its own small sandbox, unless skipped or stopped. */
+async function laterActs(o: DemoOptions): Promise<{ fleet?: FleetReport; drain?: DrainActReport }> {
+  let fleet: FleetReport | undefined;
+  if (o.fleet !== false && !o.signal.aborted) {
+    fleet = await runFleetAct(o);
+    o.out.write(renderFleetSummary(fleet));
+  }
+  let drain: DrainActReport | undefined;
+  if (o.drain !== undefined && !o.signal.aborted) {
+    drain = await runDrainAct({ ...o, kubectl: o.drain });
+    o.out.write(renderDrainSummary(drain));
+  }
+  return { ...(fleet ? { fleet } : {}), ...(drain ? { drain } : {}) };
+}
+
 export async function runDemo(o: DemoOptions): Promise<DemoReport> {
   const started = Date.now();
   const say = (line: string) => o.out.write(`${line}\n`);
@@ -127,16 +142,7 @@ export async function runDemo(o: DemoOptions): Promise<DemoReport> {
       ...countCalls(sb.kube.requestLog, sb.openstack.requestLog),
     };
     o.out.write(renderSummary(act));
-    let fleet: FleetReport | undefined;
-    if (o.fleet !== false && !o.signal.aborted) {
-      fleet = await runFleetAct(o);
-      o.out.write(renderFleetSummary(fleet));
-    }
-    let drain: DrainActReport | undefined;
-    if (o.drain !== undefined && !o.signal.aborted) {
-      drain = await runDrainAct({ ...o, kubectl: o.drain });
-      o.out.write(renderDrainSummary(drain));
-    }
+    const { fleet, drain } = await laterActs(o);
     const report: DemoReport = {
       ...act,
       ...(fleet ? { fleet } : {}),
