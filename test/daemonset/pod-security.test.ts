@@ -39,27 +39,32 @@ const ALLOWED_VOLUMES = new Set([
   'secret',
 ]);
 
+/** What the restricted profile refuses in one container (pod-level defaults applied). */
+function containerViolations(c: Container, podNonRoot: boolean, podSeccomp: string | undefined): string[] {
+  const out: string[] = [];
+  const sc = c.securityContext ?? {};
+  if (sc.privileged) out.push(`${c.name}: privileged`);
+  if (sc.allowPrivilegeEscalation !== false) out.push(`${c.name}: allowPrivilegeEscalation not false`);
+  if (!(sc.runAsNonRoot ?? podNonRoot)) out.push(`${c.name}: runAsNonRoot not true`);
+  const seccomp = sc.seccompProfile?.type ?? podSeccomp;
+  if (seccomp !== 'RuntimeDefault' && seccomp !== 'Localhost') out.push(`${c.name}: seccomp ${seccomp}`);
+  if (!sc.capabilities?.drop?.includes('ALL')) out.push(`${c.name}: capabilities not dropping ALL`);
+  for (const a of sc.capabilities?.add ?? []) if (a !== 'NET_BIND_SERVICE') out.push(`${c.name}: adds ${a}`);
+  if ((c.ports ?? []).some((p) => p.hostPort)) out.push(`${c.name}: hostPort`);
+  return out;
+}
+
 /** What the restricted profile refuses in a pod spec, one line each (empty: it complies). */
 function restrictedViolations(spec: PodSpec): string[] {
   const out: string[] = [];
   if (spec.hostNetwork || spec.hostPID || spec.hostIPC) out.push('host namespaces');
   for (const v of spec.volumes ?? [])
     for (const k of Object.keys(v)) if (!ALLOWED_VOLUMES.has(k)) out.push(`volume type ${k}`);
-  const podNonRoot = spec.securityContext?.runAsNonRoot === true;
-  const podSeccomp = spec.securityContext?.seccompProfile?.type;
   if (spec.securityContext?.runAsUser === 0) out.push('runAsUser 0');
-  for (const c of [...spec.containers, ...(spec.initContainers ?? [])]) {
-    const sc = c.securityContext ?? {};
-    if (sc.privileged) out.push(`${c.name}: privileged`);
-    if (sc.allowPrivilegeEscalation !== false) out.push(`${c.name}: allowPrivilegeEscalation not false`);
-    if (!(sc.runAsNonRoot ?? podNonRoot)) out.push(`${c.name}: runAsNonRoot not true`);
-    const seccomp = sc.seccompProfile?.type ?? podSeccomp;
-    if (seccomp !== 'RuntimeDefault' && seccomp !== 'Localhost') out.push(`${c.name}: seccomp ${seccomp}`);
-    if (!sc.capabilities?.drop?.includes('ALL')) out.push(`${c.name}: capabilities not dropping ALL`);
-    for (const a of sc.capabilities?.add ?? [])
-      if (a !== 'NET_BIND_SERVICE') out.push(`${c.name}: adds ${a}`);
-    if ((c.ports ?? []).some((p) => p.hostPort)) out.push(`${c.name}: hostPort`);
-  }
+  const nonRoot = spec.securityContext?.runAsNonRoot === true;
+  const seccomp = spec.securityContext?.seccompProfile?.type;
+  for (const c of [...spec.containers, ...(spec.initContainers ?? [])])
+    out.push(...containerViolations(c, nonRoot, seccomp));
   return out;
 }
 
