@@ -37,7 +37,8 @@ export const commandTable: readonly CommandEntry[] = [
   },
   {
     command: 'release',
-    describe: "release the node's drain gate now (drains go on although VMs may remain); held again on restore",
+    describe:
+      "release the node's drain gate now (drains go on although VMs may remain); held again on restore",
     plugins: false,
     load: () => import('./release.ts'),
   },
