@@ -174,9 +174,10 @@ async function evacuateHolding(
 
   // 5. done
   await run.store.update({ phase: 'Evacuated', attemptedAt: run.now().toISOString() });
-  await releaseGate(run);
   metrics?.phase('Evacuated');
   metrics?.evacuationFinished('succeeded', seconds(run, started));
+  // every VM has left: drains of the node may go on
+  await releaseGate(run);
   await run.event(
     'Normal',
     'EvacuationSucceeded',

@@ -27,7 +27,7 @@ run('drain gate across a kill -9 of the agent (real daemon process, real kubectl
   });
 
   it('stays held while the agent is dead; the restarted agent releases it after the last server left', async () => {
-    const s = await startStack({ scenario: smallWorld({ servers: 6, migrationSeconds: 12 }) });
+    const s = await startStack({ scenario: smallWorld({ servers: 12, migrationSeconds: 12 }) });
     stack = s;
     const dir = mkdtempSync(path.join(tmpdir(), 'drainer-gate-kill-'));
     const kubeconfig = path.join(dir, 'kubeconfig');
