@@ -3,7 +3,6 @@
 // move back and forth), records when the last server left the host (Nova's state, real time) and
 // when kubectl returned, then uncordons and waits until the gate is held again. Then the agents sit
 // idle and the sandbox's request log says what the gates cost per node per hour.
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -14,6 +13,7 @@ import { createLogger } from '../../src/observability/logger.ts';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.ts';
 import { setUnschedulable } from '../lib/kube.ts';
 import { atMost, info, type Figure } from '../lib/report.ts';
+import { run } from '../lib/child.ts';
 import { round } from '../lib/stats.ts';
 import { sleep, until } from '../lib/wait.ts';
 
@@ -70,17 +70,6 @@ const running = (sb: Sandbox, node: string) =>
   (gatePod(sb, node)?.status as { phase?: string } | undefined)?.phase === 'Running';
 const record = (sb: Sandbox, node: string) =>
   parseRecord(sb.kube.store.find('nodes', undefined, node)?.metadata.annotations?.[STATE_ANNOTATION]);
-
-function run(cmd: string, args: string[], cwd: string): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { cwd, env: { PATH: process.env.PATH ?? '', HOME: cwd } });
-    let output = '';
-    child.stdout.on('data', (b: Buffer) => (output += b.toString()));
-    child.stderr.on('data', (b: Buffer) => (output += b.toString()));
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, output }));
-  });
-}
 
 /** A request of the drain gate: its pods and PDBs in drainer's namespace. */
 const isGateRequest = (p: string): boolean =>
