@@ -146,6 +146,24 @@ run('drain gate: kubectl drain waits for the VMs (full stack, real kubectl)', ()
     expect((await s.record('node-a'))?.gateReleasedAt).toBeDefined();
   });
 
+  it('Evacuated with a server left (drain.requirePluginsSucceeded false) keeps the gate held', async () => {
+    const { s, gatePod } = await start(smallWorld({ servers: 2, faults: { failMigrations: ['vm-2'] } }), {
+      drain: { requirePluginsSucceeded: false },
+    });
+    await s.cordon('node-a');
+    const rec = await finished(s, 'node-a');
+    expect(rec.phase).toBe('Evacuated');
+    expect(s.sandbox.openstack.state.serversOnHost('node-a').map((v) => v.name)).toEqual(['vm-2']);
+    expect((await gatePod())?.metadata.deletionTimestamp).toBeUndefined();
+    const held = await until('DrainGateHeld Event', async () => {
+      const events = await s.k.request<{ items: { reason: string; message: string }[] }>({
+        path: '/api/v1/namespaces/default/events',
+      });
+      return events.items.find((e) => e.reason === 'DrainGateHeld' && e.message.includes('not every'));
+    });
+    expect(held.message).toContain('requirePluginsSucceeded');
+  });
+
   it('drainer release of a node in service is refused, naming the PDB to delete instead', async () => {
     const { drainer } = await start(smallWorld({ servers: 0 }));
     const r = await drainer('release', '--node', 'node-a');

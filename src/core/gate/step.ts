@@ -5,9 +5,15 @@ import type { Plan } from '../plugin.ts';
 import type { NodeRecord } from '../record.ts';
 import type { NodeRun } from '../run-context.ts';
 
-/** Is the gate to be held for this record? Only Evacuated, or an operator's release, opens it. */
+/**
+ * Did every plugin move everything? Evacuated normally says so; with drain.requirePluginsSucceeded
+ * false a node may reach Evacuated with a VM left, and the gate must not open for it.
+ */
+export const allMoved = (rec: NodeRecord): boolean => (rec.outcomes ?? []).every((o) => o.succeeded);
+
+/** Is the gate to be held for this record? Only Evacuated with every VM moved, or an operator's release, opens it. */
 export const gateHeld = (rec: NodeRecord | undefined): boolean =>
-  rec?.phase !== 'Evacuated' && rec?.gateReleasedAt === undefined;
+  rec?.gateReleasedAt === undefined && !(rec?.phase === 'Evacuated' && allMoved(rec));
 
 /** Actions that leave a workload on the host until it moves (or blocks it there). */
 const STAYS = new Set(['live-migrate', 'cold-migrate', 'confirm-resize', 'none']);
@@ -34,6 +40,14 @@ export const gateSkip = (run: NodeRun, pod: { namespace: string; name: string })
 export async function releaseGate(run: NodeRun): Promise<void> {
   const gate = run.deps.gate;
   if (!gate) return;
+  if (gateHeld(run.store.current)) {
+    await syncGate(run);
+    await explainHeld(
+      run,
+      'evacuated, but not every virtual machine moved (drain.requirePluginsSucceeded is false)',
+    );
+    return;
+  }
   await gate.set(run.nodeName, false);
   await run.event(
     'Normal',

@@ -1,6 +1,6 @@
 // The drain gate of a node as `drainer status` says it, from the node's record alone.
 import type { NodeRecord } from '../record.ts';
-import { gateHeld } from './step.ts';
+import { allMoved, gateHeld } from './step.ts';
 
 const REASON_CHARS = 80;
 
@@ -8,6 +8,7 @@ const REASON_CHARS = 80;
 export function gateText(rec: NodeRecord): string {
   if (rec.gateReleasedAt !== undefined) return 'released (drainer release)';
   if (!gateHeld(rec)) return 'released';
+  if (rec.phase === 'Evacuated' && !allMoved(rec)) return 'held: evacuated with virtual machines left';
   if (rec.phase === 'Failed') {
     const why = (rec.failureReason ?? rec.lastError ?? 'unknown').replace(/\s+/g, ' ');
     return `held: evacuation Failed: ${why.length > REASON_CHARS ? `${why.slice(0, REASON_CHARS - 1)}…` : why}`;
