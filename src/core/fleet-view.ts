@@ -44,9 +44,9 @@ export function queueOrder(nodes: readonly NodeObject[]): string[] {
     .map(nameOf);
 }
 
-function row(name: string, rec: NodeRecord, position: number | undefined, gate: boolean): FleetRow {
+function row(n: NodeObject, rec: NodeRecord, position: number | undefined, gate: boolean): FleetRow {
   return {
-    node: name,
+    node: nameOf(n),
     phase: rec.phase,
     trigger: rec.trigger,
     since: rec.since,
@@ -55,7 +55,7 @@ function row(name: string, rec: NodeRecord, position: number | undefined, gate: 
     ...(position !== undefined ? { queuePosition: position } : {}),
     progress: rec.progress ?? {},
     ...(rec.lastError ? { lastError: rec.lastError } : {}),
-    ...(gate ? { gate: gateText(rec) } : {}),
+    ...(gate ? { gate: gateText(rec, n) } : {}),
   };
 }
 
@@ -67,7 +67,7 @@ export function fleetRows(nodes: readonly NodeObject[], now: Date = new Date(), 
     const rec = parseRecord(n.metadata?.annotations?.[STATE_ANNOTATION], now);
     if (!rec) continue;
     const at = queue.indexOf(nameOf(n));
-    rows.push(row(nameOf(n), rec, at >= 0 ? at + 1 : undefined, gate));
+    rows.push(row(n, rec, at >= 0 ? at + 1 : undefined, gate));
   }
   return rows.sort((a, b) => a.node.localeCompare(b.node));
 }

@@ -67,8 +67,6 @@ const recordSchema = z.object({
   lastError: z.optional(z.string()),
   /** Why the last attempt failed, when it is one of the named refusals (InsufficientCapacity). */
   failureReason: z.optional(z.string()),
-  /** When an operator released the drain gate (drainer release): released until the node is restored. */
-  gateReleasedAt: z.optional(z.string()),
 });
 
 export type NodeRecord = z.output<typeof recordSchema>;

@@ -10,6 +10,12 @@ export const GATE_COMPONENT = 'drain-gate';
 /** The gate pod's label that names its node (the PDB selects on it). */
 export const GATE_NODE_LABEL = 'drainer.dev/gate-node';
 
+/**
+ * On the Node: an operator released its gate (`drainer release`), when (ISO). Beside the record, not in
+ * it: a running evacuation rewrites its record from memory and would drop a field written meanwhile.
+ */
+export const GATE_RELEASED_ANNOTATION = 'drainer.dev/gate-released';
+
 /** drainer-gate-<node>; a name of 253 characters at most, as the API server requires. */
 export const gateName = (node: string): string => `${GATE_PREFIX}${node}`.slice(0, 253);
 

@@ -111,7 +111,7 @@ run('drain gate: kubectl drain waits for the VMs (full stack, real kubectl)', ()
   });
 
   it('a Failed evacuation keeps the drain waiting until drainer release', async () => {
-    const { s, kube, drainer } = await start(
+    const { s, kube, drainer, gatePod } = await start(
       smallWorld({ servers: 2, faults: { failMigrations: ['vm-2'] } }),
     );
     let returned = false;
@@ -143,7 +143,14 @@ run('drain gate: kubectl drain waits for the VMs (full stack, real kubectl)', ()
     expect(released.stdout).toContain(`drain gate drainer/${GATE} released (phase Failed)`);
     const drained = await drain;
     expect(drained.code, drained.stderr).toBe(0);
-    expect((await s.record('node-a'))?.gateReleasedAt).toBeDefined();
+    expect((await s.node('node-a')).metadata.annotations?.['drainer.dev/gate-released']).toBeDefined();
+    expect((await drainer('status', '-o', 'json')).stdout).toContain('released (drainer release)');
+
+    // the release lasts until the restore: then the gate is held again and the mark is gone
+    await s.cordon('node-a', false);
+    await until('restored', async () => (await s.record('node-a')) === undefined);
+    await until('gate held again', async () => (await gatePod())?.status?.phase === 'Running');
+    expect((await s.node('node-a')).metadata.annotations?.['drainer.dev/gate-released']).toBeUndefined();
   });
 
   it('Evacuated with a server left (drain.requirePluginsSucceeded false) keeps the gate held', async () => {

@@ -1,16 +1,18 @@
 // `drainer release --node X`: the operator's override of a held drain gate (e.g. a Failed
-// evacuation whose last VM the operator has dealt with). Written into the node's record first, so
-// every agent keeps the gate released until the node is restored; then the gate pod goes.
+// evacuation whose last VM the operator has dealt with). Recorded on the Node first
+// (drainer.dev/gate-released, beside the record), so every agent keeps the gate released until
+// the node is restored; then the gate pod goes.
 import type { Config } from '../../config/schema.ts';
 import { ConfigError, isNotFoundError } from '../../errors.ts';
 import type { KubeClients } from '../../kube/client.ts';
 import { EventRecorder } from '../../kube/events.ts';
-import { gateName } from '../../kube/gate.ts';
+import { GATE_RELEASED_ANNOTATION, gateName } from '../../kube/gate.ts';
 import { getNode, setAnnotation } from '../../kube/node.ts';
 import type { Logger } from '../../observability/logger.ts';
 import { createDrainGate } from '../node-agent.ts';
 import { nodeRef } from '../objects.ts';
-import { parseRecord, serializeRecord, STATE_ANNOTATION } from '../record.ts';
+import { parseRecord, STATE_ANNOTATION } from '../record.ts';
+import { releasedAt } from './step.ts';
 
 export interface ReleaseOptions {
   readonly k: KubeClients;
@@ -34,12 +36,8 @@ export async function releaseGateNow(o: ReleaseOptions): Promise<string[]> {
     );
   const gate = createDrainGate({ ...o, config: { ...o.config, dryRun: false } });
   if (!gate) return [`drainGate.enabled is false: node ${o.node} has no drain gate`];
-  if (record.gateReleasedAt === undefined) {
-    const released = { ...record, gateReleasedAt: now.toISOString() };
-    await setAnnotation(o.k, o.node, STATE_ANNOTATION, serializeRecord(released), {
-      ...(node.metadata.resourceVersion ? { resourceVersion: node.metadata.resourceVersion } : {}),
-    });
-  }
+  if (releasedAt(node) === undefined)
+    await setAnnotation(o.k, o.node, GATE_RELEASED_ANNOTATION, now.toISOString());
   await gate.set(o.node, false);
   await new EventRecorder({ k: o.k, log: o.log })
     .record(

@@ -1,13 +1,14 @@
 // The drain gate of a node as `drainer status` says it, from the node's record alone.
+import type { NodeObject } from '../objects.ts';
 import type { NodeRecord } from '../record.ts';
-import { allMoved, gateHeld } from './step.ts';
+import { allMoved, gateHeld, releasedAt } from './step.ts';
 
 const REASON_CHARS = 80;
 
 /** `held (3 of 7 servers left)`, `released`, `held: evacuation Failed: <reason>`. */
-export function gateText(rec: NodeRecord): string {
-  if (rec.gateReleasedAt !== undefined) return 'released (drainer release)';
-  if (!gateHeld(rec)) return 'released';
+export function gateText(rec: NodeRecord, node?: NodeObject): string {
+  if (releasedAt(node) !== undefined) return 'released (drainer release)';
+  if (!gateHeld(rec, node)) return 'released';
   if (rec.phase === 'Evacuated' && !allMoved(rec)) return 'held: evacuated with virtual machines left';
   if (rec.phase === 'Failed') {
     const why = (rec.failureReason ?? rec.lastError ?? 'unknown').replace(/\s+/g, ' ');
