@@ -57,6 +57,8 @@ export function gatePod(namespace: string, node: string, image: string, pdb: Own
       nodeName: node,
       // the gate must stay on a cordoned, tainted node: it is the last pod a drain evicts
       tolerations: [{ operator: 'Exists' }],
+      // neither preempted nor evicted under node pressure before ordinary pods: it guards the node
+      priorityClassName: 'system-node-critical',
       automountServiceAccountToken: false,
       enableServiceLinks: false,
       terminationGracePeriodSeconds: 0,
