@@ -100,6 +100,26 @@ export function createDrainGate(
   });
 }
 
+/**
+ * drainGate.enabled false: a gate pod left from when it was on would hold every drain of the node
+ * for good. The agent deletes it once at start (one request; its PDB then guards nothing).
+ */
+function dropDisabledGate(o: NodeAgentOptions, log: Logger): void {
+  const { drainGate, fleet, dryRun } = o.config;
+  if (drainGate.enabled || dryRun) return;
+  const api = kubeGateApi({
+    k: o.k,
+    namespace: fleet.namespace,
+    daemonSet: fleet.daemonSet,
+    image: drainGate.image,
+    log,
+  });
+  void api.release(o.nodeName).then(
+    (gone) => gone && log.info({ node: o.nodeName }, 'drainGate.enabled is false: removed the gate pod'),
+    (err: unknown) => log.warn({ err }, 'drainGate.enabled is false: could not remove the gate pod'),
+  );
+}
+
 /** The reconciler of one node on a Kubernetes cluster (the agent's, or run-once's). */
 export function createReconciler(
   o: Pick<
@@ -138,6 +158,7 @@ export function createReconciler(
 export function createNodeAgent(o: NodeAgentOptions): { agent: Agent; reconciler: Reconciler } {
   const log = o.log.child({ node: o.nodeName });
   const reconciler = createReconciler(o);
+  dropDisabledGate(o, log);
   const agent = new Agent({
     nodeName: o.nodeName,
     reconciler,

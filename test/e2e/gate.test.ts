@@ -245,6 +245,17 @@ run('drain gate: kubectl drain waits for the VMs (full stack, real kubectl)', ()
     expect((await s.record('node-a'))?.phase).toBe('Evacuated');
   });
 
+  it('an agent with drainGate.enabled false removes the gate pod an earlier agent left', async () => {
+    const { s, agent, gatePod, kube } = await start(smallWorld({ servers: 0 }));
+    await agent.stop();
+    const next = s.startAgent('node-a', { drainGate: { enabled: false } });
+    await until('agent ready', () => next.agent.ready().ready);
+    await until('gate pod removed', async () => (await gatePod()) === undefined);
+    const drained = await kube(DRAIN);
+    expect(drained.code, drained.stderr).toBe(0);
+    expect(drained.stdout + drained.stderr).not.toMatch(/will retry/);
+  });
+
   it('after the gate objects are deleted as an uninstall would, a drain is not blocked', async () => {
     const { s, agent, kube } = await start(smallWorld({ servers: 0 }));
     await agent.stop();
