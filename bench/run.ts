@@ -1,6 +1,6 @@
 // `npm run bench` (node bench/run.ts [scenario …]): runs the benchmark scenarios on the sandbox, prints
 // one JSON line per scenario, and — when all ran — writes BENCHMARKS.md. Scenario names: makespan
-// (also gives api-cost), reaction, drain-vs-kubectl, fleet, footprint. Settings below are fixed: never tune
+// (also gives api-cost), reaction, drain-vs-kubectl, fleet, footprint, gate. Settings below are fixed: never tune
 // them per machine. `MAKESPAN_SLOTS=1 MAKESPAN_MIX=short node bench/run.ts makespan` runs a subset of the
 // makespan cases (only in a partial run; the full one ignores both).
 import { writeFile } from 'node:fs/promises';
@@ -13,6 +13,7 @@ import { drainNotes, drainVsKubectl } from './scenarios/drain.ts';
 import { fleet, fleetNotes } from './scenarios/fleet.ts';
 import { blockersNotes, fleetBlockers } from './scenarios/fleet-blockers.ts';
 import { footprint, footprintNotes } from './scenarios/footprint.ts';
+import { gateBench, gateNotes } from './scenarios/gate.ts';
 import { apiCostNotes, makespan, makespanNotes, type MakespanSubset } from './scenarios/makespan.ts';
 import { reaction, reactionNotes } from './scenarios/reaction.ts';
 
@@ -39,6 +40,7 @@ const FLEET_BLOCKERS = [
   { ...FLEET, budget: 2, interval: 2 },
   { hosts: 120, serversPerHost: 2, scale: 20, migrationSeconds: 20, budget: 6, interval: 2 },
 ];
+const GATE = { rounds: 10, servers: 3, scale: 20, migrationSeconds: 20, idleMs: 20_000 };
 const BUDGET_SECONDS = 600;
 
 /** A partial run may do a subset of makespan's cases: MAKESPAN_SLOTS=1,4 and MAKESPAN_MIX=short|realistic. */
@@ -126,6 +128,18 @@ const RUNNERS: Record<string, Runner> = {
         command: command('footprint'),
         figures: r.figures,
         notes: footprintNotes(r, FOOTPRINT),
+        seconds,
+      },
+    ];
+  },
+  async gate() {
+    const [r, seconds] = await timed(() => gateBench(KUBECTL, GATE));
+    return [
+      {
+        scenario: 'gate',
+        command: command('gate'),
+        figures: r.figures,
+        notes: gateNotes(GATE, r, KUBECTL),
         seconds,
       },
     ];

@@ -3,7 +3,6 @@
 // timed from the cordon (kubectl cordons first too) until every pod left the node. The clock scale
 // is 1: both tools retry a 429 after 5 real seconds, so the kubelet's grace periods and pod starts
 // must run in real time too, or the comparison would weigh them wrongly.
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -14,6 +13,7 @@ import { createLogger } from '../../src/observability/logger.ts';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.ts';
 import { setUnschedulable } from '../lib/kube.ts';
 import { atMost, info, type Figure } from '../lib/report.ts';
+import { run } from '../lib/child.ts';
 import { round } from '../lib/stats.ts';
 
 const NODE = 'node-1';
@@ -131,17 +131,6 @@ async function kubectlSide(kubectl: string): Promise<DrainSide> {
     await sandbox.close();
     await rm(dir, { recursive: true, force: true });
   }
-}
-
-function run(cmd: string, args: string[], cwd: string): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { cwd, env: { PATH: process.env.PATH ?? '', HOME: cwd } });
-    let output = '';
-    child.stdout.on('data', (b: Buffer) => (output += b.toString()));
-    child.stderr.on('data', (b: Buffer) => (output += b.toString()));
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, output }));
-  });
 }
 
 export interface DrainBenchResult {

@@ -36,6 +36,13 @@ export const commandTable: readonly CommandEntry[] = [
     load: () => import('./restore.ts'),
   },
   {
+    command: 'release',
+    describe:
+      "release the node's drain gate now (drains go on although VMs may remain); held again on restore",
+    plugins: false,
+    load: () => import('./release.ts'),
+  },
+  {
     command: 'plan',
     describe: 'show what would move off the node and what blocks it (no changes)',
     plugins: true,

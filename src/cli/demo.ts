@@ -12,6 +12,7 @@ import { handle, type GlobalArgs } from './context.ts';
 
 interface DemoArgs extends GlobalArgs {
   fleet: boolean;
+  drain: boolean;
   keep?: boolean;
   scenario?: string;
   scale: number;
@@ -30,6 +31,12 @@ export const command: CommandModule<GlobalArgs, DemoArgs> = {
         default: true,
         describe:
           'then cordon two nodes of a small fleet at once under fleet.maxConcurrentEvacuations: 1 (--no-fleet skips it)',
+      })
+      .option('drain', {
+        type: 'boolean',
+        default: true,
+        describe:
+          'then drain a node as kured or Cluster API do (kubectl drain when on PATH, else the Eviction API): it waits for the VMs (--no-drain skips it)',
       })
       .option('keep', {
         type: 'boolean',
@@ -63,6 +70,7 @@ export const command: CommandModule<GlobalArgs, DemoArgs> = {
     const log = createLogger({ level: argv.logLevel ?? 'info', destination: logFile });
     try {
       const { runDemo } = await import('../demo/run.ts');
+      const { kubectlOnPath } = await import('../demo/drain-act.ts');
       const rel = relative(io.cwd, logPath);
       io.stdout.write(`agents' log: ${rel.startsWith('..') ? logPath : rel}\n`);
       const report = await runDemo({
@@ -77,6 +85,7 @@ export const command: CommandModule<GlobalArgs, DemoArgs> = {
         keep: argv.keep === true,
         timeoutSeconds: argv.timeout,
         fleet: argv.fleet,
+        ...(argv.drain ? { drain: kubectlOnPath(io.env.PATH) } : {}),
       });
       return report.ok ? ExitCode.ok : ExitCode.incomplete;
     } finally {

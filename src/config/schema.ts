@@ -288,6 +288,27 @@ export const fleetSchema = z.strictObject({
   blockers: section(blockersSchema),
 });
 
+export const drainGateSchema = z.strictObject({
+  enabled: dflt(
+    z.boolean(),
+    true,
+    'keep a gate pod drainer-gate-<node> whose PodDisruptionBudget holds every Eviction-API drain of the node until its VMs have left; false: the agent deletes its gate pod at start',
+  ),
+  image: dflt(
+    z.string().check(z.minLength(1)),
+    'registry.k8s.io/pause:3.10',
+    'image of the gate pod (a pause image already on every node; point it at your mirror)',
+  ),
+});
+
+export const triggersSchema = z.strictObject({
+  taints: dflt(
+    z.array(z.string().check(z.minLength(1))),
+    ['karpenter.sh/disrupted', 'ToBeDeletedByClusterAutoscaler'],
+    "taint keys that evacuate a node as a cordon does (removed: restored); drainer's own and KubeVirt's drain taint never count",
+  ),
+});
+
 export const serverSchema = z.strictObject({
   enabled: dflt(z.boolean(), true, 'serve /healthz, /readyz and /metrics'),
   bindAddress: dflt(z.string(), '0.0.0.0', 'address of the health and metrics server'),
@@ -309,6 +330,8 @@ export const configSchema = z.strictObject({
   drain: section(drainSchema),
   nodeMaintenance: section(nodeMaintenanceSchema),
   fleet: section(fleetSchema),
+  drainGate: section(drainGateSchema),
+  triggers: section(triggersSchema),
   openstack: section(openstackSchema),
   nova: section(novaSchema),
   kubevirt: section(kubevirtSchema),

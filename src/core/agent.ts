@@ -30,6 +30,8 @@ export interface AgentOptions {
   readonly reconciler: Reconciler;
   readonly sources: WatchSources;
   readonly mode: MaintenanceMode;
+  /** triggers.taints (the cancel check must agree with the reconciler). */
+  readonly taints?: readonly string[];
   readonly log: Logger;
   readonly signal: AbortSignal;
   /** Queue backoff after a failed reconcile (default 1 s → 60 s). */
@@ -193,6 +195,7 @@ export class Agent {
       maintenances: [...this.#maintenances.values()],
       record: parseRecord(node.metadata?.annotations?.[STATE_ANNOTATION]),
       mode: this.#o.mode,
+      taints: this.#o.taints ?? [],
     });
     if (desired.state === 'InService') this.#o.reconciler.cancel(key, 'node back in service');
   }

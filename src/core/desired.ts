@@ -2,7 +2,7 @@
 // cancel check agree and every rule is tested without a cluster.
 import type { MaintenanceObject, NodeObject } from './objects.ts';
 import { timeOf } from './objects.ts';
-import type { NodeRecord } from './record.ts';
+import { EVACUATING_TAINT, type NodeRecord } from './record.ts';
 
 export type MaintenanceMode = 'own' | 'observe' | 'off';
 
@@ -46,6 +46,15 @@ export function viewMaintenances(nodeName: string, all: readonly MaintenanceObje
   return { ...(active ? { active } : {}), duplicates, changed };
 }
 
+/** Taints that never count as a trigger: drainer's own, and KubeVirt's default drain taint (ours too). */
+export const NOT_TRIGGERS: ReadonlySet<string> = new Set([EVACUATING_TAINT.key, 'kubevirt.io/drain']);
+
+/** The first of the trigger taint keys the node carries (a disruption taint: Karpenter, autoscaler). */
+export function triggerTaint(node: NodeObject, keys: readonly string[]): string | undefined {
+  const on = new Set((node.spec?.taints ?? []).map((t) => t.key));
+  return keys.find((k) => on.has(k) && !NOT_TRIGGERS.has(k));
+}
+
 export const maintenanceTrigger = (nm: MaintenanceObject): string =>
   `NodeMaintenance/${nm.metadata?.name ?? ''}`;
 
@@ -59,6 +68,8 @@ export function desiredState(input: {
   maintenances: readonly MaintenanceObject[];
   record: NodeRecord | undefined;
   mode: MaintenanceMode;
+  /** triggers.taints: a node carrying one is evacuated as if cordoned (trigger "taint/<key>"). */
+  taints?: readonly string[];
 }): Desired {
   const { node, record, mode } = input;
   const cordonedByOthers = node.spec?.unschedulable === true && record?.cordonedByUs !== true;
@@ -66,7 +77,10 @@ export function desiredState(input: {
   if (mode === 'own' && view?.active) {
     return { state: 'Evacuated', trigger: maintenanceTrigger(view.active), maintenance: view.active };
   }
-  if (!cordonedByOthers) return { state: 'InService' };
+  if (!cordonedByOthers) {
+    const taint = triggerTaint(node, input.taints ?? []);
+    return taint ? { state: 'Evacuated', trigger: `taint/${taint}` } : { state: 'InService' };
+  }
   // observe: a NodeMaintenance operator cordoned the node; name it in the trigger, own nothing
   if (mode === 'observe' && view?.active)
     return { state: 'Evacuated', trigger: maintenanceTrigger(view.active) };

@@ -22,6 +22,7 @@ import {
 import type { NodeRun } from './run-context.ts';
 import type { RunResult } from './queue.ts';
 import { retryDelayMs } from './retry-backoff.ts';
+import { explainHeld, gateSkip, releaseGate, stillOnHost, toMove } from './gate/step.ts';
 
 export type EvacuatedDesire = Extract<Desired, { state: 'Evacuated' }>;
 
@@ -97,7 +98,7 @@ export async function evacuate(
   // it goes beside the intent write (the record must come before a change, not before a read).
   // With a budget the plan waits for the slot, so it does not go stale in the queue.
   // So does a start gate (windows, freezes, blockers): the node waits Queued behind it.
-  const queue = run.deps.budget !== undefined || run.deps.gate !== undefined;
+  const queue = run.deps.budget !== undefined || run.deps.startGate !== undefined;
   const early = queue ? undefined : plan(run, ctl, fresh);
   await recordIntent(run, desired, started, queue);
   // 1b. a fleet slot before the first change; given back on every way out below
@@ -136,6 +137,8 @@ async function evacuateHolding(
     'EvacuationStarted',
     `evacuating node ${run.nodeName} (trigger: ${desired.trigger})`,
   );
+  const moving = toMove(planned.plans ?? []);
+  if (moving.length) await explainHeld(run, stillOnHost(moving));
 
   // 3. cordon (for a NodeMaintenance) and our taint: the first change to the node
   await isolate(run, nm);
@@ -187,6 +190,8 @@ async function evacuateHolding(
   });
   metrics?.phase('Evacuated');
   metrics?.evacuationFinished('succeeded', seconds(run, started));
+  // every VM has left: drains of the node may go on
+  await releaseGate(run);
   await run.event(
     'Normal',
     'EvacuationSucceeded',
@@ -289,6 +294,8 @@ async function drainPods(
     log: run.log,
     involved: [run.ref, ...(nm ? [maintenanceRef(nm)] : [])],
     skipPod: (pod) => {
+      const gate = gateSkip(run, pod);
+      if (gate) return gate;
       const plugin = handled.get(`${pod.namespace}/${pod.name}`);
       return plugin ? `handled by the ${plugin} plugin` : undefined;
     },
@@ -385,6 +392,7 @@ async function fail(
   // a named refusal is re-checked every resync; a failure backs off, and says until when
   const when = failures ? `; next try at ${next} (in ${wait / 1000} s)` : '';
   await run.event('Warning', reason, `${text}${when}`, nmRef(nm));
+  await explainHeld(run, `evacuation ${reason === 'EvacuationFailed' ? 'Failed' : reason}: ${text}`);
   await writeMaintenanceStatus(
     run,
     nm,

@@ -13,6 +13,7 @@ import {
   type PluginProgress,
   STATE_ANNOTATION,
 } from './record.ts';
+import { gateText } from './gate/view.ts';
 
 export interface FleetRow {
   readonly node: string;
@@ -30,6 +31,8 @@ export interface FleetRow {
   readonly waiting?: { readonly kind: string; readonly reason: string; readonly until?: string };
   /** The node's agent, from its Lease drainer-node-<node>: alive, or gone since a time (its record may be stale). */
   readonly agent?: AgentState;
+  /** The drain gate: held (with what is left), released, or held by a Failed evacuation. */
+  readonly gate?: string;
 }
 
 export interface AgentState {
@@ -77,9 +80,9 @@ export function queueOrder(nodes: readonly NodeObject[]): string[] {
     .map(nameOf);
 }
 
-function row(name: string, rec: NodeRecord, position: number | undefined): FleetRow {
+function row(n: NodeObject, rec: NodeRecord, position: number | undefined, gate: boolean): FleetRow {
   return {
-    node: name,
+    node: nameOf(n),
     phase: rec.phase,
     trigger: rec.trigger,
     since: rec.since,
@@ -97,6 +100,7 @@ function row(name: string, rec: NodeRecord, position: number | undefined): Fleet
           },
         }
       : {}),
+    ...(gate ? { gate: gateText(rec, n) } : {}),
   };
 }
 
@@ -105,6 +109,7 @@ export function fleetRows(
   nodes: readonly NodeObject[],
   now: Date = new Date(),
   agents?: ReadonlyMap<string, AgentState>,
+  gate = true,
 ): FleetRow[] {
   const queue = queueOrder(nodes);
   const rows: FleetRow[] = [];
@@ -113,7 +118,7 @@ export function fleetRows(
     if (!rec) continue;
     const at = queue.indexOf(nameOf(n));
     const agent = agents?.get(nameOf(n));
-    rows.push({ ...row(nameOf(n), rec, at >= 0 ? at + 1 : undefined), ...(agent ? { agent } : {}) });
+    rows.push({ ...row(n, rec, at >= 0 ? at + 1 : undefined, gate), ...(agent ? { agent } : {}) });
   }
   return rows.sort((a, b) => a.node.localeCompare(b.node));
 }

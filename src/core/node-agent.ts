@@ -21,6 +21,9 @@ import { LeaseCache } from './fleet/lease-cache.ts';
 import type { FleetApi } from './fleet/types.ts';
 import { NODE_LEASE_COMPONENT, NodeLease } from './node-lease.ts';
 import type { ReconcilerMetrics } from './run-context.ts';
+import { DrainGate } from './gate/gate.ts';
+import { kubeGateApi } from './gate/kube-port.ts';
+import { gateName } from '../kube/gate.ts';
 
 export interface NodeAgentOptions {
   readonly nodeName: string;
@@ -106,6 +109,50 @@ export function createBudget(
   });
 }
 
+/**
+ * The node's drain gate (drainGate.enabled; not in a dry run) in drainer's namespace. Its PDBs are
+ * owned by the agent DaemonSet (fleet.daemonSet), so uninstalling drainer removes them.
+ */
+export function createDrainGate(
+  o: Pick<NodeAgentOptions, 'config' | 'k' | 'log' | 'metrics'>,
+): DrainGate | undefined {
+  const { drainGate, fleet, dryRun } = o.config;
+  if (!drainGate.enabled || dryRun) return undefined;
+  const metrics = o.metrics;
+  return new DrainGate({
+    api: kubeGateApi({
+      k: o.k,
+      namespace: fleet.namespace,
+      daemonSet: fleet.daemonSet,
+      image: drainGate.image,
+      log: o.log,
+    }),
+    podOf: (node) => ({ namespace: fleet.namespace, name: gateName(node) }),
+    log: o.log,
+    ...(metrics ? { onHeld: (held: boolean) => metrics.drainGateHeld.set(held ? 1 : 0) } : {}),
+  });
+}
+
+/**
+ * drainGate.enabled false: a gate pod left from when it was on would hold every drain of the node
+ * for good. The agent deletes it once at start (one request; its PDB then guards nothing).
+ */
+function dropDisabledGate(o: NodeAgentOptions, log: Logger): void {
+  const { drainGate, fleet, dryRun } = o.config;
+  if (drainGate.enabled || dryRun) return;
+  const api = kubeGateApi({
+    k: o.k,
+    namespace: fleet.namespace,
+    daemonSet: fleet.daemonSet,
+    image: drainGate.image,
+    log,
+  });
+  void api.release(o.nodeName).then(
+    (gone) => gone && log.info({ node: o.nodeName }, 'drainGate.enabled is false: removed the gate pod'),
+    (err: unknown) => log.warn({ err }, 'drainGate.enabled is false: could not remove the gate pod'),
+  );
+}
+
 /** The reconciler of one node on a Kubernetes cluster (the agent's, or run-once's). */
 export function createReconciler(
   o: Pick<
@@ -132,9 +179,10 @@ export function createReconciler(
   // its Lease watch opens at the first wait for a slot, and stays open for the agent's life
   const parts = fleetParts({ ...o, log });
   const budget = createBudget({ ...o, log, parts });
+  const gate = createDrainGate({ ...o, log });
   const now = o.now ?? (() => new Date());
   // run-once (--no-budget or not) and dry runs start at once: the operator asked for it now
-  const gate =
+  const startGate =
     o.config.dryRun || o.noBudget || o.once
       ? undefined
       : createStartGate({
@@ -149,11 +197,12 @@ export function createReconciler(
         });
   const rm = metrics ? reconcilerMetrics(metrics) : undefined;
   // the gate's gauges from the start (no windows: open), not only once a node waits
-  rm?.gate?.(gate?.state() ?? { windowOpen: true, freezes: [], blockers: {} }, undefined);
+  rm?.gate?.(startGate?.state() ?? { windowOpen: true, freezes: [], blockers: {} }, undefined);
   return new Reconciler({
     cluster,
     ...(budget ? { budget } : {}),
     ...(gate ? { gate } : {}),
+    ...(startGate ? { startGate } : {}),
     ...(o.now ? { now: o.now } : {}),
     host,
     config: o.config,
@@ -190,11 +239,13 @@ export function createNodeAgent(o: NodeAgentOptions): { agent: Agent; reconciler
   const log = o.log.child({ node: o.nodeName });
   const reconciler = createReconciler(o);
   const lease = createNodeLease({ ...o, log });
+  dropDisabledGate(o, log);
   const agent = new Agent({
     nodeName: o.nodeName,
     reconciler,
     sources: kubeWatchSources({ k: o.k, nodeName: o.nodeName, log, ...o.watch }),
     mode: o.config.nodeMaintenance.mode,
+    taints: o.config.triggers.taints,
     log,
     signal: o.signal,
     ...(o.backoff ? { backoff: o.backoff } : {}),

@@ -25,6 +25,8 @@ import {
 import { restoreNode } from './restore.ts';
 import { retryDelayMs } from './retry-backoff.ts';
 import { guardedPersist } from './record-write.ts';
+import { reopen, strayOnHost } from './gate/recheck.ts';
+import { syncGate } from './gate/step.ts';
 import type { LiveView, NodeRun, ReconcilerDeps } from './run-context.ts';
 import { forceRestore, reportUnreadable } from './unreadable.ts';
 
@@ -36,6 +38,10 @@ export class Reconciler {
   readonly #live = new Map<string, LiveState>();
   /** Events being written: never awaited on the way (a cordon must reach Nova first), only at a pass's end. */
   readonly #events = new Set<Promise<void>>();
+  /** Nodes whose drain gate this process has set from the record (once, at the first pass). */
+  readonly #gateSynced = new Set<string>();
+  /** When an Evacuated node's host was last listed (after Evacuated: once per resync). */
+  readonly #checkedAt = new Map<string, number>();
 
   constructor(deps: ReconcilerDeps) {
     this.#deps = deps;
@@ -95,9 +101,11 @@ export class Reconciler {
     this.#deps.metrics?.recordUnreadable?.(false);
     const record = read.kind === 'ok' ? read.record : undefined;
     const run = this.#run(nodeName, node, maintenances, record, signal);
+    this.#firstGateSync(run);
     await markInvalid(run, viewMaintenances(nodeName, maintenances));
 
-    const desired = desiredState({ nodeName, node, maintenances, record, mode });
+    const taints = config.triggers?.taints ?? [];
+    const desired = desiredState({ nodeName, node, maintenances, record, mode, taints });
     run.log.debug({ desired: desired.state, phase: record?.phase }, 'reconcile');
     this.#deps.metrics?.phase(record?.phase);
     if (desired.state === 'Evacuated') return this.#toEvacuated(run, desired, resync);
@@ -123,6 +131,8 @@ export class Reconciler {
     const resync: RunResult = { requeueAfterMs: this.#deps.config.resyncInterval * 1000 };
     if (run.store.current?.phase !== 'Evacuated')
       await this.#toEvacuated(run, { state: 'Evacuated', trigger }, resync, true);
+    // run-once honours the gate: released only when evacuated, else held
+    await syncGate(run);
     return run.store.current;
   }
 
@@ -181,7 +191,11 @@ export class Reconciler {
     now = false,
   ): Promise<RunResult> {
     const rec = run.store.current;
-    if (rec?.phase === 'Evacuated') return this.#keepEvacuated(run, desired, rec, resync);
+    if (rec?.phase === 'Evacuated') {
+      const stray = this.#recheckDue(run) ? await strayOnHost(run) : [];
+      if (!stray.length) return this.#keepEvacuated(run, desired, rec, resync);
+      await reopen(run, stray);
+    }
     if (!now && rec?.phase === 'Failed' && rec.trigger === desired.trigger) {
       const wait = this.#retryWait(rec);
       if (wait > 0) return { requeueAfterMs: wait };
@@ -193,10 +207,12 @@ export class Reconciler {
     const live: LiveState = { node: run.node, maintenances: run.maintenances, wakes: new Set() };
     this.#live.set(run.nodeName, live);
     try {
-      return await evacuate({ ...run, live: liveView(live) }, desired, {
+      const result = await evacuate({ ...run, live: liveView(live) }, desired, {
         signal: ctl.signal,
         cancelled: () => ctl.signal.aborted && !run.signal.aborted,
       });
+      if (run.store.current?.phase === 'Evacuated') this.#checkedAt.set(run.nodeName, this.#now().getTime());
+      return result;
     } finally {
       this.#active.delete(run.nodeName);
       this.#live.delete(run.nodeName);
@@ -212,6 +228,8 @@ export class Reconciler {
     resync: RunResult,
   ): Promise<RunResult> {
     if (rec.trigger !== desired.trigger) await run.store.update({ trigger: desired.trigger });
+    // a release that failed on the pass that evacuated the node is made now
+    if (this.#deps.gate && this.#deps.gate.held(run.nodeName) !== false) await syncGate(run);
     const nm = desired.maintenance;
     if (nm && this.#deps.config.nodeMaintenance.mode === 'own') {
       await takeMaintenance(run, nm);
@@ -223,6 +241,31 @@ export class Reconciler {
     }
     await releaseMaintenances(run, nm);
     return resync;
+  }
+
+  /**
+   * At an agent's first pass the gate becomes what the record says (a restarted agent releases
+   * what it finished, holds the rest). Not awaited: it never sits before the first Nova change.
+   */
+  #firstGateSync(run: NodeRun): void {
+    if (!this.#deps.gate || this.#gateSynced.has(run.nodeName)) return;
+    this.#gateSynced.add(run.nodeName);
+    const sync = syncGate(run).catch((err: unknown) => {
+      this.#gateSynced.delete(run.nodeName);
+      run.log.warn({ err }, 'could not set the drain gate; retried at the next pass');
+    });
+    this.#events.add(sync);
+    void sync.finally(() => this.#events.delete(sync));
+  }
+
+  /** An Evacuated node's host is listed once per resync (and not on the pass that evacuated it). */
+  #recheckDue(run: NodeRun): boolean {
+    const now = this.#now().getTime();
+    const last = this.#checkedAt.get(run.nodeName);
+    // a little under the interval, so the resync that comes at its period is not a hair too early
+    if (last !== undefined && now - last < this.#deps.config.resyncInterval * 900) return false;
+    this.#checkedAt.set(run.nodeName, now);
+    return true;
   }
 
   /** A Failed evacuation is retried after a doubling backoff from the attempt (our own writes must not loop it). */

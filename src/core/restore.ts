@@ -5,6 +5,7 @@ import { DrainerError } from '../errors.ts';
 import type { RestoreResult } from './host.ts';
 import { releaseMaintenances } from './maintenance-sync.ts';
 import { EVACUATING_TAINT } from './record.ts';
+import { holdGate } from './gate/step.ts';
 import type { NodeRun } from './run-context.ts';
 import type { RunResult } from './queue.ts';
 
@@ -16,6 +17,8 @@ export async function restoreNode(run: NodeRun): Promise<RunResult & { results: 
   // uncordon while Queued leaves the fleet queue here: the queue label goes with this write
   if (rec.phase !== 'Restoring') await run.store.update({ phase: 'Restoring' });
   metrics?.phase('Restoring');
+  // the drain gate is back before a plugin gives the node back (nova-compute enabled, taint off)
+  await holdGate(run);
 
   const results = await host.restore(
     { name: run.nodeName },

@@ -7,6 +7,7 @@ import type { EvacuateOptions, RestoreOptions, RestoreResult } from './host.ts';
 import type { NodeRef, Outcome, Plan, PlanOptions } from './plugin.ts';
 import type { NodeRecordStore, Phase } from './record.ts';
 import type { EvacuationBudget, GateState, StartGate, WaitKind } from './fleet/types.ts';
+import type { DrainGate } from './gate/gate.ts';
 
 /** The plugin host as the reconciler uses it (src/core/host.ts PluginHost fits). */
 export interface EvacuationHost {
@@ -31,7 +32,8 @@ export interface ReconcilerMetrics {
 export type ReconcilerConfig = Pick<
   Config,
   'evacuation' | 'drain' | 'nodeMaintenance' | 'dryRun' | 'resyncInterval'
->;
+> &
+  Partial<Pick<Config, 'triggers'>>;
 
 export type { EvacuationBudget } from './fleet/types.ts';
 
@@ -44,7 +46,9 @@ export interface ReconcilerDeps {
   /** The cluster-wide evacuation budget; absent: no limit (fleet.maxConcurrentEvacuations 0). */
   readonly budget?: EvacuationBudget;
   /** Windows, freezes and blockers; absent: any time. */
-  readonly gate?: StartGate;
+  readonly startGate?: StartGate;
+  /** The node's drain gate (drainGate.enabled); absent: drains are not held. */
+  readonly gate?: DrainGate;
   readonly now?: () => Date;
 }
 

@@ -8,6 +8,7 @@ import { startSandbox } from '../sandbox/index.ts';
 import { startAgents, demoConfig, type DemoAgents } from './agents.ts';
 import { runFleetAct, type FleetReport } from './fleet.ts';
 import { renderFleetSummary } from './fleet-summary.ts';
+import { renderDrainSummary, runDrainAct, type DrainActReport } from './drain-act.ts';
 import { cordon, inService, pickNode } from './node.ts';
 import { plainView, ttyView, type ProgressView } from './render.ts';
 import {
@@ -43,6 +44,8 @@ export interface DemoOptions {
   readonly tickMs?: number;
   /** Run the fleet act after the first one (default true). */
   readonly fleet?: boolean;
+  /** The drain act: the kubectl to drain with, false for the Eviction-API loop; undefined skips it. */
+  readonly drain?: string | false;
 }
 
 /** Polls the tracker until `until` holds, the time is up or the signal aborts. */
@@ -59,6 +62,21 @@ async function follow(
   };
   const { value, reached } = await pollUntil(o, read, until);
   return { snapshot: value, reached };
+}
+
+/** The fleet act and the drain act, each on its own small sandbox, unless skipped or stopped. */
+async function laterActs(o: DemoOptions): Promise<{ fleet?: FleetReport; drain?: DrainActReport }> {
+  let fleet: FleetReport | undefined;
+  if (o.fleet !== false && !o.signal.aborted) {
+    fleet = await runFleetAct(o);
+    o.out.write(renderFleetSummary(fleet));
+  }
+  let drain: DrainActReport | undefined;
+  if (o.drain !== undefined && !o.signal.aborted) {
+    drain = await runDrainAct({ ...o, kubectl: o.drain });
+    o.out.write(renderDrainSummary(drain));
+  }
+  return { ...(fleet ? { fleet } : {}), ...(drain ? { drain } : {}) };
 }
 
 export async function runDemo(o: DemoOptions): Promise<DemoReport> {
@@ -124,16 +142,17 @@ export async function runDemo(o: DemoOptions): Promise<DemoReport> {
       ...countCalls(sb.kube.requestLog, sb.openstack.requestLog),
     };
     o.out.write(renderSummary(act));
-    let fleet: FleetReport | undefined;
-    if (o.fleet !== false && !o.signal.aborted) {
-      fleet = await runFleetAct(o);
-      o.out.write(renderFleetSummary(fleet));
-    }
+    const { fleet, drain } = await laterActs(o);
     const report: DemoReport = {
       ...act,
       ...(fleet ? { fleet } : {}),
+      ...(drain ? { drain } : {}),
       realMs: Date.now() - started,
-      ok: reached === 'Evacuated' && restore.reached === 'InService' && (fleet?.ok ?? true),
+      ok:
+        reached === 'Evacuated' &&
+        restore.reached === 'InService' &&
+        (fleet?.ok ?? true) &&
+        (drain?.ok ?? true),
     };
     o.out.write(closingLine(report));
     if (o.keep && !o.signal.aborted) {

@@ -6,6 +6,7 @@ import type { Sandbox } from '../sandbox/index.ts';
 import type { RequestLogEntry } from '../sandbox/openstack/index.ts';
 import { kubeCall, openstackCall, tally } from './api-calls.ts';
 import type { FleetReport, PhaseResult } from './fleet-report.ts';
+import type { DrainActReport } from './drain-act.ts';
 import { took } from './render.ts';
 import type { PodProgress, TrackedItem } from './tracker.ts';
 
@@ -35,13 +36,15 @@ export interface DemoReport {
   readonly openstackCalls: readonly [string, number][];
   /** The fleet act (unless skipped). */
   readonly fleet?: FleetReport;
+  /** The drain act (unless skipped). */
+  readonly drain?: DrainActReport;
   readonly realMs: number;
   /** Evacuated, then back in service; and so was the fleet. */
   readonly ok: boolean;
 }
 
 /** The first act: one node, what moved where, and the API calls. */
-export type ActReport = Omit<DemoReport, 'fleet' | 'realMs' | 'ok'>;
+export type ActReport = Omit<DemoReport, 'fleet' | 'drain' | 'realMs' | 'ok'>;
 
 export function countCalls(
   kube: readonly { method: string; path: string }[],

@@ -23,6 +23,8 @@ export type EventReason =
   | 'EvictionBlocked'
   | 'DrainSucceeded'
   | 'RestoreSucceeded'
+  | 'DrainGateHeld'
+  | 'DrainGateReleased'
   /** The capacity pre-flight: the workloads do not fit elsewhere (or the check could not run). */
   | 'InsufficientCapacity'
   /** A NodeMaintenance we cannot honour (node missing, duplicate, nodeName changed). */

@@ -37,6 +37,7 @@ export class Metrics {
    * (a disabled nova-compute service, a drain taint) is still in place on a node meant to be back in service.
    */
   readonly restoreFailed: Gauge<'plugin'>;
+  readonly drainGateHeld: Gauge;
   /** Pass this to API clients (Nova, Kubernetes) as their request hook. */
   readonly apiRequest: ApiRequestHook;
 
@@ -152,6 +153,11 @@ export class Metrics {
     this.recordUnreadable = new Gauge({
       name: 'drainer_record_unreadable',
       help: "1 while this node's drainer.dev/state record cannot be read by this version (bad JSON, unknown phase, newer schema): the agent leaves the node alone",
+      registers,
+    });
+    this.drainGateHeld = new Gauge({
+      name: 'drainer_drain_gate_held',
+      help: "1 while this node's drain gate holds every Eviction-API drain (VMs still on the node), 0 when released",
       registers,
     });
     this.apiRequest = (api, code) => this.apiRequests.inc({ api, code });

@@ -1,7 +1,8 @@
 // Story: someone without a cluster runs `drainer demo`: the sandbox starts with one agent per node,
 // a node is cordoned and evacuated, uncordoned and put back, and a summary says what moved where.
 // Then a small fleet's two nodes are cordoned at once: one waits Queued for the slot (the act's
-// records are checked in test/demo/fleet.test.ts).
+// records are checked in test/demo/fleet.test.ts); then a node is drained as fleet tools do and the
+// drain waits for its VMs (test/demo/drain.test.ts).
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -70,12 +71,17 @@ describe('drainer demo', () => {
     );
     expect(out).toMatch(/^rack-\d queued \d+\.\d s behind rack-\d, then evacuated in \d+\.\d s$/m);
     expect(out).toMatch(/^fleet: Evacuated after .*; back in service after/m);
+    // the drain act: no kubectl on this PATH, so the Eviction-API loop; held while the VMs moved
+    expect(out).toMatch(/\] drain held by the gate: 2 of 2 servers still on rack-1$/m);
+    expect(out).toMatch(
+      /^Eviction API of rack-1: the last of its 2 VMs left at [\d.]+ s, the drain returned at [\d.]+ s \([\d.]+ s after the last VM left;.* with 0 VMs on the node$/m,
+    );
     expect(out).toMatch(/^demo took \d+\.\d s; OK$/m);
     expect(out.trimEnd().split('\n').at(-1)).toMatch(/^demo took/);
   });
 
   it('says so and exits 1 when the evacuation fails (node-4 holds a VMI that cannot migrate)', async () => {
-    const { code, out } = await demo(['--node', 'node-4', '--no-fleet']);
+    const { code, out } = await demo(['--node', 'node-4', '--no-fleet', '--no-drain']);
 
     expect(code).toBe(1);
     expect(out).toMatch(/node-4: evacuation FAILED: .*vm-legacy/);
@@ -87,7 +93,7 @@ describe('drainer demo', () => {
   });
 
   it('with --keep, prints kubectl commands for the still running sandbox and stops on Ctrl-C', async () => {
-    const { code, out, cwd } = await demo(['--keep', '--node', 'node-4', '--no-fleet'], {
+    const { code, out, cwd } = await demo(['--keep', '--node', 'node-4', '--no-fleet', '--no-drain'], {
       stopWhen: /Ctrl-C stops/,
     });
 

@@ -74,7 +74,7 @@ describe('drainer status header', () => {
     const table = renderStatus(rows, 'table', FRIDAY, v).split('\n');
     expect(table[0]).toBe(headerLine(v));
     expect(table[2]).toMatch(
-      /^r1 +Queued +cordon +48m0s +queue #1 +waiting: outside the maintenance window; opens Sat 02/,
+      /^r1 +Queued +cordon +48m0s +queue #1 +off +waiting: outside the maintenance window; opens Sat 02/,
     );
     const json = JSON.parse(renderStatus(rows, 'json', FRIDAY, v)) as { fleet: unknown; nodes: FleetRow[] };
     expect(json.fleet).toEqual(v);

@@ -84,6 +84,15 @@ describe('drainer status', () => {
     });
     expect(nodes[3]).toMatchObject({ trigger: 'NodeMaintenance/nm-d', queuedAt: iso(1000) });
     expect(nodes[4]?.lastError).toMatch(/No valid host/);
+    // the drain gate: held with what is left, held by the failure, released once evacuated
+    expect(nodes.map((n) => n.gate)).toEqual([
+      'held (8 of 12 servers left)',
+      'held',
+      'held',
+      'held',
+      'held: evacuation Failed: nova: not every workload moved (web-1: No valid host was found)',
+      'released',
+    ]);
   });
 
   it('-o yaml says the same as JSON', async () => {
@@ -96,14 +105,19 @@ describe('drainer status', () => {
     const r = await cli({ env })('status');
     expect(r.code, r.stderr).toBe(0);
     const lines = r.stdout.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^NODE\s+PHASE\s+TRIGGER\s+SINCE\s+SLOT\/QUEUE\s+PROGRESS\s+LAST ERROR$/);
+    expect(lines[0]).toMatch(
+      /^NODE\s+PHASE\s+TRIGGER\s+SINCE\s+SLOT\/QUEUE\s+PROGRESS\s+DRAIN GATE\s+LAST ERROR$/,
+    );
     expect(lines).toHaveLength(7);
     expect(lines[1]).toMatch(
-      /^node-a\s+Evacuating\s+cordon\s+\S+\s+drainer-evacuation-0\s+nova 3\/10, kubevirt 1\/2 \(1 failed\)$/,
+      /^node-a\s+Evacuating\s+cordon\s+\S+\s+drainer-evacuation-0\s+nova 3\/10, kubevirt 1\/2 \(1 failed\)\s+held \(8 of 12 servers left\)$/,
     );
-    expect(lines[3]).toMatch(/^node-c\s+Queued\s+cordon\s+\S+\s+queue #1$/);
-    expect(lines[4]).toMatch(/^node-d\s+Queued\s+NodeMaintenance\/nm-d\s+\S+\s+queue #2$/);
-    expect(lines[5]).toMatch(/^node-e\s+Failed\s+cordon\s+\S+\s+nova: not every workload moved/);
+    expect(lines[3]).toMatch(/^node-c\s+Queued\s+cordon\s+\S+\s+queue #1\s+held$/);
+    expect(lines[4]).toMatch(/^node-d\s+Queued\s+NodeMaintenance\/nm-d\s+\S+\s+queue #2\s+held$/);
+    expect(lines[5]).toMatch(
+      /^node-e\s+Failed\s+cordon\s+\S+\s+held: evacuation Failed: nova: .*\s+nova: not every workload moved/,
+    );
+    expect(lines[6]).toMatch(/^node-f\s+Evacuated\s+cordon\s+\S+\s+released$/);
   });
 
   it("says each node's agent is alive, or gone since when (record may be stale), from its node Lease", async () => {
@@ -127,7 +141,7 @@ describe('drainer status', () => {
 
     const r = await cli({ env })('status');
     const lines = r.stdout.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/PROGRESS\s+AGENT\s+LAST ERROR$/);
+    expect(lines[0]).toMatch(/PROGRESS\s+DRAIN GATE\s+AGENT\s+LAST ERROR$/);
     expect(lines[1]).toMatch(/^node-a\s.*\salive$/);
     expect(lines[5]).toMatch(
       /^node-e\s.*\sgone \S+ \(record may be stale\)\s+nova: not every workload moved/,

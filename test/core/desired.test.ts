@@ -75,4 +75,39 @@ describe('NodeMaintenance view', () => {
     expect(viewMaintenances('n1', [moved]).changed).toHaveLength(1);
     expect(viewMaintenances('n2', [moved]).active).toBeUndefined();
   });
+
+  describe('triggers.taints', () => {
+    const DEFAULT = ['karpenter.sh/disrupted', 'ToBeDeletedByClusterAutoscaler'];
+    const tainted = (...keys: string[]): NodeObject => ({
+      metadata: { name: 'n1' },
+      spec: { taints: keys.map((key) => ({ key, effect: 'NoSchedule' })) },
+    });
+    const desired = (n: NodeObject, taints = DEFAULT) =>
+      desiredState({ nodeName: 'n1', node: n, maintenances: [], record: undefined, mode: 'own', taints });
+
+    it("Karpenter's disruption taint evacuates an uncordoned node, naming the taint as trigger", () => {
+      expect(desired(tainted('karpenter.sh/disrupted'))).toEqual({
+        state: 'Evacuated',
+        trigger: 'taint/karpenter.sh/disrupted',
+      });
+      expect(desired(tainted('ToBeDeletedByClusterAutoscaler'))).toMatchObject({
+        trigger: 'taint/ToBeDeletedByClusterAutoscaler',
+      });
+    });
+
+    it('the taint gone (and no cordon): back in service', () => {
+      expect(desired(tainted('other.example/x')).state).toBe('InService');
+    });
+
+    it("drainer's own taint and KubeVirt's drain taint never count, even when listed", () => {
+      const all = [...DEFAULT, 'drainer.dev/evacuating', 'kubevirt.io/drain'];
+      expect(desired(tainted('drainer.dev/evacuating', 'kubevirt.io/drain'), all).state).toBe('InService');
+    });
+
+    it('a cordon by someone else stays the trigger when both are there', () => {
+      const t = tainted('karpenter.sh/disrupted');
+      const n: NodeObject = { ...t, spec: { ...t.spec, unschedulable: true } };
+      expect(desired(n)).toMatchObject({ trigger: 'cordon' });
+    });
+  });
 });

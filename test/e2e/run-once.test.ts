@@ -37,6 +37,8 @@ describe('run-once and restore on Kubernetes (full stack)', () => {
     expect(result.stdout).toMatch(/nova: done, 2 moved/);
     expect(stack.sandbox.openstack.state.serversOnHost('node-a')).toEqual([]);
     expect(await stack.record('node-a')).toMatchObject({ phase: 'Evacuated', cordonedByUs: false });
+    // run-once honours the drain gate: evacuated, so no gate pod holds a drain
+    expect(stack.sandbox.kube.store.find('pods', 'drainer', 'drainer-gate-node-a')).toBeUndefined();
   });
 
   it('restore re-enables the service, removes taint and record, and leaves the operator cordon', async () => {
@@ -51,6 +53,10 @@ describe('run-once and restore on Kubernetes (full stack)', () => {
       expect.objectContaining({ key: 'drainer.dev/evacuating' }),
     );
     expect(node.spec?.unschedulable).toBe(true);
+    // the restore holds the drain gate again before the node takes VMs
+    expect(stack.sandbox.kube.store.find('pods', 'drainer', 'drainer-gate-node-a')?.spec).toMatchObject({
+      nodeName: 'node-a',
+    });
   });
 
   it('run-once took the fleet slot and gave it back; --no-budget passes a slot someone else holds', async () => {

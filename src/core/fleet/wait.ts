@@ -19,7 +19,7 @@ export async function waitToStart(
   nm: MaintenanceObject | undefined,
   ctl: { signal: AbortSignal },
 ): Promise<'open' | 'now' | false> {
-  const gate = run.deps.gate;
+  const gate = run.deps.startGate;
   const rec = run.store.current;
   if (!rec || resumes(rec)) return 'open';
   // nothing to wait for: a start-now asked anyway is still recorded, and taken off (honoured once)
@@ -58,7 +58,7 @@ export async function clearToStart(
   queuedAt: Date,
   ctl: { signal: AbortSignal },
 ): Promise<boolean> {
-  const gate = run.deps.gate;
+  const gate = run.deps.startGate;
   if (!gate || resumes(run.store.current)) return true;
   return (await gate.check({ node: run.nodeName, queuedAt, signal: ctl.signal })).open;
 }

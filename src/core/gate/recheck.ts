@@ -1,0 +1,24 @@
+// After Evacuated (issue 23): at each resync the node's host is listed once (the plugins' plans,
+// without the capacity check). A workload that has to move and is there again (forced onto the
+// host after the final listing) reopens the evacuation, and the drain gate is held while it is.
+import type { NodeRun } from '../run-context.ts';
+import { stillOnHost, syncGate, toMove } from './step.ts';
+
+/** The workloads on an Evacuated node's host that have to move (empty: still evacuated). */
+export async function strayOnHost(run: NodeRun): Promise<string[]> {
+  const plans = await run.deps.host.plan({ name: run.nodeName }, run.signal, { capacity: false });
+  return toMove(plans);
+}
+
+/** Back to Evacuating: the gate held again, then the evacuation resumes and moves them. */
+export async function reopen(run: NodeRun, stray: readonly string[]): Promise<void> {
+  run.log.warn({ node: run.nodeName, stray }, 'found on the host after Evacuated: moving them');
+  await run.store.update({ phase: 'Evacuating' });
+  run.deps.metrics?.phase('Evacuating');
+  await syncGate(run);
+  await run.event(
+    'Warning',
+    'DrainGateHeld',
+    `drains of ${run.nodeName} wait again: ${stillOnHost(stray)} after it was evacuated`,
+  );
+}

@@ -1,0 +1,114 @@
+// The drain gate's objects in drainer's namespace: per node a PodDisruptionBudget drainer-gate-<node>
+// (minAvailable 1: no disruption allowed; an integer needs no controller scale) and a pause pod of
+// the same name, bound to the node, whose controller owner is that PDB. A controller that is not a
+// DaemonSet makes `kubectl drain` treat the pod as managed: it neither skips it nor refuses it.
+import type { KubeTransport } from './http.ts';
+import type { KubeObject, OwnerReference } from './types.ts';
+
+export const GATE_PREFIX = 'drainer-gate-';
+export const GATE_COMPONENT = 'drain-gate';
+/** The gate pod's label that names its node (the PDB selects on it). */
+export const GATE_NODE_LABEL = 'drainer.dev/gate-node';
+
+/**
+ * On the Node: an operator released its gate (`drainer release`), when (ISO). Beside the record, not in
+ * it: a running evacuation rewrites its record from memory and would drop a field written meanwhile.
+ */
+export const GATE_RELEASED_ANNOTATION = 'drainer.dev/gate-released';
+
+/** drainer-gate-<node>; a name of 253 characters at most, as the API server requires. */
+export const gateName = (node: string): string => `${GATE_PREFIX}${node}`.slice(0, 253);
+
+const ns = (namespace: string) => encodeURIComponent(namespace);
+export const pdbsPath = (namespace: string): string =>
+  `/apis/policy/v1/namespaces/${ns(namespace)}/poddisruptionbudgets`;
+export const podsPath = (namespace: string): string => `/api/v1/namespaces/${ns(namespace)}/pods`;
+
+const labels = (node: string) => ({
+  'app.kubernetes.io/name': 'drainer',
+  'app.kubernetes.io/component': GATE_COMPONENT,
+  // label values are at most 63 characters: node names may be longer (the pod name still says it)
+  [GATE_NODE_LABEL]: node.slice(0, 63).replace(/[^A-Za-z0-9]+$/, ''),
+});
+
+export function gatePdb(namespace: string, node: string, owner?: OwnerReference): KubeObject {
+  return {
+    apiVersion: 'policy/v1',
+    kind: 'PodDisruptionBudget',
+    metadata: {
+      name: gateName(node),
+      namespace,
+      labels: labels(node),
+      annotations: {
+        'drainer.dev/explain': `drainer holds drains of node ${node} until its virtual machines have moved; see drainer status`,
+      },
+      ...(owner ? { ownerReferences: [owner] } : {}),
+    },
+    spec: { minAvailable: 1, selector: { matchLabels: labels(node) } },
+  };
+}
+
+export function gatePod(namespace: string, node: string, image: string, pdb: OwnerReference): KubeObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: gateName(node), namespace, labels: labels(node), ownerReferences: [pdb] },
+    spec: {
+      nodeName: node,
+      // the gate must stay on a cordoned, tainted node: it is the last pod a drain evicts
+      tolerations: [{ operator: 'Exists' }],
+      // neither preempted nor evicted under node pressure before ordinary pods: it guards the node
+      priorityClassName: 'system-node-critical',
+      automountServiceAccountToken: false,
+      enableServiceLinks: false,
+      terminationGracePeriodSeconds: 0,
+      securityContext: {
+        runAsNonRoot: true,
+        runAsUser: 65535,
+        runAsGroup: 65535,
+        seccompProfile: { type: 'RuntimeDefault' },
+      },
+      containers: [
+        {
+          name: 'gate',
+          image,
+          imagePullPolicy: 'IfNotPresent',
+          resources: {
+            requests: { cpu: '1m', memory: '4Mi' },
+            limits: { cpu: '10m', memory: '16Mi' },
+          },
+          securityContext: {
+            allowPrivilegeEscalation: false,
+            readOnlyRootFilesystem: true,
+            capabilities: { drop: ['ALL'] },
+          },
+        },
+      ],
+    },
+  };
+}
+
+export const createObject = (k: KubeTransport, path: string, body: KubeObject): Promise<KubeObject> =>
+  k.request<KubeObject>({ method: 'POST', path, body });
+
+export const getObject = (k: KubeTransport, path: string, name: string): Promise<KubeObject> =>
+  k.request<KubeObject>({ path: `${path}/${encodeURIComponent(name)}` });
+
+/** Deletes at once (the pause container has nothing to finish); with uid, only that incarnation. */
+export const deleteObject = (k: KubeTransport, path: string, name: string, uid?: string): Promise<unknown> =>
+  k.request({
+    method: 'DELETE',
+    path: `${path}/${encodeURIComponent(name)}`,
+    body: {
+      apiVersion: 'v1',
+      kind: 'DeleteOptions',
+      gracePeriodSeconds: 0,
+      ...(uid ? { preconditions: { uid } } : {}),
+    },
+  });
+
+/** The agent DaemonSet, to own the PDBs (uninstalling it garbage-collects them). */
+export const getDaemonSet = (k: KubeTransport, namespace: string, name: string): Promise<KubeObject> =>
+  k.request<KubeObject>({
+    path: `/apis/apps/v1/namespaces/${ns(namespace)}/daemonsets/${encodeURIComponent(name)}`,
+  });
