@@ -40,7 +40,12 @@ run('drain gate across a kill -9 of the agent (real daemon process, real kubectl
     const daemon = () => {
       const child = spawn(process.execPath, ['bin/drainer.js', 'daemon', '--config-path', configPath], {
         // a container restarted in the same pod: the same instance takes its node Lease back at once
-        env: { PATH: process.env.PATH ?? '', NODE_NAME: 'node-a', POD_NAME: 'drainer-x7k2p', POD_UID: 'uid-1' },
+        env: {
+          PATH: process.env.PATH ?? '',
+          NODE_NAME: 'node-a',
+          POD_NAME: 'drainer-x7k2p',
+          POD_UID: 'uid-1',
+        },
         stdio: 'ignore',
       });
       children.push(child);
