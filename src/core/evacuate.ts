@@ -1,6 +1,7 @@
 // The evacuation steps of design.md §1: record intent and take the NodeMaintenance, wait for a
 // fleet slot, plan, check capacity, then cordon (for a NodeMaintenance) and taint, run the plugins
 // under the deadline, drain, record done.
+import { isAuthError } from '../errors.ts';
 import { capacityGate } from './capacity.ts';
 import type { Desired } from './desired.ts';
 import { evacuatedMaintenance, maintenanceStatus } from './maintenance-status.ts';
@@ -122,6 +123,10 @@ async function evacuateHolding(
   const nm = desired.maintenance;
   if (!planned) return stopped(run, ctl, started);
   // 2b. does it fit elsewhere? refused here, nothing about the node has changed
+  if (planned.authFailed) return fail(run, nm, started, planned.error ?? 'rejected', 'CloudAuthFailed');
+  // a plan-wide blocker (missing rights): refused before the first change, like the capacity
+  const blocked = planBlockers(planned.plans);
+  if (blocked && fresh) return fail(run, nm, started, blocked, 'EvacuationBlocked');
   const refused = await capacityGate(run, planned, fresh);
   if (refused) return fail(run, nm, started, refused, 'InsufficientCapacity');
   await run.event(
@@ -156,7 +161,8 @@ async function evacuateHolding(
   await run.store.update({ outcomes: outcomes.map(summarize) });
 
   if (outcomes.some((o) => !o.succeeded) && config.drain.requirePluginsSucceeded) {
-    return fail(run, nm, started, failureText(outcomes));
+    const auth = outcomes.some((o) => isAuthError(o.error));
+    return fail(run, nm, started, failureText(outcomes), auth ? 'CloudAuthFailed' : 'EvacuationFailed');
   }
 
   // 4. pods, only after the VMs moved; pods a plugin takes care of are left to it
@@ -229,6 +235,14 @@ async function isolate(run: NodeRun, nm: MaintenanceObject | undefined): Promise
 interface Planned {
   readonly plans?: Plan[];
   readonly error?: string;
+  /** The cloud rejected the credentials: reported as CloudAuthFailed, not as a capacity problem. */
+  readonly authFailed?: boolean;
+}
+
+/** The plans' plan-wide blockers as one text, or undefined. */
+function planBlockers(plans: readonly Plan[] | undefined): string | undefined {
+  const all = (plans ?? []).flatMap((p) => p.blockers ?? []);
+  return all.length ? all.map((b) => b.message).join('; ') : undefined;
 }
 
 async function plan(run: NodeRun, ctl: EvacuationControl, fresh: boolean): Promise<Planned | undefined> {
@@ -243,7 +257,10 @@ async function plan(run: NodeRun, ctl: EvacuationControl, fresh: boolean): Promi
   } catch (err) {
     if (ctl.signal.aborted) return undefined;
     run.log.warn({ err }, 'planning failed');
-    return { error: err instanceof Error ? err.message : String(err) };
+    return {
+      error: err instanceof Error ? err.message : String(err),
+      ...(isAuthError(err) ? { authFailed: true } : {}),
+    };
   }
 }
 
@@ -340,12 +357,19 @@ function running(
   );
 }
 
+const FAILED_MESSAGE = {
+  EvacuationFailed: 'evacuation failed',
+  InsufficientCapacity: 'not enough capacity elsewhere',
+  EvacuationBlocked: 'blocked before the first change',
+  CloudAuthFailed: 'the cloud rejected drainer credentials',
+} as const;
+
 async function fail(
   run: NodeRun,
   nm: MaintenanceObject | undefined,
   started: Date,
   message: string,
-  reason: 'EvacuationFailed' | 'InsufficientCapacity' = 'EvacuationFailed',
+  reason: 'EvacuationFailed' | 'InsufficientCapacity' | 'EvacuationBlocked' | 'CloudAuthFailed' = 'EvacuationFailed',
 ): Promise<RunResult> {
   const text = errorText(message);
   await run.store.update({
@@ -364,7 +388,7 @@ async function fail(
     maintenanceStatus({
       phase: 'Failed',
       reason,
-      message: reason === 'InsufficientCapacity' ? 'not enough capacity elsewhere' : 'evacuation failed',
+      message: FAILED_MESSAGE[reason],
       now: run.now(),
       lastError: text,
       pods: podCounts(run.store.current),

@@ -11,6 +11,8 @@ export type ConditionReason =
   | 'Evacuated'
   | 'EvacuationFailed'
   | 'InsufficientCapacity'
+  | 'EvacuationBlocked'
+  | 'CloudAuthFailed'
   | 'InvalidNodeNotFound'
   | 'InvalidDuplicate'
   | 'InvalidNodeNameChanged';

@@ -39,6 +39,17 @@ export type CapacityVerdict =
   | { readonly status: 'short'; readonly message: string }
   | { readonly status: 'unknown'; readonly reason: 'unavailable' | 'unsupported'; readonly message: string };
 
+/**
+ * Something that stops the whole evacuation, not one workload (those carry `blocker`): the core
+ * refuses before its first change. `missing-rights`: the credentials cannot see what drainer must
+ * see to tell a moved workload from one that stayed (e.g. Nova's host attribute).
+ */
+export interface PlanBlocker {
+  readonly kind: 'missing-rights';
+  /** Names what is missing and how to grant it. */
+  readonly message: string;
+}
+
 export interface Plan {
   readonly plugin: string;
   /** Where the workloads live, as the backend names it (nova: the service host). */
@@ -46,6 +57,8 @@ export interface Plan {
   readonly workloads: readonly PlannedWorkload[];
   /** Set by a plugin that can check capacity; absent means nothing to check. */
   readonly capacity?: CapacityVerdict;
+  /** Plan-wide blockers (absent or empty: none). */
+  readonly blockers?: readonly PlanBlocker[];
 }
 
 export type WorkloadState = 'pending' | 'migrating' | 'succeeded' | 'failed' | 'blocked' | 'skipped';

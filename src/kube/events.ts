@@ -24,7 +24,9 @@ export type EventReason =
   /** The capacity pre-flight: the workloads do not fit elsewhere (or the check could not run). */
   | 'InsufficientCapacity'
   /** A NodeMaintenance we cannot honour (node missing, duplicate, nodeName changed). */
-  | 'MaintenanceInvalid';
+  | 'MaintenanceInvalid'
+  /** The cloud rejected drainer's credentials (Keystone 401): fix the secret, not the capacity. */
+  | 'CloudAuthFailed';
 
 export type EventType = 'Normal' | 'Warning';
 
