@@ -1,0 +1,43 @@
+// What the migrator's parts share: the Nova calls they make, what the Node record keeps per
+// server, and the options the plugin hands them.
+import type { WorkloadProgress } from '../../core/plugin.ts';
+import type { NovaConfig } from '../../config/schema.ts';
+import type { Logger } from '../../observability/logger.ts';
+import type { ComputeClient } from './compute.ts';
+import type { Sleep } from './http.ts';
+
+export type MigratorCompute = Pick<
+  ComputeClient,
+  | 'listServersOnHost'
+  | 'listServersChangedSince'
+  | 'getServer'
+  | 'liveMigrate'
+  | 'migrate'
+  | 'confirmResize'
+  | 'listServerMigrations'
+  | 'listHostMigrations'
+  | 'abortMigration'
+  | 'atLeast'
+>;
+
+/** What the Node record keeps per server, so a restarted agent resumes instead of restarting. */
+export interface MigrationRecord {
+  attempts: number;
+  migrationId?: number | string;
+  startedAt: string;
+}
+
+export interface MigratorOptions {
+  compute: MigratorCompute;
+  source: string;
+  nova: NovaConfig;
+  log: Logger;
+  sleep: Sleep;
+  now: () => number;
+  signal: AbortSignal;
+  abortOnCancel: boolean;
+  resumed: Readonly<Record<string, MigrationRecord>>;
+  /** Persists the record entry BEFORE the migration call is made. */
+  beforeStart(serverId: string, entry: MigrationRecord): Promise<void>;
+  progress(items: readonly WorkloadProgress[]): void;
+}
