@@ -369,7 +369,11 @@ async function fail(
   nm: MaintenanceObject | undefined,
   started: Date,
   message: string,
-  reason: 'EvacuationFailed' | 'InsufficientCapacity' | 'EvacuationBlocked' | 'CloudAuthFailed' = 'EvacuationFailed',
+  reason:
+    | 'EvacuationFailed'
+    | 'InsufficientCapacity'
+    | 'EvacuationBlocked'
+    | 'CloudAuthFailed' = 'EvacuationFailed',
 ): Promise<RunResult> {
   const text = errorText(message);
   await run.store.update({

@@ -211,8 +211,9 @@ export class ComputeClient {
   /**
    * Every server (all projects, any host, deleted ones included) whose record changed at or after
    * `since` on Nova's clock: one request tells how every in-flight server is doing. Also returns
-   * Nova's clock as far as the answer shows it (its Date header, the newest `updated`), for the
-   * next `since`.
+   * Nova's clock as its Date header shows it, for the next `since`. Never the servers' `updated`:
+   * each is stamped by the clock of whichever host wrote it, and one running fast would move the
+   * window past every real change.
    */
   async listServersChangedSince(
     since: Date,
@@ -224,10 +225,6 @@ export class ComputeClient {
       const date = Date.parse(String(res.headers.date ?? ''));
       if (!Number.isNaN(date)) novaNow = Math.max(novaNow ?? date, date);
     });
-    for (const s of servers) {
-      const t = s.updated ? Date.parse(s.updated) : NaN;
-      if (!Number.isNaN(t)) novaNow = Math.max(novaNow ?? t, t);
-    }
     return { servers, novaNow };
   }
 

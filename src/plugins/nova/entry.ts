@@ -65,6 +65,14 @@ export class Entry {
     this.message = message;
   }
 
+  /** Counted moved, yet the host's listing shows it there again: it has to move after all. */
+  reopen(message: string): void {
+    this.state = 'pending';
+    this.finishedAt = undefined;
+    this.target = undefined;
+    this.message = message;
+  }
+
   block(reason: string): void {
     this.state = 'blocked';
     this.action = 'none';

@@ -6,6 +6,7 @@ import { classify } from './classify.ts';
 import type { Entry } from './entry.ts';
 import type { MigratorOptions } from './migrator-options.ts';
 import { endedAt } from './pace.ts';
+import { knownHost } from './reasons.ts';
 import { CLOCK_SKEW_MS, FIRST_RECORD_CHECK_MS, newestRecord, seen } from './records.ts';
 import { hostOf, taskStateOf, type NovaMigration, type NovaServer } from './types.ts';
 
@@ -14,6 +15,8 @@ import { hostOf, taskStateOf, type NovaMigration, type NovaServer } from './type
  * to the second, and a change may commit a moment after the request that missed it.
  */
 const CHANGES_MARGIN_MS = 10_000;
+/** Migration record statuses after which the server must have settled (Nova's final ones). */
+const ENDED = new Set(['completed', 'error', 'failed', 'cancelled', 'done', 'finished', 'confirmed']);
 
 /** The servers the migrator tracks, as the follow sees them. */
 export interface Tracked {
@@ -65,7 +68,11 @@ export class Follow {
     const seen = new Set<string>();
     for (const s of listed) {
       seen.add(s.id);
-      this.#tracked.entry(s).server = s;
+      const e = this.#tracked.entry(s);
+      e.server = s;
+      // Evacuated rests on this listing: a server counted moved that is here again is not moved.
+      if (e.state === 'succeeded' && knownHost(s) === source && classify(s, this.#o.nova).kind !== 'gone')
+        e.reopen('counted moved, but the host listing shows it there again');
     }
     for (const e of this.#tracked.all()) {
       if (seen.has(e.id) || e.terminal) continue;
@@ -129,6 +136,25 @@ export class Follow {
       e.recordRead(now);
       const r = newestRecord(records, e.id, e.action);
       if (r) e.record = seen(e.record, r, now);
+    }
+    await this.#confirmDue(due);
+  }
+
+  /**
+   * Long past what a migration takes here and still "migrating" as we last saw it: if its record
+   * says it ended (or the records cannot be read), read the server itself. A change the listings
+   * missed then frees its slot now, not at its deadline. Rare: only attempts due a record read.
+   */
+  async #confirmDue(due: readonly Entry[]): Promise<void> {
+    const { compute, signal } = this.#o;
+    for (const e of due) {
+      if (this.#recordsReadable && !ENDED.has(e.record?.status ?? '')) continue;
+      try {
+        e.server = await compute.getServer(e.id, signal);
+      } catch (err) {
+        if (!isNotFoundError(err)) throw err;
+        e.finish('skipped', this.#o.now(), 'deleted during the evacuation');
+      }
     }
   }
 }

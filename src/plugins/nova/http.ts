@@ -178,7 +178,8 @@ export function createHttp(opts: HttpOptions): Http {
         }
         opts.onApiRequest?.(req.api, String(res.status));
         if (res.status < 400) return res as HttpResponse<T>;
-        if (!idempotent && RETRY_STATUS.has(res.status)) throw outcomeUnknown(req, `→ ${res.status}`, res.status);
+        if (!idempotent && RETRY_STATUS.has(res.status))
+          throw outcomeUnknown(req, `→ ${res.status}`, res.status);
         if (!last && RETRY_STATUS.has(res.status)) {
           await sleep(backoffMs * 2 ** attempt, req.signal);
           continue;

@@ -9,6 +9,7 @@ import {
   isConflictError,
   isForbiddenError,
   isNotFoundError,
+  isOutcomeUnknownError,
 } from '../../errors.ts';
 import type { WorkloadProgress } from '../../core/plugin.ts';
 import { classify, type MoveAction } from './classify.ts';
@@ -17,6 +18,8 @@ import { Entry, toProgress } from './entry.ts';
 import { Follow } from './follow.ts';
 import type { MigratorOptions } from './migrator-options.ts';
 import { Pace } from './pace.ts';
+import { readBack } from './read-back.ts';
+import { HOST_UNKNOWN, knownHost } from './reasons.ts';
 import { FIRST_RECORD_CHECK_MS } from './records.ts';
 import { Tracker } from './track.ts';
 
@@ -190,6 +193,11 @@ export class Migrator {
       return;
     }
     const s = e.server;
+    if (knownHost(s) === undefined && classify(s, this.#o.nova).kind !== 'gone') {
+      // Moved means seen moved: without the host nobody can tell, so nothing is started either.
+      e.finish('failed', now, HOST_UNKNOWN);
+      return;
+    }
     if (hostOf(s) !== this.#o.source) {
       // It left without us (someone else moved it): the host is emptier either way.
       e.target = hostOf(s) ?? undefined;
@@ -254,6 +262,13 @@ export class Migrator {
       if (signal.aborted || isAuthError(err) || isForbiddenError(err)) throw err;
       if (isNotFoundError(err)) {
         e.finish('skipped', now, 'deleted during the evacuation');
+        return;
+      }
+      if (isOutcomeUnknownError(err)) {
+        // Never sent again blindly: read back whether Nova took it, then decide.
+        const back = await readBack(this.#o, e, action, now);
+        if (back.took === 'took' && (slotFree || action !== 'live-migrate')) this.#slotFrom(e, now);
+        if (back.took === 'not-taken') this.#tracker.failedAttempt(e, now, `${err.message}; ${back.detail}`);
         return;
       }
       e.started(action, now);

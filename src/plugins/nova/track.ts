@@ -6,7 +6,8 @@ import type { Entry } from './entry.ts';
 import type { Follow } from './follow.ts';
 import type { MigratorOptions } from './migrator-options.ts';
 import type { Pace } from './pace.ts';
-import { STUCK_AFTER_MS } from './records.ts';
+import { HOST_UNKNOWN, knownHost, novaSays } from './reasons.ts';
+import { CLOCK_SKEW_MS, STUCK_AFTER_MS, newestRecord } from './records.ts';
 import { hostOf, taskStateOf } from './types.ts';
 
 const SETTLED = new Set(['ACTIVE', 'PAUSED', 'SHUTOFF']);
@@ -40,11 +41,12 @@ export class Tracker {
     if (task === null && s.status === 'VERIFY_RESIZE') {
       await this.confirm(e);
     } else if (task === null && s.status === 'ERROR') {
-      e.finish('failed', now, `server went to ERROR during ${e.action}`);
-      this.#o.log.warn({ server: e.id }, 'server went to ERROR while migrating');
+      const why = `server went to ERROR during ${e.action}${novaSays(s, await this.#newestRecord(e))}`;
+      e.finish('failed', now, why);
+      this.#o.log.warn({ server: e.id }, why);
       return;
     } else if (task === null && SETTLED.has(s.status)) {
-      this.#settled(e, now, host);
+      await this.#settled(e, now, host);
       return;
     } else if (this.#stuck(e, now)) {
       return;
@@ -58,11 +60,17 @@ export class Tracker {
     }
   }
 
-  /** Back to a steady state: on another host it moved; on ours the attempt failed. */
-  #settled(e: Entry, now: number, host: string | null | undefined): void {
+  /**
+   * Back to a steady state: on another host it moved; on ours the attempt failed; on a host Nova
+   * does not show, nobody can tell, so it never counts as moved.
+   */
+  async #settled(e: Entry, now: number, host: string | null | undefined): Promise<void> {
     const { log, source, nova } = this.#o;
     this.#pace.ended(this.#follow.endedAt(e, now));
-    if (host !== source) {
+    if (knownHost(e.server) === undefined) {
+      e.finish('failed', now, HOST_UNKNOWN);
+      log.error({ server: e.id }, HOST_UNKNOWN);
+    } else if (host !== source) {
       e.target = host ?? undefined;
       // An abort can lose the race: Nova finished the migration first, so the server did move.
       const late = e.abort?.sent ? 'the abort came too late' : e.abort?.note;
@@ -78,7 +86,25 @@ export class Tracker {
         `migration ${why}; the server is back on ${source}`,
       );
     } else {
-      this.failedAttempt(e, now, `${e.action} ended with the server still on ${source}`);
+      const said = novaSays(e.server, await this.#newestRecord(e));
+      this.failedAttempt(e, now, `${e.action} ended with the server still on ${source}${said}`);
+    }
+  }
+
+  /**
+   * The attempt's newest migration record, for the reason of a failure: as last read, else one
+   * read of the host's records (failures only, so it costs nothing on the way that succeeds).
+   */
+  async #newestRecord(e: Entry): Promise<{ id: number | string; status: string } | undefined> {
+    if (e.record) return e.record;
+    const { compute, source, signal } = this.#o;
+    const since = new Date((e.attemptStartedAt ?? this.#o.now()) - CLOCK_SKEW_MS);
+    try {
+      const records = await compute.listHostMigrations(source, since, signal);
+      return newestRecord(records, e.id, e.action);
+    } catch (err) {
+      if (signal.aborted || isAuthError(err)) throw err;
+      return undefined; // only the reason's detail is lost
     }
   }
 

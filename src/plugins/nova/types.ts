@@ -39,6 +39,8 @@ export interface NovaServer {
   flavor?: NovaFlavorRef;
   /** "" for a server booted from a volume. */
   image?: string | { id?: string } | null;
+  /** Shown for a server in ERROR (or DELETED): Nova's reason, e.g. "No valid host was found". */
+  fault?: { code?: number; message?: string; created?: string };
 }
 
 /** A flavor as a server embeds it (2.47+) or as GET /flavors/{id} answers. */

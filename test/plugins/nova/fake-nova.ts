@@ -389,7 +389,9 @@ export class FakeNova {
       locked: s.locked ?? false,
       ...(this.hideHost ? {} : { 'OS-EXT-SRV-ATTR:host': s.host }),
       'OS-EXT-STS:task_state': s.task_state,
-      ...(s.updatedAt !== undefined ? { updated: new Date(s.updatedAt).toISOString().replace(/\.\d+Z$/, 'Z') } : {}),
+      ...(s.updatedAt !== undefined
+        ? { updated: new Date(s.updatedAt).toISOString().replace(/\.\d+Z$/, 'Z') }
+        : {}),
       // like Nova: the fault is shown for a server in ERROR
       ...(s.status === 'ERROR' && s.fault ? { fault: { code: 500, message: s.fault } } : {}),
     };

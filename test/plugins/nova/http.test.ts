@@ -86,7 +86,13 @@ describe('nova http layer', () => {
     const { http, codes } = client();
 
     await http.request({ api: 'nova', method: 'POST', url: `${NOVA}/a`, json: {} });
-    await http.request({ api: 'keystone', method: 'POST', url: `${NOVA}/tokens`, json: {}, idempotent: true });
+    await http.request({
+      api: 'keystone',
+      method: 'POST',
+      url: `${NOVA}/tokens`,
+      json: {},
+      idempotent: true,
+    });
 
     expect(codes).toEqual(['ECONNREFUSED', '202', '503', '201']);
   });
