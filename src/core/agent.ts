@@ -32,6 +32,8 @@ export interface AgentOptions {
   readonly signal: AbortSignal;
   /** Queue backoff after a failed reconcile (default 1 s → 60 s). */
   readonly backoff?: { readonly initialMs: number; readonly maxMs: number };
+  /** Checks the clouds' credentials at start and each resync; its reasons make the agent not ready. */
+  readonly cloudAuth?: { reasons(): string[]; run(): Promise<void> };
 }
 
 const MAINTENANCE_KEY = 'nodemaintenance:';
@@ -62,6 +64,7 @@ export class Agent {
   /** Runs until the signal aborts; then waits for the running reconcile to stop (its record stays). */
   async run(): Promise<void> {
     const { sources, signal, mode } = this.#o;
+    const auth = this.#o.cloudAuth?.run();
     const watches = [
       sources.watchNode({
         signal,
@@ -85,6 +88,7 @@ export class Agent {
       );
     }
     await Promise.all(watches);
+    await auth;
     await this.#queue.stopped();
     this.#o.log.info({ node: this.#o.nodeName }, 'agent stopped');
   }
@@ -93,6 +97,7 @@ export class Agent {
     const reasons: string[] = [];
     if (!this.#nodeSynced) reasons.push('node watch not synced');
     if (!this.#maintenancesSynced) reasons.push('NodeMaintenance watch not synced');
+    reasons.push(...(this.#o.cloudAuth?.reasons() ?? []));
     return { ready: reasons.length === 0, reasons };
   }
 

@@ -128,4 +128,11 @@ export interface BackendPlugin {
   evacuate(node: NodeRef, ctx: EvacuationContext): Promise<Outcome>;
   /** Undoes only what ctx.record says this plugin changed. */
   restore(node: NodeRef, ctx: RestoreContext): Promise<void>;
+  /**
+   * Optional, for backends behind credentials of their own (a cloud): can they still sign in?
+   * At most one request (reusing a valid token costs none); throws AuthError when rejected. The
+   * only way an agent with a wrong password can say so before the next cordon (/readyz, a metric);
+   * kept optional so a backend on the cluster's own credentials (KubeVirt) needs nothing.
+   */
+  checkAuth?(signal: AbortSignal): Promise<void>;
 }

@@ -31,6 +31,7 @@ export class Metrics {
    * (a disabled nova-compute service, a drain taint) is still in place on a node meant to be back in service.
    */
   readonly restoreFailed: Gauge<'plugin'>;
+  readonly cloudAuthOk: Gauge<'plugin'>;
   /** Pass this to API clients (Nova, Kubernetes) as their request hook. */
   readonly apiRequest: ApiRequestHook;
 
@@ -113,6 +114,12 @@ export class Metrics {
     this.restoreFailed = new Gauge({
       name: 'drainer_restore_failed',
       help: "1 while the plugin's last restore of this node failed: a change of drainer's (e.g. a disabled nova-compute service) is still in place",
+      labelNames: ['plugin'],
+      registers,
+    });
+    this.cloudAuthOk = new Gauge({
+      name: 'drainer_cloud_auth_ok',
+      help: "1 while the plugin's cloud accepts drainer's credentials, 0 once it rejected them (checked at start and each resync)",
       labelNames: ['plugin'],
       registers,
     });

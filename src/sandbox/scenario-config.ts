@@ -10,6 +10,13 @@ export function openstackOptions(s: Scenario, clock: Clock, port?: number): Star
   const idsOf = (names: string[]) => new Set<string | undefined>(names.map((n) => ids.get(n)));
   const failing = idsOf(o.faults.failMigrations);
   const hanging = idsOf(o.faults.hangMigrations);
+  const dropping = idsOf(o.faults.dropActionAnswers);
+  const ahead = new Map(
+    Object.entries(o.faults.clockAheadSeconds).map(([name, s]): [string | undefined, number] => [
+      ids.get(name),
+      s,
+    ]),
+  );
   return {
     clock,
     port: port ?? o.port,
@@ -43,6 +50,14 @@ export function openstackOptions(s: Scenario, clock: Clock, port?: number): Star
       latencyMs: o.faults.latencyMs,
       failMigrations: (id) => failing.has(id),
       hangMigrations: (id) => hanging.has(id),
+      hideHost: o.faults.hideHost,
+      clockAheadMs: (id) => (ahead.get(id) ?? 0) * 1000,
+      dropAnswer: (method, path) => {
+        const id = method === 'POST' ? /\/servers\/([^/]+)\/action$/.exec(path)?.[1] : undefined;
+        if (!id || !dropping.has(id)) return false;
+        dropping.delete(id); // the first answer only
+        return true;
+      },
     },
   };
 }

@@ -88,9 +88,23 @@ const openstack = z
         failMigrations: z.array(z.string()).default([]),
         /** Server names whose live migrations never finish. */
         hangMigrations: z.array(z.string()).default([]),
+        /** A Nova policy that hides OS-EXT-SRV-ATTR:host (drainer must refuse, not guess). */
+        hideHost: z.boolean().default(false),
+        /** Server name → seconds its `updated` runs ahead of Nova's clock (a host with a fast clock). */
+        clockAheadSeconds: z.record(z.string(), z.number()).default({}),
+        /** Server names whose first action POST is applied but its answer dropped (connection reset). */
+        dropActionAnswers: z.array(z.string()).default([]),
       })
       .strict()
-      .default({ errorRate: 0, latencyMs: 0, failMigrations: [], hangMigrations: [] }),
+      .default({
+        errorRate: 0,
+        latencyMs: 0,
+        failMigrations: [],
+        hangMigrations: [],
+        hideHost: false,
+        clockAheadSeconds: {},
+        dropActionAnswers: [],
+      }),
   })
   .strict();
 

@@ -60,6 +60,11 @@ export class ComputeClient {
     return { endpoint: this.#endpoint, microversion: this.microversion };
   }
 
+  /** Signs in unless the session holds a valid token: at most one request. */
+  async authenticate(signal?: AbortSignal): Promise<void> {
+    await this.#session.token(signal);
+  }
+
   get microversion(): string {
     return `2.${this.#minor ?? 1}`;
   }

@@ -81,6 +81,10 @@ export class NovaPlugin implements BackendPlugin {
     return { plugin: this.name, location: host, workloads, capacity };
   }
 
+  async checkAuth(signal: AbortSignal): Promise<void> {
+    await this.#o.compute.authenticate(signal);
+  }
+
   async evacuate(node: NodeRef, ctx: EvacuationContext): Promise<Outcome> {
     const { compute, nova } = this.#o;
     const { signal, log } = ctx;

@@ -45,6 +45,12 @@ export interface NovaFaults {
   failMigrations: (serverId: string) => boolean;
   /** True: a live migration of this server never completes (abort still works). */
   hangMigrations: (serverId: string) => boolean;
+  /** A policy that hides OS-EXT-SRV-ATTR:* (the host) from every caller, admin included. */
+  hideHost: boolean;
+  /** How far ahead the clock that stamps this server's `updated` runs (ms; 0: Nova's own). */
+  clockAheadMs: (serverId: string) => number;
+  /** True: apply this request, then reset the connection before the answer goes out. */
+  dropAnswer: (method: string, path: string) => boolean;
 }
 
 /** Simulated durations of the steps around a migration (simulated ms). */

@@ -2,8 +2,9 @@
 // time from Nova's own clock, never re-sends a migrate call in the dark, and carries Nova's own
 // reason into the outcome.
 import { beforeEach, describe, expect, it } from 'vitest';
+import { AuthError } from '../../../src/errors.ts';
 import { FakeNova } from './fake-nova.ts';
-import { evacuationContext, harness, offlineNock } from './helpers.ts';
+import { evacuationContext, harness, offlineNock, openstackConfig } from './helpers.ts';
 
 const node = { name: 'compute-a' };
 const signal = () => new AbortController().signal;
@@ -174,5 +175,27 @@ describe("Nova's own reason", () => {
     const outcome = await h.plugin.evacuate(node, evacuationContext(h));
 
     expect(outcome.workloads[0]?.message).toMatch(/still on compute-a \(migration 1 error\)/);
+  });
+});
+
+describe('cloud authentication check', () => {
+  it('signs in once and then reuses the token: at most one request per check', async () => {
+    const h = harness(fake);
+
+    await h.plugin.checkAuth?.(signal());
+    await h.plugin.checkAuth?.(signal());
+
+    expect(fake.count('POST', /\/auth\/tokens$/)).toBe(1);
+    expect(fake.requests).toHaveLength(1);
+  });
+
+  it('throws an AuthError when Keystone rejects the password', async () => {
+    const auth = { ...openstackConfig().auth, password: 'wrong' };
+    const h = harness(fake, { openstack: { auth } });
+
+    const err = await h.plugin.checkAuth?.(signal()).catch((e: unknown) => e);
+
+    expect(err).toBeInstanceOf(AuthError);
+    expect(fake.count('POST', /\/auth\/tokens$/)).toBe(1);
   });
 });

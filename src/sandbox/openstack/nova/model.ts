@@ -132,6 +132,8 @@ export class NovaModel {
   #nextServiceId = 1;
   #nextMigrationId = 1;
   #nextInstance = 1;
+  /** The `clock ahead` fault: how far the clock stamping a server's `updated` runs fast. */
+  clockAhead: (serverId: string) => number = () => 0;
 
   constructor(clock: Clock) {
     this.#clock = clock;
@@ -184,8 +186,9 @@ export class NovaModel {
     // Sorting by created_at needs distinct times: each server is a millisecond younger.
     const created = this.now() + this.servers.size;
     const offloaded = vmState === 'shelved_offloaded';
+    const id = spec.id ?? uuid();
     const server: Server = {
-      id: spec.id ?? uuid(),
+      id,
       name: spec.name,
       tenantId,
       userId,
@@ -201,7 +204,7 @@ export class NovaModel {
       migrationMs: spec.migrationMs ?? 3000,
       locked: spec.locked ?? false,
       createdAt: created,
-      updatedAt: created,
+      updatedAt: created + this.clockAhead(id),
       instanceName: `instance-${(this.#nextInstance++).toString(16).padStart(8, '0')}`,
       reservationId: `r-${hexId().slice(0, 8)}`,
     };
@@ -263,7 +266,7 @@ export class NovaModel {
   }
 
   setServer(server: Server, changes: Partial<Server>): void {
-    Object.assign(server, changes, { updatedAt: this.now() });
+    Object.assign(server, changes, { updatedAt: this.now() + this.clockAhead(server.id) });
     this.emit({ kind: 'server', server: this.serverView(server) });
   }
 

@@ -84,7 +84,7 @@ export function renderServer(ctx: NovaContext, s: Server, show = false): Record<
     'OS-SRV-USG:launched_at': novaTime(s.createdAt),
     'OS-SRV-USG:terminated_at': null,
   };
-  if (admin) {
+  if (admin && !ctx.hideHost) {
     out['OS-EXT-SRV-ATTR:host'] = s.host;
     out['OS-EXT-SRV-ATTR:instance_name'] = s.instanceName;
     out['OS-EXT-SRV-ATTR:hypervisor_hostname'] = s.node;

@@ -1,0 +1,112 @@
+// Stories of issue 23 (Nova side) on the full stack: drainer never claims a server moved that it
+// did not see move, takes time from Nova's own clock, never sends a migration twice after a lost
+// answer, and says plainly when the cloud rejects its credentials.
+import { afterEach, describe, expect, it } from 'vitest';
+import { EVACUATING_TAINT } from '../../src/core/record.ts';
+import type { KubeList } from '../../src/kube/types.ts';
+import { smallWorld } from './scenario.ts';
+import { finished, startStack, until, type EventObject, type Stack } from './stack.ts';
+
+let stack: Stack | undefined;
+afterEach(async () => {
+  await stack?.close();
+  stack = undefined;
+});
+
+async function nodeEvents(s: Stack, node: string, reason: string): Promise<string[]> {
+  const events = await s.k.request<KubeList<EventObject>>({ path: '/api/v1/namespaces/default/events' });
+  return events.items
+    .filter((e) => e.involvedObject.name === node && e.reason === reason)
+    .map((e) => e.message);
+}
+
+describe('issue 23, Nova side (full stack)', () => {
+  it('a policy that hides the host: refused before the first change, naming the admin rights', async () => {
+    stack = await startStack({ scenario: smallWorld({ servers: 3, faults: { hideHost: true } }) });
+    const s = stack;
+    const os = s.sandbox.openstack.state;
+    const agent = s.startAgent('node-a');
+    await until('agent ready', () => agent.agent.ready().ready);
+
+    await s.cordon('node-a');
+    const rec = await finished(s, 'node-a');
+
+    expect(rec.phase).toBe('Failed');
+    expect(rec.failureReason).toBe('EvacuationBlocked');
+    expect(rec.lastError).toMatch(/OS-EXT-SRV-ATTR:host.*admin role/);
+    expect(rec.outcomes ?? []).toEqual([]);
+    expect(os.service('node-a')?.status).toBe('enabled');
+    expect(os.servers().every((v) => os.migrations(v.id).length === 0)).toBe(true);
+    expect((await s.node('node-a')).spec?.taints ?? []).not.toContainEqual(
+      expect.objectContaining({ key: EVACUATING_TAINT.key }),
+    );
+    expect((await nodeEvents(s, 'node-a', 'EvacuationBlocked')).join()).toMatch(/admin role/);
+  });
+
+  it('one server whose clock runs 10 minutes fast: finished migrations are still seen at once', async () => {
+    const world = smallWorld({ servers: 3, faults: { clockAheadSeconds: { elsewhere: 600 } } });
+    const servers = [...world.openstack.servers, { name: 'elsewhere', project: 'alpha', host: 'node-b' }];
+    stack = await startStack({
+      scenario: { ...world, openstack: { ...world.openstack, servers } },
+      config: { nova: { pollInterval: 0.05, retryBackoff: 0.1, migrationTimeout: 600 } },
+    });
+    const s = stack;
+    const agent = s.startAgent('node-a');
+    await until('agent ready', () => agent.agent.ready().ready);
+
+    await s.cordon('node-a');
+    // 3 × 10 s at 20× is under 2 s; the old window missed every change until the 600 s deadline
+    const rec = await finished(s, 'node-a');
+
+    expect(rec.lastError).toBeUndefined();
+    expect(rec.phase).toBe('Evacuated');
+    expect(s.sandbox.openstack.state.serversOnHost('node-a')).toEqual([]);
+  });
+
+  it('Nova applied os-migrateLive but the answer was dropped: no second migration', async () => {
+    stack = await startStack({
+      scenario: smallWorld({ servers: 2, faults: { dropActionAnswers: ['vm-1'] } }),
+    });
+    const s = stack;
+    const os = s.sandbox.openstack.state;
+    const agent = s.startAgent('node-a');
+    await until('agent ready', () => agent.agent.ready().ready);
+
+    await s.cordon('node-a');
+    const rec = await finished(s, 'node-a');
+
+    expect(rec.phase).toBe('Evacuated');
+    const vm1 = os.servers().find((v) => v.name === 'vm-1')!;
+    expect(os.migrations(vm1.id)).toHaveLength(1);
+    expect(os.migrateCalls(vm1.id)).toBe(1);
+    expect(s.sandbox.openstack.requestLog.some((r) => r.status === 0)).toBe(true);
+  });
+
+  it('a wrong password: not ready with one clear line, and a cordon fails as CloudAuthFailed', async () => {
+    stack = await startStack({ scenario: smallWorld({ servers: 2 }) });
+    const s = stack;
+    const auth = { ...(s.config.openstack.auth as object), password: 'not-the-password' };
+    const agent = s.startAgent('node-a', { openstack: { auth } });
+    const reasons = await until('cloud check done', () => {
+      const r = agent.agent.ready().reasons;
+      return r.some((x) => x.includes('cloud authentication failed')) ? r : undefined;
+    });
+
+    expect(agent.agent.ready().ready).toBe(false);
+    expect(reasons.filter((r) => r.includes('nova'))).toEqual([
+      expect.stringMatching(/^nova: cloud authentication failed: .*401.*credentials rejected/),
+    ]);
+    expect(reasons.join('\n')).not.toContain('not-the-password');
+    expect(await agent.metrics.registry.getSingleMetricAsString('drainer_cloud_auth_ok')).toMatch(
+      /drainer_cloud_auth_ok\{plugin="nova"\} 0/,
+    );
+
+    await s.cordon('node-a');
+    const rec = await finished(s, 'node-a');
+
+    expect(rec.phase).toBe('Failed');
+    expect(rec.failureReason).toBe('CloudAuthFailed');
+    expect(await nodeEvents(s, 'node-a', 'CloudAuthFailed')).toHaveLength(1);
+    expect(await nodeEvents(s, 'node-a', 'InsufficientCapacity')).toEqual([]);
+  });
+});
