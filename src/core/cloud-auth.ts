@@ -30,7 +30,7 @@ export class CloudAuth {
 
   /** One line per plugin whose cloud rejected the credentials. */
   reasons(): string[] {
-    if (!this.#checked && this.#o.plugins.some((p) => p.checkAuth))
+    if (!this.#checked && this.#o.plugins.some((p) => p.checkAuth !== undefined))
       return ['cloud credentials not checked yet'];
     return [...this.#failing.values()];
   }
@@ -40,7 +40,7 @@ export class CloudAuth {
     const { plugins, signal, log } = this.#o;
     await Promise.all(
       plugins.map(async (p) => {
-        if (!p.checkAuth) return;
+        if (p.checkAuth === undefined) return;
         try {
           await p.checkAuth(signal);
           if (this.#failing.delete(p.name))
@@ -65,7 +65,7 @@ export class CloudAuth {
   /** Checks now and then every interval until the signal aborts. Never throws. */
   async run(): Promise<void> {
     const { signal, intervalMs, sleep } = this.#o;
-    if (!this.#o.plugins.some((p) => p.checkAuth)) return;
+    if (!this.#o.plugins.some((p) => p.checkAuth !== undefined)) return;
     while (!signal.aborted) {
       await this.check();
       await sleep(intervalMs, signal).catch(() => undefined);
