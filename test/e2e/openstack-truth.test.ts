@@ -3,9 +3,8 @@
 // answer, and says plainly when the cloud rejects its credentials.
 import { afterEach, describe, expect, it } from 'vitest';
 import { EVACUATING_TAINT } from '../../src/core/record.ts';
-import type { KubeList } from '../../src/kube/types.ts';
 import { smallWorld } from './scenario.ts';
-import { finished, startStack, until, type EventObject, type Stack } from './stack.ts';
+import { finished, nodeEvents, startStack, until, type Stack } from './stack.ts';
 
 let stack: Stack | undefined;
 afterEach(async () => {
@@ -13,23 +12,18 @@ afterEach(async () => {
   stack = undefined;
 });
 
-async function nodeEvents(s: Stack, node: string, reason: string): Promise<string[]> {
-  const events = await s.k.request<KubeList<EventObject>>({ path: '/api/v1/namespaces/default/events' });
-  return events.items
-    .filter((e) => e.involvedObject.name === node && e.reason === reason)
-    .map((e) => e.message);
+/** Starts the stack on a scenario, an agent on node-a, cordons it and waits for the end. */
+async function cordonAndWait(scenario: object, config?: Record<string, unknown>) {
+  stack = await startStack({ scenario, ...(config ? { config } : {}) });
+  const agent = stack.startAgent('node-a');
+  await until('agent ready', () => agent.agent.ready().ready);
+  await stack.cordon('node-a');
+  return { s: stack, os: stack.sandbox.openstack.state, rec: await finished(stack, 'node-a') };
 }
 
 describe('issue 23, Nova side (full stack)', () => {
   it('a policy that hides the host: refused before the first change, naming the admin rights', async () => {
-    stack = await startStack({ scenario: smallWorld({ servers: 3, faults: { hideHost: true } }) });
-    const s = stack;
-    const os = s.sandbox.openstack.state;
-    const agent = s.startAgent('node-a');
-    await until('agent ready', () => agent.agent.ready().ready);
-
-    await s.cordon('node-a');
-    const rec = await finished(s, 'node-a');
+    const { s, os, rec } = await cordonAndWait(smallWorld({ servers: 3, faults: { hideHost: true } }));
 
     expect(rec.phase).toBe('Failed');
     expect(rec.failureReason).toBe('EvacuationBlocked');
@@ -46,34 +40,21 @@ describe('issue 23, Nova side (full stack)', () => {
   it('one server whose clock runs 10 minutes fast: finished migrations are still seen at once', async () => {
     const world = smallWorld({ servers: 3, faults: { clockAheadSeconds: { elsewhere: 600 } } });
     const servers = [...world.openstack.servers, { name: 'elsewhere', project: 'alpha', host: 'node-b' }];
-    stack = await startStack({
-      scenario: { ...world, openstack: { ...world.openstack, servers } },
-      config: { nova: { pollInterval: 0.05, retryBackoff: 0.1, migrationTimeout: 600 } },
-    });
-    const s = stack;
-    const agent = s.startAgent('node-a');
-    await until('agent ready', () => agent.agent.ready().ready);
-
-    await s.cordon('node-a');
     // 3 × 10 s at 20× is under 2 s; the old window missed every change until the 600 s deadline
-    const rec = await finished(s, 'node-a');
+    const { os, rec } = await cordonAndWait(
+      { ...world, openstack: { ...world.openstack, servers } },
+      { nova: { pollInterval: 0.05, retryBackoff: 0.1, migrationTimeout: 600 } },
+    );
 
     expect(rec.lastError).toBeUndefined();
     expect(rec.phase).toBe('Evacuated');
-    expect(s.sandbox.openstack.state.serversOnHost('node-a')).toEqual([]);
+    expect(os.serversOnHost('node-a')).toEqual([]);
   });
 
   it('Nova applied os-migrateLive but the answer was dropped: no second migration', async () => {
-    stack = await startStack({
-      scenario: smallWorld({ servers: 2, faults: { dropActionAnswers: ['vm-1'] } }),
-    });
-    const s = stack;
-    const os = s.sandbox.openstack.state;
-    const agent = s.startAgent('node-a');
-    await until('agent ready', () => agent.agent.ready().ready);
-
-    await s.cordon('node-a');
-    const rec = await finished(s, 'node-a');
+    const { s, os, rec } = await cordonAndWait(
+      smallWorld({ servers: 2, faults: { dropActionAnswers: ['vm-1'] } }),
+    );
 
     expect(rec.phase).toBe('Evacuated');
     const vm1 = os.servers().find((v) => v.name === 'vm-1')!;
