@@ -74,8 +74,11 @@ describe('run-once against the sandbox Nova', () => {
   it('refuses before any change when Nova hides the host attribute (exit 2, EvacuationBlocked naming admin rights)', async () => {
     const env = await start([{ name: 'vm-1' }, { name: 'vm-2' }], undefined, { hideHost: true });
 
-    const run = await cli({ env })('run-once', '--node', 'compute-a');
+    const drainer = cli({ env });
+    const planned = await drainer('plan', '--node', 'compute-a');
+    const run = await drainer('run-once', '--node', 'compute-a');
 
+    expect(planned.stdout).toMatch(/BLOCKED \(missing-rights\): nova: .*admin role/);
     expect(run.code).toBe(2);
     expect(run.stdout).toMatch(
       /^EvacuationBlocked: nova: .*OS-EXT-SRV-ATTR:host.*admin role.*\nnothing was changed\n$/,
