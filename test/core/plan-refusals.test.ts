@@ -4,9 +4,9 @@
 import { describe, expect, it } from 'vitest';
 import { configSchema } from '../../src/config/schema.ts';
 import { AuthError } from '../../src/errors.ts';
-import type { Plan } from '../../src/core/plugin.ts';
+import type { Outcome, Plan, WorkloadProgress } from '../../src/core/plugin.ts';
 import { Reconciler } from '../../src/core/reconciler.ts';
-import { FakeCluster, FakeHost, quietLogger, succeeded } from './fakes.ts';
+import { FakeCluster, FakeHost, quietLogger, succeeded, type FakePlugin } from './fakes.ts';
 
 const rejected = () =>
   new AuthError('keystone POST /v3/auth/tokens → 401: credentials rejected', {
@@ -14,7 +14,9 @@ const rejected = () =>
     status: 401,
   });
 
-function setup(plan: () => Plan, evacuate = async () => succeeded('nova', ['vm-1'])) {
+type Evacuate = FakePlugin['evacuate'];
+
+function setup(plan: () => Plan, evacuate: Evacuate = async () => succeeded('nova', ['vm-1'])) {
   const cluster = new FakeCluster();
   const host = new FakeHost([{ name: 'nova', plan, evacuate }]);
   const config = configSchema.parse({ resyncInterval: 0, evacuation: { capacityCheck: 'enforce' } });
@@ -78,5 +80,40 @@ describe('refused before the first change', () => {
     expect(cluster.record('node-7')).toMatchObject({ phase: 'Failed', failureReason: 'CloudAuthFailed' });
     expect(messages(cluster, 'CloudAuthFailed')).toHaveLength(1);
     expect(messages(cluster, 'EvacuationFailed')).toEqual([]);
+  });
+});
+
+describe("Nova's own reason", () => {
+  it('travels from the outcome into the MigrationFailed Event and the record that drainer status shows', async () => {
+    const why =
+      'failed after 3 attempt(s): server went to ERROR during live-migrate; Nova: No valid host was found (migration 12 error)';
+    const web: WorkloadProgress = {
+      id: 'srv-1',
+      name: 'web',
+      state: 'failed',
+      action: 'live-migrate',
+      attempts: 3,
+      message: why,
+    };
+    const outcome: Outcome = {
+      plugin: 'nova',
+      succeeded: false,
+      workloads: [web],
+      message: '0 of 1 server(s) moved, 1 failed',
+    };
+    const { cluster, reconcile } = setup(
+      () => ({ plugin: 'nova', workloads: [] }),
+      async (ctx) => {
+        ctx.progress([web]);
+        return outcome;
+      },
+    );
+
+    await reconcile();
+
+    expect(messages(cluster, 'MigrationFailed')).toEqual([`nova: web (srv-1): ${why}`]);
+    expect(cluster.record('node-7')?.lastError).toContain(
+      'Nova: No valid host was found (migration 12 error)',
+    );
   });
 });
