@@ -10,6 +10,7 @@ export function openstackOptions(s: Scenario, clock: Clock, port?: number): Star
   const idsOf = (names: string[]) => new Set<string | undefined>(names.map((n) => ids.get(n)));
   const failing = idsOf(o.faults.failMigrations);
   const hanging = idsOf(o.faults.hangMigrations);
+  const unmoved = idsOf(o.faults.completeWithoutMove);
   return {
     clock,
     port: port ?? o.port,
@@ -24,6 +25,9 @@ export function openstackOptions(s: Scenario, clock: Clock, port?: number): Star
       vcpus: h.vcpus,
       diskGb: h.diskGb,
       ...(h.disabledReason ? { disabled: { reason: h.disabledReason } } : {}),
+      ...(h.migrationMbPerSecond !== undefined ? { migrationMbPerSecond: h.migrationMbPerSecond } : {}),
+      completionTimeoutSecondsPerGiB: h.completionTimeoutSecondsPerGiB,
+      timeoutAction: h.timeoutAction,
     })),
     servers: o.servers.map((sv) => ({
       id: ids.get(sv.name) ?? randomUUID(),
@@ -36,6 +40,7 @@ export function openstackOptions(s: Scenario, clock: Clock, port?: number): Star
       diskGb: sv.diskGb,
       bootFromVolume: sv.bootFromVolume,
       migrationMs: (sv.migrationSeconds ?? o.migrationSeconds) * 1000,
+      dirtyMbPerSecond: sv.dirtyMbPerSecond,
       locked: sv.locked,
     })),
     faults: {
@@ -43,6 +48,7 @@ export function openstackOptions(s: Scenario, clock: Clock, port?: number): Star
       latencyMs: o.faults.latencyMs,
       failMigrations: (id) => failing.has(id),
       hangMigrations: (id) => hanging.has(id),
+      completeWithoutMove: (id) => unmoved.has(id),
     },
   };
 }

@@ -39,6 +39,7 @@ function defaultFaults(partial: Partial<NovaFaults> | undefined): NovaFaults {
     latencyMs: 0,
     failMigrations: () => false,
     hangMigrations: () => false,
+    completeWithoutMove: () => false,
     ...partial,
   };
 }
