@@ -23,10 +23,10 @@ const DONE = new Set(['completed', 'done']);
 
 /**
  * A record that says the migration ended well while the listing still shows the server on its
- * source: past this, it did not move (post-migration failed on the destination, or the record
- * lies), and waiting for the deadline would not change that.
+ * source: past this (two polls, at most 5 s), it did not move (post-migration failed on the
+ * destination, or the record lies), and waiting for the deadline would not change that.
  */
-export const UNMOVED_AFTER_MS = 5_000;
+export const unmovedAfterMs = (pollSeconds: number): number => Math.min(5_000, 2 * pollSeconds * 1000);
 
 const isFailedStatus = (status: string): boolean => FAILED.has(status);
 

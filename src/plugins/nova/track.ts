@@ -6,7 +6,7 @@ import type { Entry } from './entry.ts';
 import type { Follow } from './follow.ts';
 import type { MigratorOptions } from './migrator-options.ts';
 import type { Pace } from './pace.ts';
-import { STUCK_AFTER_MS, UNMOVED_AFTER_MS } from './records.ts';
+import { STUCK_AFTER_MS, unmovedAfterMs } from './records.ts';
 import { hostOf, taskStateOf } from './types.ts';
 
 const SETTLED = new Set(['ACTIVE', 'PAUSED', 'SHUTOFF']);
@@ -115,8 +115,9 @@ export class Tracker {
   #unmoved(e: Entry, now: number, host: string | null | undefined): boolean {
     const since = e.record?.doneSince;
     if (!e.record || since === undefined || host !== this.#o.source) return false;
-    if (now - since < UNMOVED_AFTER_MS) {
-      e.recordCheckAt = Math.min(e.recordCheckAt ?? Infinity, since + UNMOVED_AFTER_MS);
+    const grace = unmovedAfterMs(this.#o.nova.pollInterval);
+    if (now - since < grace) {
+      e.recordCheckAt = Math.min(e.recordCheckAt ?? Infinity, since + grace);
       return false;
     }
     const why =

@@ -10,8 +10,6 @@ import type { Pace } from './pace.ts';
 import { isStalled, observe, sampleOf, stallAction, type CopySample } from './stall.ts';
 import { taskStateOf, type NovaMigration } from './types.ts';
 
-/** Never read a migration's counters sooner than this after it got its slot. */
-const MIN_HEALTHY_MS = 10_000;
 /** Statuses in which a live migration's counters mean something. */
 const COPYING = new Set(['running', 'preparing', 'queued']);
 
@@ -21,6 +19,11 @@ export class Watch {
   /** False after a 403 on the counters (a policy that hides them): nothing is read any more. */
   #readable = true;
   #saidFallback = false;
+
+  /** No two reads of one migration's counters closer than a poll (at most 10 s apart that makes). */
+  get #pollMs(): number {
+    return Math.min(10_000, this.#o.nova.pollInterval * 1000);
+  }
 
   constructor(opts: MigratorOptions, pace: Pace) {
     this.#o = opts;
@@ -35,9 +38,10 @@ export class Watch {
     if (e.action !== 'live-migrate') return;
     const stallMs = this.#o.nova.stallAfter * 1000;
     const gap = this.#pace.gapMs;
-    const healthy = gap === undefined ? stallMs : 3 * gap * this.#o.nova.maxConcurrentMigrations;
+    // no migration ended here yet: half the stall window
+    const healthy = gap === undefined ? stallMs / 2 : 3 * gap * this.#o.nova.maxConcurrentMigrations;
     // an adopted migration with a stall clock in the record (a restart) is looked at at once
-    e.copyCheckAt = adopted && e.stall ? now : now + Math.min(stallMs, Math.max(MIN_HEALTHY_MS, healthy));
+    e.copyCheckAt = adopted && e.stall ? now : now + Math.min(stallMs, Math.max(this.#pollMs, healthy));
   }
 
   /** Reads the counters of the migrations due a look, and acts on the ones that stalled. */
@@ -82,7 +86,7 @@ export class Watch {
     e.migrationId = m.id;
     const s = sampleOf(m, now);
     if (!s) {
-      e.copyCheckAt = now + Math.max(MIN_HEALTHY_MS, nova.pollInterval * 1000);
+      e.copyCheckAt = now + this.#pollMs;
       return;
     }
     this.#fold(e, m.id, s, now);
@@ -93,7 +97,7 @@ export class Watch {
     e.copy = s;
     e.stall = observe(before, migrationId, s, e.deadlineFrom ?? e.attemptStartedAt ?? now);
     // next look: when it would count as stalled (a migration still falling looks again then)
-    e.copyCheckAt = Math.max(now + MIN_HEALTHY_MS, e.stall.since + this.#o.nova.stallAfter * 1000);
+    e.copyCheckAt = Math.max(now + this.#pollMs, e.stall.since + this.#o.nova.stallAfter * 1000);
     if (before?.since !== e.stall.since || String(before.migrationId) !== String(migrationId)) {
       const { least, since } = e.stall;
       void this.#remember(e, { stall: { migrationId, least, since: new Date(since).toISOString() } });
@@ -139,6 +143,7 @@ export class Watch {
     const owner = e.server.tenant_id;
     if (e.forced !== undefined && String(e.forced) === String(mid)) {
       e.message = `${what}; forced to complete earlier, waiting for Nova to finish it`;
+      log.info({ server: e.id, owner, migration: mid }, e.message);
       return;
     }
     e.forced = mid;
