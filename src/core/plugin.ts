@@ -64,6 +64,16 @@ export interface Plan {
 export type WorkloadState = 'pending' | 'migrating' | 'succeeded' | 'failed' | 'blocked' | 'skipped';
 
 /** Progress of one workload; also its final line in the Outcome. */
+/** A live migration's copy as the cloud counts it (read only for migrations that run long). */
+export interface CopyProgress {
+  readonly totalBytes: number;
+  readonly remainingBytes: number;
+  /** False once what is left has stopped falling (the plugin's stall window). */
+  readonly converging: boolean;
+  /** What was done about the stall: forced to complete, aborted, or only reported. */
+  readonly stallAction?: 'force-complete' | 'abort' | 'wait';
+}
+
 export interface WorkloadProgress {
   readonly id: string;
   readonly name: string;
@@ -75,6 +85,9 @@ export interface WorkloadProgress {
   readonly startedAt?: string;
   readonly durationMs?: number;
   readonly message?: string;
+  /** Who owns the workload (Nova: the server's project), for Events that tell the tenant. */
+  readonly owner?: string;
+  readonly copy?: CopyProgress;
 }
 
 export interface Outcome {

@@ -17,7 +17,22 @@ const MAX_ERROR_CHARS = 1000;
 const podFailureSchema = z.object({ pod: z.string(), reason: z.string() });
 
 /** Workloads of one plugin: moved, failed (or blocked) and the total it has to deal with. */
-const progressSchema = z.object({ moved: z.number(), total: z.number(), failed: z.number() });
+/** A long live migration's copy, as the plugin last read it (drainer status shows it). */
+const copySchema = z.object({
+  name: z.string(),
+  totalBytes: z.number(),
+  remainingBytes: z.number(),
+  converging: z.boolean(),
+  stallAction: z.optional(z.string()),
+});
+
+const progressSchema = z.object({
+  moved: z.number(),
+  total: z.number(),
+  failed: z.number(),
+  /** Only while some migration's counters were read (long ones); absent otherwise. */
+  copies: z.optional(z.array(copySchema)),
+});
 
 const recordSchema = z.object({
   phase: z.enum(PHASES),

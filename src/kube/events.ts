@@ -14,6 +14,8 @@ export type EventReason =
   | 'MigrationStarted'
   | 'MigrationSucceeded'
   | 'MigrationFailed'
+  /** A live migration that does not converge, and what was done about it (forced, aborted, left). */
+  | 'MigrationStalled'
   | 'EvacuationBlocked'
   | 'EvacuationSucceeded'
   | 'EvacuationFailed'

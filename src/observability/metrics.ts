@@ -21,6 +21,9 @@ export class Metrics {
   /** Added to §4: migrations a plugin started (each attempt once), for started vs finished. */
   readonly migrationsStarted: Counter<'plugin'>;
   readonly migrationsInFlight: Gauge<'plugin'>;
+  readonly migrationsNotConverging: Gauge<'plugin'>;
+  readonly migrationStalls: Counter<'plugin' | 'action'>;
+  readonly migrationMemoryRemaining: Gauge<'plugin'>;
   readonly evictions: Counter<'code'>;
   readonly nodePhase: Gauge<'phase'>;
   readonly apiRequests: Counter<'api' | 'code'>;
@@ -72,6 +75,24 @@ export class Metrics {
     this.migrationsInFlight = new Gauge({
       name: 'drainer_migrations_in_flight',
       help: 'Workload migrations running now',
+      labelNames: ['plugin'],
+      registers,
+    });
+    this.migrationsNotConverging = new Gauge({
+      name: 'drainer_migrations_not_converging',
+      help: 'Live migrations in flight whose memory left has stopped falling (stalled)',
+      labelNames: ['plugin'],
+      registers,
+    });
+    this.migrationStalls = new Counter({
+      name: 'drainer_migration_stalls_total',
+      help: 'Stalled live migrations, by what was done (force-complete, abort, wait)',
+      labelNames: ['plugin', 'action'],
+      registers,
+    });
+    this.migrationMemoryRemaining = new Gauge({
+      name: 'drainer_migration_memory_remaining_bytes',
+      help: 'Memory still to copy, summed over the live migrations whose progress was read',
       labelNames: ['plugin'],
       registers,
     });

@@ -17,6 +17,7 @@ export function openstackOptions(s: Scenario, clock: Clock, port?: number): Star
       s,
     ]),
   );
+  const unmoved = idsOf(o.faults.completeWithoutMove);
   return {
     clock,
     port: port ?? o.port,
@@ -31,6 +32,9 @@ export function openstackOptions(s: Scenario, clock: Clock, port?: number): Star
       vcpus: h.vcpus,
       diskGb: h.diskGb,
       ...(h.disabledReason ? { disabled: { reason: h.disabledReason } } : {}),
+      ...(h.migrationMbPerSecond !== undefined ? { migrationMbPerSecond: h.migrationMbPerSecond } : {}),
+      completionTimeoutSecondsPerGiB: h.completionTimeoutSecondsPerGiB,
+      timeoutAction: h.timeoutAction,
     })),
     servers: o.servers.map((sv) => ({
       id: ids.get(sv.name) ?? randomUUID(),
@@ -43,6 +47,7 @@ export function openstackOptions(s: Scenario, clock: Clock, port?: number): Star
       diskGb: sv.diskGb,
       bootFromVolume: sv.bootFromVolume,
       migrationMs: (sv.migrationSeconds ?? o.migrationSeconds) * 1000,
+      dirtyMbPerSecond: sv.dirtyMbPerSecond,
       locked: sv.locked,
     })),
     faults: {
@@ -58,6 +63,7 @@ export function openstackOptions(s: Scenario, clock: Clock, port?: number): Star
         dropping.delete(id); // the first answer only
         return true;
       },
+      completeWithoutMove: (id) => unmoved.has(id),
     },
   };
 }

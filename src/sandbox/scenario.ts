@@ -49,6 +49,11 @@ const hypervisor = z
     vcpus: z.number().int().min(1).default(16),
     diskGb: z.number().int().min(1).default(1000),
     disabledReason: z.string().optional(),
+    /** Live-migration bandwidth off this host (default: each server moves in its migrationSeconds). */
+    migrationMbPerSecond: z.number().positive().optional(),
+    /** Nova's live_migration_completion_timeout (seconds per GiB, scaled; 0: none) and timeout action. */
+    completionTimeoutSecondsPerGiB: z.number().min(0).default(0),
+    timeoutAction: z.enum(['abort', 'force_complete']).default('abort'),
   })
   .strict();
 
@@ -63,6 +68,8 @@ const server = z
     diskGb: z.number().int().min(0).default(10),
     bootFromVolume: z.boolean().default(false),
     migrationSeconds: seconds.optional(),
+    /** How fast the guest dirties its memory; at or above the link's bandwidth it never converges. */
+    dirtyMbPerSecond: z.number().min(0).default(0),
     locked: z.boolean().default(false),
   })
   .strict();
@@ -94,6 +101,8 @@ const openstack = z
         clockAheadSeconds: z.record(z.string(), z.number()).default({}),
         /** Server names whose first action POST is applied but its answer dropped (connection reset). */
         dropActionAnswers: z.array(z.string()).default([]),
+        /** Server names whose migration record ends `completed` while they stay on the source. */
+        completeWithoutMove: z.array(z.string()).default([]),
       })
       .strict()
       .default({
@@ -104,6 +113,7 @@ const openstack = z
         hideHost: false,
         clockAheadSeconds: {},
         dropActionAnswers: [],
+        completeWithoutMove: [],
       }),
   })
   .strict();

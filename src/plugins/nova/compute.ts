@@ -339,6 +339,38 @@ export class ComputeClient {
   }
 
   /** Abort a running (2.24+) or queued (2.65+) live migration. */
+  /** One live migration in progress with its copy counters (2.23+); 404 once it is not running. */
+  async getServerMigration(
+    id: string,
+    migrationId: number | string,
+    signal?: AbortSignal,
+  ): Promise<NovaMigration> {
+    const res = await this.#call<{ migration?: NovaMigration }>(
+      'GET',
+      `/servers/${encodeURIComponent(id)}/migrations/${encodeURIComponent(String(migrationId))}`,
+      { signal },
+    );
+    if (!res.body?.migration) {
+      throw new ApiError('API', `Nova answered no migration ${migrationId} for server ${id}`, {
+        api: 'nova',
+      });
+    }
+    return res.body.migration;
+  }
+
+  /** Pauses the guest to finish a running live migration (2.22+; 400 unless it is running). */
+  async forceCompleteMigration(
+    id: string,
+    migrationId: number | string,
+    signal?: AbortSignal,
+  ): Promise<void> {
+    await this.#call(
+      'POST',
+      `/servers/${encodeURIComponent(id)}/migrations/${encodeURIComponent(String(migrationId))}/action`,
+      { signal, json: { force_complete: null } },
+    );
+  }
+
   async abortMigration(id: string, migrationId: number | string, signal?: AbortSignal): Promise<void> {
     await this.#call(
       'DELETE',

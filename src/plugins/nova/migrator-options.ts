@@ -17,6 +17,8 @@ export type MigratorCompute = Pick<
   | 'listServerMigrations'
   | 'listHostMigrations'
   | 'abortMigration'
+  | 'getServerMigration'
+  | 'forceCompleteMigration'
   | 'atLeast'
 >;
 
@@ -25,6 +27,10 @@ export interface MigrationRecord {
   attempts: number;
   migrationId?: number | string;
   startedAt: string;
+  /** The stall clock of the running live migration, so a resumed one keeps it. */
+  stall?: { migrationId: number | string; least: number; since: string };
+  /** The live migration we forced to complete: never forced twice, even by a restarted agent. */
+  forced?: number | string;
 }
 
 export interface MigratorOptions {
@@ -39,5 +45,7 @@ export interface MigratorOptions {
   resumed: Readonly<Record<string, MigrationRecord>>;
   /** Persists the record entry BEFORE the migration call is made. */
   beforeStart(serverId: string, entry: MigrationRecord): Promise<void>;
+  /** Persists a change to a server's record entry (stall clock, forced completion). */
+  remember(serverId: string, patch: Partial<MigrationRecord>): Promise<void>;
   progress(items: readonly WorkloadProgress[]): void;
 }

@@ -22,6 +22,7 @@ import { readBack } from './read-back.ts';
 import { HOST_UNKNOWN, knownHost } from './reasons.ts';
 import { FIRST_RECORD_CHECK_MS } from './records.ts';
 import { Tracker } from './track.ts';
+import { Watch } from './watch.ts';
 
 export type { MigrationRecord, MigratorCompute, MigratorOptions } from './migrator-options.ts';
 
@@ -49,6 +50,7 @@ export class Migrator {
   readonly #pace: Pace;
   readonly #follow: Follow;
   readonly #tracker: Tracker;
+  readonly #watch: Watch;
 
   constructor(opts: MigratorOptions) {
     this.#o = opts;
@@ -59,6 +61,7 @@ export class Migrator {
       entry: (s) => this.#entry(s),
     });
     this.#tracker = new Tracker(opts, this.#pace, this.#follow);
+    this.#watch = new Watch(opts, this.#pace);
   }
 
   /** How many migrations may be submitted at once: Nova's M plus the ones queued behind them. */
@@ -130,7 +133,9 @@ export class Migrator {
   #dueIn(): number | undefined {
     const now = this.#o.now();
     const due = this.entries.flatMap((e) =>
-      e.terminal ? [] : [e.state === 'pending' ? e.notBefore : undefined, e.abort?.until, e.recordCheckAt],
+      e.terminal
+        ? []
+        : [e.state === 'pending' ? e.notBefore : undefined, e.abort?.until, e.recordCheckAt, e.copyCheckAt],
     );
     const at = due.filter((t): t is number => t !== undefined);
     return at.length ? Math.min(...at) - now : undefined;
@@ -139,6 +144,7 @@ export class Migrator {
   async #poll(full: boolean): Promise<void> {
     await this.#follow.read(full);
     this.#startClocks();
+    await this.#watch.read(this.entries);
     for (const e of this.entries) if (!e.terminal) await this.#evaluate(e);
     await this.#startMore();
   }
@@ -174,6 +180,7 @@ export class Migrator {
     const gap = this.#pace.gapMs;
     const typical = gap === undefined ? 0 : 3 * gap * this.#o.nova.maxConcurrentMigrations;
     e.recordCheckAt = now + Math.max(FIRST_RECORD_CHECK_MS, typical);
+    this.#watch.armed(e, now);
   }
 
   #entry(s: NovaServer): Entry {
@@ -214,6 +221,7 @@ export class Migrator {
         return;
       case 'in-progress':
         e.adopt(v.action, now);
+        this.#watch.armed(e, now, true);
         this.#o.log.info({ server: e.id, action: v.action }, 'adopting a migration already in progress');
         return;
       case 'wait':

@@ -120,6 +120,11 @@ export class NovaPlugin implements BackendPlugin {
       abortOnCancel: ctx.abortOnCancel,
       resumed: record.migrations,
       beforeStart: (id, entry) => save({ ...record, migrations: { ...record.migrations, [id]: entry } }),
+      remember: async (id, patch) => {
+        const entry = record.migrations[id];
+        if (entry)
+          await save({ ...record, migrations: { ...record.migrations, [id]: { ...entry, ...patch } } });
+      },
       progress: (items) => ctx.progress(items),
     });
     const workloads = await migrator.run();

@@ -7,7 +7,7 @@ import type { Follow } from './follow.ts';
 import type { MigratorOptions } from './migrator-options.ts';
 import type { Pace } from './pace.ts';
 import { HOST_UNKNOWN, knownHost, novaSays } from './reasons.ts';
-import { CLOCK_SKEW_MS, STUCK_AFTER_MS, newestRecord } from './records.ts';
+import { CLOCK_SKEW_MS, STUCK_AFTER_MS, newestRecord, unmovedAfterMs } from './records.ts';
 import { hostOf, taskStateOf } from './types.ts';
 
 const SETTLED = new Set(['ACTIVE', 'PAUSED', 'SHUTOFF']);
@@ -48,7 +48,7 @@ export class Tracker {
     } else if (task === null && SETTLED.has(s.status)) {
       await this.#settled(e, now, host);
       return;
-    } else if (this.#stuck(e, now)) {
+    } else if (this.#stuck(e, now) || this.#unmoved(e, now, host)) {
       return;
     }
     if (e.abort) {
@@ -74,7 +74,8 @@ export class Tracker {
       e.target = host ?? undefined;
       // An abort can lose the race: Nova finished the migration first, so the server did move.
       const late = e.abort?.sent ? 'the abort came too late' : e.abort?.note;
-      e.finish('succeeded', now, e.abort ? `moved after its deadline (${late})` : undefined);
+      const forced = e.stallAction === 'force-complete' ? 'moved after a forced completion' : undefined;
+      e.finish('succeeded', now, e.abort ? `moved after its deadline (${late})` : forced);
       log.info({ server: e.id, target: e.target, attempts: e.attempts }, 'server moved');
     } else if (e.abort) {
       const why = e.abort.sent
@@ -86,8 +87,10 @@ export class Tracker {
         `migration ${why}; the server is back on ${source}`,
       );
     } else {
-      const said = novaSays(e.server, await this.#newestRecord(e));
-      this.failedAttempt(e, now, `${e.action} ended with the server still on ${source}${said}`);
+      const why =
+        e.stallNote ??
+        `${e.action} ended with the server still on ${source}${novaSays(e.server, await this.#newestRecord(e))}`;
+      this.failedAttempt(e, now, why);
     }
   }
 
@@ -129,6 +132,28 @@ export class Tracker {
     e.migrationId = e.record.id;
     e.finish('failed', now, e.abort ? `timed out after ${this.#o.nova.migrationTimeout}s; ${why}` : why);
     this.#o.log.error({ server: e.id, migration: e.record.id }, `migration stuck: ${why}`);
+    return true;
+  }
+
+  /**
+   * The record says the migration completed, yet the server still names the source a poll
+   * later: it did not move, and nothing will move it. Reported at once (server and migration),
+   * and the attempt goes to the retry rules instead of waiting for the deadline.
+   */
+  #unmoved(e: Entry, now: number, host: string | null | undefined): boolean {
+    const since = e.record?.doneSince;
+    if (!e.record || since === undefined || host !== this.#o.source) return false;
+    const grace = unmovedAfterMs(this.#o.nova.pollInterval);
+    if (now - since < grace) {
+      e.recordCheckAt = Math.min(e.recordCheckAt ?? Infinity, since + grace);
+      return false;
+    }
+    const why =
+      `Nova marked migration ${e.record.id} ${e.record.status}, but server ${e.name} (${e.id}) is ` +
+      `still on ${this.#o.source} (${e.server.status}, task_state ${taskStateOf(e.server)})`;
+    e.migrationId = e.record.id;
+    this.#o.log.error({ server: e.id, migration: e.record.id }, `migration did not move the server: ${why}`);
+    this.failedAttempt(e, now, why);
     return true;
   }
 

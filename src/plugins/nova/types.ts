@@ -75,6 +75,13 @@ export interface NovaMigration {
   migration_type?: string;
   created_at?: string;
   updated_at?: string | null;
+  /** 2.23+, GET /servers/{id}/migrations[/{mid}] while it runs (null before libvirt reports). */
+  memory_total_bytes?: number | null;
+  memory_processed_bytes?: number | null;
+  memory_remaining_bytes?: number | null;
+  disk_total_bytes?: number | null;
+  disk_processed_bytes?: number | null;
+  disk_remaining_bytes?: number | null;
 }
 
 export const hostOf = (s: NovaServer): string | null | undefined => s['OS-EXT-SRV-ATTR:host'];

@@ -103,6 +103,11 @@ export class FakeNova {
   onRequest: ((r: RequestSeen) => void) | undefined;
   /** A policy that hides OS-EXT-SRV-ATTR:host from drainer's role. */
   hideHost = false;
+  /**
+   * Filter `changes-since` by each server's `updated` as Nova does (off: every server is listed,
+   * which the older stories rely on).
+   */
+  honourChangesSince = false;
   /** Servers the changes-since listing never shows (a change drainer missed). */
   readonly missedByChanges = new Set<string>();
   #faults: { method: string; path: RegExp; status: number; times: number }[] = [];
@@ -401,7 +406,8 @@ export class FakeNova {
     this.tick();
     this.#stampChanges();
     const host = q.get('host');
-    const since = q.get('changes-since') ? Date.parse(q.get('changes-since')!) : undefined;
+    const since =
+      this.honourChangesSince && q.get('changes-since') ? Date.parse(q.get('changes-since')!) : undefined;
     // Without all_tenants Nova lists only the caller's project: exactly the old tool's bug.
     const all = q.get('all_tenants') === '1' || q.get('all_tenants') === 'true';
     const changed = (s: FakeServer) =>

@@ -13,6 +13,7 @@ let fake: FakeNova;
 offlineNock();
 beforeEach(() => {
   fake = new FakeNova();
+  fake.honourChangesSince = true; // these stories are about what the changes listing shows
   fake.install();
 });
 

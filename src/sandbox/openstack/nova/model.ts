@@ -33,6 +33,11 @@ export interface ComputeNode {
   vcpus: number;
   diskGb: number;
   maxConcurrentLiveMigrations: number;
+  /** Live-migration bandwidth off this host, MB/s; unset: each server moves in its migrationMs. */
+  migrationMbPerSecond: number | undefined;
+  /** Nova's live_migration_completion_timeout (s per GiB of memory; 0: none) and its action. */
+  completionTimeoutSecondsPerGiB: number;
+  timeoutAction: 'abort' | 'force_complete';
 }
 
 export interface Server {
@@ -50,6 +55,8 @@ export interface Server {
   diskGb: number;
   bootFromVolume: boolean;
   migrationMs: number;
+  /** How fast the guest rewrites its memory, MB/s (0: idle). */
+  dirtyMbPerSecond: number;
   locked: boolean;
   createdAt: number;
   updatedAt: number;
@@ -177,6 +184,9 @@ export class NovaModel {
       vcpus: spec.vcpus ?? 16,
       diskGb: spec.diskGb ?? 1000,
       maxConcurrentLiveMigrations: spec.maxConcurrentLiveMigrations ?? 1,
+      migrationMbPerSecond: spec.migrationMbPerSecond,
+      completionTimeoutSecondsPerGiB: spec.completionTimeoutSecondsPerGiB ?? 0,
+      timeoutAction: spec.timeoutAction ?? 'abort',
     });
   }
 
@@ -202,6 +212,7 @@ export class NovaModel {
       diskGb: spec.diskGb ?? 1,
       bootFromVolume: spec.bootFromVolume ?? false,
       migrationMs: spec.migrationMs ?? 3000,
+      dirtyMbPerSecond: spec.dirtyMbPerSecond ?? 0,
       locked: spec.locked ?? false,
       createdAt: created,
       updatedAt: created + this.clockAhead(id),
