@@ -208,9 +208,19 @@ export class ComputeClient {
 
   // --- servers --------------------------------------------------------------------------
 
-  /** Every server on the host, in every project, over all pages. */
-  async listServersOnHost(host: string, signal?: AbortSignal): Promise<NovaServer[]> {
-    return this.#paged<NovaServer>('/servers/detail', 'servers', { all_tenants: 1, host }, signal);
+  /**
+   * Every server on the host, in every project, over all pages. `onNovaNow` hears Nova's clock
+   * (its Date header), where the changes that follow the listing start.
+   */
+  async listServersOnHost(
+    host: string,
+    signal?: AbortSignal,
+    onNovaNow?: (ms: number) => void,
+  ): Promise<NovaServer[]> {
+    return this.#paged<NovaServer>('/servers/detail', 'servers', { all_tenants: 1, host }, signal, (res) => {
+      const date = dateOf(res);
+      if (date !== undefined) onNovaNow?.(date);
+    });
   }
 
   /**
@@ -227,8 +237,8 @@ export class ComputeClient {
     const filters = { all_tenants: 1, 'changes-since': since.toISOString() };
     let novaNow: number | undefined;
     const servers = await this.#paged<NovaServer>('/servers/detail', 'servers', filters, signal, (res) => {
-      const date = Date.parse(String(res.headers.date ?? ''));
-      if (!Number.isNaN(date)) novaNow = Math.max(novaNow ?? date, date);
+      const date = dateOf(res);
+      if (date !== undefined) novaNow = Math.max(novaNow ?? date, date);
     });
     return { servers, novaNow };
   }
@@ -378,4 +388,10 @@ export class ComputeClient {
       { signal },
     );
   }
+}
+
+/** Nova's clock as an answer's Date header shows it (whole seconds), or undefined. */
+function dateOf(res: HttpResponse): number | undefined {
+  const date = Date.parse(String(res.headers.date ?? ''));
+  return Number.isNaN(date) ? undefined : date;
 }

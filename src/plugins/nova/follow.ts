@@ -63,8 +63,10 @@ export class Follow {
   /** Every server on the host; one that left it since is read by itself (rare: a resume). */
   async #listHost(): Promise<void> {
     const { compute, source, signal } = this.#o;
-    this.#novaClock ??= this.#o.now() - CLOCK_SKEW_MS;
-    const listed = await compute.listServersOnHost(source, signal);
+    // the first changes-since starts at this listing, on Nova's clock (ours, less the skew, without one)
+    let listedAt: number | undefined;
+    const listed = await compute.listServersOnHost(source, signal, (ms) => (listedAt ??= ms));
+    this.#novaClock ??= listedAt ?? this.#o.now() - CLOCK_SKEW_MS;
     const seen = new Set<string>();
     for (const s of listed) {
       seen.add(s.id);

@@ -103,6 +103,22 @@ describe("time from Nova's clock", () => {
     expect(h.clock.t - start).toBeLessThan(30_000);
   });
 
+  it("starts the changes window at the host listing's Date, less the margin, and moves it by Date only", async () => {
+    fake.addServer({ name: 'fast-clock', host: 'compute-b', clockAheadMs: 10 * 60_000 });
+    fake.addServer({ name: 'web', host: 'compute-a', ticks: 3 });
+    const h = harness(fake);
+    const start = h.clock.t;
+
+    await h.plugin.evacuate(node, evacuationContext(h));
+
+    const windows = fake.requests
+      .filter((r) => r.query.has('changes-since') && r.path.endsWith('/servers/detail'))
+      .map((r) => Date.parse(r.query.get('changes-since')!));
+    expect(windows[0]).toBe(start - 10_000);
+    // never ahead of Nova's own clock, whatever the fast server's `updated` says
+    for (const w of windows) expect(w).toBeLessThanOrEqual(h.clock.t);
+  });
+
   it('confirms a long "migrating" server by reading it, so a missed change frees its slot before the deadline', async () => {
     const s = fake.addServer({ name: 'web', host: 'compute-a', ticks: 3 });
     fake.addServer({ name: 'next', host: 'compute-a', ticks: 2 });
