@@ -3,6 +3,7 @@
 // answer, and says plainly when the cloud rejects its credentials.
 import { afterEach, describe, expect, it } from 'vitest';
 import { EVACUATING_TAINT } from '../../src/core/record.ts';
+import { startDaemon } from './daemon-run.ts';
 import { smallWorld } from './scenario.ts';
 import { finished, nodeEvents, startStack, until, type Stack } from './stack.ts';
 
@@ -63,31 +64,42 @@ describe('issue 23, Nova side (full stack)', () => {
     expect(s.sandbox.openstack.requestLog.some((r) => r.status === 0)).toBe(true);
   });
 
-  it('a wrong password: not ready with one clear line, and a cordon fails as CloudAuthFailed', async () => {
-    stack = await startStack({ scenario: smallWorld({ servers: 2 }) });
-    const s = stack;
-    const auth = { ...(s.config.openstack.auth as object), password: 'not-the-password' };
-    const agent = s.startAgent('node-a', { openstack: { auth } });
-    const reasons = await until('cloud check done', () => {
-      const r = agent.agent.ready().reasons;
-      return r.some((x) => x.includes('cloud authentication failed')) ? r : undefined;
+  it('a wrong password: the daemon is not ready, says why in one line, and a cordon fails as CloudAuthFailed', async () => {
+    const password = 'not-the-password';
+    stack = await startStack({
+      scenario: smallWorld({ servers: 2 }),
+      config: { openstack: { auth: { password } } },
     });
+    const s = stack;
+    const daemon = await startDaemon(s, 'node-a');
+    try {
+      const readyz = await until('the cloud check to fail', async () => {
+        const r = await daemon.get('/readyz');
+        return r.text.includes('cloud authentication failed') ? r : undefined;
+      });
+      const { ready, reasons } = JSON.parse(readyz.text) as { ready: boolean; reasons: string[] };
 
-    expect(agent.agent.ready().ready).toBe(false);
-    expect(reasons.filter((r) => r.includes('nova'))).toEqual([
-      expect.stringMatching(/^nova: cloud authentication failed: .*401.*credentials rejected/),
-    ]);
-    expect(reasons.join('\n')).not.toContain('not-the-password');
-    expect(await agent.metrics.registry.getSingleMetricAsString('drainer_cloud_auth_ok')).toMatch(
-      /drainer_cloud_auth_ok\{plugin="nova"\} 0/,
-    );
+      expect(readyz.status).toBe(503);
+      expect(ready).toBe(false);
+      expect(reasons.every((r) => !r.includes('\n'))).toBe(true);
+      expect(reasons.filter((r) => r.startsWith('nova:'))).toEqual([
+        expect.stringMatching(
+          /^nova: cloud authentication failed: keystone POST \/v3\/auth\/tokens → 401: credentials rejected/,
+        ),
+      ]);
+      expect(readyz.text).not.toContain(password);
+      expect((await daemon.get('/metrics')).text).toMatch(/drainer_cloud_auth_ok\{plugin="nova"\} 0/);
 
-    await s.cordon('node-a');
-    const rec = await finished(s, 'node-a');
+      await s.cordon('node-a');
+      const rec = await finished(s, 'node-a');
 
-    expect(rec.phase).toBe('Failed');
-    expect(rec.failureReason).toBe('CloudAuthFailed');
-    expect(await nodeEvents(s, 'node-a', 'CloudAuthFailed')).toHaveLength(1);
-    expect(await nodeEvents(s, 'node-a', 'InsufficientCapacity')).toEqual([]);
+      expect(rec.phase).toBe('Failed');
+      expect(rec.failureReason).toBe('CloudAuthFailed');
+      expect(await nodeEvents(s, 'node-a', 'CloudAuthFailed')).toHaveLength(1);
+      expect(await nodeEvents(s, 'node-a', 'InsufficientCapacity')).toEqual([]);
+      expect(s.sandbox.openstack.state.service('node-a')?.status).toBe('enabled');
+    } finally {
+      await daemon.stop();
+    }
   });
 });
