@@ -122,9 +122,9 @@ async function evacuateHolding(
   const { host, config, metrics } = run.deps;
   const nm = desired.maintenance;
   if (!planned) return stopped(run, ctl, started);
-  // 2b. does it fit elsewhere? refused here, nothing about the node has changed
+  // rejected credentials, a plan-wide blocker (missing rights) and (2b) a shortfall are refused
+  // here, before anything about the node has changed
   if (planned.authFailed) return fail(run, nm, started, planned.error ?? 'rejected', 'CloudAuthFailed');
-  // a plan-wide blocker (missing rights): refused before the first change, like the capacity
   const blocked = planBlockers(planned.plans);
   if (blocked && fresh) return fail(run, nm, started, blocked, 'EvacuationBlocked');
   const refused = await capacityGate(run, planned, fresh);
@@ -361,7 +361,7 @@ const FAILED_MESSAGE = {
   EvacuationFailed: 'evacuation failed',
   InsufficientCapacity: 'not enough capacity elsewhere',
   EvacuationBlocked: 'blocked before the first change',
-  CloudAuthFailed: 'the cloud rejected drainer credentials',
+  CloudAuthFailed: "the cloud rejected drainer's credentials",
 } as const;
 
 async function fail(
