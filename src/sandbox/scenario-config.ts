@@ -11,6 +11,12 @@ export function openstackOptions(s: Scenario, clock: Clock, port?: number): Star
   const failing = idsOf(o.faults.failMigrations);
   const hanging = idsOf(o.faults.hangMigrations);
   const dropping = idsOf(o.faults.dropActionAnswers);
+  const erroring = new Map(
+    Object.entries(o.faults.errorMigrations).map(([name, m]): [string | undefined, string] => [
+      ids.get(name),
+      m,
+    ]),
+  );
   const ahead = new Map(
     Object.entries(o.faults.clockAheadSeconds).map(([name, s]): [string | undefined, number] => [
       ids.get(name),
@@ -56,6 +62,7 @@ export function openstackOptions(s: Scenario, clock: Clock, port?: number): Star
       failMigrations: (id) => failing.has(id),
       hangMigrations: (id) => hanging.has(id),
       hideHost: o.faults.hideHost,
+      errorMigrations: (id) => erroring.get(id),
       clockAheadMs: (id) => (ahead.get(id) ?? 0) * 1000,
       dropAnswer: (method, path) => {
         const id = method === 'POST' ? /\/servers\/([^/]+)\/action$/.exec(path)?.[1] : undefined;

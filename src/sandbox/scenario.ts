@@ -101,6 +101,8 @@ const openstack = z
         clockAheadSeconds: z.record(z.string(), z.number()).default({}),
         /** Server names whose first action POST is applied but its answer dropped (connection reset). */
         dropActionAnswers: z.array(z.string()).default([]),
+        /** Server name → fault message: its live migration fails and leaves it in ERROR showing that fault. */
+        errorMigrations: z.record(z.string(), z.string()).default({}),
         /** Server names whose migration record ends `completed` while they stay on the source. */
         completeWithoutMove: z.array(z.string()).default([]),
       })
@@ -113,6 +115,7 @@ const openstack = z
         hideHost: false,
         clockAheadSeconds: {},
         dropActionAnswers: [],
+        errorMigrations: {},
         completeWithoutMove: [],
       }),
   })

@@ -1,7 +1,11 @@
 // Stories of issue 23 (Nova side) on the full stack: drainer never claims a server moved that it
 // did not see move, takes time from Nova's own clock, never sends a migration twice after a lost
 // answer, and says plainly when the cloud rejects its credentials.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { cli } from '../cli/harness.ts';
 import { EVACUATING_TAINT } from '../../src/core/record.ts';
 import { startDaemon } from './daemon-run.ts';
 import { smallWorld } from './scenario.ts';
@@ -62,6 +66,27 @@ describe('issue 23, Nova side (full stack)', () => {
     expect(os.migrations(vm1.id)).toHaveLength(1);
     expect(os.migrateCalls(vm1.id)).toBe(1);
     expect(s.sandbox.openstack.requestLog.some((r) => r.status === 0)).toBe(true);
+  });
+
+  it("Nova's fault message reaches the MigrationFailed Event and drainer status", async () => {
+    const fault = 'No valid host was found. There are not enough hosts available.';
+    const { s, rec } = await cordonAndWait(
+      smallWorld({ servers: 2, faults: { errorMigrations: { 'vm-1': fault } } }),
+    );
+
+    expect(rec.phase).toBe('Failed');
+    expect(rec.lastError).toContain(`Nova: ${fault} (migration`);
+    const failed = await nodeEvents(s, 'node-a', 'MigrationFailed');
+    expect(failed).toEqual([
+      expect.stringMatching(
+        /^nova: vm-1 \(.*\): server went to ERROR during live-migrate; Nova: No valid host was found/,
+      ),
+    ]);
+    const kubeconfig = path.join(mkdtempSync(path.join(tmpdir(), 'drainer-status-')), 'kubeconfig');
+    writeFileSync(kubeconfig, s.sandbox.kube.kubeconfig());
+    const status = await cli({ env: { KUBECONFIG: kubeconfig } })('status', '-o', 'json');
+    const { nodes } = JSON.parse(status.stdout) as { nodes: { node: string; lastError?: string }[] };
+    expect(nodes.find((n) => n.node === 'node-a')?.lastError).toContain(`Nova: ${fault}`);
   });
 
   it('a wrong password: the daemon is not ready, says why in one line, and a cordon fails as CloudAuthFailed', async () => {

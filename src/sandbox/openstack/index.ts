@@ -42,6 +42,7 @@ function defaultFaults(partial: Partial<NovaFaults> | undefined): NovaFaults {
     hideHost: false,
     clockAheadMs: () => 0,
     dropAnswer: () => false,
+    errorMigrations: () => undefined,
     completeWithoutMove: () => false,
     ...partial,
   };

@@ -59,6 +59,8 @@ export interface NovaFaults {
   clockAheadMs: (serverId: string) => number;
   /** True: apply this request, then reset the connection before the answer goes out. */
   dropAnswer: (method: string, path: string) => boolean;
+  /** A message: a live migration of this server fails and leaves it in ERROR with that fault. */
+  errorMigrations: (serverId: string) => string | undefined;
   /** True: the migration record ends `completed` but the server stays MIGRATING on its source. */
   completeWithoutMove: (serverId: string) => boolean;
 }

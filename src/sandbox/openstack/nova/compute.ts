@@ -176,6 +176,11 @@ export class ComputeSim {
       this.#stepAfter(m, server.migrationMs / 2, () => this.#fail(m, server));
       return;
     }
+    const fault = this.#faults.errorMigrations(server.id);
+    if (fault !== undefined) {
+      this.#stepAfter(m, server.migrationMs / 2, () => this.#errorOut(m, server, fault));
+      return;
+    }
     const node = this.#model.nodeOfHost(m.sourceCompute);
     const timeoutMs = (node?.completionTimeoutSecondsPerGiB ?? 0) * 1000 * (server.ramMb / 1024);
     const converge = copy.convergeMs;
@@ -218,6 +223,13 @@ export class ComputeSim {
     if (!c) return undefined;
     const { processed, remaining } = c.model.at((c.endedAt ?? this.#clock.now()) - c.since);
     return { memoryTotal: c.totalBytes, memoryProcessed: processed, memoryRemaining: remaining };
+  }
+
+  /** The migration fails and leaves the server in ERROR on its source, with a fault to show. */
+  #errorOut(m: Migration, server: Server, fault: string): void {
+    this.#model.setMigration(m, { status: 'error' });
+    this.#model.setServer(server, { taskState: null, vmState: 'error', fault });
+    this.#release(m);
   }
 
   #fail(m: Migration, server: Server): void {

@@ -62,6 +62,8 @@ export interface Server {
   updatedAt: number;
   instanceName: string;
   reservationId: string;
+  /** The fault Nova shows for a server in ERROR (`fault.message`). */
+  fault?: string;
   /** vm_state to go back to after a cold migration is confirmed or reverted. */
   preResizeVmState?: string;
 }

@@ -100,6 +100,9 @@ export function renderServer(ctx: NovaContext, s: Server, show = false): Record<
       });
     }
   }
+  // like Nova: the fault of a server in ERROR
+  if (s.vmState === 'error' && s.fault)
+    out.fault = { code: 500, created: novaTime(s.updatedAt), message: s.fault };
   out['OS-EXT-STS:task_state'] = s.taskState;
   out['OS-EXT-STS:vm_state'] = s.vmState;
   out['OS-EXT-STS:power_state'] = s.powerState;
