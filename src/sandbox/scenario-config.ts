@@ -92,7 +92,17 @@ export function openstackConfigFor(openstack: OpenStackSandbox): Record<string, 
 }
 
 /** A drainer config (the input form of src/config/schema.ts) for this sandbox. */
-export function drainerConfigFor(s: Scenario, openstack: OpenStackSandbox): Record<string, unknown> {
+/**
+ * A live migration whose memory left has not fallen for this long (simulated) is stalled: short,
+ * so the demo's busy server is forced to complete within seconds.
+ */
+const SANDBOX_STALL_SECONDS = 10;
+
+export function drainerConfigFor(
+  s: Scenario,
+  openstack: OpenStackSandbox,
+  scale = s.clock.scale,
+): Record<string, unknown> {
   const hostMapping = Object.fromEntries(s.nodes.filter((n) => n.novaHost).map((n) => [n.name, n.novaHost]));
   return {
     logLevel: 'info',
@@ -103,6 +113,7 @@ export function drainerConfigFor(s: Scenario, openstack: OpenStackSandbox): Reco
       hostMapping,
       pollInterval: 0.5,
       retryBackoff: 2,
+      stallAfter: Math.max(0.5, SANDBOX_STALL_SECONDS / scale),
     },
     kubevirt: { enabled: s.kubevirt.installed, trigger: 'taint' },
     drain: { evictionRetryInterval: 1 },

@@ -106,8 +106,10 @@ export class Migrator {
       full = false;
       try {
         const tail = !this.entries.some((e) => e.state === 'pending' && e.next !== undefined);
-        const pace = { inFlight: this.#inFlight(), now: this.#o.now(), dueIn: this.#dueIn(), tail };
-        await this.#o.sleep(this.#pace.next(pace), signal);
+        // a migration parked until its stall decision ends no sooner than that (dueIn has it)
+        const inFlight = this.entries.filter((e) => e.state === 'migrating' && !this.#watch.parked(e)).length;
+        const now = this.#o.now();
+        await this.#until(now + this.#pace.next({ inFlight, now, dueIn: this.#dueIn(), tail }));
       } catch {
         // aborted: handled at the top of the loop
       }
@@ -118,6 +120,22 @@ export class Migrator {
     else if (signal.aborted) this.#leave();
     this.#report();
     return this.entries.map((e) => toProgress(e, this.#o.now()));
+  }
+
+  /**
+   * Sleeps until the next poll; copy reads that fall due before it are made on their own (a stall
+   * decision needs no listing of the host).
+   */
+  async #until(poll: number): Promise<void> {
+    const { signal, sleep, now } = this.#o;
+    for (;;) {
+      const due = this.#watch.nextDue(this.entries);
+      if (due === undefined || due >= poll || signal.aborted) break;
+      await sleep(Math.max(0, due - now()), signal);
+      await this.#watch.read(this.entries);
+      this.#report();
+    }
+    await sleep(Math.max(0, poll - now()), signal);
   }
 
   #report(): void {
@@ -133,9 +151,7 @@ export class Migrator {
   #dueIn(): number | undefined {
     const now = this.#o.now();
     const due = this.entries.flatMap((e) =>
-      e.terminal
-        ? []
-        : [e.state === 'pending' ? e.notBefore : undefined, e.abort?.until, e.recordCheckAt, e.copyCheckAt],
+      e.terminal ? [] : [e.state === 'pending' ? e.notBefore : undefined, e.abort?.until, e.recordCheckAt],
     );
     const at = due.filter((t): t is number => t !== undefined);
     return at.length ? Math.min(...at) - now : undefined;

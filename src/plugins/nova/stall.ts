@@ -17,6 +17,8 @@ export interface StallClock {
   migrationId: number | string;
   least: number;
   since: number;
+  /** The first sample past the first pass, kept until a second one gives the copy rate. */
+  first?: { at: number; processed: number };
 }
 
 /**
@@ -35,26 +37,61 @@ export function sampleOf(m: NovaMigration, at: number): CopySample | undefined {
 }
 
 /**
- * Folds a sample into the clock. The first sample of a migration starts the clock where its
- * first pass over the memory ended (estimated from the bytes processed so far): before that,
- * what is left falls by construction, so only from there can it stop falling.
+ * When the migration can have started running: no sooner than `earliest` (its submit), no later
+ * than `latest` (when it was seen to hold a slot; the same when a slot was free at the submit).
+ */
+export interface Started {
+  earliest: number;
+  latest: number;
+}
+
+/** Bytes per ms between two samples of one migration. */
+export const rateOf = (a: { at: number; processed: number }, b: { at: number; processed: number }): number =>
+  (b.processed - a.processed) / (b.at - a.at);
+
+/**
+ * Folds a sample into the clock. The clock starts where the first pass over the memory ended:
+ * before that, what is left falls by construction. With the copy rate known on this host (`rate`),
+ * the first sample past that pass dates its end from the bytes processed; without, it is bounded
+ * by the latest the migration can have started, and a second sample that shows no progress
+ * measures the rate and dates it.
  */
 export function observe(
   clock: StallClock | undefined,
   migrationId: number | string,
   s: CopySample,
-  runningSince: number,
+  started: Started,
+  rate?: number,
 ): StallClock {
+  const pastFirstPass = s.processed >= s.total;
   if (!clock || String(clock.migrationId) !== String(migrationId)) {
-    const ran = s.at - runningSince;
-    const firstPassEnd =
-      s.processed >= s.total && ran > 0 ? runningSince + (ran * s.total) / s.processed : s.at;
-    return { migrationId, least: s.remaining, since: Math.min(s.at, firstPassEnd) };
+    const fresh = { migrationId, least: s.remaining };
+    if (!pastFirstPass) return { ...fresh, since: s.at };
+    if (rate !== undefined && rate > 0) {
+      const end = Math.max(s.at - (s.processed - s.total) / rate, started.earliest + s.total / rate);
+      return { ...fresh, since: Math.min(s.at, end) };
+    }
+    const ran = s.at - started.latest;
+    const end = ran > 0 ? started.latest + (ran * s.total) / s.processed : s.at;
+    // started with a free slot: the bound is its start (give or take Nova's scheduling), no need to measure
+    const exact = started.earliest === started.latest;
+    return {
+      ...fresh,
+      since: Math.min(s.at, end),
+      ...(exact ? {} : { first: { at: s.at, processed: s.processed } }),
+    };
   }
   if (s.remaining < clock.least - s.total * NOISE_SHARE)
     return { migrationId, least: s.remaining, since: s.at };
-  return { ...clock, least: Math.min(clock.least, s.remaining) };
+  const { first, ...rest } = clock;
+  const least = Math.min(clock.least, s.remaining);
+  if (!first || s.at <= first.at || s.processed <= first.processed) return { ...clock, least };
+  const firstPassEnd = s.at - (s.processed - s.total) / rateOf(first, s);
+  return { ...rest, least, since: Math.min(clock.since, firstPassEnd) };
 }
+
+/** The clock still waits for the sample that measures the copy rate. */
+export const wantsRate = (clock: StallClock | undefined): boolean => clock?.first !== undefined;
 
 export const isStalled = (clock: StallClock | undefined, now: number, stallAfterMs: number): boolean =>
   clock !== undefined && now - clock.since >= stallAfterMs;

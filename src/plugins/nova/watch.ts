@@ -7,11 +7,15 @@ import { copyText } from '../../core/copy-text.ts';
 import type { Entry } from './entry.ts';
 import type { MigratorOptions } from './migrator-options.ts';
 import type { Pace } from './pace.ts';
-import { isStalled, observe, sampleOf, stallAction, type CopySample } from './stall.ts';
+import { isStalled, observe, rateOf, sampleOf, stallAction, wantsRate, type CopySample } from './stall.ts';
 import { taskStateOf, type NovaMigration } from './types.ts';
 
 /** Statuses in which a live migration's counters mean something. */
 const COPYING = new Set(['running', 'preparing', 'queued']);
+
+/** A live migration still copying as the listing last showed it, with a read planned. */
+const followed = (e: Entry): boolean =>
+  e.state === 'migrating' && !e.abort && e.copyCheckAt !== undefined && taskStateOf(e.server) === 'migrating';
 
 export class Watch {
   readonly #o: MigratorOptions;
@@ -19,6 +23,8 @@ export class Watch {
   /** False after a 403 on the counters (a policy that hides them): nothing is read any more. */
   #readable = true;
   #saidFallback = false;
+  /** The copy rate on this host (bytes per ms) once measured: one sample then dates a stall. */
+  #rate: number | undefined;
 
   /** No two reads of one migration's counters closer than a poll (at most 10 s apart that makes). */
   get #pollMs(): number {
@@ -35,13 +41,38 @@ export class Watch {
    * healthy one takes here (three times the typical one), never later than the stall window.
    */
   armed(e: Entry, now: number, adopted = false): void {
-    if (e.action !== 'live-migrate') return;
+    if (e.action !== 'live-migrate' || !this.#readable || !this.#o.compute.atLeast(23)) return;
     const stallMs = this.#o.nova.stallAfter * 1000;
     const gap = this.#pace.gapMs;
     // no migration ended here yet: half the stall window
     const healthy = gap === undefined ? stallMs / 2 : 3 * gap * this.#o.nova.maxConcurrentMigrations;
-    // an adopted migration with a stall clock in the record (a restart) is looked at at once
-    e.copyCheckAt = adopted && e.stall ? now : now + Math.min(stallMs, Math.max(this.#pollMs, healthy));
+    const first = now + Math.min(stallMs, Math.max(this.#pollMs, healthy));
+    // an adopted migration with a stall clock in the record (a restart) is looked at at once; any
+    // other just before its first read of the records, which the counters then make needless
+    e.copyCheckAt = adopted && e.stall ? now : Math.min(first, (e.recordCheckAt ?? Infinity) - 1);
+  }
+
+  /**
+   * Copying in circles and waiting for its stall decision: its end is not expected before its next
+   * look, so the poll need not hurry for it.
+   */
+  parked(e: Entry): boolean {
+    const { copy, stall } = e;
+    return (
+      e.stallAction === undefined &&
+      e.copyCheckAt !== undefined &&
+      copy !== undefined &&
+      stall !== undefined &&
+      copy.processed >= copy.total &&
+      stall.since < copy.at
+    );
+  }
+
+  /** When the next read of counters falls due, if any is planned. */
+  nextDue(entries: readonly Entry[]): number | undefined {
+    if (!this.#readable || !this.#o.compute.atLeast(23)) return undefined;
+    const at = entries.filter(followed).map((e) => e.copyCheckAt ?? Infinity);
+    return at.length ? Math.min(...at) : undefined;
   }
 
   /** Reads the counters of the migrations due a look, and acts on the ones that stalled. */
@@ -50,8 +81,7 @@ export class Watch {
     const now = this.#o.now();
     for (const e of entries) {
       if (this.#o.signal.aborted) return;
-      if (e.state !== 'migrating' || e.abort || e.copyCheckAt === undefined || now < e.copyCheckAt) continue;
-      if (taskStateOf(e.server) !== 'migrating') continue;
+      if (!followed(e) || now < (e.copyCheckAt ?? Infinity)) continue;
       await this.#sample(e, now);
       if (isStalled(e.stall, now, this.#o.nova.stallAfter * 1000) && e.stallAction === undefined) {
         await this.#stalled(e);
@@ -86,18 +116,31 @@ export class Watch {
     e.migrationId = m.id;
     const s = sampleOf(m, now);
     if (!s) {
-      e.copyCheckAt = now + this.#pollMs;
+      // no counters (a driver that does not report them): the records follow it, as before 2.23
+      e.copyCheckAt = undefined;
       return;
     }
+    // the counters follow it now: the records are read only when it is no longer in progress
+    e.recordCheckAt = undefined;
     this.#fold(e, m.id, s, now);
   }
 
   #fold(e: Entry, migrationId: number | string, s: CopySample, now: number): void {
     const before = e.stall;
     e.copy = s;
-    e.stall = observe(before, migrationId, s, e.deadlineFrom ?? e.attemptStartedAt ?? now);
-    // next look: when it would count as stalled (a migration still falling looks again then)
-    e.copyCheckAt = Math.max(now + this.#pollMs, e.stall.since + this.#o.nova.stallAfter * 1000);
+    const started = {
+      earliest: e.attemptStartedAt ?? now,
+      latest: e.deadlineFrom ?? e.attemptStartedAt ?? now,
+    };
+    e.stall = observe(before, migrationId, s, started, this.#rate);
+    if (before?.first && !e.stall.first && String(before.migrationId) === String(migrationId)) {
+      this.#rate = rateOf(before.first, s);
+    }
+    // next look: a poll later to measure the copy rate; then when it would count as stalled (a
+    // migration still falling looks again then)
+    e.copyCheckAt = wantsRate(e.stall)
+      ? now + this.#pollMs
+      : Math.max(now + this.#pollMs, e.stall.since + this.#o.nova.stallAfter * 1000);
     if (before?.since !== e.stall.since || String(before.migrationId) !== String(migrationId)) {
       const { least, since } = e.stall;
       void this.#remember(e, { stall: { migrationId, least, since: new Date(since).toISOString() } });

@@ -13,12 +13,18 @@ import {
 const GIB = 1024 ** 3;
 const STALL_MS = 60_000;
 
-/** Folds samples [ms, processed GiB, remaining GiB] of an 8 GiB guest; says when each looked stalled. */
-function run(samples: [at: number, processed: number, remaining: number][], runningSince = 0) {
+/**
+ * Folds samples [ms, processed GiB, remaining GiB] of an 8 GiB guest that got its slot at its
+ * submit (0); says when each looked stalled.
+ */
+function run(
+  samples: [at: number, processed: number, remaining: number][],
+  started = { earliest: 0, latest: 0 },
+) {
   let clock: StallClock | undefined;
   return samples.map(([at, processed, remaining]) => {
     const s: CopySample = { at, total: 8 * GIB, processed: processed * GIB, remaining: remaining * GIB };
-    clock = observe(clock, 7, s, runningSince);
+    clock = observe(clock, 7, s, started);
     return isStalled(clock, at, STALL_MS);
   });
 }
@@ -76,10 +82,30 @@ describe('stall detection', () => {
     expect(run(samples.map((s) => [...s]))).toEqual(stalled);
   });
 
+  it('queued behind others, its slot time unknown: a second sample measures the rate and dates the first pass', () => {
+    // submitted at 0, seen holding a slot at 100 s, truly running from 40 s at 0.5 GiB/s: first pass ends at 56 s
+    const started = { earliest: 0, latest: 100_000 };
+    const at = (t: number): CopySample => ({
+      at: t,
+      total: 8 * GIB,
+      processed: ((t - 40_000) / 2000) * GIB,
+      remaining: 3.2 * GIB,
+    });
+    const first = observe(undefined, 7, at(120_000), started);
+    const second = observe(first, 7, at(130_000), started);
+    // from the latest start alone: 100 s + 20 s × 8/40 = 104 s (late, never early)
+    expect(first.since).toBe(104_000);
+    expect(first.first).toBeDefined();
+    expect(second.since).toBeCloseTo(56_000, -1);
+    expect(second.first).toBeUndefined();
+    // with the host's rate known, one sample is enough
+    expect(observe(undefined, 7, at(120_000), started, (0.5 * GIB) / 1000).since).toBeCloseTo(56_000, -1);
+  });
+
   it('a new migration id (a retry) starts a new clock', () => {
     const s = (at: number): CopySample => ({ at, total: 8 * GIB, processed: 20 * GIB, remaining: 3 * GIB });
-    const old = observe(undefined, 7, s(10_000), 0);
-    const next = observe(old, 8, s(200_000), 190_000);
+    const old = observe(undefined, 7, s(10_000), { earliest: 0, latest: 0 });
+    const next = observe(old, 8, s(200_000), { earliest: 190_000, latest: 190_000 });
     expect(isStalled(old, 200_000, STALL_MS)).toBe(true);
     expect(next.migrationId).toBe(8);
     expect(isStalled(next, 200_000, STALL_MS)).toBe(false);
