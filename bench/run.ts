@@ -1,6 +1,6 @@
 // `npm run bench` (node bench/run.ts [scenario …]): runs the benchmark scenarios on the sandbox, prints
 // one JSON line per scenario, and — when all ran — writes BENCHMARKS.md. Scenario names: makespan
-// (also gives api-cost), reaction, drain-vs-kubectl, fleet, footprint, gate. Settings below are fixed: never tune
+// (also gives api-cost), reaction, drain-vs-kubectl, fleet, footprint, gate, busy. Settings below are fixed: never tune
 // them per machine. `MAKESPAN_SLOTS=1 MAKESPAN_MIX=short node bench/run.ts makespan` runs a subset of the
 // makespan cases (only in a partial run; the full one ignores both).
 import { writeFile } from 'node:fs/promises';
@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { describeMachine } from './lib/machine.ts';
 import { atMost, renderMarkdown, type Figure, type ScenarioResult } from './lib/report.ts';
 import { round } from './lib/stats.ts';
+import { busy, busyNotes } from './scenarios/busy.ts';
 import { drainNotes, drainVsKubectl } from './scenarios/drain.ts';
 import { fleet, fleetNotes } from './scenarios/fleet.ts';
 import { blockersNotes, fleetBlockers } from './scenarios/fleet-blockers.ts';
@@ -41,6 +42,20 @@ const FLEET_BLOCKERS = [
   { hosts: 120, serversPerHost: 2, scale: 20, migrationSeconds: 20, budget: 6, interval: 2 },
 ];
 const GATE = { rounds: 10, servers: 3, scale: 20, migrationSeconds: 20, idleMs: 20_000 };
+/** 40 servers, 4 of them busy (8 GiB dirtying 1.5 GB/s over a 1 GB/s link), M = 2. */
+const BUSY = {
+  servers: 40,
+  busyEvery: 10,
+  slots: 2,
+  scale: 40,
+  seed: 42,
+  linkMbPerSecond: 1000,
+  dirtyMbPerSecond: 1500,
+  minRamMb: 2048,
+  maxRamMb: 16384,
+  busyRamMb: 8192,
+  completionTimeoutSecondsPerGiB: 60,
+} as const;
 const BUDGET_SECONDS = 600;
 
 /** A partial run may do a subset of makespan's cases: MAKESPAN_SLOTS=1,4 and MAKESPAN_MIX=short|realistic. */
@@ -118,6 +133,12 @@ const RUNNERS: Record<string, Runner> = {
         notes: [...fleetNotes(FLEET, r.runs), ...blockersNotes(b.runs)],
         seconds: seconds + bSeconds,
       },
+    ];
+  },
+  async busy() {
+    const [r, seconds] = await timed(() => busy(BUSY));
+    return [
+      { scenario: 'busy', command: command('busy'), figures: r.figures, notes: busyNotes(BUSY, r), seconds },
     ];
   },
   async footprint() {

@@ -99,6 +99,12 @@ export class TransientError extends ApiError {
   }
 }
 
+/**
+ * A non-idempotent call (a Nova action) whose answer was lost (timeout, reset, 502/503/504): it
+ * may have been applied. Never re-sent blindly; the caller reads back whether it took.
+ */
+export class OutcomeUnknownError extends TransientError {}
+
 /** The node could not be mapped to exactly one compute service. */
 export class HostMappingError extends DrainerError {
   readonly tried: readonly string[];
@@ -160,6 +166,8 @@ export const isForbiddenError = (e: unknown): e is ForbiddenError => e instanceo
 export const isNotFoundError = (e: unknown): e is NotFoundError => e instanceof NotFoundError;
 export const isConflictError = (e: unknown): e is ConflictError => e instanceof ConflictError;
 export const isTransientError = (e: unknown): e is TransientError => e instanceof TransientError;
+export const isOutcomeUnknownError = (e: unknown): e is OutcomeUnknownError =>
+  e instanceof OutcomeUnknownError;
 export const isHostMappingError = (e: unknown): e is HostMappingError => e instanceof HostMappingError;
 export const isTimeoutError = (e: unknown): e is TimeoutError => e instanceof TimeoutError;
 export const isCancelledError = (e: unknown): e is CancelledError => e instanceof CancelledError;

@@ -41,6 +41,7 @@ export function printPlan(
         io.stdout.write(`${r.plugin}${where}: ${r.plan.workloads.length} workload(s) on node ${node}\n`);
         const c = r.plan.capacity;
         if (c) io.stdout.write(`  capacity: ${c.status === 'short' ? 'INSUFFICIENT: ' : ''}${c.message}\n`);
+        for (const b of r.plan.blockers ?? []) io.stdout.write(`  BLOCKED (${b.kind}): ${b.message}\n`);
       }
     }
     if (rows.length > 0)

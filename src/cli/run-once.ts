@@ -40,6 +40,8 @@ export interface RunOnceInput {
   tty: boolean;
 }
 
+const BLOCKED = 'EvacuationBlocked: ';
+
 /** Prints each plugin's result and what stayed, returns the exit code. */
 export function summarize(outcomes: readonly HostOutcome[], io: CliIo): number {
   let bad = false;
@@ -70,8 +72,10 @@ export async function runOnce(input: RunOnceInput): Promise<number> {
   const host = new PluginHost({ plugins: input.plugins, log });
   const refused = await capacityRefusal(host, input);
   if (refused !== undefined) {
-    io.stdout.write(`InsufficientCapacity: ${refused}\nnothing was changed\n`);
-    return ExitCode.incomplete;
+    // a plan-wide blocker (missing rights) is refused like the capacity, before the first change
+    const blocked = refused.startsWith(BLOCKED);
+    io.stdout.write(`${blocked ? refused : `InsufficientCapacity: ${refused}`}\nnothing was changed\n`);
+    return blocked ? ExitCode.badInput : ExitCode.incomplete;
   }
   const sink: ProgressSink = input.tty ? new TerminalProgress(io.stdout) : new LogProgress(log);
   const deadline = new Date(Date.now() + config.evacuation.timeout * 1000);
@@ -108,6 +112,8 @@ async function capacityRefusal(host: PluginHost, input: RunOnceInput): Promise<s
   const fresh = input.plugins.every((p) => input.records.get(p.name) === undefined);
   const results = await host.planAll({ name: node }, io.signal, { capacity: true });
   if (results.some((r) => isBadInput(r.error))) return undefined;
+  const blockers = results.flatMap((r) => r.plan?.blockers ?? []);
+  if (blockers.length && fresh) return `${BLOCKED}${blockers.map((b) => b.message).join('; ')}`;
   const failed = results.find((r) => r.error !== undefined);
   const plans = failed ? undefined : results.flatMap((r) => (r.plan ? [r.plan] : []));
   const why = failed

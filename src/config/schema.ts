@@ -65,6 +65,16 @@ export const novaSchema = z.strictObject({
   retryBackoff: dflt(duration(), 10, 'first backoff between retries, doubled each time'),
   migrationTimeout: dflt(duration(), 1800, 'per-server deadline'),
   abortOnTimeout: dflt(z.boolean(), true, 'abort a migration that passed its deadline (2.24+)'),
+  stallAfter: dflt(
+    duration(),
+    180,
+    'a live migration whose least memory left has not fallen for this long is stalled (it will not converge)',
+  ),
+  onStall: dflt(
+    z.enum(['force-complete', 'abort', 'wait']),
+    'force-complete',
+    'a stalled live migration: force it to finish (2.22+; the guest pauses briefly), abort it (2.24+; retried as a failed attempt), or only report it',
+  ),
   pollInterval: dflt(
     duration(),
     120,

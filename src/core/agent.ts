@@ -41,6 +41,8 @@ export interface AgentOptions {
     readonly name: string;
     acquire(signal: AbortSignal, onWait?: (holder: string) => void): Promise<Slot | undefined>;
   };
+  /** Checks the clouds' credentials at start and each resync; its reasons make the agent not ready. */
+  readonly cloudAuth?: { reasons(): string[]; run(): Promise<void> };
 }
 
 const MAINTENANCE_KEY = 'nodemaintenance:';
@@ -82,6 +84,7 @@ export class Agent {
     // the watches start at once (the agent is ready while a second instance waits: a DaemonSet
     // rollout with maxSurge needs the new pod ready); reconciles wait for the Lease
     if (this.#o.lease) this.#held = this.#hold(this.#o.lease);
+    const auth = this.#o.cloudAuth?.run();
     const watches = [
       sources.watchNode({
         signal,
@@ -105,6 +108,7 @@ export class Agent {
       );
     }
     await Promise.all(watches);
+    await auth;
     await this.#queue.stopped();
     await this.#held;
     // a shutdown gives the Lease back: the next instance (a rollout's new pod) takes over at once
@@ -141,6 +145,7 @@ export class Agent {
     const reasons: string[] = [];
     if (!this.#nodeSynced) reasons.push('node watch not synced');
     if (!this.#maintenancesSynced) reasons.push('NodeMaintenance watch not synced');
+    reasons.push(...(this.#o.cloudAuth?.reasons() ?? []));
     return { ready: reasons.length === 0, reasons };
   }
 

@@ -24,7 +24,12 @@ export function blockerGate(
   planned: { plans?: readonly Plan[] },
   fresh: boolean,
 ): string | undefined {
-  if (!fresh || !run.deps.config.drain.requirePluginsSucceeded || !planned.plans) return undefined;
+  if (!fresh || !planned.plans) return undefined;
+  // plan-wide (missing rights: nothing on the host can be judged) refuse whatever the drain policy
+  // (their messages name the plugin already)
+  const planWide = planned.plans.flatMap((p) => (p.blockers ?? []).map((b) => b.message));
+  if (planWide.length) return planWide.join('; ');
+  if (!run.deps.config.drain.requirePluginsSucceeded) return undefined;
   const blocked = blockedWorkloads(planned.plans);
   if (!blocked.length) return undefined;
   return `refused before any change: ${blocked.length} workload(s) must move and cannot: ${blocked.join('; ')}`;

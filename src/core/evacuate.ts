@@ -1,6 +1,7 @@
 // The evacuation steps of design.md §1: record intent and take the NodeMaintenance, wait for a
 // fleet slot, plan, check capacity, then cordon (for a NodeMaintenance) and taint, run the plugins
 // under the deadline, drain, record done.
+import { isAuthError } from '../errors.ts';
 import { blockerGate } from './blockers.ts';
 import { capacityGate } from './capacity.ts';
 import type { Desired } from './desired.ts';
@@ -127,11 +128,13 @@ async function evacuateHolding(
   const { host, config, metrics } = run.deps;
   const nm = desired.maintenance;
   if (!planned) return stopped(run, ctl, started);
-  // 2b. does it fit elsewhere? refused here, nothing about the node has changed
-  const refused = await capacityGate(run, planned, fresh);
-  if (refused) return fail(run, nm, started, refused, 'InsufficientCapacity');
+  // rejected credentials, a plan-wide blocker (missing rights) and (2b) a shortfall are refused
+  // here, before anything about the node has changed
+  if (planned.authFailed) return fail(run, nm, started, planned.error ?? 'rejected', 'CloudAuthFailed');
   const blocked = blockerGate(run, planned, fresh);
   if (blocked) return fail(run, nm, started, blocked, 'EvacuationBlocked');
+  const refused = await capacityGate(run, planned, fresh);
+  if (refused) return fail(run, nm, started, refused, 'InsufficientCapacity');
   await run.event(
     'Normal',
     'EvacuationStarted',
@@ -168,7 +171,8 @@ async function evacuateHolding(
   await run.store.update({ outcomes: outcomes.map(summarize) });
 
   if (outcomes.some((o) => !o.succeeded) && config.drain.requirePluginsSucceeded) {
-    return fail(run, nm, started, failureText(outcomes));
+    const auth = outcomes.some((o) => isAuthError(o.error));
+    return fail(run, nm, started, failureText(outcomes), auth ? 'CloudAuthFailed' : 'EvacuationFailed');
   }
 
   // 4. pods, only after the VMs moved; pods a plugin takes care of are left to it
@@ -248,6 +252,8 @@ async function isolate(run: NodeRun, nm: MaintenanceObject | undefined): Promise
 interface Planned {
   readonly plans?: Plan[];
   readonly error?: string;
+  /** The cloud rejected the credentials: reported as CloudAuthFailed, not as a capacity problem. */
+  readonly authFailed?: boolean;
 }
 
 async function plan(run: NodeRun, ctl: EvacuationControl, fresh: boolean): Promise<Planned | undefined> {
@@ -262,7 +268,10 @@ async function plan(run: NodeRun, ctl: EvacuationControl, fresh: boolean): Promi
   } catch (err) {
     if (ctl.signal.aborted) return undefined;
     run.log.warn({ err }, 'planning failed');
-    return { error: err instanceof Error ? err.message : String(err) };
+    return {
+      error: err instanceof Error ? err.message : String(err),
+      ...(isAuthError(err) ? { authFailed: true } : {}),
+    };
   }
 }
 
@@ -365,6 +374,7 @@ const FAILURE_MESSAGE = {
   EvacuationFailed: 'evacuation failed',
   InsufficientCapacity: 'not enough capacity elsewhere',
   EvacuationBlocked: 'a workload that must move cannot; nothing was changed',
+  CloudAuthFailed: "the cloud rejected drainer's credentials",
 } as const;
 
 async function fail(
@@ -372,7 +382,11 @@ async function fail(
   nm: MaintenanceObject | undefined,
   started: Date,
   message: string,
-  reason: 'EvacuationFailed' | 'InsufficientCapacity' | 'EvacuationBlocked' = 'EvacuationFailed',
+  reason:
+    | 'EvacuationFailed'
+    | 'InsufficientCapacity'
+    | 'EvacuationBlocked'
+    | 'CloudAuthFailed' = 'EvacuationFailed',
 ): Promise<RunResult> {
   const text = errorText(message);
   const named = reason === 'EvacuationFailed' ? {} : { failureReason: reason };

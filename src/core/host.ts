@@ -175,6 +175,7 @@ export class PluginHost {
     const log = this.#log.child({ plugin: name, node: node.name });
     let last: readonly WorkloadProgress[] = [];
     const started = new Set<string>(); // id#attempt of every migration seen running, counted once
+    const stalls = new Set<string>(); // id#attempt of every stall, counted once
     const failed = (message: string, error?: unknown): HostOutcome => ({
       plugin: name,
       succeeded: false,
@@ -200,6 +201,7 @@ export class PluginHost {
               { plugin: name },
               items.filter((i) => i.state === 'migrating').length,
             );
+            this.#countCopies(name, items, stalls);
             opts.onProgress?.(name, items);
           },
         });
@@ -251,6 +253,24 @@ export class PluginHost {
     if (isBadInput(error))
       this.#log.warn({ plugin, operation, code, reason: messageOf(error) }, `${plugin} ${operation} failed`);
     else this.#log.error({ plugin, operation, code, err: error }, `${plugin} ${operation} failed`);
+  }
+
+  /** Copy progress as metrics: stalls once per attempt, and what is left / not converging now. */
+  #countCopies(plugin: string, items: readonly WorkloadProgress[], seen: Set<string>): void {
+    const m = this.#metrics;
+    if (!m) return;
+    const copying = items.filter((w) => w.state === 'migrating' && w.copy);
+    m.migrationsNotConverging.set({ plugin }, copying.filter((w) => w.copy?.converging === false).length);
+    m.migrationMemoryRemaining.set(
+      { plugin },
+      copying.reduce((sum, w) => sum + (w.copy?.remainingBytes ?? 0), 0),
+    );
+    for (const w of copying) {
+      const key = `${w.id}#${w.attempts}`;
+      if (!w.copy?.stallAction || seen.has(key)) continue;
+      seen.add(key);
+      m.migrationStalls.inc({ plugin, action: w.copy.stallAction });
+    }
   }
 
   #countStarts(plugin: string, items: readonly WorkloadProgress[], seen: Set<string>): void {

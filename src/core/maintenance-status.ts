@@ -12,6 +12,7 @@ export type ConditionReason =
   | 'EvacuationFailed'
   | 'InsufficientCapacity'
   | 'EvacuationBlocked'
+  | 'CloudAuthFailed'
   | 'InvalidNodeNotFound'
   | 'InvalidDuplicate'
   | 'InvalidNodeNameChanged';

@@ -7,7 +7,9 @@ import type { KubeClients } from '../kube/client.ts';
 import { EventRecorder } from '../kube/events.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { Metrics } from '../observability/metrics.ts';
+import { setTimeout as delay } from 'node:timers/promises';
 import { Agent } from './agent.ts';
+import { CloudAuth } from './cloud-auth.ts';
 import { PluginHost } from './host.ts';
 import { dryRunCluster } from './dry-run-cluster.ts';
 import { kubeCluster } from './kube-cluster.ts';
@@ -240,7 +242,17 @@ export function createNodeAgent(o: NodeAgentOptions): { agent: Agent; reconciler
   const reconciler = createReconciler(o);
   const lease = createNodeLease({ ...o, log });
   dropDisabledGate(o, log);
+  const metrics = o.metrics;
+  const cloudAuth = new CloudAuth({
+    plugins: o.plugins,
+    log,
+    signal: o.signal,
+    intervalMs: o.config.resyncInterval * 1000,
+    sleep: (ms, signal) => delay(ms, undefined, { signal }),
+    ...(metrics ? { onVerdict: (plugin, ok) => metrics.cloudAuthOk.set({ plugin }, ok ? 1 : 0) } : {}),
+  });
   const agent = new Agent({
+    cloudAuth,
     nodeName: o.nodeName,
     reconciler,
     sources: kubeWatchSources({ k: o.k, nodeName: o.nodeName, log, ...o.watch }),

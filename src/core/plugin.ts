@@ -39,6 +39,17 @@ export type CapacityVerdict =
   | { readonly status: 'short'; readonly message: string }
   | { readonly status: 'unknown'; readonly reason: 'unavailable' | 'unsupported'; readonly message: string };
 
+/**
+ * Something that stops the whole evacuation, not one workload (those carry `blocker`): the core
+ * refuses before its first change. `missing-rights`: the credentials cannot see what drainer must
+ * see to tell a moved workload from one that stayed (e.g. Nova's host attribute).
+ */
+export interface PlanBlocker {
+  readonly kind: 'missing-rights';
+  /** Names what is missing and how to grant it. */
+  readonly message: string;
+}
+
 export interface Plan {
   readonly plugin: string;
   /** Where the workloads live, as the backend names it (nova: the service host). */
@@ -46,11 +57,23 @@ export interface Plan {
   readonly workloads: readonly PlannedWorkload[];
   /** Set by a plugin that can check capacity; absent means nothing to check. */
   readonly capacity?: CapacityVerdict;
+  /** Plan-wide blockers (absent or empty: none). */
+  readonly blockers?: readonly PlanBlocker[];
 }
 
 export type WorkloadState = 'pending' | 'migrating' | 'succeeded' | 'failed' | 'blocked' | 'skipped';
 
 /** Progress of one workload; also its final line in the Outcome. */
+/** A live migration's copy as the cloud counts it (read only for migrations that run long). */
+export interface CopyProgress {
+  readonly totalBytes: number;
+  readonly remainingBytes: number;
+  /** False once what is left has stopped falling (the plugin's stall window). */
+  readonly converging: boolean;
+  /** What was done about the stall: forced to complete, aborted, or only reported. */
+  readonly stallAction?: 'force-complete' | 'abort' | 'wait';
+}
+
 export interface WorkloadProgress {
   readonly id: string;
   readonly name: string;
@@ -62,6 +85,9 @@ export interface WorkloadProgress {
   readonly startedAt?: string;
   readonly durationMs?: number;
   readonly message?: string;
+  /** Who owns the workload (Nova: the server's project), for Events that tell the tenant. */
+  readonly owner?: string;
+  readonly copy?: CopyProgress;
 }
 
 export interface Outcome {
@@ -115,4 +141,11 @@ export interface BackendPlugin {
   evacuate(node: NodeRef, ctx: EvacuationContext): Promise<Outcome>;
   /** Undoes only what ctx.record says this plugin changed. */
   restore(node: NodeRef, ctx: RestoreContext): Promise<void>;
+  /**
+   * Optional, for backends behind credentials of their own (a cloud): can they still sign in?
+   * At most one request (reusing a valid token costs none); throws AuthError when rejected. The
+   * only way an agent with a wrong password can say so before the next cordon (/readyz, a metric);
+   * kept optional so a backend on the cluster's own credentials (KubeVirt) needs nothing.
+   */
+  checkAuth?(signal: AbortSignal): Promise<void>;
 }

@@ -10,6 +10,8 @@ const describe = (plugin: string, w: WorkloadProgress): string => `${plugin}: ${
 /** Remembers the last state of each workload so repeats of the same report emit nothing. */
 export class ProgressEvents {
   readonly #seen = new Map<string, string>();
+  /** Workload attempts whose stall has been told (once each). */
+  readonly #stalls = new Set<string>();
   readonly #emit: EmitEvent;
 
   constructor(emit: EmitEvent) {
@@ -19,11 +21,25 @@ export class ProgressEvents {
   report(plugin: string, items: readonly WorkloadProgress[]): void {
     for (const w of items) {
       const key = `${plugin}/${w.id}`;
+      this.#stalled(plugin, w);
       const state = `${w.state}/${w.attempts}`;
       if (this.#seen.get(key) === state) continue;
       this.#seen.set(key, state);
       this.#emitFor(plugin, w);
     }
+  }
+
+  /** A live migration that stopped converging, with its owner: the tenant's VM pauses (force) or stays. */
+  #stalled(plugin: string, w: WorkloadProgress): void {
+    const key = `${plugin}/${w.id}#${w.attempts}`;
+    if (!w.copy?.stallAction || this.#stalls.has(key)) return;
+    this.#stalls.add(key);
+    const owner = w.owner ? ` of project ${w.owner}` : '';
+    this.#emit(
+      'Warning',
+      'MigrationStalled',
+      `${describe(plugin, w)}${owner}: ${w.message ?? 'not converging'}`,
+    );
   }
 
   #emitFor(plugin: string, w: WorkloadProgress): void {

@@ -9,17 +9,32 @@ export function countProgress(items: readonly WorkloadProgress[]): PluginProgres
   let moved = 0;
   let failed = 0;
   let total = 0;
+  const copies: NonNullable<PluginProgress['copies']> = [];
   for (const w of items) {
+    if (w.copy && w.state === 'migrating') {
+      const { totalBytes, remainingBytes, converging, stallAction } = w.copy;
+      copies.push({
+        name: w.name,
+        totalBytes,
+        remainingBytes,
+        converging,
+        ...(stallAction ? { stallAction } : {}),
+      });
+    }
     if (w.state === 'skipped') continue;
     total++;
     if (w.state === 'succeeded') moved++;
     else if (w.state === 'failed' || w.state === 'blocked') failed++;
   }
-  return { moved, total, failed };
+  return { moved, total, failed, ...(copies.length ? { copies } : {}) };
 }
 
 const same = (a: PluginProgress | undefined, b: PluginProgress): boolean =>
-  a !== undefined && a.moved === b.moved && a.total === b.total && a.failed === b.failed;
+  a !== undefined &&
+  a.moved === b.moved &&
+  a.total === b.total &&
+  a.failed === b.failed &&
+  JSON.stringify(a.copies) === JSON.stringify(b.copies);
 
 export class ProgressRecord {
   readonly #store: NodeRecordStore;

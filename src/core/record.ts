@@ -24,7 +24,22 @@ export const RECORD_SCHEMA = 1;
 const podFailureSchema = z.looseObject({ pod: z.string(), reason: z.string() });
 
 /** Workloads of one plugin: moved, failed (or blocked) and the total it has to deal with. */
-const progressSchema = z.looseObject({ moved: z.number(), total: z.number(), failed: z.number() });
+/** A long live migration's copy, as the plugin last read it (drainer status shows it). */
+const copySchema = z.looseObject({
+  name: z.string(),
+  totalBytes: z.number(),
+  remainingBytes: z.number(),
+  converging: z.boolean(),
+  stallAction: z.optional(z.string()),
+});
+
+const progressSchema = z.looseObject({
+  moved: z.number(),
+  total: z.number(),
+  failed: z.number(),
+  /** Only while some migration's counters were read (long ones); absent otherwise. */
+  copies: z.optional(z.array(copySchema)),
+});
 
 const recordSchema = z.looseObject({
   /** The schema this record was written in (absent: written before versions, read as 1). */

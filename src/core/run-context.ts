@@ -3,8 +3,8 @@ import type { Config } from '../config/schema.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { Cluster, EventReason } from './cluster.ts';
 import type { MaintenanceObject, NodeObject, ObjectRef } from './objects.ts';
-import type { EvacuateOptions, RestoreOptions, RestoreResult } from './host.ts';
-import type { NodeRef, Outcome, Plan, PlanOptions } from './plugin.ts';
+import type { EvacuateOptions, HostOutcome, RestoreOptions, RestoreResult } from './host.ts';
+import type { NodeRef, Plan, PlanOptions } from './plugin.ts';
 import type { NodeRecordStore, Phase } from './record.ts';
 import type { EvacuationBudget, GateState, StartGate, WaitKind } from './fleet/types.ts';
 import type { DrainGate } from './gate/gate.ts';
@@ -12,7 +12,7 @@ import type { DrainGate } from './gate/gate.ts';
 /** The plugin host as the reconciler uses it (src/core/host.ts PluginHost fits). */
 export interface EvacuationHost {
   plan(node: NodeRef, signal: AbortSignal, opts?: PlanOptions): Promise<Plan[]>;
-  evacuate(node: NodeRef, opts: EvacuateOptions): Promise<Outcome[]>;
+  evacuate(node: NodeRef, opts: EvacuateOptions): Promise<HostOutcome[]>;
   restore(node: NodeRef, opts: RestoreOptions): Promise<RestoreResult[]>;
 }
 

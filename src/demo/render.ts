@@ -1,6 +1,7 @@
 // Live progress: on a terminal, one line per server/VMI and a bar for the pods, redrawn in place;
 // elsewhere (pipes, CI logs) one plain line per change. The phase line names the fleet slot.
 import type { OutStream } from '../cli/context.ts';
+import { copyText } from '../core/copy-text.ts';
 import type { ItemState, PodProgress, Snapshot, TrackedItem } from './tracker.ts';
 
 export interface ProgressView {
@@ -32,7 +33,14 @@ export function route(item: TrackedItem): string {
   return item.source;
 }
 
-function itemLine(item: TrackedItem, now: number, nameWidth: number, routeWidth: number): string {
+/** A migrating server's copy as drainer last read it (long migrations only): " 62 % (…)". */
+export function copyNote(s: Snapshot, item: TrackedItem): string {
+  if (item.kind !== 'nova' || item.state !== 'migrating') return '';
+  const c = s.record?.progress?.nova?.copies?.find((x) => x.name === item.name);
+  return c ? ` ${copyText(c)}` : '';
+}
+
+function itemLine(item: TrackedItem, now: number, nameWidth: number, routeWidth: number, copy = ''): string {
   const attempt = item.attempts > 1 ? `  (attempt ${item.attempts})` : '';
   return [
     '  ',
@@ -44,6 +52,7 @@ function itemLine(item: TrackedItem, now: number, nameWidth: number, routeWidth:
     '  ',
     took(item, now).padStart(7),
     attempt,
+    copy ? ` ${copy}` : '',
   ].join('');
 }
 
@@ -74,7 +83,7 @@ export function frame(
   const routeWidth = Math.max(...aligned.map((i) => route(i).length), 0);
   return [
     `${node}: ${s.phase}${slotNote(s)}  ${secs(s.now - startedAt)}`,
-    ...s.items.map((i) => itemLine(i, s.now, nameWidth, routeWidth)),
+    ...s.items.map((i) => itemLine(i, s.now, nameWidth, routeWidth, copyNote(s, i))),
     // a node without pods to drain gets no bar
     ...(s.pods.total > 0 ? [podBar(s.pods)] : []),
   ];
@@ -123,10 +132,11 @@ export function plainView(out: OutStream, node: string, startedAt: number): Prog
       for (const i of s.items) {
         const when = i.state === 'moved' ? ` in ${took(i, s.now)}` : '';
         const attempt = i.attempts > 1 ? ` (attempt ${i.attempts})` : '';
+        const copy = copyNote(s, i);
         say(
           `${i.kind}/${i.id}`,
-          `${i.state}/${i.target ?? ''}/${i.attempts}`,
-          `${at} ${i.kind} ${i.name}: ${i.state} ${route(i)}${when}${attempt}`,
+          `${i.state}/${i.target ?? ''}/${i.attempts}${copy}`,
+          `${at} ${i.kind} ${i.name}: ${i.state}${copy} ${route(i)}${when}${attempt}`,
         );
       }
       if (s.pods.total === 0) return;

@@ -16,6 +16,8 @@ export type EventReason =
   | 'MigrationStarted'
   | 'MigrationSucceeded'
   | 'MigrationFailed'
+  /** A live migration that does not converge, and what was done about it (forced, aborted, left). */
+  | 'MigrationStalled'
   | 'EvacuationBlocked'
   | 'EvacuationSucceeded'
   | 'EvacuationFailed'
@@ -32,7 +34,9 @@ export type EventReason =
   /** The node's record cannot be read by this version: the agent leaves the node alone. */
   | 'RecordUnreadable'
   /** `drainer restore --force` without a readable record: what was recognisably ours is undone. */
-  | 'RestoreForced';
+  | 'RestoreForced'
+  /** The cloud rejected drainer's credentials (Keystone 401): fix the secret, not the capacity. */
+  | 'CloudAuthFailed';
 
 export type EventType = 'Normal' | 'Warning';
 

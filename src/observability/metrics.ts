@@ -26,6 +26,9 @@ export class Metrics {
   /** Added to §4: migrations a plugin started (each attempt once), for started vs finished. */
   readonly migrationsStarted: Counter<'plugin'>;
   readonly migrationsInFlight: Gauge<'plugin'>;
+  readonly migrationsNotConverging: Gauge<'plugin'>;
+  readonly migrationStalls: Counter<'plugin' | 'action'>;
+  readonly migrationMemoryRemaining: Gauge<'plugin'>;
   readonly evictions: Counter<'code'>;
   readonly nodePhase: Gauge<'phase'>;
   readonly recordUnreadable: Gauge;
@@ -38,6 +41,7 @@ export class Metrics {
    */
   readonly restoreFailed: Gauge<'plugin'>;
   readonly drainGateHeld: Gauge;
+  readonly cloudAuthOk: Gauge<'plugin'>;
   /** Pass this to API clients (Nova, Kubernetes) as their request hook. */
   readonly apiRequest: ApiRequestHook;
 
@@ -78,6 +82,24 @@ export class Metrics {
     this.migrationsInFlight = new Gauge({
       name: 'drainer_migrations_in_flight',
       help: 'Workload migrations running now',
+      labelNames: ['plugin'],
+      registers,
+    });
+    this.migrationsNotConverging = new Gauge({
+      name: 'drainer_migrations_not_converging',
+      help: 'Live migrations in flight whose memory left has stopped falling (stalled)',
+      labelNames: ['plugin'],
+      registers,
+    });
+    this.migrationStalls = new Counter({
+      name: 'drainer_migration_stalls_total',
+      help: 'Stalled live migrations, by what was done (force-complete, abort, wait)',
+      labelNames: ['plugin', 'action'],
+      registers,
+    });
+    this.migrationMemoryRemaining = new Gauge({
+      name: 'drainer_migration_memory_remaining_bytes',
+      help: 'Memory still to copy, summed over the live migrations whose progress was read',
       labelNames: ['plugin'],
       registers,
     });
@@ -158,6 +180,12 @@ export class Metrics {
     this.drainGateHeld = new Gauge({
       name: 'drainer_drain_gate_held',
       help: "1 while this node's drain gate holds every Eviction-API drain (VMs still on the node), 0 when released",
+      registers,
+    });
+    this.cloudAuthOk = new Gauge({
+      name: 'drainer_cloud_auth_ok',
+      help: "1 while the plugin's cloud accepts drainer's credentials, 0 once it rejected them (checked at start and each resync)",
+      labelNames: ['plugin'],
       registers,
     });
     this.apiRequest = (api, code) => this.apiRequests.inc({ api, code });

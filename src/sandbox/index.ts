@@ -89,7 +89,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
       clock,
       scenario,
       controllers,
-      drainerConfig: drainerConfigFor(scenario, openstack),
+      drainerConfig: drainerConfigFor(scenario, openstack, opts.scale ?? scenario.clock.scale),
       close,
     };
     if (opts.stateDir) await writeState(sandbox, resolve(opts.stateDir));

@@ -10,6 +10,20 @@ export function openstackOptions(s: Scenario, clock: Clock, port?: number): Star
   const idsOf = (names: string[]) => new Set<string | undefined>(names.map((n) => ids.get(n)));
   const failing = idsOf(o.faults.failMigrations);
   const hanging = idsOf(o.faults.hangMigrations);
+  const dropping = idsOf(o.faults.dropActionAnswers);
+  const erroring = new Map(
+    Object.entries(o.faults.errorMigrations).map(([name, m]): [string | undefined, string] => [
+      ids.get(name),
+      m,
+    ]),
+  );
+  const ahead = new Map(
+    Object.entries(o.faults.clockAheadSeconds).map(([name, s]): [string | undefined, number] => [
+      ids.get(name),
+      s,
+    ]),
+  );
+  const unmoved = idsOf(o.faults.completeWithoutMove);
   return {
     clock,
     port: port ?? o.port,
@@ -24,6 +38,9 @@ export function openstackOptions(s: Scenario, clock: Clock, port?: number): Star
       vcpus: h.vcpus,
       diskGb: h.diskGb,
       ...(h.disabledReason ? { disabled: { reason: h.disabledReason } } : {}),
+      ...(h.migrationMbPerSecond !== undefined ? { migrationMbPerSecond: h.migrationMbPerSecond } : {}),
+      completionTimeoutSecondsPerGiB: h.completionTimeoutSecondsPerGiB,
+      timeoutAction: h.timeoutAction,
     })),
     servers: o.servers.map((sv) => ({
       id: ids.get(sv.name) ?? randomUUID(),
@@ -36,6 +53,7 @@ export function openstackOptions(s: Scenario, clock: Clock, port?: number): Star
       diskGb: sv.diskGb,
       bootFromVolume: sv.bootFromVolume,
       migrationMs: (sv.migrationSeconds ?? o.migrationSeconds) * 1000,
+      dirtyMbPerSecond: sv.dirtyMbPerSecond,
       locked: sv.locked,
     })),
     faults: {
@@ -43,6 +61,16 @@ export function openstackOptions(s: Scenario, clock: Clock, port?: number): Star
       latencyMs: o.faults.latencyMs,
       failMigrations: (id) => failing.has(id),
       hangMigrations: (id) => hanging.has(id),
+      hideHost: o.faults.hideHost,
+      errorMigrations: (id) => erroring.get(id),
+      clockAheadMs: (id) => (ahead.get(id) ?? 0) * 1000,
+      dropAnswer: (method, path) => {
+        const id = method === 'POST' ? /\/servers\/([^/]+)\/action$/.exec(path)?.[1] : undefined;
+        if (!id || !dropping.has(id)) return false;
+        dropping.delete(id); // the first answer only
+        return true;
+      },
+      completeWithoutMove: (id) => unmoved.has(id),
     },
   };
 }
@@ -64,7 +92,17 @@ export function openstackConfigFor(openstack: OpenStackSandbox): Record<string, 
 }
 
 /** A drainer config (the input form of src/config/schema.ts) for this sandbox. */
-export function drainerConfigFor(s: Scenario, openstack: OpenStackSandbox): Record<string, unknown> {
+/**
+ * A live migration whose memory left has not fallen for this long (simulated) is stalled: short,
+ * so the demo's busy server is forced to complete within seconds.
+ */
+const SANDBOX_STALL_SECONDS = 10;
+
+export function drainerConfigFor(
+  s: Scenario,
+  openstack: OpenStackSandbox,
+  scale = s.clock.scale,
+): Record<string, unknown> {
   const hostMapping = Object.fromEntries(s.nodes.filter((n) => n.novaHost).map((n) => [n.name, n.novaHost]));
   return {
     logLevel: 'info',
@@ -75,6 +113,7 @@ export function drainerConfigFor(s: Scenario, openstack: OpenStackSandbox): Reco
       hostMapping,
       pollInterval: 0.5,
       retryBackoff: 2,
+      stallAfter: Math.max(0.5, SANDBOX_STALL_SECONDS / scale),
     },
     kubevirt: { enabled: s.kubevirt.installed, trigger: 'taint' },
     drain: { evictionRetryInterval: 1 },

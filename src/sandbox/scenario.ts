@@ -49,6 +49,11 @@ const hypervisor = z
     vcpus: z.number().int().min(1).default(16),
     diskGb: z.number().int().min(1).default(1000),
     disabledReason: z.string().optional(),
+    /** Live-migration bandwidth off this host (default: each server moves in its migrationSeconds). */
+    migrationMbPerSecond: z.number().positive().optional(),
+    /** Nova's live_migration_completion_timeout (seconds per GiB, scaled; 0: none) and timeout action. */
+    completionTimeoutSecondsPerGiB: z.number().min(0).default(0),
+    timeoutAction: z.enum(['abort', 'force_complete']).default('abort'),
   })
   .strict();
 
@@ -63,6 +68,8 @@ const server = z
     diskGb: z.number().int().min(0).default(10),
     bootFromVolume: z.boolean().default(false),
     migrationSeconds: seconds.optional(),
+    /** How fast the guest dirties its memory; at or above the link's bandwidth it never converges. */
+    dirtyMbPerSecond: z.number().min(0).default(0),
     locked: z.boolean().default(false),
   })
   .strict();
@@ -88,9 +95,29 @@ const openstack = z
         failMigrations: z.array(z.string()).default([]),
         /** Server names whose live migrations never finish. */
         hangMigrations: z.array(z.string()).default([]),
+        /** A Nova policy that hides OS-EXT-SRV-ATTR:host (drainer must refuse, not guess). */
+        hideHost: z.boolean().default(false),
+        /** Server name → seconds its `updated` runs ahead of Nova's clock (a host with a fast clock). */
+        clockAheadSeconds: z.record(z.string(), z.number()).default({}),
+        /** Server names whose first action POST is applied but its answer dropped (connection reset). */
+        dropActionAnswers: z.array(z.string()).default([]),
+        /** Server name → fault message: its live migration fails and leaves it in ERROR showing that fault. */
+        errorMigrations: z.record(z.string(), z.string()).default({}),
+        /** Server names whose migration record ends `completed` while they stay on the source. */
+        completeWithoutMove: z.array(z.string()).default([]),
       })
       .strict()
-      .default({ errorRate: 0, latencyMs: 0, failMigrations: [], hangMigrations: [] }),
+      .default({
+        errorRate: 0,
+        latencyMs: 0,
+        failMigrations: [],
+        hangMigrations: [],
+        hideHost: false,
+        clockAheadSeconds: {},
+        dropActionAnswers: [],
+        errorMigrations: {},
+        completeWithoutMove: [],
+      }),
   })
   .strict();
 

@@ -62,6 +62,8 @@ describe('drainer demo', () => {
     // not a terminal: plain lines, no cursor movement
     expect(out).not.toContain('\x1b[');
     expect(out).toMatch(/\] nova beta-db-1: moved node-1\.cloud\.example\.org → node-\d in /);
+    // the busy server: its copy stops converging, drainer shows it and forces it to complete
+    expect(out).toMatch(/\] nova beta-db-1: migrating \d+ % \(\d+(\.\d)? of 8 GiB left, not converging\) /);
     expect(out).toMatch(/\] node-1: Evacuating \(holds drainer-evacuation-0\)$/m);
     // the fleet act: two nodes at once, one queued behind the other, then both evacuated and back
     expect(out).toMatch(/^kubectl cordon rack-1 rack-2 /m);

@@ -14,8 +14,10 @@ afterEach(async () => {
 async function start(
   servers: { name: string; status?: 'ACTIVE' | 'ERROR'; ramMb?: number }[],
   targetRamMb?: number,
+  faults?: { hideHost: boolean },
 ) {
   cloud = await startOpenStack({
+    ...(faults ? { faults } : {}),
     clock: new ScaledClock(50),
     host: '127.0.0.1',
     hosts: [{ name: 'compute-a' }, { name: 'compute-b', ...(targetRamMb ? { ramMb: targetRamMb } : {}) }],
@@ -67,6 +69,22 @@ describe('run-once against the sandbox Nova', () => {
     expect(run.code).toBe(1);
     expect(run.stdout).toMatch(/stayed: vm-broken \(.*\) blocked: /);
     expect(cloud!.state.serversOnHost('compute-a').map((s) => s.name)).toEqual(['vm-broken']);
+  });
+
+  it('refuses before any change when Nova hides the host attribute (exit 2, EvacuationBlocked naming admin rights)', async () => {
+    const env = await start([{ name: 'vm-1' }, { name: 'vm-2' }], undefined, { hideHost: true });
+
+    const drainer = cli({ env });
+    const planned = await drainer('plan', '--node', 'compute-a');
+    const run = await drainer('run-once', '--node', 'compute-a');
+
+    expect(planned.stdout).toMatch(/BLOCKED \(missing-rights\): nova: .*admin role/);
+    expect(run.code).toBe(2);
+    expect(run.stdout).toMatch(
+      /^EvacuationBlocked: nova: .*OS-EXT-SRV-ATTR:host.*admin role.*\nnothing was changed\n$/,
+    );
+    expect(cloud!.state.service('compute-a')?.status).toBe('enabled');
+    expect(cloud!.state.servers().every((s) => cloud!.state.migrateCalls(s.id) === 0)).toBe(true);
   });
 
   it('refuses before any change when the servers do not fit elsewhere (exit 1, InsufficientCapacity)', async () => {

@@ -35,6 +35,7 @@ describe('monitoring expressions', () => {
       'DrainerAgentDown',
       'DrainerAgentNotReady',
       'DrainerChangeLeftInPlace',
+      'DrainerCloudAuthFailed',
       'DrainerDrainGateHeldLong',
       'DrainerEvacuationFailed',
       'DrainerEvacuationTooLong',

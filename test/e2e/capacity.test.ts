@@ -9,9 +9,9 @@ import yaml from 'js-yaml';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cli } from '../cli/harness.ts';
 import { EVACUATING_TAINT } from '../../src/core/record.ts';
-import type { KubeList, NodeMaintenance } from '../../src/kube/types.ts';
+import type { NodeMaintenance } from '../../src/kube/types.ts';
 import { NM_PATH, nodeMaintenance, smallWorld } from './scenario.ts';
-import { startStack, until, type EventObject, type Stack } from './stack.ts';
+import { nodeEvents, startStack, until, type Stack } from './stack.ts';
 
 const tight = () => {
   const world = smallWorld({ servers: 3, migrationSeconds: 4 });
@@ -33,13 +33,6 @@ afterEach(async () => {
   await stack?.close();
   stack = undefined;
 });
-
-async function nodeEvents(s: Stack, node: string, reason: string): Promise<string[]> {
-  const events = await s.k.request<KubeList<EventObject>>({ path: '/api/v1/namespaces/default/events' });
-  return events.items
-    .filter((e) => e.involvedObject.name === node && e.reason === reason)
-    .map((e) => e.message);
-}
 
 describe('capacity pre-flight (full stack)', () => {
   it('enforce: refuses with nothing changed, then proceeds at the next resync once a host is back', async () => {

@@ -6,7 +6,7 @@ import type { Agent } from '../../src/core/agent.ts';
 import { createNodeAgent } from '../../src/core/node-agent.ts';
 import { parseRecord, STATE_ANNOTATION, type NodeRecord } from '../../src/core/record.ts';
 import { createKubeClients, type KubeClients } from '../../src/kube/client.ts';
-import type { KubeNode, KubeObject } from '../../src/kube/types.ts';
+import type { KubeList, KubeNode, KubeObject } from '../../src/kube/types.ts';
 import { createLogger, type Logger } from '../../src/observability/logger.ts';
 import { Metrics } from '../../src/observability/metrics.ts';
 import { buildPlugins } from '../../src/plugins/registry.ts';
@@ -176,3 +176,11 @@ export const finished = (stack: Stack, node: string): Promise<NodeRecord> =>
     const r = await stack.record(node).catch(() => undefined);
     return r?.phase === 'Evacuated' || r?.phase === 'Failed' ? r : undefined;
   });
+
+/** The messages of the node's Events with this reason. */
+export async function nodeEvents(s: Stack, node: string, reason: string): Promise<string[]> {
+  const events = await s.k.request<KubeList<EventObject>>({ path: '/api/v1/namespaces/default/events' });
+  return events.items
+    .filter((e) => e.involvedObject.name === node && e.reason === reason)
+    .map((e) => e.message);
+}

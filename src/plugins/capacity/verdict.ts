@@ -1,6 +1,6 @@
 // The capacity verdict as operators read it: "nova: 3 of 14 servers do not fit: db-7 (16 vCPU,
 // 64 GiB RAM) needs a host with 16 vCPU free; 40 GiB RAM short in total".
-import { isCancelledError } from '../../errors.ts';
+import { isAuthError, isCancelledError } from '../../errors.ts';
 import type { CapacityVerdict } from '../../core/plugin.ts';
 import type { Amounts, Packing, Unplaced } from './pack.ts';
 
@@ -74,7 +74,7 @@ export function verdictOf(v: VerdictInput): CapacityVerdict {
 
 /**
  * Runs a backend's check; an API failure makes the capacity unknown (the core refuses that under
- * enforce), while a cancel or shutdown still stops the plan.
+ * enforce), while a cancel, a shutdown or rejected credentials still stop the plan.
  */
 export async function unlessUnavailable(
   signal: AbortSignal,
@@ -83,7 +83,8 @@ export async function unlessUnavailable(
   try {
     return await check();
   } catch (err) {
-    if (signal.aborted || isCancelledError(err)) throw err;
+    // credentials rejected is its own failure (CloudAuthFailed), not an unknown capacity
+    if (signal.aborted || isCancelledError(err) || isAuthError(err)) throw err;
     return {
       status: 'unknown',
       reason: 'unavailable',

@@ -60,6 +60,11 @@ export class ComputeClient {
     return { endpoint: this.#endpoint, microversion: this.microversion };
   }
 
+  /** Signs in unless the session holds a valid token: at most one request. */
+  async authenticate(signal?: AbortSignal): Promise<void> {
+    await this.#session.token(signal);
+  }
+
   get microversion(): string {
     return `2.${this.#minor ?? 1}`;
   }
@@ -203,16 +208,27 @@ export class ComputeClient {
 
   // --- servers --------------------------------------------------------------------------
 
-  /** Every server on the host, in every project, over all pages. */
-  async listServersOnHost(host: string, signal?: AbortSignal): Promise<NovaServer[]> {
-    return this.#paged<NovaServer>('/servers/detail', 'servers', { all_tenants: 1, host }, signal);
+  /**
+   * Every server on the host, in every project, over all pages. `onNovaNow` hears Nova's clock
+   * (its Date header), where the changes that follow the listing start.
+   */
+  async listServersOnHost(
+    host: string,
+    signal?: AbortSignal,
+    onNovaNow?: (ms: number) => void,
+  ): Promise<NovaServer[]> {
+    return this.#paged<NovaServer>('/servers/detail', 'servers', { all_tenants: 1, host }, signal, (res) => {
+      const date = dateOf(res);
+      if (date !== undefined) onNovaNow?.(date);
+    });
   }
 
   /**
    * Every server (all projects, any host, deleted ones included) whose record changed at or after
    * `since` on Nova's clock: one request tells how every in-flight server is doing. Also returns
-   * Nova's clock as far as the answer shows it (its Date header, the newest `updated`), for the
-   * next `since`.
+   * Nova's clock as its Date header shows it, for the next `since`. Never the servers' `updated`:
+   * each is stamped by the clock of whichever host wrote it, and one running fast would move the
+   * window past every real change.
    */
   async listServersChangedSince(
     since: Date,
@@ -221,13 +237,9 @@ export class ComputeClient {
     const filters = { all_tenants: 1, 'changes-since': since.toISOString() };
     let novaNow: number | undefined;
     const servers = await this.#paged<NovaServer>('/servers/detail', 'servers', filters, signal, (res) => {
-      const date = Date.parse(String(res.headers.date ?? ''));
-      if (!Number.isNaN(date)) novaNow = Math.max(novaNow ?? date, date);
+      const date = dateOf(res);
+      if (date !== undefined) novaNow = Math.max(novaNow ?? date, date);
     });
-    for (const s of servers) {
-      const t = s.updated ? Date.parse(s.updated) : NaN;
-      if (!Number.isNaN(t)) novaNow = Math.max(novaNow ?? t, t);
-    }
     return { servers, novaNow };
   }
 
@@ -337,6 +349,38 @@ export class ComputeClient {
   }
 
   /** Abort a running (2.24+) or queued (2.65+) live migration. */
+  /** One live migration in progress with its copy counters (2.23+); 404 once it is not running. */
+  async getServerMigration(
+    id: string,
+    migrationId: number | string,
+    signal?: AbortSignal,
+  ): Promise<NovaMigration> {
+    const res = await this.#call<{ migration?: NovaMigration }>(
+      'GET',
+      `/servers/${encodeURIComponent(id)}/migrations/${encodeURIComponent(String(migrationId))}`,
+      { signal },
+    );
+    if (!res.body?.migration) {
+      throw new ApiError('API', `Nova answered no migration ${migrationId} for server ${id}`, {
+        api: 'nova',
+      });
+    }
+    return res.body.migration;
+  }
+
+  /** Pauses the guest to finish a running live migration (2.22+; 400 unless it is running). */
+  async forceCompleteMigration(
+    id: string,
+    migrationId: number | string,
+    signal?: AbortSignal,
+  ): Promise<void> {
+    await this.#call(
+      'POST',
+      `/servers/${encodeURIComponent(id)}/migrations/${encodeURIComponent(String(migrationId))}/action`,
+      { signal, json: { force_complete: null } },
+    );
+  }
+
   async abortMigration(id: string, migrationId: number | string, signal?: AbortSignal): Promise<void> {
     await this.#call(
       'DELETE',
@@ -344,4 +388,10 @@ export class ComputeClient {
       { signal },
     );
   }
+}
+
+/** Nova's clock as an answer's Date header shows it (whole seconds), or undefined. */
+function dateOf(res: HttpResponse): number | undefined {
+  const date = Date.parse(String(res.headers.date ?? ''));
+  return Number.isNaN(date) ? undefined : date;
 }

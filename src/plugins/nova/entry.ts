@@ -1,14 +1,10 @@
 // One server's life during an evacuation, as the migrator tracks it.
 import type { PlannedAction, WorkloadProgress, WorkloadState } from '../../core/plugin.ts';
 import type { MoveAction } from './classify.ts';
+import type { MigrationRecord } from './migrator-options.ts';
 import { FIRST_RECORD_CHECK_MS, type SeenRecord } from './records.ts';
+import type { CopySample, StallClock } from './stall.ts';
 import type { NovaServer } from './types.ts';
-
-interface Resumed {
-  attempts: number;
-  migrationId?: number | string;
-  startedAt: string;
-}
 
 export class Entry {
   readonly id: string;
@@ -42,8 +38,18 @@ export class Entry {
   recordCheckGap = FIRST_RECORD_CHECK_MS;
   /** The attempt's newest migration record as last read. */
   record: SeenRecord | undefined;
+  /** The running live migration's counters as last read, and when they are next read. */
+  copy: CopySample | undefined;
+  copyCheckAt: number | undefined;
+  /** Its stall clock (kept across attempts: it is per migration id) and what was done about a stall. */
+  stall: StallClock | undefined;
+  stallAction: 'force-complete' | 'abort' | 'wait' | undefined;
+  /** Why the attempt that was aborted as stalled failed (the retry's reason). */
+  stallNote: string | undefined;
+  /** The migration we forced to complete (from the record too). */
+  forced: number | string | undefined;
 
-  constructor(server: NovaServer, source: string, resumed?: Resumed) {
+  constructor(server: NovaServer, source: string, resumed?: MigrationRecord) {
     this.id = server.id;
     this.name = server.name;
     this.source = source;
@@ -52,6 +58,11 @@ export class Entry {
     this.migrationId = resumed?.migrationId;
     const t = resumed ? Date.parse(resumed.startedAt) : NaN;
     this.startedAt = Number.isNaN(t) ? undefined : t;
+    this.forced = resumed?.forced;
+    const since = resumed?.stall ? Date.parse(resumed.stall.since) : NaN;
+    if (resumed?.stall && !Number.isNaN(since)) {
+      this.stall = { migrationId: resumed.stall.migrationId, least: resumed.stall.least, since };
+    }
   }
 
   get terminal(): boolean {
@@ -62,6 +73,14 @@ export class Entry {
     this.state = state;
     this.finishedAt = now;
     this.next = undefined;
+    this.message = message;
+  }
+
+  /** Counted moved, yet the host's listing shows it there again: it has to move after all. */
+  reopen(message: string): void {
+    this.state = 'pending';
+    this.finishedAt = undefined;
+    this.target = undefined;
     this.message = message;
   }
 
@@ -132,6 +151,10 @@ export class Entry {
     this.confirmsSent = 0;
     this.abort = undefined;
     this.record = undefined;
+    this.copy = undefined;
+    this.copyCheckAt = undefined;
+    this.stallAction = undefined;
+    this.stallNote = undefined;
     this.recordCheckGap = FIRST_RECORD_CHECK_MS;
     this.recordCheckAt = now + FIRST_RECORD_CHECK_MS;
   }
@@ -151,5 +174,16 @@ export function toProgress(e: Entry, now: number): WorkloadProgress {
       ? { startedAt: new Date(e.startedAt).toISOString(), durationMs: Math.max(0, end - e.startedAt) }
       : {}),
     ...(e.message ? { message: e.message } : {}),
+    ...(e.server.tenant_id ? { owner: e.server.tenant_id } : {}),
+    ...(e.copy && e.state === 'migrating'
+      ? {
+          copy: {
+            totalBytes: e.copy.total,
+            remainingBytes: e.copy.remaining,
+            converging: e.stallAction === undefined,
+            ...(e.stallAction ? { stallAction: e.stallAction } : {}),
+          },
+        }
+      : {}),
   };
 }

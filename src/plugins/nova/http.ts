@@ -11,6 +11,7 @@ import {
   ConflictError,
   ForbiddenError,
   NotFoundError,
+  OutcomeUnknownError,
   TransientError,
   type ApiErrorDetails,
 } from '../../errors.ts';
@@ -49,6 +50,13 @@ export interface HttpRequest {
   json?: unknown;
   searchParams?: Record<string, string | number>;
   signal?: AbortSignal | undefined;
+  /**
+   * Safe to send again after an answer that may have been lost (default: GET and PUT). A Nova
+   * action (live-migrate, migrate, confirm, force-complete, abort) is not: after a timeout, a reset
+   * or a 502/503/504 it may have been applied, so it fails with OutcomeUnknownError instead and
+   * the caller reads back what happened.
+   */
+  idempotent?: boolean;
 }
 
 export interface HttpResponse<T = unknown> {
@@ -62,6 +70,8 @@ export interface Http {
 }
 
 const RETRY_STATUS = new Set([502, 503, 504]);
+/** No connection was made, so nothing was sent: safe to retry whatever the request. */
+const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH']);
 const RETRY_CODES = new Set([
   'ECONNREFUSED',
   'ECONNRESET',
@@ -150,6 +160,7 @@ export function createHttp(opts: HttpOptions): Http {
 
   return {
     async request<T>(req: HttpRequest): Promise<HttpResponse<T>> {
+      const idempotent = req.idempotent ?? (req.method === 'GET' || req.method === 'PUT');
       for (let attempt = 0; ; attempt++) {
         const last = attempt >= retries;
         let res: HttpResponse;
@@ -159,12 +170,16 @@ export function createHttp(opts: HttpOptions): Http {
           if (req.signal?.aborted) throw req.signal.reason;
           const code = codeOf(err);
           opts.onApiRequest?.(req.api, code);
+          if (!idempotent && RETRY_CODES.has(code) && !NOT_SENT_CODES.has(code))
+            throw outcomeUnknown(req, `${code} ${err instanceof Error ? err.message : String(err)}`);
           if (last || !RETRY_CODES.has(code)) throw connectionError(req, err, code);
           await sleep(backoffMs * 2 ** attempt, req.signal);
           continue;
         }
         opts.onApiRequest?.(req.api, String(res.status));
         if (res.status < 400) return res as HttpResponse<T>;
+        if (!idempotent && RETRY_STATUS.has(res.status))
+          throw outcomeUnknown(req, `→ ${res.status}`, res.status);
         if (!last && RETRY_STATUS.has(res.status)) {
           await sleep(backoffMs * 2 ** attempt, req.signal);
           continue;
@@ -216,6 +231,20 @@ export function faultMessage(body: unknown): string | undefined {
     }
   }
   return undefined;
+}
+
+/** A non-idempotent request whose answer was lost: it may or may not have been applied. */
+function outcomeUnknown(req: HttpRequest, what: string, status?: number): OutcomeUnknownError {
+  const details: ApiErrorDetails = {
+    api: req.api,
+    method: req.method,
+    url: safeUrl(req.url),
+    ...(status !== undefined ? { status } : {}),
+  };
+  return new OutcomeUnknownError(
+    `${req.api} ${req.method} ${new URL(req.url).pathname} ${what}: the answer was lost and it may have been applied; not sent again`,
+    details,
+  );
 }
 
 function connectionError(req: HttpRequest, err: unknown, code: string): ApiError {

@@ -207,6 +207,7 @@ export class KeystoneSession {
       url,
       json: authBody(this.#os),
       signal,
+      idempotent: true, // a second token is harmless
     });
     const header = res.headers['x-subject-token'];
     const value = Array.isArray(header) ? header[0] : header;

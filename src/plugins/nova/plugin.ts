@@ -6,6 +6,7 @@ import type {
   NodeRef,
   Outcome,
   Plan,
+  PlanBlocker,
   PlanOptions,
   RestoreContext,
   WorkloadProgress,
@@ -20,7 +21,7 @@ import { resolveServiceHost, type HostMapping } from './mapping.ts';
 import { Migrator } from './migrator.ts';
 import type { PlacementClient } from './placement.ts';
 import { parseNovaRecord, toPluginRecord, type NovaRecord } from './record.ts';
-import { taskStateOf, type NovaService } from './types.ts';
+import { hostOf, taskStateOf, type NovaService } from './types.ts';
 
 export interface NovaPluginOptions {
   compute: ComputeClient;
@@ -38,6 +39,14 @@ const MOVES = new Set(['live-migrate', 'cold-migrate']);
  * cordon → disable path (the plan, then at once the evacuation), too short to act on a stale status.
  */
 const PLANNED_MAPPING_MS = 5000;
+
+const HOSTS_HIDDEN: PlanBlocker = {
+  kind: 'missing-rights',
+  message:
+    "nova: Nova hides the servers' host (OS-EXT-SRV-ATTR:host) from drainer's credentials, so a server " +
+    'that stayed cannot be told from one that moved; give drainer the admin role (or the policy ' +
+    'os_compute_api:os-extended-server-attributes)',
+};
 
 export class NovaPlugin implements BackendPlugin {
   readonly name = 'nova';
@@ -58,6 +67,9 @@ export class NovaPlugin implements BackendPlugin {
     const { host } = mapping;
     const servers = await compute.listServersOnHost(host, signal);
     const workloads = servers.map((s) => planWorkload(s, nova));
+    // Without the host attribute a server that stayed looks like one that moved: refuse up front.
+    if (servers.some((s) => hostOf(s) === undefined))
+      return { plugin: this.name, location: host, workloads, blockers: [HOSTS_HIDDEN] };
     if (!opts?.capacity || !placement) return { plugin: this.name, location: host, workloads };
     // what will start a migration: not the blocked, skipped or already migrating ones
     const moving = servers.filter((s, i) => MOVES.has(workloads[i]!.action) && taskStateOf(s) === null);
@@ -67,6 +79,10 @@ export class NovaPlugin implements BackendPlugin {
       this.#o.log.warn(capacity.message);
     }
     return { plugin: this.name, location: host, workloads, capacity };
+  }
+
+  async checkAuth(signal: AbortSignal): Promise<void> {
+    await this.#o.compute.authenticate(signal);
   }
 
   async evacuate(node: NodeRef, ctx: EvacuationContext): Promise<Outcome> {
@@ -104,6 +120,11 @@ export class NovaPlugin implements BackendPlugin {
       abortOnCancel: ctx.abortOnCancel,
       resumed: record.migrations,
       beforeStart: (id, entry) => save({ ...record, migrations: { ...record.migrations, [id]: entry } }),
+      remember: async (id, patch) => {
+        const entry = record.migrations[id];
+        if (entry)
+          await save({ ...record, migrations: { ...record.migrations, [id]: { ...entry, ...patch } } });
+      },
       progress: (items) => ctx.progress(items),
     });
     const workloads = await migrator.run();

@@ -1,7 +1,7 @@
 // Nova's piece of the Node record: what we changed (the service), and per-server attempts
 // so a restarted agent adopts running migrations instead of starting second ones.
 import type { PluginRecord } from '../../core/plugin.ts';
-import type { MigrationRecord } from './migrator.ts';
+import type { MigrationRecord } from './migrator-options.ts';
 
 export interface NovaRecord {
   host: string;

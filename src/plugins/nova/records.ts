@@ -18,6 +18,15 @@ export const STUCK_AFTER_MS = 60_000;
 export const CLOCK_SKEW_MS = 10 * 60_000;
 
 const FAILED = new Set(['error', 'failed', 'cancelled']);
+/** Nova's "it moved" statuses (live: completed; older releases and cold: done). */
+const DONE = new Set(['completed', 'done']);
+
+/**
+ * A record that says the migration ended well while the listing still shows the server on its
+ * source: past this (two polls, at most 5 s), it did not move (post-migration failed on the
+ * destination, or the record lies), and waiting for the deadline would not change that.
+ */
+export const unmovedAfterMs = (pollSeconds: number): number => Math.min(5_000, 2 * pollSeconds * 1000);
 
 const isFailedStatus = (status: string): boolean => FAILED.has(status);
 
@@ -26,6 +35,8 @@ export interface SeenRecord {
   id: number | string;
   status: string;
   failedSince: number | undefined;
+  /** Since when (ours) it has said completed/done. */
+  doneSince?: number | undefined;
 }
 
 const TYPE_OF: Record<string, string> = { 'live-migrate': 'live-migration', 'cold-migrate': 'migration' };
@@ -57,5 +68,6 @@ export function seen(prev: SeenRecord | undefined, r: NovaMigration, now: number
     id: r.id,
     status: r.status,
     failedSince: failed ? (same && prev.failedSince !== undefined ? prev.failedSince : now) : undefined,
+    doneSince: DONE.has(r.status) ? (same && prev.doneSince !== undefined ? prev.doneSince : now) : undefined,
   };
 }

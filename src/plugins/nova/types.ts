@@ -39,6 +39,8 @@ export interface NovaServer {
   flavor?: NovaFlavorRef;
   /** "" for a server booted from a volume. */
   image?: string | { id?: string } | null;
+  /** Shown for a server in ERROR (or DELETED): Nova's reason, e.g. "No valid host was found". */
+  fault?: { code?: number; message?: string; created?: string };
 }
 
 /** A flavor as a server embeds it (2.47+) or as GET /flavors/{id} answers. */
@@ -73,6 +75,13 @@ export interface NovaMigration {
   migration_type?: string;
   created_at?: string;
   updated_at?: string | null;
+  /** 2.23+, GET /servers/{id}/migrations[/{mid}] while it runs (null before libvirt reports). */
+  memory_total_bytes?: number | null;
+  memory_processed_bytes?: number | null;
+  memory_remaining_bytes?: number | null;
+  disk_total_bytes?: number | null;
+  disk_processed_bytes?: number | null;
+  disk_remaining_bytes?: number | null;
 }
 
 export const hostOf = (s: NovaServer): string | null | undefined => s['OS-EXT-SRV-ATTR:host'];

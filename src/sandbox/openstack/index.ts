@@ -39,6 +39,11 @@ function defaultFaults(partial: Partial<NovaFaults> | undefined): NovaFaults {
     latencyMs: 0,
     failMigrations: () => false,
     hangMigrations: () => false,
+    hideHost: false,
+    clockAheadMs: () => 0,
+    dropAnswer: () => false,
+    errorMigrations: () => undefined,
+    completeWithoutMove: () => false,
     ...partial,
   };
 }
@@ -52,6 +57,7 @@ export async function startOpenStack(opts: StartOpenStackOptions): Promise<OpenS
   const faults = defaultFaults(opts.faults);
   const identity = new Identity(clock, opts.tokenTtlSeconds ?? 3600);
   const model = new NovaModel(clock);
+  model.clockAhead = (id) => faults.clockAheadMs(id); // read at each write: faults can change
   const compute = new ComputeSim(model, clock, faults, { ...DEFAULT_TIMINGS, ...opts.timings });
   for (const host of opts.hosts) model.addHost(host);
 
@@ -130,6 +136,12 @@ export async function startOpenStack(opts: StartOpenStackOptions): Promise<OpenS
           : apis.keystone!.handle(method, url.pathname, req.headers, body);
       } else {
         reply = { status: 404, body: { error: { code: 404, message: 'Not Found', title: 'Not Found' } } };
+      }
+      if (faults.dropAnswer(method, url.pathname)) {
+        // applied, but the answer is lost on the way: the client sees a reset
+        requestLog.push({ method, path: url.pathname + url.search, status: 0, at: clock.now() });
+        req.socket.destroy();
+        return;
       }
       requestLog.push({
         method,

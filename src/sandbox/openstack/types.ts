@@ -8,6 +8,12 @@ export interface HostSpec {
   hypervisorHostname?: string;
   /** Nova's `max_concurrent_live_migrations` on this host as a source (default 1). */
   maxConcurrentLiveMigrations?: number;
+  /** Live-migration bandwidth off this host, MB/s (default: each server moves in its migrationMs). */
+  migrationMbPerSecond?: number;
+  /** Nova's live_migration_completion_timeout, seconds per GiB (scaled; default 0 = none). */
+  completionTimeoutSecondsPerGiB?: number;
+  /** Nova's live_migration_timeout_action (default abort). */
+  timeoutAction?: 'abort' | 'force_complete';
   ramMb?: number;
   /** Physical cores (Placement VCPU total and max_unit; default 16) and local disk (default 1000 GB). */
   vcpus?: number;
@@ -33,6 +39,8 @@ export interface ServerSpec {
   bootFromVolume?: boolean;
   /** Simulated duration of the memory copy of a live migration (default 3000). */
   migrationMs?: number;
+  /** How fast the guest dirties its memory, MB/s (default 0); near the link's bandwidth it never converges. */
+  dirtyMbPerSecond?: number;
   locked?: boolean;
 }
 
@@ -45,6 +53,16 @@ export interface NovaFaults {
   failMigrations: (serverId: string) => boolean;
   /** True: a live migration of this server never completes (abort still works). */
   hangMigrations: (serverId: string) => boolean;
+  /** A policy that hides OS-EXT-SRV-ATTR:* (the host) from every caller, admin included. */
+  hideHost: boolean;
+  /** How far ahead the clock that stamps this server's `updated` runs (ms; 0: Nova's own). */
+  clockAheadMs: (serverId: string) => number;
+  /** True: apply this request, then reset the connection before the answer goes out. */
+  dropAnswer: (method: string, path: string) => boolean;
+  /** A message: a live migration of this server fails and leaves it in ERROR with that fault. */
+  errorMigrations: (serverId: string) => string | undefined;
+  /** True: the migration record ends `completed` but the server stays MIGRATING on its source. */
+  completeWithoutMove: (serverId: string) => boolean;
 }
 
 /** Simulated durations of the steps around a migration (simulated ms). */

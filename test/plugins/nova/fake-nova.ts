@@ -32,6 +32,15 @@ export interface FakeServer {
   stuckOnFailure?: boolean;
   /** After confirmResize the server still shows VERIFY_RESIZE for this many ticks. */
   confirmLagTicks?: number;
+  /** Its record is stamped by a host whose clock runs this far ahead (ms). */
+  clockAheadMs?: number;
+  /** A failing attempt leaves the server in ERROR with this fault message. */
+  faultOnFailure?: string;
+  /** When Nova last changed it (its `updated_at`, already skewed by clockAheadMs). */
+  updatedAt?: number;
+  /** What the last stamp saw, to tell a change. */
+  stamp?: string;
+  fault?: string;
 }
 
 interface FakeMigration {
@@ -92,7 +101,17 @@ export class FakeNova {
   maxInFlight = 0;
   /** Called with each request as it arrives, before it is answered. */
   onRequest: ((r: RequestSeen) => void) | undefined;
+  /** A policy that hides OS-EXT-SRV-ATTR:host from drainer's role. */
+  hideHost = false;
+  /**
+   * Filter `changes-since` by each server's `updated` as Nova does (off: every server is listed,
+   * which the older stories rely on).
+   */
+  honourChangesSince = false;
+  /** Servers the changes-since listing never shows (a change drainer missed). */
+  readonly missedByChanges = new Set<string>();
   #faults: { method: string; path: RegExp; status: number; times: number }[] = [];
+  #drops: { method: string; path: RegExp; times: number; settle: boolean }[] = [];
   #tokenCount = 0;
   #migrationCount = 0;
 
@@ -134,6 +153,14 @@ export class FakeNova {
     this.#faults.push({ method, path, status, times });
   }
 
+  /**
+   * The next `times` matching requests are applied, then the connection is reset before the
+   * answer goes out. `settle`: every migration runs to its end first (finished within the backoff).
+   */
+  dropAnswer(method: string, path: RegExp, times = 1, settle = false): void {
+    this.#drops.push({ method, path, times, settle });
+  }
+
   revokeTokens(): void {
     this.tokens.clear();
   }
@@ -148,7 +175,19 @@ export class FakeNova {
           .intercept(() => true, method)
           .reply(async (request: Request) => {
             const headers = Object.fromEntries(request.headers.entries());
-            return this.#handle(method, request.url, headers, await request.text());
+            const drop = this.#drops.find(
+              (d) => d.method === method && d.path.test(new URL(request.url).pathname) && d.times > 0,
+            );
+            const reply = this.#handle(method, request.url, headers, await request.text());
+            this.#stampChanges();
+            if (drop) {
+              drop.times--;
+              for (let i = 0; drop.settle && i < 100 && this.inFlight > 0; i++) this.tick();
+              this.#stampChanges();
+              throw Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
+            }
+            const [status, json, hdrs] = reply;
+            return [status, json, { date: new Date(this.now()).toUTCString(), ...hdrs }];
           });
       }
     }
@@ -336,6 +375,16 @@ export class FakeNova {
     ];
   }
 
+  /** Stamps `updated_at` on every server changed by the request just handled (Nova's clock). */
+  #stampChanges(): void {
+    for (const s of this.servers.values()) {
+      const now = JSON.stringify([s.status, s.task_state, s.host]);
+      if (s.stamp === now) continue;
+      s.stamp = now;
+      s.updatedAt = this.now() + (s.clockAheadMs ?? 0);
+    }
+  }
+
   #serverJson(s: FakeServer) {
     return {
       id: s.id,
@@ -343,18 +392,29 @@ export class FakeNova {
       tenant_id: s.tenant_id,
       status: s.status,
       locked: s.locked ?? false,
-      'OS-EXT-SRV-ATTR:host': s.host,
+      ...(this.hideHost ? {} : { 'OS-EXT-SRV-ATTR:host': s.host }),
       'OS-EXT-STS:task_state': s.task_state,
+      ...(s.updatedAt !== undefined
+        ? { updated: new Date(s.updatedAt).toISOString().replace(/\.\d+Z$/, 'Z') }
+        : {}),
+      // like Nova: the fault is shown for a server in ERROR
+      ...(s.status === 'ERROR' && s.fault ? { fault: { code: 500, message: s.fault } } : {}),
     };
   }
 
   #listServers(q: URLSearchParams): Reply {
     this.tick();
+    this.#stampChanges();
     const host = q.get('host');
+    const since =
+      this.honourChangesSince && q.get('changes-since') ? Date.parse(q.get('changes-since')!) : undefined;
     // Without all_tenants Nova lists only the caller's project: exactly the old tool's bug.
     const all = q.get('all_tenants') === '1' || q.get('all_tenants') === 'true';
+    const changed = (s: FakeServer) =>
+      since === undefined ||
+      (!this.missedByChanges.has(s.id) && (s.updatedAt ?? this.now()) >= Math.floor(since / 1000) * 1000);
     const matching = [...this.servers.values()]
-      .filter((s) => (!host || s.host === host) && (all || s.tenant_id === 'project-admin'))
+      .filter((s) => (!host || s.host === host) && (all || s.tenant_id === 'project-admin') && changed(s))
       .sort((a, b) => a.id.localeCompare(b.id));
     const limit = Number(q.get('limit') ?? this.pageSize);
     const marker = q.get('marker');
@@ -482,6 +542,13 @@ export class FakeNova {
       if ((s.failAttempts ?? 0) > 0 || mig.dest === mig.source) {
         s.failAttempts = (s.failAttempts ?? 0) - 1;
         this.#setStatus(mig, 'error');
+        if (s.faultOnFailure) {
+          this.inFlight--;
+          s.task_state = null;
+          s.status = 'ERROR';
+          s.fault = s.faultOnFailure;
+          continue;
+        }
         if (s.stuckOnFailure) {
           mig.ending = 'stuck';
           continue;

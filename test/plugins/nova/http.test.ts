@@ -5,6 +5,7 @@ import {
   ConflictError,
   ForbiddenError,
   NotFoundError,
+  OutcomeUnknownError,
   TransientError,
 } from '../../../src/errors.ts';
 import { createHttp } from '../../../src/plugins/nova/http.ts';
@@ -56,6 +57,44 @@ describe('nova http layer', () => {
     const { http, codes } = client();
     await http.request({ api: 'nova', method: 'GET', url: `${NOVA}/x` });
     expect(codes).toEqual(['ECONNRESET', '200']);
+  });
+
+  it('never re-sends a POST whose answer was lost (reset or 502/503/504): the outcome is unknown', async () => {
+    const reset = Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
+    nock(NOVA).post('/a').replyWithError(reset).post('/b').reply(503);
+    const { http, clock, codes } = client();
+
+    const lost = await http
+      .request({ api: 'nova', method: 'POST', url: `${NOVA}/a`, json: {} })
+      .catch((e: unknown) => e);
+    const gateway = await http
+      .request({ api: 'nova', method: 'POST', url: `${NOVA}/b`, json: {} })
+      .catch((e: unknown) => e);
+
+    expect(lost).toBeInstanceOf(OutcomeUnknownError);
+    expect(gateway).toBeInstanceOf(OutcomeUnknownError);
+    expect((gateway as OutcomeUnknownError).status).toBe(503);
+    expect(codes).toEqual(['ECONNRESET', '503']);
+    expect(clock.sleeps).toEqual([]);
+    expect(nock.isDone()).toBe(true);
+  });
+
+  it('retries a POST that never reached the server, and one marked idempotent', async () => {
+    const refused = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+    nock(NOVA).post('/a').replyWithError(refused).post('/a').reply(202);
+    nock(NOVA).post('/tokens').reply(503).post('/tokens').reply(201, {});
+    const { http, codes } = client();
+
+    await http.request({ api: 'nova', method: 'POST', url: `${NOVA}/a`, json: {} });
+    await http.request({
+      api: 'keystone',
+      method: 'POST',
+      url: `${NOVA}/tokens`,
+      json: {},
+      idempotent: true,
+    });
+
+    expect(codes).toEqual(['ECONNREFUSED', '202', '503', '201']);
   });
 
   it('never retries a 4xx', async () => {

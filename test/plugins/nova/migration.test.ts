@@ -169,15 +169,16 @@ describe('failures and retries', () => {
     expect(migrateCalls(s.id)).toBe(1);
   });
 
-  it('retries a migrate call that Nova answers 503, then moves the server', async () => {
+  it('never re-sends a migrate call answered 503: reads the server back, then tries again as a new attempt', async () => {
     const s = fake.addServer({ name: 'web', host: 'compute-a' });
     fake.fail('POST', /\/action$/, 503, 2);
     const h = harness(fake);
 
     const outcome = await h.plugin.evacuate(node, evacuationContext(h));
 
-    expect(outcome.workloads[0]).toMatchObject({ state: 'succeeded', attempts: 1 });
+    expect(outcome.workloads[0]).toMatchObject({ state: 'succeeded', attempts: 3 });
     expect(migrateCalls(s.id)).toBe(3);
+    expect(fake.count('GET', new RegExp(`/servers/${s.id}$`))).toBe(2);
     expect(h.apiCodes.filter((c) => c === 'nova 503')).toHaveLength(2);
   });
 });

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { OpenStackSandbox } from '../../../src/sandbox/openstack/index.ts';
-import { nova, start, token } from './client.ts';
+import { liveMigrate, nova, start, token } from './client.ts';
 
 let os: OpenStackSandbox;
 afterEach(async () => {
@@ -58,5 +58,64 @@ describe('sandbox Nova faults', () => {
       microversion: '2.53',
     });
     expect(os.requestLog[0]).toMatchObject({ method: 'POST', path: '/v3/auth/tokens', status: 201 });
+  });
+});
+
+const two = {
+  servers: [
+    { name: 'vm-1', projectId: 'demo', host: 'compute-a' },
+    { name: 'vm-2', projectId: 'demo', host: 'compute-a' },
+  ],
+};
+const names = (a: { body: { servers: { name: string }[] } }) => a.body.servers.map((s) => s.name).sort();
+
+describe('sandbox Nova faults of issue 23', () => {
+  it('a policy that hides the host leaves OS-EXT-SRV-ATTR:* out of every server, admin included', async () => {
+    os = await start(two);
+    const t = await token(os);
+
+    const shown = await nova(os, 'GET', '/servers/detail?all_tenants=1', { token: t, version: '2.53' });
+    os.faults.hideHost = true;
+    const hidden = await nova(os, 'GET', '/servers/detail?all_tenants=1&host=compute-a', {
+      token: t,
+      version: '2.53',
+    });
+
+    expect(shown.body.servers[0]).toHaveProperty('OS-EXT-SRV-ATTR:host', 'compute-a');
+    expect(names(hidden)).toEqual(['vm-1', 'vm-2']);
+    for (const s of hidden.body.servers as Record<string, unknown>[])
+      expect(Object.keys(s).filter((k) => k.startsWith('OS-EXT-SRV-ATTR:'))).toEqual([]);
+  });
+
+  it("stamps a server's `updated` by a clock running ahead, and changes-since goes by that stamp", async () => {
+    os = await start({ ...two, faults: { clockAheadMs: (id) => (id === 'fast-1' ? 600_000 : 0) } });
+    const t = await token(os);
+    os.state.addServer({ id: 'fast-1', name: 'fast', projectId: 'demo', host: 'compute-b' });
+
+    const all = await nova(os, 'GET', '/servers/detail?all_tenants=1', { token: t });
+    const novaNow = Date.parse(all.headers.get('date')!);
+    const since = new Date(novaNow + 300_000).toISOString();
+    const ahead = await nova(os, 'GET', `/servers/detail?all_tenants=1&changes-since=${since}`, { token: t });
+
+    const fast = (all.body.servers as { name: string; updated: string }[]).find((s) => s.name === 'fast')!;
+    expect(Date.parse(fast.updated) - novaNow).toBeGreaterThan(590_000);
+    expect(names(ahead)).toEqual(['fast']);
+  });
+
+  it('applies a POST whose answer it drops: the client sees a reset, the migration runs', async () => {
+    os = await start(two);
+    const t = await token(os);
+    const [vm] = os.state.servers();
+    os.faults.dropAnswer = (method, path) => method === 'POST' && path.endsWith(`/servers/${vm!.id}/action`);
+
+    const sent = nova(os, 'POST', `/servers/${vm!.id}/action`, {
+      token: t,
+      version: '2.53',
+      body: liveMigrate(),
+    });
+
+    await expect(sent).rejects.toThrow();
+    expect(os.state.migrateCalls(vm!.id)).toBe(1);
+    expect(os.state.server(vm!.id)?.taskState).toBe('migrating');
   });
 });

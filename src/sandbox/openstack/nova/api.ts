@@ -161,6 +161,7 @@ export class Nova {
       version,
       token,
       admin: isAdmin(token),
+      hideHost: this.#o.faults.hideHost,
       model: this.#o.model,
       compute: this.#o.compute,
       computeUrl: `${this.#o.rootUrl}/v2.1`,

@@ -1,14 +1,35 @@
 // Simulated conductor + scheduler + nova-compute. Live migrations: accepted → (scheduler)
 // → queued on the source host → preparing → running → completed, at most
-// max_concurrent_live_migrations running per source host. Cold migrations: RESIZE →
-// VERIFY_RESIZE on the destination, then confirm/revert. All timing on the injected clock.
+// max_concurrent_live_migrations running per source host. The memory copy follows the pre-copy
+// model (convergence.ts): a busy guest never converges, and the host's completion timeout (0:
+// none) aborts or force-completes it as Nova's live_migration_timeout_action does. Cold
+// migrations: RESIZE → VERIFY_RESIZE on the destination, then confirm/revert. All timing on the
+// injected clock.
 import type { Clock } from '../../clock.ts';
 import type { ComputeTimings, NovaFaults } from '../types.ts';
+import { preCopy, type PreCopy } from './convergence.ts';
 import type { ComputeNode, Migration, NovaModel, Server } from './model.ts';
 
 export class NoValidHost extends Error {}
 
 const ACTIVE_STATUSES = new Set(['accepted', 'queued', 'preparing', 'running', 'post-migrating']);
+const MB = 1024 * 1024;
+
+/** A running live migration's copy: when it started and how it goes. */
+interface Copy {
+  since: number;
+  model: PreCopy;
+  totalBytes: number;
+  /** Set when it ended (switched over or stopped): the counters stay as they were then. */
+  endedAt?: number;
+}
+
+/** The counters of GET /servers/{id}/migrations/{mid} (2.23+). */
+export interface CopyCounters {
+  memoryTotal: number;
+  memoryProcessed: number;
+  memoryRemaining: number;
+}
 
 export class ComputeSim {
   readonly #model: NovaModel;
@@ -21,6 +42,7 @@ export class ComputeSim {
   /** The pending step of each migration, so abort/force-complete can replace it. */
   readonly #step = new Map<number, () => void>();
   readonly #timers = new Set<() => void>();
+  readonly #copies = new Map<number, Copy>();
 
   constructor(model: NovaModel, clock: Clock, faults: NovaFaults, timings: ComputeTimings) {
     this.#model = model;
@@ -147,15 +169,71 @@ export class ComputeSim {
     const server = this.#model.servers.get(m.instanceUuid);
     if (!server) return;
     this.#model.setMigration(m, { status: 'running' });
+    const copy = this.#copyOf(server);
+    this.#copies.set(m.id, { since: this.#clock.now(), model: copy, totalBytes: server.ramMb * MB });
     if (this.#faults.hangMigrations(server.id)) return;
     if (this.#faults.failMigrations(server.id)) {
       this.#stepAfter(m, server.migrationMs / 2, () => this.#fail(m, server));
       return;
     }
-    this.#stepAfter(m, server.migrationMs, () => this.#switchHost(m, server));
+    const fault = this.#faults.errorMigrations(server.id);
+    if (fault !== undefined) {
+      this.#stepAfter(m, server.migrationMs / 2, () => this.#errorOut(m, server, fault));
+      return;
+    }
+    const node = this.#model.nodeOfHost(m.sourceCompute);
+    const timeoutMs = (node?.completionTimeoutSecondsPerGiB ?? 0) * 1000 * (server.ramMb / 1024);
+    const converge = copy.convergeMs;
+    if (timeoutMs > 0 && (converge === undefined || converge > timeoutMs)) {
+      // Nova's live_migration_completion_timeout, then its live_migration_timeout_action
+      const action = node?.timeoutAction ?? 'abort';
+      this.#stepAfter(m, timeoutMs, () => (action === 'abort' ? this.abort(m) : this.forceComplete(m)));
+      return;
+    }
+    if (converge === undefined) return; // copies on until someone ends it
+    const done = this.#faults.completeWithoutMove(server.id)
+      ? () => this.#completeWithoutMove(m)
+      : () => this.#switchHost(m, server);
+    this.#stepAfter(m, converge, done);
+  }
+
+  /** The copy of this server: the source host's link, or one that moves it in migrationMs. */
+  #copyOf(server: Server): PreCopy {
+    const totalBytes = server.ramMb * MB;
+    const link = this.#model.nodeOfHost(server.host ?? '')?.migrationMbPerSecond;
+    const bandwidth = link !== undefined ? (link * MB) / 1000 : totalBytes / Math.max(1, server.migrationMs);
+    return preCopy({ totalBytes, bandwidth, dirtyRate: (server.dirtyMbPerSecond * MB) / 1000 });
+  }
+
+  /** The field's failure: the record says completed, the server stays MIGRATING on its source. */
+  #completeWithoutMove(m: Migration): void {
+    this.#endCopy(m);
+    this.#model.setMigration(m, { status: 'completed' });
+    this.#release(m);
+  }
+
+  #endCopy(m: Migration): void {
+    const c = this.#copies.get(m.id);
+    if (c && c.endedAt === undefined) c.endedAt = this.#clock.now();
+  }
+
+  /** The migration's memory counters, or undefined before it runs (Nova shows null then). */
+  counters(m: Migration): CopyCounters | undefined {
+    const c = this.#copies.get(m.id);
+    if (!c) return undefined;
+    const { processed, remaining } = c.model.at((c.endedAt ?? this.#clock.now()) - c.since);
+    return { memoryTotal: c.totalBytes, memoryProcessed: processed, memoryRemaining: remaining };
+  }
+
+  /** The migration fails and leaves the server in ERROR on its source, with a fault to show. */
+  #errorOut(m: Migration, server: Server, fault: string): void {
+    this.#model.setMigration(m, { status: 'error' });
+    this.#model.setServer(server, { taskState: null, vmState: 'error', fault });
+    this.#release(m);
   }
 
   #fail(m: Migration, server: Server): void {
+    this.#endCopy(m);
     this.#model.setMigration(m, { status: 'error' });
     this.#model.setServer(server, { taskState: null });
     this.#release(m);
@@ -163,6 +241,7 @@ export class ComputeSim {
 
   /** The server shows the new host in one step; the record says `completed` a moment later. */
   #switchHost(m: Migration, server: Server): void {
+    this.#endCopy(m);
     this.#model.setServer(server, { host: m.destCompute, node: m.destNode, taskState: null });
     this.#stepAfter(m, this.#t.postMigrationMs, () => {
       this.#model.setMigration(m, { status: 'completed' });
@@ -183,16 +262,25 @@ export class ComputeSim {
     const wasRunning = this.#running.get(m.sourceCompute)?.has(m.id) ?? false;
     this.#cancelStep(m);
     this.#stepAfter(m, this.#t.abortMs, () => {
+      this.#endCopy(m);
       this.#model.setMigration(m, { status: 'cancelled' });
       if (server) this.#model.setServer(server, { taskState: null });
       if (wasRunning) this.#release(m);
     });
   }
 
-  /** POST …/migrations/{mid}/action force_complete: finish the memory copy now. */
+  /**
+   * POST …/migrations/{mid}/action force_complete (or the timeout action force_complete): the
+   * guest is paused while the rest is copied, then it runs on the destination.
+   */
   forceComplete(m: Migration): void {
     const server = this.#model.servers.get(m.instanceUuid);
-    if (server) this.#stepAfter(m, this.#t.abortMs, () => this.#switchHost(m, server));
+    if (!server) return;
+    const left = this.counters(m)?.memoryRemaining ?? 0;
+    const bandwidth = (server.ramMb * MB) / Math.max(1, server.migrationMs);
+    const link = this.#model.nodeOfHost(m.sourceCompute)?.migrationMbPerSecond;
+    const pauseMs = left / (link !== undefined ? (link * MB) / 1000 : bandwidth);
+    this.#stepAfter(m, this.#t.abortMs + pauseMs, () => this.#switchHost(m, server));
   }
 
   isActive(m: Migration): boolean {

@@ -14,6 +14,8 @@ export interface NovaContext {
   version: Microversion;
   token: TokenInfo;
   admin: boolean;
+  /** The hidden-host fault: OS-EXT-SRV-ATTR:* left out of every server. */
+  hideHost: boolean;
   model: NovaModel;
   compute: ComputeSim;
   /** …/compute/v2.1 and …/compute (for "bookmark" links). */

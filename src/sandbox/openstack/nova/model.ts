@@ -33,6 +33,11 @@ export interface ComputeNode {
   vcpus: number;
   diskGb: number;
   maxConcurrentLiveMigrations: number;
+  /** Live-migration bandwidth off this host, MB/s; unset: each server moves in its migrationMs. */
+  migrationMbPerSecond: number | undefined;
+  /** Nova's live_migration_completion_timeout (s per GiB of memory; 0: none) and its action. */
+  completionTimeoutSecondsPerGiB: number;
+  timeoutAction: 'abort' | 'force_complete';
 }
 
 export interface Server {
@@ -50,11 +55,15 @@ export interface Server {
   diskGb: number;
   bootFromVolume: boolean;
   migrationMs: number;
+  /** How fast the guest rewrites its memory, MB/s (0: idle). */
+  dirtyMbPerSecond: number;
   locked: boolean;
   createdAt: number;
   updatedAt: number;
   instanceName: string;
   reservationId: string;
+  /** The fault Nova shows for a server in ERROR (`fault.message`). */
+  fault?: string;
   /** vm_state to go back to after a cold migration is confirmed or reverted. */
   preResizeVmState?: string;
 }
@@ -132,6 +141,8 @@ export class NovaModel {
   #nextServiceId = 1;
   #nextMigrationId = 1;
   #nextInstance = 1;
+  /** The `clock ahead` fault: how far the clock stamping a server's `updated` runs fast. */
+  clockAhead: (serverId: string) => number = () => 0;
 
   constructor(clock: Clock) {
     this.#clock = clock;
@@ -175,6 +186,9 @@ export class NovaModel {
       vcpus: spec.vcpus ?? 16,
       diskGb: spec.diskGb ?? 1000,
       maxConcurrentLiveMigrations: spec.maxConcurrentLiveMigrations ?? 1,
+      migrationMbPerSecond: spec.migrationMbPerSecond,
+      completionTimeoutSecondsPerGiB: spec.completionTimeoutSecondsPerGiB ?? 0,
+      timeoutAction: spec.timeoutAction ?? 'abort',
     });
   }
 
@@ -184,8 +198,9 @@ export class NovaModel {
     // Sorting by created_at needs distinct times: each server is a millisecond younger.
     const created = this.now() + this.servers.size;
     const offloaded = vmState === 'shelved_offloaded';
+    const id = spec.id ?? uuid();
     const server: Server = {
-      id: spec.id ?? uuid(),
+      id,
       name: spec.name,
       tenantId,
       userId,
@@ -199,9 +214,10 @@ export class NovaModel {
       diskGb: spec.diskGb ?? 1,
       bootFromVolume: spec.bootFromVolume ?? false,
       migrationMs: spec.migrationMs ?? 3000,
+      dirtyMbPerSecond: spec.dirtyMbPerSecond ?? 0,
       locked: spec.locked ?? false,
       createdAt: created,
-      updatedAt: created,
+      updatedAt: created + this.clockAhead(id),
       instanceName: `instance-${(this.#nextInstance++).toString(16).padStart(8, '0')}`,
       reservationId: `r-${hexId().slice(0, 8)}`,
     };
@@ -263,7 +279,7 @@ export class NovaModel {
   }
 
   setServer(server: Server, changes: Partial<Server>): void {
-    Object.assign(server, changes, { updatedAt: this.now() });
+    Object.assign(server, changes, { updatedAt: this.now() + this.clockAhead(server.id) });
     this.emit({ kind: 'server', server: this.serverView(server) });
   }
 

@@ -84,7 +84,7 @@ export function renderServer(ctx: NovaContext, s: Server, show = false): Record<
     'OS-SRV-USG:launched_at': novaTime(s.createdAt),
     'OS-SRV-USG:terminated_at': null,
   };
-  if (admin) {
+  if (admin && !ctx.hideHost) {
     out['OS-EXT-SRV-ATTR:host'] = s.host;
     out['OS-EXT-SRV-ATTR:instance_name'] = s.instanceName;
     out['OS-EXT-SRV-ATTR:hypervisor_hostname'] = s.node;
@@ -100,6 +100,9 @@ export function renderServer(ctx: NovaContext, s: Server, show = false): Record<
       });
     }
   }
+  // like Nova: the fault of a server in ERROR
+  if (s.vmState === 'error' && s.fault)
+    out.fault = { code: 500, created: novaTime(s.updatedAt), message: s.fault };
   out['OS-EXT-STS:task_state'] = s.taskState;
   out['OS-EXT-STS:vm_state'] = s.vmState;
   out['OS-EXT-STS:power_state'] = s.powerState;
@@ -204,18 +207,20 @@ export function renderMigration(ctx: NovaContext, m: Migration): Record<string, 
 
 /** One item of GET /servers/{id}/migrations. */
 export function renderServerMigration(ctx: NovaContext, m: Migration): Record<string, unknown> {
+  // libvirt's job counters while it copies (integers); null before it runs, as Nova's record
+  const c = ctx.compute.counters(m);
   const out: Record<string, unknown> = {
     created_at: novaTime(m.createdAt),
     dest_compute: m.destCompute,
     dest_host: null,
     dest_node: m.destNode,
-    disk_processed_bytes: null,
-    disk_remaining_bytes: null,
-    disk_total_bytes: null,
+    disk_processed_bytes: c ? 0 : null,
+    disk_remaining_bytes: c ? 0 : null,
+    disk_total_bytes: c ? 0 : null,
     id: m.id,
-    memory_processed_bytes: null,
-    memory_remaining_bytes: null,
-    memory_total_bytes: null,
+    memory_processed_bytes: c ? c.memoryProcessed : null,
+    memory_remaining_bytes: c ? c.memoryRemaining : null,
+    memory_total_bytes: c ? c.memoryTotal : null,
     server_uuid: m.instanceUuid,
     source_compute: m.sourceCompute,
     source_node: m.sourceNode,
