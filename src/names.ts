@@ -6,3 +6,5 @@ export const STATE_ANNOTATION = 'drainer.dev/state';
 export const QUEUED_LABEL = 'drainer.dev/queued';
 /** drainer's own taint while it evacuates a node. */
 export const EVACUATING_TAINT = { key: 'drainer.dev/evacuating', effect: 'NoSchedule' } as const;
+/** A Node labelled with this set to "true" opts out: drainer reports it and never evacuates it. */
+export const IGNORE_LABEL = 'drainer.dev/ignore';

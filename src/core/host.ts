@@ -3,7 +3,7 @@
 // that throws becomes a failed Outcome (and a log line and a metric), never a crash.
 import type { Logger } from '../observability/logger.ts';
 import type { Metrics } from '../observability/metrics.ts';
-import { isBadInput, isDrainerError, TimeoutError } from '../errors.ts';
+import { isBadInput, isDrainerError, isTimeoutError, isTransientError, TimeoutError } from '../errors.ts';
 import type {
   BackendPlugin,
   NodeRef,
@@ -247,8 +247,9 @@ export class PluginHost {
   #failed(plugin: string, operation: string, error: unknown): void {
     this.#metrics?.pluginErrors.inc({ plugin, operation });
     const code = isDrainerError(error) ? error.code : undefined;
-    // Bad input (credentials, rights, host mapping) is an expected condition: its message says it all.
-    if (isBadInput(error))
+    // Bad input (credentials, rights, host mapping) and an API that cannot be reached (refused, DNS,
+    // TLS, timeout) are expected conditions: their message says it all, a stack would add nothing.
+    if (isBadInput(error) || isTransientError(error) || isTimeoutError(error))
       this.#log.warn({ plugin, operation, code, reason: messageOf(error) }, `${plugin} ${operation} failed`);
     else this.#log.error({ plugin, operation, code, err: error }, `${plugin} ${operation} failed`);
   }
