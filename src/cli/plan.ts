@@ -7,6 +7,7 @@ import { PluginHost } from '../core/host.ts';
 import { planExitCode, preflight, type PreflightReport } from '../core/preflight.ts';
 import {
   cliLogger,
+  commandPlugins,
   type CliIo,
   type GlobalArgs,
   handle,
@@ -76,7 +77,7 @@ export async function runPlan(argv: PlanArgs): Promise<number> {
   // The report is the output; logs only for unexpected failures unless asked for.
   const log = cliLogger(config, io, quietUnlessAsked(config, 'error'));
   const kube = kubeIfConfigured(config, io.env);
-  const plugins = argv.cli.deps.buildPlugins(config, { log, ...(kube ? { kube } : {}) });
+  const plugins = commandPlugins(argv, config, log, kube);
   const host = new PluginHost({ plugins, log });
   const node = nodeNameOf(config, io);
   const report = await preflight({ node, config, host, log, signal: io.signal, ...(kube ? { kube } : {}) });

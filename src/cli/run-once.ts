@@ -19,6 +19,7 @@ import type { Logger } from '../observability/logger.ts';
 import {
   type CliIo,
   cliLogger,
+  commandPlugins,
   quietUnlessAsked,
   type GlobalArgs,
   handle,
@@ -39,6 +40,8 @@ export interface RunOnceInput {
   /** Terminal progress lines instead of JSON logs. */
   tty: boolean;
 }
+
+const errorText = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
 /** Prints each plugin's result and what stayed, returns the exit code. */
 export function summarize(outcomes: readonly HostOutcome[], io: CliIo): number {
@@ -70,7 +73,7 @@ export async function runOnce(input: RunOnceInput): Promise<number> {
   const host = new PluginHost({ plugins: input.plugins, log });
   const refused = await capacityRefusal(host, input);
   if (refused !== undefined) {
-    io.stdout.write(`InsufficientCapacity: ${refused}\nnothing was changed\n`);
+    io.stdout.write(`${refused.label}: ${refused.text}\nnothing was changed\n`);
     return ExitCode.incomplete;
   }
   const sink: ProgressSink = input.tty ? new TerminalProgress(io.stdout) : new LogProgress(log);
@@ -101,7 +104,10 @@ export async function runOnce(input: RunOnceInput): Promise<number> {
  * refusal text under enforce, else undefined. Bad input is left to the evacuation, which says
  * it with exit code 2; a run resuming from its state file has changed things already, so warns.
  */
-async function capacityRefusal(host: PluginHost, input: RunOnceInput): Promise<string | undefined> {
+async function capacityRefusal(
+  host: PluginHost,
+  input: RunOnceInput,
+): Promise<{ label: 'refused' | 'InsufficientCapacity'; text: string } | undefined> {
   const { config, io, node } = input;
   const mode = config.evacuation.capacityCheck;
   if (mode === 'off' || config.dryRun) return undefined;
@@ -109,14 +115,17 @@ async function capacityRefusal(host: PluginHost, input: RunOnceInput): Promise<s
   const results = await host.planAll({ name: node }, io.signal, { capacity: true });
   if (results.some((r) => isBadInput(r.error))) return undefined;
   const failed = results.find((r) => r.error !== undefined);
+  // the cloud did not answer: said once on stderr (cause and hint), and nothing is changed
+  if (failed && fresh && mode === 'enforce') {
+    io.stderr.write(`error: ${failed.plugin}: ${errorText(failed.error)}\n`);
+    return { label: 'refused', text: `capacity unknown: the ${failed.plugin} plan failed` };
+  }
   const plans = failed ? undefined : results.flatMap((r) => (r.plan ? [r.plan] : []));
-  const why = failed
-    ? `${failed.plugin}: ${failed.error instanceof Error ? failed.error.message : String(failed.error)}`
-    : undefined;
+  const why = failed ? `${failed.plugin}: ${errorText(failed.error)}` : undefined;
   const d = judgeCapacity(fresh ? mode : 'warn', plans, why);
   if (d.unchecked) io.stderr.write(`warning: capacity not checked: ${d.unchecked}\n`);
   if (d.warn) io.stderr.write(`warning: InsufficientCapacity: ${d.warn}\n`);
-  return d.refuse;
+  return d.refuse ? { label: 'InsufficientCapacity', text: d.refuse } : undefined;
 }
 
 export interface RecordArgs extends GlobalArgs {
@@ -155,7 +164,7 @@ async function handler(argv: RecordArgs, deps: RunOnceDeps = defaultRunOnceDeps)
   const log = cliLogger(config, io, tty ? quietUnlessAsked(config, 'warn') : config.logLevel);
   const node = nodeNameOf(config, io);
   const kube = deps.kube(config, io.env);
-  const plugins = argv.cli.deps.buildPlugins(config, { log, ...(kube ? { kube } : {}) });
+  const plugins = commandPlugins(argv, config, log, kube);
   // Kubernetes configured: the agent's reconcile, once, with the record on the Node (E2's path)
   if (kube)
     return runOnceOnKubernetes({

@@ -3,7 +3,17 @@
 // that throws becomes a failed Outcome (and a log line and a metric), never a crash.
 import type { Logger } from '../observability/logger.ts';
 import type { Metrics } from '../observability/metrics.ts';
-import { isBadInput, isDrainerError, isTimeoutError, isTransientError, TimeoutError } from '../errors.ts';
+import {
+  isApiError,
+  isBadInput,
+  isDrainerError,
+  isTimeoutError,
+  isTransientError,
+  TimeoutError,
+} from '../errors.ts';
+
+/** An API error with no HTTP status: the request got no answer (e.g. TLS failed). */
+const noAnswer = (e: unknown): boolean => isApiError(e) && e.status === undefined;
 import type {
   BackendPlugin,
   NodeRef,
@@ -247,10 +257,11 @@ export class PluginHost {
   #failed(plugin: string, operation: string, error: unknown): void {
     this.#metrics?.pluginErrors.inc({ plugin, operation });
     const code = isDrainerError(error) ? error.code : undefined;
-    // Bad input (credentials, rights, host mapping) and an API that cannot be reached (refused, DNS,
-    // TLS, timeout) are expected conditions: their message says it all, a stack would add nothing.
-    if (isBadInput(error) || isTransientError(error) || isTimeoutError(error))
-      this.#log.warn({ plugin, operation, code, reason: messageOf(error) }, `${plugin} ${operation} failed`);
+    // Expected conditions: bad input (credentials, rights, host mapping) and an API that gave no
+    // answer (refused, DNS, TLS, timeout). The caller reports them in one line (Outcome, record,
+    // CLI); the stack adds nothing, so it is only at debug.
+    if (isBadInput(error) || isTransientError(error) || isTimeoutError(error) || noAnswer(error))
+      this.#log.debug({ plugin, operation, code, reason: messageOf(error) }, `${plugin} ${operation} failed`);
     else this.#log.error({ plugin, operation, code, err: error }, `${plugin} ${operation} failed`);
   }
 

@@ -128,12 +128,21 @@ async function checkNode(k: KubeClients, i: PreflightInput, f: Findings): Promis
   }
 }
 
+/** The node could not be read (or does not exist): nothing else is worth asking. */
+function unanswered(node: string, f: Findings): PreflightReport {
+  const base = { node, verdict: f.verdict(), unknown: f.unknown, invalid: f.badInput };
+  return { ...base, reasons: f.reasons, notes: f.notes, plans: [], errors: [] };
+}
+
 export async function preflight(i: PreflightInput): Promise<PreflightReport> {
   const f = new Findings();
   const { config, kube: k } = i;
   const now = i.now ?? (() => new Date());
   const capacity = config.evacuation.capacityCheck !== 'off';
   const drains = config.drain.enabled && !config.dryRun;
+  // the Node first: a cluster that cannot be read answers every other check the same way
+  if (k) await checkNode(k, i, f);
+  if (f.unknown.length || f.badInput.length) return unanswered(i.node, f);
   const [results, pods, fleet, gate] = await Promise.all([
     i.host.planAll({ name: i.node }, i.signal, { capacity }),
     k && drains
@@ -158,7 +167,6 @@ export async function preflight(i: PreflightInput): Promise<PreflightReport> {
         }).catch((err: unknown) => void f.failed('fleet', err))
       : undefined,
     i.gate?.(i.node, i.signal).catch((err: unknown) => void f.failed('drain gate', err)),
-    k ? checkNode(k, i, f) : undefined,
   ]);
   for (const r of results) if (r.error !== undefined) f.failed(r.plugin, r.error);
   const plans = results.flatMap((r) => (r.plan ? [r.plan] : []));

@@ -9,6 +9,7 @@ import {
   TransientError,
   type ApiErrorDetails,
 } from '../errors.ts';
+import { noAnswerText } from '../no-answer.ts';
 import type { KubeStatus } from './types.ts';
 
 /** Parses a response body as a Status; raw text (proxies, HTML) becomes the message. */
@@ -45,8 +46,12 @@ export function connectionError(err: unknown, method: string, path: string): Tra
     return typeof c === 'string' ? c : undefined;
   };
   const cause = err instanceof Error ? (code(err.cause) ?? code(err) ?? err.name) : 'error';
+  const words = noAnswerText(cause, {
+    setting: 'the server in the kubeconfig (kubeconfig, KUBECONFIG)',
+    caSetting: 'the kubeconfig (certificate-authority)',
+  });
   return new TransientError(
-    `kubernetes ${method} ${path}: no answer (${cause})`,
+    `kubernetes ${method} ${path}: ${words}`,
     { api: 'kubernetes', method, url: path },
     { cause: err },
   );

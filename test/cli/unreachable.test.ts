@@ -1,0 +1,143 @@
+// Story: a new operator points drainer at the wrong place. Each command, against an endpoint that
+// refuses the connection, one that accepts and never answers, and one that does not speak TLS,
+// prints one line on stderr (the cause and a hint, no stack, no JSON log line) and exits with its
+// documented code. The servers run on 127.0.0.1 in this test.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import yaml from 'js-yaml';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../../src/cli/main.ts';
+import { buildPlugins } from '../../src/plugins/registry.ts';
+import { createNovaPlugin } from '../../src/plugins/nova/index.ts';
+import { Capture } from './harness.ts';
+
+type Kind = 'refused' | 'silent' | 'tls';
+const servers: net.Server[] = [];
+const ports = {} as Record<Kind, number>;
+
+function listen(onSocket: (s: net.Socket) => void): Promise<number> {
+  const server = net.createServer((s) => {
+    s.on('error', () => {});
+    onSocket(s);
+  });
+  servers.push(server);
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve((server.address() as net.AddressInfo).port)),
+  );
+}
+
+beforeAll(async () => {
+  // a port nobody listens on: taken, then given back
+  const gone = net.createServer();
+  await new Promise<void>((r) => gone.listen(0, '127.0.0.1', () => r()));
+  ports.refused = (gone.address() as net.AddressInfo).port;
+  await new Promise((r) => gone.close(r));
+  ports.silent = await listen(() => {}); // accepts, never answers
+  ports.tls = await listen((s) => s.end('HTTP/1.1 400 Bad Request\r\n\r\nnot TLS')); // plain text where TLS is expected
+});
+afterAll(() => {
+  for (const s of servers) s.close();
+});
+
+const url = (kind: Kind, suffix = '') =>
+  `${kind === 'tls' ? 'https' : 'http'}://127.0.0.1:${ports[kind]}${suffix}`;
+
+async function run(files: (cwd: string) => Record<string, string>, argv: string[]) {
+  const cwd = mkdtempSync(path.join(tmpdir(), 'drainer-unreachable-'));
+  for (const [name, text] of Object.entries(files(cwd))) writeFileSync(path.join(cwd, name), text);
+  const stdout = new Capture();
+  const stderr = new Capture();
+  const code = await main(argv, {
+    io: {
+      stdout,
+      stderr,
+      env: {},
+      cwd,
+      homeDir: cwd,
+      etcDir: cwd,
+      hostname: () => 'node-1',
+      signal: new AbortController().signal,
+    },
+    // the real registry and Nova plugin, without HTTP retries: one attempt says it all
+    deps: {
+      buildPlugins: (config, deps) =>
+        buildPlugins(config, {
+          ...deps,
+          factories: { nova: (d) => createNovaPlugin({ ...d, httpRetries: 0 }) },
+        }),
+    },
+  });
+  return { code, stdout: stdout.text, stderr: stderr.text };
+}
+
+const openstackConfig = (kind: Kind) =>
+  yaml.dump({
+    kubevirt: { enabled: false },
+    openstack: {
+      requestTimeout: 0.5,
+      auth: {
+        authUrl: url(kind, '/v3'),
+        username: 'u',
+        password: 'p',
+        projectName: 'x',
+        userDomainName: 'Default',
+        projectDomainName: 'Default',
+      },
+    },
+  });
+
+const kubeconfig = (kind: Kind) =>
+  yaml.dump({
+    apiVersion: 'v1',
+    kind: 'Config',
+    clusters: [{ name: 'c', cluster: { server: url(kind) } }],
+    users: [{ name: 'u', user: { token: 'not-a-real-token' } }],
+    contexts: [{ name: 'x', context: { cluster: 'c', user: 'u' } }],
+    'current-context': 'x',
+  });
+
+const causes: Record<Kind, RegExp> = {
+  refused: /connection refused \(hint: /,
+  silent: /no answer within 1 s \(hint: /,
+  tls: /TLS failed: \w+ \(hint: is it an https endpoint\?/,
+};
+
+function expectOneLine(r: { code: number; stderr: string }, cause: RegExp, code: number) {
+  const lines = r.stderr.split('\n').filter((l) => l !== '');
+  expect(lines, r.stderr).toHaveLength(1);
+  expect(lines[0]).toMatch(/^error: /);
+  expect(lines[0]).toMatch(cause);
+  expect(r.stderr).not.toMatch(/^\s+at /m);
+  expect(r.stderr).not.toContain('{"level"');
+  expect(r.code).toBe(code);
+}
+
+describe.each(['refused', 'silent', 'tls'] as const)('Keystone %s', (kind) => {
+  it.each([
+    ['plan', 1],
+    ['run-once', 1],
+  ] as const)('%s: one line with the cause and a hint, exit %i', async (command, code) => {
+    const r = await run(() => ({ 'config.yaml': openstackConfig(kind) }), [command, '--node', 'node-1']);
+    expectOneLine(r, causes[kind], code);
+    expect(r.stderr).toMatch(/keystone POST http.*\/v3\/auth\/tokens/);
+  });
+});
+
+describe.each(['refused', 'tls'] as const)('Kubernetes API %s', (kind) => {
+  it.each([
+    ['status', 1],
+    ['plan', 1],
+    ['run-once', 1],
+    ['restore', 1],
+  ] as const)('%s: one line with the cause and a hint, exit %i', async (command, code) => {
+    const files = (cwd: string) => ({
+      kubeconfig: kubeconfig(kind),
+      'config.yaml': yaml.dump({ kubeconfig: path.join(cwd, 'kubeconfig'), nova: { enabled: false } }),
+    });
+    const r = await run(files, [command, '--node', 'node-1']);
+    expectOneLine(r, causes[kind], code);
+    expect(r.stderr).toMatch(/kubernetes GET \/api\/v1\/nodes/);
+  });
+});
