@@ -96,7 +96,8 @@ function weighPlans(plans: readonly Plan[], config: Config, f: Findings): void {
     }
     const c = p.capacity;
     if (!c || c.status === 'fits' || mode === 'off') continue;
-    const text = `${p.plugin}: ${c.status === 'short' ? 'InsufficientCapacity' : 'capacity unknown'}: ${c.message}`;
+    // the verdict's message starts with the plugin's name already
+    const text = `${c.status === 'short' ? 'InsufficientCapacity' : 'capacity unknown'}: ${c.message}`;
     if (mode === 'warn' || (c.status === 'unknown' && c.reason === 'unsupported')) f.notes.push(text);
     else if (c.status === 'short') f.reasons.push(text);
     else f.unknown.push(text);
