@@ -3,7 +3,8 @@ import yaml from 'js-yaml';
 import type { FleetRow } from '../core/fleet-view.ts';
 import { renderTable } from './output-table.ts';
 
-export type StatusOutput = 'table' | 'json' | 'yaml';
+/** `wide`: the table with the whole last error (and whether the node opts out). */
+export type StatusOutput = 'table' | 'wide' | 'json' | 'yaml';
 
 const ERROR_COLUMN = 80;
 
@@ -30,25 +31,29 @@ const progressText = (r: FleetRow): string =>
     .map(([plugin, p]) => `${plugin} ${p.moved}/${p.total}${p.failed ? ` (${p.failed} failed)` : ''}`)
     .join(', ');
 
-const oneLine = (text: string | undefined): string => {
+const oneLine = (text: string | undefined, whole: boolean): string => {
   const t = (text ?? '').replace(/\s+/g, ' ');
-  return t.length > ERROR_COLUMN ? `${t.slice(0, ERROR_COLUMN - 1)}…` : t;
+  return !whole && t.length > ERROR_COLUMN ? `${t.slice(0, ERROR_COLUMN - 1)}… (-o wide shows it all)` : t;
 };
+
+const sinceText = (r: FleetRow, now: Date): string =>
+  r.phase === 'Ignored' ? '' : age(r.phase === 'Queued' ? (r.queuedAt ?? r.since) : r.since, now);
 
 export function renderStatus(rows: readonly FleetRow[], output: StatusOutput, now: Date): string {
   if (output === 'json') return `${JSON.stringify({ nodes: rows }, null, 2)}\n`;
   if (output === 'yaml') return yaml.dump({ nodes: rows }, { lineWidth: 120 });
   if (rows.length === 0) return 'no node has a drainer record: every node is in service\n';
+  const wide = output === 'wide';
   return renderTable(
     ['NODE', 'PHASE', 'TRIGGER', 'SINCE', 'SLOT/QUEUE', 'PROGRESS', 'LAST ERROR'],
     rows.map((r) => [
       r.node,
-      r.phase,
+      r.ignored && r.phase !== 'Ignored' ? `${r.phase} (ignored)` : r.phase,
       r.trigger,
-      age(r.phase === 'Queued' ? (r.queuedAt ?? r.since) : r.since, now),
+      sinceText(r, now),
       slotOrQueue(r),
       progressText(r),
-      oneLine(r.lastError),
+      oneLine(r.lastError, wide),
     ]),
   );
 }

@@ -47,7 +47,8 @@ async function watchStatus(
     if (key === shown) return;
     shown = key;
     const text = snapshot(nodes.values(), argv.output, now());
-    if (argv.output === 'table') io.stdout.write(io.stdout.isTTY ? CLEAR + text : `${text}\n`);
+    if (argv.output === 'table' || argv.output === 'wide')
+      io.stdout.write(io.stdout.isTTY ? CLEAR + text : `${text}\n`);
     else io.stdout.write(argv.output === 'yaml' ? `---\n${text}` : text);
   };
   let synced = false;
@@ -96,9 +97,9 @@ export const command: CommandModule<GlobalArgs, StatusArgs> = {
     y
       .option('output', {
         alias: 'o',
-        choices: ['table', 'json', 'yaml'] as const,
+        choices: ['table', 'wide', 'json', 'yaml'] as const,
         default: 'table' as const,
-        describe: 'output format',
+        describe: 'output format (wide: the whole last error)',
       })
       .option('watch', {
         alias: 'w',

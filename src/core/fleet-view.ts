@@ -1,6 +1,7 @@
 // The fleet as `drainer status` shows it: one row per Node that carries a record, with its slot
 // (while Evacuating) or its place in the queue (while Queued). The queue order is the fleet
 // budget's: ascending drainer.dev/queued label (epoch ms), then node name.
+import { IGNORE_LABEL } from '../names.ts';
 import type { NodeObject } from './objects.ts';
 import {
   parseRecord,
@@ -13,7 +14,10 @@ import {
 
 export interface FleetRow {
   readonly node: string;
-  readonly phase: Phase;
+  /** `Ignored`: the node opts out (drainer.dev/ignore=true) and carries no record. */
+  readonly phase: Phase | 'Ignored';
+  /** The node carries drainer.dev/ignore=true: reported, never evacuated. */
+  readonly ignored?: true;
   readonly trigger: string;
   readonly since: string;
   readonly queuedAt?: string;
@@ -41,9 +45,12 @@ export function queueOrder(nodes: readonly NodeObject[]): string[] {
     .map(nameOf);
 }
 
-function row(name: string, rec: NodeRecord, position: number | undefined): FleetRow {
+const ignoredNode = (n: NodeObject): boolean => n.metadata?.labels?.[IGNORE_LABEL] === 'true';
+
+function row(name: string, rec: NodeRecord, position: number | undefined, ignored: boolean): FleetRow {
   return {
     node: name,
+    ...(ignored ? { ignored: true as const } : {}),
     phase: rec.phase,
     trigger: rec.trigger,
     since: rec.since,
@@ -55,15 +62,20 @@ function row(name: string, rec: NodeRecord, position: number | undefined): Fleet
   };
 }
 
-/** One row per node with a record, sorted by node name. */
+/** One row per node with a record or the opt-out label, sorted by node name. */
 export function fleetRows(nodes: readonly NodeObject[], now: Date = new Date()): FleetRow[] {
   const queue = queueOrder(nodes);
   const rows: FleetRow[] = [];
   for (const n of nodes) {
     const rec = parseRecord(n.metadata?.annotations?.[STATE_ANNOTATION], now);
-    if (!rec) continue;
+    const ignored = ignoredNode(n);
+    if (!rec) {
+      if (ignored)
+        rows.push({ node: nameOf(n), phase: 'Ignored', ignored: true, trigger: '', since: '', progress: {} });
+      continue;
+    }
     const at = queue.indexOf(nameOf(n));
-    rows.push(row(nameOf(n), rec, at >= 0 ? at + 1 : undefined));
+    rows.push(row(nameOf(n), rec, at >= 0 ? at + 1 : undefined, ignored));
   }
   return rows.sort((a, b) => a.node.localeCompare(b.node));
 }
