@@ -16,11 +16,22 @@ export interface LoggerOptions {
 
 const errSerializer = (e: unknown): unknown => (e instanceof Error ? redactDeep(safeError(e)) : e);
 
+/**
+ * pino writes a key once per binding and once per line that names it again: `node` came out twice
+ * (the agent's child, the reconciler's child). A key already bound to the same value is dropped.
+ */
+function unbound(fields: Record<string, unknown>, bound: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(fields).filter(([k, v]) => !(k in bound) || bound[k] !== v));
+}
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Error);
+
 /** pino runs the bindings formatter only for the root logger, so children redact their bindings here. */
 function redactChildBindings(log: Logger): Logger {
   const parentChild = log.child.bind(log);
   const child = (bindings: Record<string, unknown>, options?: object) =>
-    redactChildBindings(parentChild(redactDeep(bindings), options));
+    redactChildBindings(parentChild(redactDeep(unbound(bindings, log.bindings())), options));
   Object.defineProperty(log, 'child', { value: child, configurable: true, writable: true });
   return log;
 }
@@ -44,7 +55,10 @@ export function createLogger(opts: LoggerOptions = {}): Logger {
       hooks: {
         // pino uses an error's message as the line's msg; got's messages carry the full URL.
         logMethod(args, method) {
-          const scrubbed = args.map((a: unknown) => (typeof a === 'string' ? scrubUrls(a) : a));
+          const bound = this.bindings();
+          const scrubbed = args.map((a: unknown, i) =>
+            typeof a === 'string' ? scrubUrls(a) : i === 0 && isPlainObject(a) ? unbound(a, bound) : a,
+          );
           const [first, ...rest] = scrubbed;
           if (first instanceof Error && typeof rest[0] !== 'string') {
             method.apply(this, [{ err: first }, scrubUrls(first.message)] as Parameters<typeof method>);

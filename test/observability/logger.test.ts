@@ -102,3 +102,29 @@ describe('logger redaction', () => {
     expect(all()).toContain('[Circular]');
   });
 });
+
+describe('logger keys', () => {
+  const countKey = (line: string, key: string) => line.split(`"${key}":`).length - 1;
+
+  it('writes the key node once, however many children and calls name it', () => {
+    const { log, lines } = capture();
+    const agent = log.child({ node: 'node-1' });
+    const reconciler = agent.child({ node: 'node-1' });
+    reconciler.child({ plugin: 'nova', node: 'node-1' }).warn({ node: 'node-1' }, 'plan failed');
+    reconciler.info({ node: 'node-1', phase: 'Evacuating' }, 'evacuating');
+    expect(lines).toHaveLength(2);
+    for (const line of lines) expect(countKey(line, 'node'), line).toBe(1);
+    expect(JSON.parse(lines[0] ?? '{}')).toMatchObject({
+      node: 'node-1',
+      plugin: 'nova',
+      msg: 'plan failed',
+    });
+    expect(JSON.parse(lines[1] ?? '{}')).toMatchObject({ node: 'node-1', phase: 'Evacuating' });
+  });
+
+  it('keeps a key whose value differs from the bound one (another node)', () => {
+    const { log, lines } = capture();
+    log.child({ node: 'node-1' }).info({ node: 'node-2' }, 'about another node');
+    expect(lines[0]).toContain('"node":"node-2"');
+  });
+});
