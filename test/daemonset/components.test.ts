@@ -91,21 +91,30 @@ describe.skipIf(!hasKubectl)('kustomize components', () => {
     expect(spec?.nodeSelector).toEqual({ 'node-role.kubernetes.io/compute': '' });
   });
 
-  it('the base builds with every component of daemonset/components at once', async () => {
+  it('the base builds with every component of daemonset/components at once (kubectl kustomize)', async () => {
     const objs = await build({
       resources: ['daemonset'],
-      components: ['daemonset/components/nodemaintenance-crd', 'daemonset/components/without-nova'],
+      components: [
+        'daemonset/components/nodemaintenance-crd',
+        'daemonset/components/without-nova',
+        'daemonset/components/pod-delete',
+        'daemonset/components/node-restriction',
+      ],
     });
-    expect(objs.map((o) => o.kind).sort()).toEqual([
-      'ClusterRole',
-      'ClusterRoleBinding',
-      'ConfigMap',
-      'CustomResourceDefinition',
-      'DaemonSet',
-      'Namespace',
-      'Role',
-      'RoleBinding',
-      'ServiceAccount',
+    expect(objs.map((o) => `${o.kind}/${o.metadata.name}`).sort()).toEqual([
+      'ClusterRole/drainer',
+      'ClusterRole/drainer-pod-delete',
+      'ClusterRoleBinding/drainer',
+      'ClusterRoleBinding/drainer-pod-delete',
+      'ConfigMap/drainer-config',
+      'CustomResourceDefinition/nodemaintenances.nodemaintenance.medik8s.io',
+      'DaemonSet/drainer',
+      'Namespace/drainer',
+      'Role/drainer',
+      'RoleBinding/drainer',
+      'ServiceAccount/drainer',
+      'ValidatingAdmissionPolicy/drainer-node-restriction',
+      'ValidatingAdmissionPolicyBinding/drainer-node-restriction',
     ]);
   });
 });

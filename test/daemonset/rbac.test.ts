@@ -2,7 +2,8 @@
 // hand-kept list, run real evacuations in the sandbox (Nova + KubeVirt; a cordon, and a
 // NodeMaintenance on the node whose VMI cannot migrate, shut down under nonMigratable: shutdown)
 // and check every request the API server logged against daemonset/clusterrole.yaml and the
-// namespaced role.yaml (fleet slots: both evacuations start at once with the default budget 1).
+// namespaced role.yaml (fleet slots: both evacuations start at once with the default budget 1), plus the
+// component components/pod-delete that nonMigratable: shutdown needs.
 import { readFileSync } from 'node:fs';
 import yaml from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,7 +19,14 @@ interface Rule {
   verbs: string[];
 }
 const load = (f: string) => yaml.load(readFileSync(`daemonset/${f}`, 'utf8')) as { rules: Rule[] };
-const role = { rules: [...load('clusterrole.yaml').rules, ...load('role.yaml').rules] };
+/** The ClusterRoles of a component (its file may hold a binding too). */
+const componentRules = (f: string): Rule[] =>
+  (yaml.loadAll(readFileSync(`daemonset/components/${f}`, 'utf8')) as { kind: string; rules?: Rule[] }[])
+    .filter((o) => o.kind === 'ClusterRole')
+    .flatMap((o) => o.rules ?? []);
+const base = { rules: [...load('clusterrole.yaml').rules, ...load('role.yaml').rules] };
+// this run uses kubevirt.nonMigratable: shutdown, which needs the pod-delete component
+const role = { rules: [...base.rules, ...componentRules('pod-delete/clusterrole.yaml')] };
 
 const allows = (rules: readonly Rule[], c: KubeCall): boolean =>
   rules.some(
@@ -130,6 +138,12 @@ describe('RBAC covers every API call (sandbox evacuation with Nova and KubeVirt)
     );
     const unused = granted.filter((g) => !used.has(g) && !NOT_EXERCISED.has(g));
     expect(unused).toEqual([]);
+  });
+
+  it('the base role lacks exactly what only nonMigratable: shutdown needs (pod delete, its component)', () => {
+    const calls = sb.kube.requestLog.map((r) => kubeCall(r.method, r.path)).flatMap((c) => (c ? [c] : []));
+    const baseDenied = [...new Set(calls.filter((c) => !allows(base.rules, c)).map(key))];
+    expect(baseDenied).toEqual(['delete core/pods']);
   });
 
   it('ran the paths it claims: both evacuations and restores, the VMI shut down', () => {
