@@ -10,7 +10,8 @@ export type NoAnswerKind = 'refused' | 'dns' | 'tls' | 'timeout' | 'network';
 export function noAnswerKind(code: string): NoAnswerKind {
   if (code === 'ECONNREFUSED') return 'refused';
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'dns';
-  if (code === 'ETIMEDOUT' || code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'UND_ERR_HEADERS_TIMEOUT')
+  // TimeoutError: an AbortSignal.timeout that fired (fetch names the abort by its reason)
+  if (['ETIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'TimeoutError'].includes(code))
     return 'timeout';
   return TLS_CODES.test(code) ? 'tls' : 'network';
 }
@@ -29,7 +30,8 @@ export function noAnswerText(
     case 'dns':
       return `host name not found (hint: check the host in ${o.setting}, and DNS)`;
     case 'timeout': {
-      const within = o.timeoutMs ? ` within ${Math.round(o.timeoutMs / 1000)} s` : '';
+      const ms = o.timeoutMs;
+      const within = ms ? ` within ${ms >= 1000 ? `${Math.round(ms / 1000)} s` : `${ms} ms`}` : '';
       return `no answer${within} (hint: the service accepted the connection and did not answer, or a firewall drops it; check ${o.setting})`;
     }
     case 'tls':

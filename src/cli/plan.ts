@@ -8,6 +8,7 @@ import { planExitCode, preflight, type PreflightReport } from '../core/preflight
 import {
   cliLogger,
   commandPlugins,
+  kubeHttp,
   type CliIo,
   type GlobalArgs,
   handle,
@@ -76,7 +77,7 @@ export async function runPlan(argv: PlanArgs): Promise<number> {
   const { io } = argv.cli;
   // The report is the output; logs only for unexpected failures unless asked for.
   const log = cliLogger(config, io, quietUnlessAsked(config, 'error'));
-  const kube = kubeIfConfigured(config, io.env);
+  const kube = kubeIfConfigured(config, io.env, kubeHttp(config, io));
   const plugins = commandPlugins(argv, config, log, kube);
   const host = new PluginHost({ plugins, log });
   const node = nodeNameOf(config, io);

@@ -10,6 +10,7 @@ import {
   type CliIo,
   cliLogger,
   commandPlugins,
+  kubeHttp,
   type GlobalArgs,
   handle,
   loadCliConfig,
@@ -50,7 +51,7 @@ async function handler(argv: RecordArgs, deps: RunOnceDeps = defaultRunOnceDeps)
   // the lines below are the output: logs (JSON on stderr) only for the unexpected, unless asked for
   const log = cliLogger(config, io, quietUnlessAsked(config, 'error'));
   const node = nodeNameOf(config, io);
-  const kube = deps.kube(config, io.env);
+  const kube = deps.kube(config, io.env, kubeHttp(config, io));
   const plugins = commandPlugins(argv, config, log, kube);
   // Kubernetes configured: undo what the Node's record says (E2's path)
   if (kube) {

@@ -15,11 +15,13 @@ import { ExitCode, isBadInput } from '../errors.ts';
 import { type HostOutcome, PluginHost, type RecordStore } from '../core/host.ts';
 import type { BackendPlugin } from '../core/plugin.ts';
 import type { KubeClients } from '../kube/client.ts';
+import type { KubeHttpOptions } from '../kube/http.ts';
 import type { Logger } from '../observability/logger.ts';
 import {
   type CliIo,
   cliLogger,
   commandPlugins,
+  kubeHttp,
   quietUnlessAsked,
   type GlobalArgs,
   handle,
@@ -140,7 +142,7 @@ export interface RunOnceDeps {
   /** The record store: the state file unless the Kubernetes path supplies the Node's. */
   records: (config: Config, node: string, argv: RecordArgs) => Promise<RecordStore>;
   /** Kubernetes clients when kube access is configured (none by default). */
-  kube: (config: Config, env: NodeJS.ProcessEnv) => KubeClients | undefined;
+  kube: (config: Config, env: NodeJS.ProcessEnv, http?: KubeHttpOptions) => KubeClients | undefined;
 }
 
 export const defaultRunOnceDeps: RunOnceDeps = {
@@ -163,7 +165,7 @@ async function handler(argv: RecordArgs, deps: RunOnceDeps = defaultRunOnceDeps)
   // On a terminal the progress lines are the output; logs (stderr) would tear them, so only warnings.
   const log = cliLogger(config, io, tty ? quietUnlessAsked(config, 'warn') : config.logLevel);
   const node = nodeNameOf(config, io);
-  const kube = deps.kube(config, io.env);
+  const kube = deps.kube(config, io.env, kubeHttp(config, io));
   const plugins = commandPlugins(argv, config, log, kube);
   // Kubernetes configured: the agent's reconcile, once, with the record on the Node (E2's path)
   if (kube)

@@ -3,6 +3,7 @@
 // Nodes; --watch keeps one Node watch open and redraws when what it shows changes.
 import type { Argv, CommandModule } from 'yargs';
 import { kubeTarget } from '../config/kube-target.ts';
+import type { Config } from '../config/schema.ts';
 import { fleetRows } from '../core/fleet-view.ts';
 import type { NodeObject } from '../core/objects.ts';
 import { createKubeClients, type KubeClients } from '../kube/client.ts';
@@ -14,6 +15,7 @@ import {
   type CliIo,
   type GlobalArgs,
   handle,
+  kubeHttp,
   loadCliConfig,
   quietUnlessAsked,
 } from './context.ts';
@@ -85,9 +87,9 @@ export async function runStatus(argv: StatusArgs, now: () => Date = () => new Da
 }
 
 /** Like kubectl: the kubeconfig (config, KUBECONFIG), in a Pod the ServiceAccount, else ~/.kube/config. */
-function clientsFor(config: Parameters<typeof kubeTarget>[0], io: CliIo): KubeClients {
+function clientsFor(config: Config, io: CliIo): KubeClients {
   const target = kubeTarget(config, io.env);
-  return createKubeClients({ ...targetOptions(target), homeDir: io.homeDir });
+  return createKubeClients({ ...targetOptions(target), homeDir: io.homeDir, http: kubeHttp(config, io) });
 }
 
 export const command: CommandModule<GlobalArgs, StatusArgs> = {

@@ -39,7 +39,12 @@ export function errorForStatus(code: number, status: KubeStatus, method: string,
 }
 
 /** A request that never got an answer (refused, reset, DNS, timeout). */
-export function connectionError(err: unknown, method: string, path: string): TransientError {
+export function connectionError(
+  err: unknown,
+  method: string,
+  path: string,
+  timeoutMs?: number,
+): TransientError {
   // fetch puts the code on err.cause, node:https on err itself (e.g. a certificate the CA did not sign)
   const code = (e: unknown) => {
     const c = (e as { code?: unknown } | undefined)?.code;
@@ -49,6 +54,7 @@ export function connectionError(err: unknown, method: string, path: string): Tra
   const words = noAnswerText(cause, {
     setting: 'the server in the kubeconfig (kubeconfig, KUBECONFIG)',
     caSetting: 'the kubeconfig (certificate-authority)',
+    ...(timeoutMs ? { timeoutMs } : {}),
   });
   return new TransientError(
     `kubernetes ${method} ${path}: ${words}`,

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.ts';
 import { buildPlugins } from '../../src/plugins/registry.ts';
 import { createNovaPlugin } from '../../src/plugins/nova/index.ts';
+import { createKubeClients } from '../../src/kube/client.ts';
 import { Capture } from './harness.ts';
 
 type Kind = 'refused' | 'silent' | 'tls';
@@ -100,7 +101,7 @@ const kubeconfig = (kind: Kind) =>
 
 const causes: Record<Kind, RegExp> = {
   refused: /connection refused \(hint: /,
-  silent: /no answer within 1 s \(hint: /,
+  silent: /no answer within 500 ms \(hint: the service accepted the connection and did not answer/,
   tls: /TLS failed: \w+ \(hint: is it an https endpoint\?/,
 };
 
@@ -125,7 +126,7 @@ describe.each(['refused', 'silent', 'tls'] as const)('Keystone %s', (kind) => {
   });
 });
 
-describe.each(['refused', 'tls'] as const)('Kubernetes API %s', (kind) => {
+describe.each(['refused', 'silent', 'tls'] as const)('Kubernetes API %s', (kind) => {
   it.each([
     ['status', 1],
     ['plan', 1],
@@ -134,10 +135,36 @@ describe.each(['refused', 'tls'] as const)('Kubernetes API %s', (kind) => {
   ] as const)('%s: one line with the cause and a hint, exit %i', async (command, code) => {
     const files = (cwd: string) => ({
       kubeconfig: kubeconfig(kind),
-      'config.yaml': yaml.dump({ kubeconfig: path.join(cwd, 'kubeconfig'), nova: { enabled: false } }),
+      'config.yaml': yaml.dump({
+        kubeconfig: path.join(cwd, 'kubeconfig'),
+        kubeRequestTimeout: 0.5,
+        nova: { enabled: false },
+      }),
     });
     const r = await run(files, [command, '--node', 'node-1']);
     expectOneLine(r, causes[kind], code);
     expect(r.stderr).toMatch(/kubernetes GET \/api\/v1\/nodes/);
+  });
+});
+
+describe('a Kubernetes request that waits', () => {
+  it('says what it waits for once the answer is late (the CLI prints it on stderr)', async () => {
+    const said: string[] = [];
+    const ac = new AbortController();
+    const k = createKubeClients({
+      kubeconfigYaml: kubeconfig('silent'),
+      http: {
+        timeoutMs: 60_000,
+        slowMs: 20,
+        onSlow: (text) => {
+          said.push(text);
+          ac.abort(new Error('seen'));
+        },
+      },
+    });
+    await expect(k.request({ path: '/api/v1/nodes', signal: ac.signal })).rejects.toThrow('seen');
+    expect(said).toEqual([
+      'waiting for kubernetes GET /api/v1/nodes: no answer for 20 ms (gives up after 60 s)',
+    ]);
   });
 });
