@@ -78,6 +78,12 @@ describe('drainer plan is the dry run of the evacuation (default scenario)', () 
     expect(p?.table).toMatch(/^ {2}- kubevirt: vms\/vm-legacy cannot move/m);
   });
 
+  it('names a node the cluster does not have: one line, exit 2', async () => {
+    const r = await run('plan', '--node', 'node-zz');
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe('error: node node-zz does not exist in the cluster\n');
+  });
+
   it('the evacuations confirm each verdict', async () => {
     // refused before the first change; uncordoned again so the others have room to move into
     const three = await run('run-once', '--node', 'node-3', '--cordon');
