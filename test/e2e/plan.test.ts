@@ -2,34 +2,25 @@
 // then evacuates each node for real: the plan's verdict and exit code are what the evacuation does.
 // node-1 and node-2 would succeed (0); node-3 is refused for capacity (3); node-4 holds the VMI
 // vm-legacy that cannot migrate (3).
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import yaml from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PreflightReport } from '../../src/core/preflight.ts';
-import { cli } from '../cli/harness.ts';
 import { startStack, type Stack } from './stack.ts';
+import { stackCli } from './stack-cli.ts';
 
 describe('drainer plan is the dry run of the evacuation (default scenario)', () => {
   let stack: Stack;
-  let run: ReturnType<typeof cli>;
+  let run: ReturnType<typeof stackCli>;
   const plans = new Map<string, { code: number; report: PreflightReport; table: string }>();
 
   beforeAll(async () => {
     stack = await startStack({ scale: 40 });
-    const dir = mkdtempSync(path.join(tmpdir(), 'drainer-plan-'));
-    const kubeconfig = path.join(dir, 'kubeconfig');
-    writeFileSync(kubeconfig, stack.sandbox.kube.kubeconfig());
-    const config = {
-      ...stack.sandbox.drainerConfig,
-      kubeconfig,
+    const sb = stack.sandbox.drainerConfig;
+    run = stackCli(stack, {
       logLevel: 'warn',
-      nova: { ...(stack.sandbox.drainerConfig.nova as object), pollInterval: 0.05, retryBackoff: 0.1 },
-      kubevirt: { ...(stack.sandbox.drainerConfig.kubevirt as object), pollInterval: 0.05 },
+      nova: { ...(sb.nova as object), pollInterval: 0.05, retryBackoff: 0.1 },
+      kubevirt: { ...(sb.kubevirt as object), pollInterval: 0.05 },
       drain: { evictionRetryInterval: 0.1, timeout: 30 },
-    };
-    run = cli({ files: { 'config.yaml': yaml.dump(config) } });
+    });
     // every plan before any evacuation: the cluster as the operator found it
     for (const node of ['node-1', 'node-2', 'node-3', 'node-4']) {
       const json = await run('plan', '--node', node, '-o', 'json');
@@ -114,12 +105,7 @@ describe('drainer plan is the dry run of the evacuation (default scenario)', () 
   it('the plan changed nothing: no record and no taint was left by planning', async () => {
     const fresh = await startStack({ scale: 40 });
     try {
-      const dir = mkdtempSync(path.join(tmpdir(), 'drainer-plan-'));
-      const kubeconfig = path.join(dir, 'kubeconfig');
-      writeFileSync(kubeconfig, fresh.sandbox.kube.kubeconfig());
-      const again = cli({
-        files: { 'config.yaml': yaml.dump({ ...fresh.sandbox.drainerConfig, kubeconfig }) },
-      });
+      const again = stackCli(fresh);
       expect((await again('plan', '--node', 'node-4')).code).toBe(3);
       const node = await fresh.node('node-4');
       expect(await fresh.record('node-4')).toBeUndefined();
