@@ -76,7 +76,7 @@ export async function runOnce(input: RunOnceInput): Promise<number> {
   const refused = await capacityRefusal(host, input);
   if (refused !== undefined) {
     io.stdout.write(`${refused.label}: ${refused.text}\nnothing was changed\n`);
-    return ExitCode.incomplete;
+    return refused.code;
   }
   const sink: ProgressSink = input.tty ? new TerminalProgress(io.stdout) : new LogProgress(log);
   const deadline = new Date(Date.now() + config.evacuation.timeout * 1000);
@@ -101,33 +101,37 @@ export async function runOnce(input: RunOnceInput): Promise<number> {
   return summarize(outcomes, io);
 }
 
+interface Refusal {
+  readonly label: 'refused' | 'InsufficientCapacity';
+  readonly text: string;
+  readonly code: number;
+}
+
 /**
  * The capacity pre-flight of run-once without Kubernetes (the reconciler has its own): the
- * refusal text under enforce, else undefined. Bad input is left to the evacuation, which says
- * it with exit code 2; a run resuming from its state file has changed things already, so warns.
+ * refusal under enforce, else undefined. A fresh run whose plan failed (credentials refused: exit
+ * 2; no answer: exit 1) stops here, said once on stderr; a run resuming from its state file has
+ * changed things already, so warns and goes on.
  */
-async function capacityRefusal(
-  host: PluginHost,
-  input: RunOnceInput,
-): Promise<{ label: 'refused' | 'InsufficientCapacity'; text: string } | undefined> {
+async function capacityRefusal(host: PluginHost, input: RunOnceInput): Promise<Refusal | undefined> {
   const { config, io, node } = input;
   const mode = config.evacuation.capacityCheck;
   if (mode === 'off' || config.dryRun) return undefined;
   const fresh = input.plugins.every((p) => input.records.get(p.name) === undefined);
   const results = await host.planAll({ name: node }, io.signal, { capacity: true });
-  if (results.some((r) => isBadInput(r.error))) return undefined;
-  const failed = results.find((r) => r.error !== undefined);
-  // the cloud did not answer: said once on stderr (cause and hint), and nothing is changed
-  if (failed && fresh && mode === 'enforce') {
+  const failed = results.find((r) => isBadInput(r.error)) ?? results.find((r) => r.error !== undefined);
+  if (failed && fresh) {
     io.stderr.write(`error: ${failed.plugin}: ${errorText(failed.error)}\n`);
-    return { label: 'refused', text: `capacity unknown: the ${failed.plugin} plan failed` };
+    const code = isBadInput(failed.error) ? ExitCode.badInput : ExitCode.incomplete;
+    return { label: 'refused', text: `the ${failed.plugin} plan failed`, code };
   }
+  if (results.some((r) => isBadInput(r.error))) return undefined;
   const plans = failed ? undefined : results.flatMap((r) => (r.plan ? [r.plan] : []));
   const why = failed ? `${failed.plugin}: ${errorText(failed.error)}` : undefined;
   const d = judgeCapacity(fresh ? mode : 'warn', plans, why);
   if (d.unchecked) io.stderr.write(`warning: capacity not checked: ${d.unchecked}\n`);
   if (d.warn) io.stderr.write(`warning: InsufficientCapacity: ${d.warn}\n`);
-  return d.refuse ? { label: 'InsufficientCapacity', text: d.refuse } : undefined;
+  return d.refuse ? { label: 'InsufficientCapacity', text: d.refuse, code: ExitCode.incomplete } : undefined;
 }
 
 export interface RecordArgs extends GlobalArgs {

@@ -29,8 +29,16 @@ export function errorForStatus(code: number, status: KubeStatus, method: string,
   const message = `kubernetes ${method} ${path}: ${code}${status.reason ? ` ${status.reason}` : ''}${
     status.message ? `: ${status.message}` : ''
   }`;
-  if (code === 401) return new AuthError(message, details);
-  if (code === 403) return new ForbiddenError(message, details);
+  if (code === 401)
+    return new AuthError(
+      `${message} (hint: the API server refused the credentials: check the kubeconfig's token or certificate, or the ServiceAccount)`,
+      details,
+    );
+  if (code === 403)
+    return new ForbiddenError(
+      `${message} (hint: drainer's ServiceAccount lacks this right: daemonset/clusterrole.yaml and its components grant what drainer uses)`,
+      details,
+    );
   if (code === 404) return new NotFoundError(message, details);
   if (code === 409) return new ConflictError(message, details);
   if (code === 429 || code >= 500) return new TransientError(message, details);

@@ -1,7 +1,8 @@
 // Story: a new operator points drainer at the wrong place. Each command, against an endpoint that
-// refuses the connection, one that accepts and never answers, and one that does not speak TLS,
-// prints one line on stderr (the cause and a hint, no stack, no JSON log line) and exits with its
-// documented code. The servers run on 127.0.0.1 in this test.
+// refuses the connection, one that accepts and never answers, one that does not speak TLS, and one
+// that answers 401 or 403, prints one line on stderr (the cause and a hint, no stack, no JSON log
+// line) and exits with its documented code: 1 could not find out, 2 bad input (credentials, rights).
+// The servers run on 127.0.0.1 in this test.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
@@ -14,7 +15,7 @@ import { createNovaPlugin } from '../../src/plugins/nova/index.ts';
 import { createKubeClients } from '../../src/kube/client.ts';
 import { Capture } from './harness.ts';
 
-type Kind = 'refused' | 'silent' | 'tls';
+type Kind = 'refused' | 'silent' | 'tls' | 'unauthorized' | 'forbidden';
 const servers: net.Server[] = [];
 const ports = {} as Record<Kind, number>;
 
@@ -37,7 +38,15 @@ beforeAll(async () => {
   await new Promise((r) => gone.close(r));
   ports.silent = await listen(() => {}); // accepts, never answers
   ports.tls = await listen((s) => s.end('HTTP/1.1 400 Bad Request\r\n\r\nnot TLS')); // plain text where TLS is expected
+  // answers every request with 401 or 403 (a Keystone that refuses the password, an API server the token)
+  ports.unauthorized = await listen((s) => s.once('data', () => s.end(answer(401, 'Unauthorized'))));
+  ports.forbidden = await listen((s) => s.once('data', () => s.end(answer(403, 'Forbidden'))));
 });
+
+function answer(code: number, reason: string): string {
+  const body = JSON.stringify({ kind: 'Status', status: 'Failure', reason, code, message: reason });
+  return `HTTP/1.1 ${code} ${reason}\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\nconnection: close\r\n\r\n${body}`;
+}
 afterAll(() => {
   for (const s of servers) s.close();
 });
@@ -103,7 +112,14 @@ const causes: Record<Kind, RegExp> = {
   refused: /connection refused \(hint: /,
   silent: /no answer within 500 ms \(hint: the service accepted the connection and did not answer/,
   tls: /TLS failed: \w+ \(hint: is it an https endpoint\?/,
+  unauthorized:
+    /(401: credentials rejected|401 Unauthorized: Unauthorized \(hint: the API server refused the credentials)/,
+  forbidden:
+    /(403: admin rights needed|403 Forbidden: Forbidden \(hint: drainer's ServiceAccount lacks this right)/,
 };
+
+/** The documented exit code: bad input (2) for refused credentials or rights, else 1 (could not find out). */
+const exitFor = (kind: Kind): number => (kind === 'unauthorized' || kind === 'forbidden' ? 2 : 1);
 
 function expectOneLine(r: { code: number; stderr: string }, cause: RegExp, code: number) {
   const lines = r.stderr.split('\n').filter((l) => l !== '');
@@ -115,36 +131,36 @@ function expectOneLine(r: { code: number; stderr: string }, cause: RegExp, code:
   expect(r.code).toBe(code);
 }
 
-describe.each(['refused', 'silent', 'tls'] as const)('Keystone %s', (kind) => {
-  it.each([
-    ['plan', 1],
-    ['run-once', 1],
-  ] as const)('%s: one line with the cause and a hint, exit %i', async (command, code) => {
-    const r = await run(() => ({ 'config.yaml': openstackConfig(kind) }), [command, '--node', 'node-1']);
-    expectOneLine(r, causes[kind], code);
-    expect(r.stderr).toMatch(/keystone POST http.*\/v3\/auth\/tokens/);
-  });
+const KINDS = ['refused', 'silent', 'tls', 'unauthorized', 'forbidden'] as const;
+
+describe.each(KINDS)('Keystone %s', (kind) => {
+  it.each(['plan', 'run-once'])(
+    '%s: one line with the cause and a hint, the documented exit code',
+    async (command) => {
+      const r = await run(() => ({ 'config.yaml': openstackConfig(kind) }), [command, '--node', 'node-1']);
+      expectOneLine(r, causes[kind], exitFor(kind));
+      expect(r.stderr).toMatch(/keystone POST \S*\/v3\/auth\/tokens/);
+    },
+  );
 });
 
-describe.each(['refused', 'silent', 'tls'] as const)('Kubernetes API %s', (kind) => {
-  it.each([
-    ['status', 1],
-    ['plan', 1],
-    ['run-once', 1],
-    ['restore', 1],
-  ] as const)('%s: one line with the cause and a hint, exit %i', async (command, code) => {
-    const files = (cwd: string) => ({
-      kubeconfig: kubeconfig(kind),
-      'config.yaml': yaml.dump({
-        kubeconfig: path.join(cwd, 'kubeconfig'),
-        kubeRequestTimeout: 0.5,
-        nova: { enabled: false },
-      }),
-    });
-    const r = await run(files, [command, '--node', 'node-1']);
-    expectOneLine(r, causes[kind], code);
-    expect(r.stderr).toMatch(/kubernetes GET \/api\/v1\/nodes/);
-  });
+describe.each(KINDS)('Kubernetes API %s', (kind) => {
+  it.each(['status', 'plan', 'run-once', 'restore'])(
+    '%s: one line with the cause and a hint, the documented exit code',
+    async (command) => {
+      const files = (cwd: string) => ({
+        kubeconfig: kubeconfig(kind),
+        'config.yaml': yaml.dump({
+          kubeconfig: path.join(cwd, 'kubeconfig'),
+          kubeRequestTimeout: 0.5,
+          nova: { enabled: false },
+        }),
+      });
+      const r = await run(files, [command, '--node', 'node-1']);
+      expectOneLine(r, causes[kind], exitFor(kind));
+      expect(r.stderr).toMatch(/kubernetes GET \/api\/v1\/nodes/);
+    },
+  );
 });
 
 describe('a Kubernetes request that waits', () => {
