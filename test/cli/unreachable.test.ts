@@ -31,16 +31,17 @@ function listen(onSocket: (s: net.Socket) => void): Promise<number> {
 }
 
 beforeAll(async () => {
-  // a port nobody listens on: taken, then given back
-  const gone = net.createServer();
-  await new Promise<void>((r) => gone.listen(0, '127.0.0.1', () => r()));
-  ports.refused = (gone.address() as net.AddressInfo).port;
-  await new Promise((r) => gone.close(r));
   ports.silent = await listen(() => {}); // accepts, never answers
   ports.tls = await listen((s) => s.end('HTTP/1.1 400 Bad Request\r\n\r\nnot TLS')); // plain text where TLS is expected
   // answers every request with 401 or 403 (a Keystone that refuses the password, an API server the token)
   ports.unauthorized = await listen((s) => s.once('data', () => s.end(answer(401, 'Unauthorized'))));
   ports.forbidden = await listen((s) => s.once('data', () => s.end(answer(403, 'Forbidden'))));
+  // a port nobody listens on: taken and given back last, so none of the servers above can get it
+  // (fetch refuses privileged ports such as 1 itself, so a free one it must be)
+  const gone = net.createServer();
+  await new Promise<void>((r) => gone.listen(0, '127.0.0.1', () => r()));
+  ports.refused = (gone.address() as net.AddressInfo).port;
+  await new Promise((r) => gone.close(r));
 });
 
 function answer(code: number, reason: string): string {
