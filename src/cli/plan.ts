@@ -81,6 +81,7 @@ export async function runPlan(argv: PlanArgs): Promise<number> {
   const plugins = commandPlugins(argv, config, log, kube);
   const host = new PluginHost({ plugins, log });
   const node = nodeNameOf(config, io);
+  // the drain gate (issue 20) joins as `gate: (node, signal) => …` (core/preflight.ts GateProbe)
   const report = await preflight({ node, config, host, log, signal: io.signal, ...(kube ? { kube } : {}) });
   return printPlan(report, argv.output, io);
 }
