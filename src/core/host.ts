@@ -3,17 +3,7 @@
 // that throws becomes a failed Outcome (and a log line and a metric), never a crash.
 import type { Logger } from '../observability/logger.ts';
 import type { Metrics } from '../observability/metrics.ts';
-import {
-  isApiError,
-  isBadInput,
-  isDrainerError,
-  isTimeoutError,
-  isTransientError,
-  TimeoutError,
-} from '../errors.ts';
-
-/** An API error with no HTTP status: the request got no answer (e.g. TLS failed). */
-const noAnswer = (e: unknown): boolean => isApiError(e) && e.status === undefined;
+import { isDrainerError, isExpectedFailure, TimeoutError } from '../errors.ts';
 import type {
   BackendPlugin,
   NodeRef,
@@ -260,7 +250,7 @@ export class PluginHost {
     // Expected conditions: bad input (credentials, rights, host mapping) and an API that gave no
     // answer (refused, DNS, TLS, timeout). The caller reports them in one line (Outcome, record,
     // CLI); the stack adds nothing, so it is only at debug.
-    if (isBadInput(error) || isTransientError(error) || isTimeoutError(error) || noAnswer(error))
+    if (isExpectedFailure(error))
       this.#log.debug({ plugin, operation, code, reason: messageOf(error) }, `${plugin} ${operation} failed`);
     else this.#log.error({ plugin, operation, code, err: error }, `${plugin} ${operation} failed`);
   }

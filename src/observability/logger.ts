@@ -4,6 +4,7 @@
 import { pino, type DestinationStream, type Logger as PinoLogger } from 'pino';
 import { CENSOR, redactDeep, SECRET_KEYS } from './redact.ts';
 import { safeError, scrubUrls } from './safe-error.ts';
+import { isExpectedFailure } from '../errors.ts';
 
 export type Logger = PinoLogger;
 export { SECRET_KEYS };
@@ -15,6 +16,25 @@ export interface LoggerOptions {
 }
 
 const errSerializer = (e: unknown): unknown => (e instanceof Error ? redactDeep(safeError(e)) : e);
+
+const DEBUG_LEVELS = new Set(['debug', 'trace']);
+
+/**
+ * An expected failure (isExpectedFailure: no answer, refused credentials …) is logged without its
+ * stack unless at debug: its message says it all. (The log formatter turns errors into SafeErrors
+ * before pino's serializers run, so this happens there.)
+ */
+function withoutExpectedStacks(obj: Record<string, unknown>, level: string): Record<string, unknown> {
+  if (DEBUG_LEVELS.has(level)) return obj;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(obj)) {
+    if (v instanceof Error && isExpectedFailure(v)) {
+      const { stack: _stack, ...safe } = safeError(v);
+      out[k] = safe;
+    } else out[k] = v;
+  }
+  return out;
+}
 
 /**
  * pino writes a key once per binding and once per line that names it again: `node` came out twice
@@ -42,7 +62,7 @@ export function createLogger(opts: LoggerOptions = {}): Logger {
       level: opts.level ?? 'info',
       base: { app: 'drainer' },
       formatters: {
-        log: (obj) => redactDeep(obj),
+        log: (obj) => redactDeep(withoutExpectedStacks(obj, opts.level ?? 'info')),
         bindings: (bindings) => redactDeep(bindings),
       },
       // A second net for the common top-level places, in case a formatter is ever bypassed.
