@@ -181,5 +181,13 @@ export const isBadInput = (e: unknown): boolean =>
   isHostMappingError(e) ||
   (isDrainerError(e) && (e.code === 'USAGE' || e.code === 'RECORD_UNREADABLE' || e.code === 'NODE_HELD'));
 
+/**
+ * Failures an operator expects and fixes from the message alone: bad input (credentials, rights,
+ * host mapping), an API that answered 429/5xx or not at all (refused, DNS, TLS, timeout). Logged
+ * without a stack (it adds nothing) unless at debug.
+ */
+export const isExpectedFailure = (e: unknown): boolean =>
+  isBadInput(e) || isTransientError(e) || isTimeoutError(e) || (isApiError(e) && e.status === undefined);
+
 /** Process exit codes used by every command. */
 export const ExitCode = { ok: 0, incomplete: 1, badInput: 2 } as const;

@@ -10,3 +10,5 @@ export const EVACUATING_TAINT = { key: 'drainer.dev/evacuating', effect: 'NoSche
 export const START_NOW_ANNOTATION = 'drainer.dev/start-now';
 /** Where `drainer restore --force` keeps a record it could not read (nothing is lost). */
 export const UNREADABLE_ANNOTATION = 'drainer.dev/state-unreadable';
+/** A Node labelled with this set to "true" opts out: drainer reports it and never evacuates it. */
+export const IGNORE_LABEL = 'drainer.dev/ignore';

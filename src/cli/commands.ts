@@ -44,7 +44,8 @@ export const commandTable: readonly CommandEntry[] = [
   },
   {
     command: 'plan',
-    describe: 'show what would move off the node and what blocks it (no changes)',
+    describe:
+      'the dry run of an evacuation (no changes): what would move, what blocks it; exit 0 would succeed, 3 refused, 1 unknown, 2 bad input',
     plugins: true,
     load: () => import('./plan.ts'),
   },

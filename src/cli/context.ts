@@ -6,6 +6,8 @@ import { processEnv } from '../config/process-env.ts';
 import type { Config } from '../config/schema.ts';
 import { ExitCode, isBadInput } from '../errors.ts';
 import type { BackendPlugin } from '../core/plugin.ts';
+import type { KubeClients } from '../kube/client.ts';
+import type { KubeHttpOptions } from '../kube/http.ts';
 import { errorLines, wantsStack } from './error-lines.ts';
 import { createLogger, type Logger } from '../observability/logger.ts';
 import type { Metrics } from '../observability/metrics.ts';
@@ -109,6 +111,23 @@ export const nodeNameOf = (config: Config, io: CliIo): string => config.nodeName
 
 export function plugins(config: Config, argv: GlobalArgs, log: Logger, metrics?: Metrics): BackendPlugin[] {
   return argv.cli.deps.buildPlugins(config, { log, ...(metrics ? { metrics } : {}) });
+}
+
+/** The CLI's Kubernetes requests: config.kubeRequestTimeout, and a request silent for 5 s is said on stderr. */
+export const kubeHttp = (config: Config, io: CliIo): KubeHttpOptions => ({
+  timeoutMs: config.kubeRequestTimeout * 1000,
+  onSlow: (text) => void io.stderr.write(`${text}\n`),
+});
+
+/** A command's plugins, with the Kubernetes clients when it has them; a cloud request silent for 5 s is said on stderr. */
+export function commandPlugins(
+  argv: GlobalArgs,
+  config: Config,
+  log: Logger,
+  kube?: KubeClients,
+): BackendPlugin[] {
+  const onSlow = (text: string) => void argv.cli.io.stderr.write(`${text}\n`);
+  return argv.cli.deps.buildPlugins(config, { log, onSlow, ...(kube ? { kube } : {}) });
 }
 
 /** Prints an error for a person (one line per problem; the stack only at --log-level debug) and returns its exit code. */

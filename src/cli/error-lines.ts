@@ -23,7 +23,9 @@ function rootCause(e: unknown): string | undefined {
 
 export function errorLines(e: unknown, opts: { stack: boolean }): string[] {
   if (isConfigError(e)) return e.issues.map((i) => `error: ${i.path ? `${i.path}: ` : ''}${i.message}`);
-  const cause = rootCause(e);
+  // drainer's own errors say the cause in their words already; the system's (an OpenSSL line
+  // with its file path) is for --log-level debug. Anything else gets its cause's first line.
+  const cause = isDrainerError(e) && !opts.stack ? undefined : rootCause(e)?.split('\n')[0]?.trim();
   const lines = [`error: ${messageOf(e)}${cause ? ` (cause: ${cause})` : ''}`];
   if (opts.stack && e instanceof Error && e.stack) lines.push(e.stack);
   else if (!isDrainerError(e))

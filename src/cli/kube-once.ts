@@ -6,15 +6,20 @@ import type { Config } from '../config/schema.ts';
 import { describeRecord, evacuateOnce } from '../core/once.ts';
 import type { BackendPlugin } from '../core/plugin.ts';
 import { createKubeClients, type KubeClients } from '../kube/client.ts';
+import type { KubeHttpOptions } from '../kube/http.ts';
 import { targetOptions } from '../kube/target-options.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { CliIo } from './context.ts';
 
 /** Clients when Kubernetes access is configured explicitly; never guessed from ~/.kube/config. */
-export function kubeIfConfigured(config: Config, env: NodeJS.ProcessEnv): KubeClients | undefined {
+export function kubeIfConfigured(
+  config: Config,
+  env: NodeJS.ProcessEnv,
+  http?: KubeHttpOptions,
+): KubeClients | undefined {
   const target = kubeTarget(config, env);
   if (target.source === 'default kubeconfig') return undefined;
-  return createKubeClients(targetOptions(target));
+  return createKubeClients({ ...targetOptions(target), ...(http ? { http } : {}) });
 }
 
 export interface KubeOnceInput {

@@ -4,6 +4,7 @@
 //   -config-path FILE / -config-path=F  → --config-path F
 //   -time-out MINUTES / -time-out=M     → --evacuation-timeout <M>m (the old value was minutes)
 // Everything after a bare `--` is left alone.
+import { UsageError } from './usage-error.ts';
 
 const GO_BOOL_TRUE = new Set(['', 'true', '1', 't', 'T', 'TRUE', 'True']);
 
@@ -32,8 +33,11 @@ export function normalizeLegacyArgs(argv: readonly string[]): string[] {
         out.push(arg); // let yargs report the missing value
         continue;
       }
+      // the old flag takes minutes only: a bad value is reported against the flag the user typed
+      if (flag.name === 'time-out' && !/^\d+(\.\d+)?$/.test(value))
+        throw new UsageError(`${arg.split('=')[0]}: expected a number of minutes, got "${value}"`);
       out.push(flag.name === 'config-path' ? '--config-path' : '--evacuation-timeout');
-      out.push(flag.name === 'time-out' && /^\d+(\.\d+)?$/.test(value) ? `${value}m` : value);
+      out.push(flag.name === 'time-out' ? `${value}m` : value);
       continue;
     }
     out.push(arg);

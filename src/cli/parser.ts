@@ -19,7 +19,27 @@ export function globalOptions<T>(y: Argv<T>): Argv<T> {
   return out;
 }
 
-function parser(deps: Partial<CliDeps>, program: string) {
+const kebab = (name: string): string => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+
+/**
+ * yargs' complaints in our words: a mistyped command is called unknown (yargs only suggests one),
+ * and an unknown flag is named once, as typed (yargs adds its camelCase twin).
+ */
+export function usageText(msg: string, argv: readonly string[]): string {
+  const typed = argv.find((a) => !a.startsWith('-'));
+  const known = typed !== undefined && commandTable.some((c) => c.command === typed);
+  const suggestion = /^Did you mean (.+)\?$/.exec(msg);
+  if (suggestion && typed && !known) return `unknown command "${typed}" (did you mean ${suggestion[1]}?)`;
+  const unknown = /^Unknown arguments?: (.*)$/.exec(msg);
+  if (!unknown?.[1]) return msg;
+  const names = unknown[1].split(', ');
+  if (typed && !known && names.includes(typed)) return `unknown command "${typed}"`;
+  const flags = names.filter((n) => !(n !== kebab(n) && names.includes(kebab(n))));
+  const shown = flags.map((n) => (n.length === 1 ? `-${n}` : `--${n}`)).join(', ');
+  return `unknown ${flags.length === 1 ? 'flag' : 'flags'} ${shown}`;
+}
+
+function parser(deps: Partial<CliDeps>, program: string, argv: readonly string[]) {
   const p = globalOptions(
     yargs()
       .scriptName(program)
@@ -31,7 +51,7 @@ function parser(deps: Partial<CliDeps>, program: string) {
     .exitProcess(false)
     // yargs' complaints carry a message and no error; errors thrown by a command pass through as they are
     .fail((msg: string | null, err: Error | undefined) => {
-      throw err ?? new UsageError(msg ?? 'invalid usage');
+      throw err ?? new UsageError(usageText(msg ?? 'invalid usage', argv));
     })
     .demandCommand(1, 'name a command (see --help)')
     .recommendCommands()
@@ -50,7 +70,7 @@ export async function parseAndRun(
   program = 'drainer',
 ): Promise<string> {
   let output = '';
-  await parser(deps, program).parseAsync([...argv], { cli }, (_err, _argv, out) => {
+  await parser(deps, program, argv).parseAsync([...argv], { cli }, (_err, _argv, out) => {
     output += out;
   });
   return output;

@@ -1,77 +1,102 @@
-// `drainer plan`: what each plugin would move off the node and what blocks it. No side effects.
+// `drainer plan`: the dry run of the real thing (core/preflight.ts), as a table, JSON or YAML.
+// Exit codes: 0 it would succeed, 3 it would be refused or blocked (the reasons are printed),
+// 1 it could not find out (an API failed), 2 bad input.
+import yaml from 'js-yaml';
 import type { Argv, CommandModule } from 'yargs';
-import { ExitCode, isBadInput } from '../errors.ts';
-import { PluginHost, type PlanResult } from '../core/host.ts';
+import { PluginHost } from '../core/host.ts';
+import { planExitCode, preflight, type PreflightReport } from '../core/preflight.ts';
 import {
   cliLogger,
+  commandPlugins,
+  kubeHttp,
   type CliIo,
   type GlobalArgs,
   handle,
   loadCliConfig,
   nodeNameOf,
-  plugins,
   quietUnlessAsked,
 } from './context.ts';
+import { kubeIfConfigured } from './kube-once.ts';
 import { renderTable } from './output-table.ts';
 
+type PlanOutput = 'table' | 'json' | 'yaml';
+
 interface PlanArgs extends GlobalArgs {
-  output: 'table' | 'json';
+  output: PlanOutput;
 }
 
-const errorText = (e: unknown) => (e instanceof Error ? e.message : String(e));
+const VERDICT_TEXT: Record<PreflightReport['verdict'], string> = {
+  'would-succeed': 'would succeed',
+  refused: 'would be REFUSED',
+  unknown: 'UNKNOWN (could not find out)',
+  'bad-input': 'bad input',
+};
 
-export function printPlan(
-  node: string,
-  results: readonly PlanResult[],
-  output: 'table' | 'json',
-  io: CliIo,
-): number {
-  const failed = results.filter((r) => r.error !== undefined);
-  if (output === 'json') {
-    const plans = results.flatMap((r) => (r.plan ? [r.plan] : []));
-    const errors = failed.map((r) => ({ plugin: r.plugin, message: errorText(r.error) }));
-    io.stdout.write(`${JSON.stringify({ node, plans, errors }, null, 2)}\n`);
-  } else {
-    const rows = results.flatMap((r) =>
-      (r.plan?.workloads ?? []).map((w) => [r.plugin, w.name, w.owner, w.state, w.action, w.blocker ?? '']),
-    );
-    for (const r of results) {
-      if (r.plan) {
-        const where = r.plan.location ? ` (${r.plan.location})` : '';
-        io.stdout.write(`${r.plugin}${where}: ${r.plan.workloads.length} workload(s) on node ${node}\n`);
-        const c = r.plan.capacity;
-        if (c) io.stdout.write(`  capacity: ${c.status === 'short' ? 'INSUFFICIENT: ' : ''}${c.message}\n`);
-        for (const b of r.plan.blockers ?? []) io.stdout.write(`  BLOCKED (${b.kind}): ${b.message}\n`);
-      }
-    }
-    if (rows.length > 0)
-      io.stdout.write(renderTable(['PLUGIN', 'SERVER', 'PROJECT/OWNER', 'STATE', 'ACTION', 'BLOCKER'], rows));
-    if (results.length === 0) io.stdout.write('no plugin is enabled: nothing to plan\n');
+function pluginLines(r: PreflightReport): string[] {
+  const lines: string[] = [];
+  for (const p of r.plans) {
+    const where = p.location ? ` (${p.location})` : '';
+    lines.push(`${p.plugin}${where}: ${p.workloads.length} workload(s) on node ${r.node}`);
+    const c = p.capacity;
+    if (c) lines.push(`  capacity: ${c.status === 'short' ? 'INSUFFICIENT: ' : ''}${c.message}`);
+    for (const b of p.blockers ?? []) lines.push(`  BLOCKED (${b.kind}): ${b.message}`);
   }
-  for (const r of failed) io.stderr.write(`error: ${r.plugin}: ${errorText(r.error)}\n`);
-  if (failed.some((r) => isBadInput(r.error))) return ExitCode.badInput;
-  return failed.length > 0 ? ExitCode.incomplete : ExitCode.ok;
+  return lines;
+}
+
+function tableText(r: PreflightReport): string {
+  const lines = pluginLines(r);
+  const rows = r.plans.flatMap((p) =>
+    p.workloads.map((w) => [p.plugin, w.name, w.owner, w.state, w.action, w.blocker ?? '']),
+  );
+  let text = lines.map((l) => `${l}\n`).join('');
+  if (rows.length)
+    text += renderTable(['PLUGIN', 'SERVER', 'PROJECT/OWNER', 'STATE', 'ACTION', 'BLOCKER'], rows);
+  if (r.plans.length === 0 && r.errors.length === 0) text += 'no plugin is enabled: nothing to plan\n';
+  if (r.pods) {
+    const p = r.pods;
+    text += `pods: ${p.evict} to evict, ${p.ignored} left alone, ${p.refused.length} refused, ${p.held.length} held by a PodDisruptionBudget now\n`;
+  }
+  if (r.fleet) text += `fleet: ${r.fleet.text}\n`;
+  for (const n of r.notes) text += `note: ${n}\n`;
+  text += `verdict: ${VERDICT_TEXT[r.verdict]}\n`;
+  for (const reason of r.reasons) text += `  - ${reason}\n`;
+  return text;
+}
+
+export function printPlan(report: PreflightReport, output: PlanOutput, io: CliIo): number {
+  if (output === 'json') io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+  else if (output === 'yaml') io.stdout.write(yaml.dump(report, { lineWidth: 120 }));
+  else io.stdout.write(tableText(report));
+  // what could not be found out (and bad input) goes to stderr, one line each
+  for (const e of [...report.invalid, ...report.unknown]) io.stderr.write(`error: ${e}\n`);
+  return planExitCode(report.verdict);
 }
 
 export async function runPlan(argv: PlanArgs): Promise<number> {
   const config = await loadCliConfig(argv);
   const { io } = argv.cli;
-  // The table and the error lines are the output; logs only for unexpected failures unless asked for.
+  // The report is the output; logs only for unexpected failures unless asked for.
   const log = cliLogger(config, io, quietUnlessAsked(config, 'error'));
-  const host = new PluginHost({ plugins: plugins(config, argv, log), log });
+  const kube = kubeIfConfigured(config, io.env, kubeHttp(config, io));
+  const plugins = commandPlugins(argv, config, log, kube);
+  const host = new PluginHost({ plugins, log });
   const node = nodeNameOf(config, io);
-  const capacity = config.evacuation.capacityCheck !== 'off';
-  return printPlan(node, await host.planAll({ name: node }, io.signal, { capacity }), argv.output, io);
+  // the drain gate (issue 20) joins as `gate: (node, signal) => …` (core/preflight.ts GateProbe)
+  const report = await preflight({ node, config, host, log, signal: io.signal, ...(kube ? { kube } : {}) });
+  return printPlan(report, argv.output, io);
 }
 
 export const command: CommandModule<GlobalArgs, PlanArgs> = {
   command: 'plan',
-  describe: 'show what would move off the node and what blocks it (no changes)',
+  describe:
+    'the dry run of an evacuation (no changes): what would move, what blocks it; exit 0 would succeed, 3 refused, 1 unknown, 2 bad input',
   builder: (y: Argv<GlobalArgs>) =>
     y.option('output', {
       alias: 'o',
-      choices: ['table', 'json'] as const,
+      choices: ['table', 'json', 'yaml'] as const,
       default: 'table' as const,
+      describe: 'output format',
     }),
   handler: handle(runPlan),
 };

@@ -6,7 +6,17 @@ import { PluginHost, type RecordStore, type RestoreResult } from '../core/host.t
 import type { BackendPlugin } from '../core/plugin.ts';
 import { restoreOnce } from '../core/once.ts';
 import type { Logger } from '../observability/logger.ts';
-import { type CliIo, cliLogger, type GlobalArgs, handle, loadCliConfig, nodeNameOf } from './context.ts';
+import {
+  type CliIo,
+  cliLogger,
+  commandPlugins,
+  kubeHttp,
+  type GlobalArgs,
+  handle,
+  loadCliConfig,
+  nodeNameOf,
+  quietUnlessAsked,
+} from './context.ts';
 import { FileRecordStore } from './record-file.ts';
 import { defaultRunOnceDeps, type RecordArgs, type RunOnceDeps, withStateFile } from './run-once.ts';
 
@@ -38,10 +48,11 @@ export async function restore(input: {
 async function handler(argv: RecordArgs, deps: RunOnceDeps = defaultRunOnceDeps): Promise<number> {
   const config = await loadCliConfig(argv);
   const { io } = argv.cli;
-  const log = cliLogger(config, io);
+  // the lines below are the output: logs (JSON on stderr) only for the unexpected, unless asked for
+  const log = cliLogger(config, io, quietUnlessAsked(config, 'error'));
   const node = nodeNameOf(config, io);
-  const kube = deps.kube(config, io.env);
-  const plugins = argv.cli.deps.buildPlugins(config, { log, ...(kube ? { kube } : {}) });
+  const kube = deps.kube(config, io.env, kubeHttp(config, io));
+  const plugins = commandPlugins(argv, config, log, kube);
   // Kubernetes configured: undo what the Node's record says (E2's path)
   if (kube) {
     const force = argv.force === true;

@@ -15,10 +15,13 @@ import { ExitCode, isBadInput } from '../errors.ts';
 import { type HostOutcome, PluginHost, type RecordStore } from '../core/host.ts';
 import type { BackendPlugin } from '../core/plugin.ts';
 import type { KubeClients } from '../kube/client.ts';
+import type { KubeHttpOptions } from '../kube/http.ts';
 import type { Logger } from '../observability/logger.ts';
 import {
   type CliIo,
   cliLogger,
+  commandPlugins,
+  kubeHttp,
   quietUnlessAsked,
   type GlobalArgs,
   handle,
@@ -40,7 +43,7 @@ export interface RunOnceInput {
   tty: boolean;
 }
 
-const BLOCKED = 'EvacuationBlocked: ';
+const errorText = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
 /** Prints each plugin's result and what stayed, returns the exit code. */
 export function summarize(outcomes: readonly HostOutcome[], io: CliIo): number {
@@ -72,10 +75,8 @@ export async function runOnce(input: RunOnceInput): Promise<number> {
   const host = new PluginHost({ plugins: input.plugins, log });
   const refused = await capacityRefusal(host, input);
   if (refused !== undefined) {
-    // a plan-wide blocker (missing rights) is refused like the capacity, before the first change
-    const blocked = refused.startsWith(BLOCKED);
-    io.stdout.write(`${blocked ? refused : `InsufficientCapacity: ${refused}`}\nnothing was changed\n`);
-    return blocked ? ExitCode.badInput : ExitCode.incomplete;
+    io.stdout.write(`${refused.label}: ${refused.text}\nnothing was changed\n`);
+    return refused.code;
   }
   const sink: ProgressSink = input.tty ? new TerminalProgress(io.stdout) : new LogProgress(log);
   const deadline = new Date(Date.now() + config.evacuation.timeout * 1000);
@@ -100,29 +101,43 @@ export async function runOnce(input: RunOnceInput): Promise<number> {
   return summarize(outcomes, io);
 }
 
+interface Refusal {
+  readonly label: 'refused' | 'InsufficientCapacity' | 'EvacuationBlocked';
+  readonly text: string;
+  readonly code: number;
+}
+
 /**
  * The capacity pre-flight of run-once without Kubernetes (the reconciler has its own): the
- * refusal text under enforce, else undefined. Bad input is left to the evacuation, which says
- * it with exit code 2; a run resuming from its state file has changed things already, so warns.
+ * refusal under enforce, else undefined. A fresh run whose plan failed (credentials refused: exit
+ * 2; no answer: exit 1) stops here, said once on stderr; a run resuming from its state file has
+ * changed things already, so warns and goes on.
  */
-async function capacityRefusal(host: PluginHost, input: RunOnceInput): Promise<string | undefined> {
+async function capacityRefusal(host: PluginHost, input: RunOnceInput): Promise<Refusal | undefined> {
   const { config, io, node } = input;
   const mode = config.evacuation.capacityCheck;
   if (mode === 'off' || config.dryRun) return undefined;
   const fresh = input.plugins.every((p) => input.records.get(p.name) === undefined);
   const results = await host.planAll({ name: node }, io.signal, { capacity: true });
+  const failed = results.find((r) => isBadInput(r.error)) ?? results.find((r) => r.error !== undefined);
+  if (failed && fresh) {
+    io.stderr.write(`error: ${failed.plugin}: ${errorText(failed.error)}\n`);
+    const code = isBadInput(failed.error) ? ExitCode.badInput : ExitCode.incomplete;
+    return { label: 'refused', text: `the ${failed.plugin} plan failed`, code };
+  }
   if (results.some((r) => isBadInput(r.error))) return undefined;
+  // a plan-wide blocker (missing rights) is refused like the capacity, before the first change
   const blockers = results.flatMap((r) => r.plan?.blockers ?? []);
-  if (blockers.length && fresh) return `${BLOCKED}${blockers.map((b) => b.message).join('; ')}`;
-  const failed = results.find((r) => r.error !== undefined);
+  if (blockers.length && fresh) {
+    const text = blockers.map((b) => b.message).join('; ');
+    return { label: 'EvacuationBlocked', text, code: ExitCode.badInput };
+  }
   const plans = failed ? undefined : results.flatMap((r) => (r.plan ? [r.plan] : []));
-  const why = failed
-    ? `${failed.plugin}: ${failed.error instanceof Error ? failed.error.message : String(failed.error)}`
-    : undefined;
+  const why = failed ? `${failed.plugin}: ${errorText(failed.error)}` : undefined;
   const d = judgeCapacity(fresh ? mode : 'warn', plans, why);
   if (d.unchecked) io.stderr.write(`warning: capacity not checked: ${d.unchecked}\n`);
   if (d.warn) io.stderr.write(`warning: InsufficientCapacity: ${d.warn}\n`);
-  return d.refuse;
+  return d.refuse ? { label: 'InsufficientCapacity', text: d.refuse, code: ExitCode.incomplete } : undefined;
 }
 
 export interface RecordArgs extends GlobalArgs {
@@ -139,7 +154,7 @@ export interface RunOnceDeps {
   /** The record store: the state file unless the Kubernetes path supplies the Node's. */
   records: (config: Config, node: string, argv: RecordArgs) => Promise<RecordStore>;
   /** Kubernetes clients when kube access is configured (none by default). */
-  kube: (config: Config, env: NodeJS.ProcessEnv) => KubeClients | undefined;
+  kube: (config: Config, env: NodeJS.ProcessEnv, http?: KubeHttpOptions) => KubeClients | undefined;
 }
 
 export const defaultRunOnceDeps: RunOnceDeps = {
@@ -162,8 +177,8 @@ async function handler(argv: RecordArgs, deps: RunOnceDeps = defaultRunOnceDeps)
   // On a terminal the progress lines are the output; logs (stderr) would tear them, so only warnings.
   const log = cliLogger(config, io, tty ? quietUnlessAsked(config, 'warn') : config.logLevel);
   const node = nodeNameOf(config, io);
-  const kube = deps.kube(config, io.env);
-  const plugins = argv.cli.deps.buildPlugins(config, { log, ...(kube ? { kube } : {}) });
+  const kube = deps.kube(config, io.env, kubeHttp(config, io));
+  const plugins = commandPlugins(argv, config, log, kube);
   // Kubernetes configured: the agent's reconcile, once, with the record on the Node (E2's path)
   if (kube)
     return runOnceOnKubernetes({

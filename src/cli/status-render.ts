@@ -5,7 +5,8 @@ import type { FleetRow } from '../core/fleet-view.ts';
 import { renderTable } from './output-table.ts';
 import { headerLine, type FleetGateView } from './status-header.ts';
 
-export type StatusOutput = 'table' | 'json' | 'yaml';
+/** `wide`: the table with the whole last error (and whether the node opts out). */
+export type StatusOutput = 'table' | 'wide' | 'json' | 'yaml';
 
 const ERROR_COLUMN = 80;
 
@@ -43,10 +44,13 @@ const agentText = (r: FleetRow, now: Date): string =>
       ? 'alive'
       : `gone ${r.agent.goneSince ? age(r.agent.goneSince, now) : '?'} (record may be stale)`;
 
-const oneLine = (text: string | undefined): string => {
+const oneLine = (text: string | undefined, whole: boolean): string => {
   const t = (text ?? '').replace(/\s+/g, ' ');
-  return t.length > ERROR_COLUMN ? `${t.slice(0, ERROR_COLUMN - 1)}…` : t;
+  return !whole && t.length > ERROR_COLUMN ? `${t.slice(0, ERROR_COLUMN - 1)}… (-o wide shows it all)` : t;
 };
+
+const sinceText = (r: FleetRow, now: Date): string =>
+  r.phase === 'Ignored' ? '' : age(r.phase === 'Queued' ? (r.queuedAt ?? r.since) : r.since, now);
 
 export function renderStatus(
   rows: readonly FleetRow[],
@@ -59,6 +63,7 @@ export function renderStatus(
   if (output === 'yaml') return yaml.dump(doc, { lineWidth: 120 });
   const header = gate ? `${headerLine(gate)}\n` : '';
   if (rows.length === 0) return `${header}no node has a drainer record: every node is in service\n`;
+  const wide = output === 'wide';
   // the AGENT column only where agent Leases were read (an older agent holds none)
   const agents = rows.some((r) => r.agent);
   return (
@@ -77,14 +82,14 @@ export function renderStatus(
       ],
       rows.map((r) => [
         r.node,
-        r.phase,
+        r.ignored && r.phase !== 'Ignored' ? `${r.phase} (ignored)` : r.phase,
         r.trigger,
-        age(r.phase === 'Queued' ? (r.queuedAt ?? r.since) : r.since, now),
+        sinceText(r, now),
         slotOrQueue(r),
         progressText(r),
-        r.gate ?? 'off',
+        r.phase === 'Ignored' ? '' : oneLine(r.gate ?? 'off', wide),
         ...(agents ? [agentText(r, now)] : []),
-        oneLine(r.lastError ?? (r.waiting ? `waiting: ${r.waiting.reason}` : undefined)),
+        oneLine(r.lastError ?? (r.waiting ? `waiting: ${r.waiting.reason}` : undefined), wide),
       ]),
     )
   );

@@ -3,6 +3,7 @@
 // Nodes; --watch keeps one Node watch open and redraws when what it shows changes.
 import type { Argv, CommandModule } from 'yargs';
 import { kubeTarget } from '../config/kube-target.ts';
+import type { Config } from '../config/schema.ts';
 import { agentStates, fleetRows, type AgentState } from '../core/fleet-view.ts';
 import { NODE_LEASE_COMPONENT } from '../core/node-lease.ts';
 import { listLeases } from '../kube/lease.ts';
@@ -16,6 +17,7 @@ import {
   type CliIo,
   type GlobalArgs,
   handle,
+  kubeHttp,
   loadCliConfig,
   quietUnlessAsked,
 } from './context.ts';
@@ -68,7 +70,8 @@ async function watchStatus(
     if (key === shown) return;
     shown = key;
     const text = snapshot(nodes.values(), argv.output, now(), { fleet });
-    if (argv.output === 'table') io.stdout.write(io.stdout.isTTY ? CLEAR + text : `${text}\n`);
+    if (argv.output === 'table' || argv.output === 'wide')
+      io.stdout.write(io.stdout.isTTY ? CLEAR + text : `${text}\n`);
     else io.stdout.write(argv.output === 'yaml' ? `---\n${text}` : text);
   };
   let synced = false;
@@ -144,9 +147,9 @@ async function agentsOf(
 }
 
 /** Like kubectl: the kubeconfig (config, KUBECONFIG), in a Pod the ServiceAccount, else ~/.kube/config. */
-function clientsFor(config: Parameters<typeof kubeTarget>[0], io: CliIo): KubeClients {
+function clientsFor(config: Config, io: CliIo): KubeClients {
   const target = kubeTarget(config, io.env);
-  return createKubeClients({ ...targetOptions(target), homeDir: io.homeDir });
+  return createKubeClients({ ...targetOptions(target), homeDir: io.homeDir, http: kubeHttp(config, io) });
 }
 
 export const command: CommandModule<GlobalArgs, StatusArgs> = {
@@ -156,9 +159,9 @@ export const command: CommandModule<GlobalArgs, StatusArgs> = {
     y
       .option('output', {
         alias: 'o',
-        choices: ['table', 'json', 'yaml'] as const,
+        choices: ['table', 'wide', 'json', 'yaml'] as const,
         default: 'table' as const,
-        describe: 'output format',
+        describe: 'output format (wide: the whole last error)',
       })
       .option('watch', {
         alias: 'w',

@@ -334,6 +334,11 @@ export const configSchema = z.strictObject({
   logLevel: dflt(logLevel, 'info', 'log level (--log-level)'),
   dryRun: dflt(z.boolean(), false, 'plan and log, change nothing (--dry-run)'),
   kubeconfig: opt(z.string(), 'kubeconfig path (KUBECONFIG)'),
+  kubeRequestTimeout: dflt(
+    duration(),
+    30,
+    "per-request timeout of the CLI commands' Kubernetes API calls (not watches), seconds",
+  ),
   resyncInterval: dflt(duration(), 300, 'periodic re-check of the node, so missed events heal'),
   server: section(serverSchema),
   evacuation: section(evacuationSchema),

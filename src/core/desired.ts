@@ -3,6 +3,10 @@
 import type { MaintenanceObject, NodeObject } from './objects.ts';
 import { timeOf } from './objects.ts';
 import { EVACUATING_TAINT, type NodeRecord } from './record.ts';
+import { IGNORE_LABEL } from '../names.ts';
+
+/** The node opts out (drainer.dev/ignore=true): drainer reports it and never starts evacuating it. */
+export const optedOut = (node: NodeObject): boolean => node.metadata?.labels?.[IGNORE_LABEL] === 'true';
 
 export type MaintenanceMode = 'own' | 'observe' | 'off';
 

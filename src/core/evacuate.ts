@@ -73,7 +73,10 @@ function failureText(outcomes: readonly Outcome[]): string {
   return outcomes
     .filter((o) => !o.succeeded)
     .map((o) => {
-      const bad = o.workloads.filter((w) => w.state === 'failed' || w.state === 'blocked');
+      // a plugin's message may name its workloads already ("vms/x cannot migrate (…)"): not twice
+      const bad = o.workloads.filter(
+        (w) => (w.state === 'failed' || w.state === 'blocked') && !o.message?.includes(w.name),
+      );
       const names = bad.map((w) => `${w.name}: ${w.message ?? w.state}`).join('; ');
       return `${o.plugin}: ${o.message ?? 'not every workload moved'}${names ? ` (${names})` : ''}`;
     })

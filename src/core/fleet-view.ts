@@ -4,6 +4,7 @@
 import { leaseExpired } from './fleet/budget.ts';
 import type { LeaseView } from './fleet/types.ts';
 import { nodeOfLease } from './node-lease.ts';
+import { IGNORE_LABEL } from '../names.ts';
 import type { NodeObject } from './objects.ts';
 import {
   parseRecord,
@@ -17,7 +18,10 @@ import { gateText } from './gate/view.ts';
 
 export interface FleetRow {
   readonly node: string;
-  readonly phase: Phase;
+  /** `Ignored`: the node opts out (drainer.dev/ignore=true) and carries no record. */
+  readonly phase: Phase | 'Ignored';
+  /** The node carries drainer.dev/ignore=true: reported, never evacuated. */
+  readonly ignored?: true;
   readonly trigger: string;
   readonly since: string;
   readonly queuedAt?: string;
@@ -80,9 +84,12 @@ export function queueOrder(nodes: readonly NodeObject[]): string[] {
     .map(nameOf);
 }
 
+const ignoredNode = (n: NodeObject): boolean => n.metadata?.labels?.[IGNORE_LABEL] === 'true';
+
 function row(n: NodeObject, rec: NodeRecord, position: number | undefined, gate: boolean): FleetRow {
   return {
     node: nameOf(n),
+    ...(ignoredNode(n) ? { ignored: true as const } : {}),
     phase: rec.phase,
     trigger: rec.trigger,
     since: rec.since,
@@ -104,7 +111,10 @@ function row(n: NodeObject, rec: NodeRecord, position: number | undefined, gate:
   };
 }
 
-/** One row per node with a record, sorted by node name; with `agents`, each row says whether its agent lives. */
+/**
+ * One row per node with a record or the opt-out label, sorted by node name; with `agents`, each row
+ * says whether its agent lives.
+ */
 export function fleetRows(
   nodes: readonly NodeObject[],
   now: Date = new Date(),
@@ -115,7 +125,12 @@ export function fleetRows(
   const rows: FleetRow[] = [];
   for (const n of nodes) {
     const rec = parseRecord(n.metadata?.annotations?.[STATE_ANNOTATION], now);
-    if (!rec) continue;
+    const ignored = ignoredNode(n);
+    if (!rec) {
+      if (ignored)
+        rows.push({ node: nameOf(n), phase: 'Ignored', ignored: true, trigger: '', since: '', progress: {} });
+      continue;
+    }
     const at = queue.indexOf(nameOf(n));
     const agent = agents?.get(nameOf(n));
     rows.push({ ...row(n, rec, at >= 0 ? at + 1 : undefined, gate), ...(agent ? { agent } : {}) });

@@ -3,7 +3,7 @@
 // that throws becomes a failed Outcome (and a log line and a metric), never a crash.
 import type { Logger } from '../observability/logger.ts';
 import type { Metrics } from '../observability/metrics.ts';
-import { isBadInput, isDrainerError, TimeoutError } from '../errors.ts';
+import { isDrainerError, isExpectedFailure, TimeoutError } from '../errors.ts';
 import type {
   BackendPlugin,
   NodeRef,
@@ -249,9 +249,11 @@ export class PluginHost {
   #failed(plugin: string, operation: string, error: unknown): void {
     this.#metrics?.pluginErrors.inc({ plugin, operation });
     const code = isDrainerError(error) ? error.code : undefined;
-    // Bad input (credentials, rights, host mapping) is an expected condition: its message says it all.
-    if (isBadInput(error))
-      this.#log.warn({ plugin, operation, code, reason: messageOf(error) }, `${plugin} ${operation} failed`);
+    // Expected conditions: bad input (credentials, rights, host mapping) and an API that gave no
+    // answer (refused, DNS, TLS, timeout). The caller reports them in one line (Outcome, record,
+    // CLI); the stack adds nothing, so it is only at debug.
+    if (isExpectedFailure(error))
+      this.#log.debug({ plugin, operation, code, reason: messageOf(error) }, `${plugin} ${operation} failed`);
     else this.#log.error({ plugin, operation, code, err: error }, `${plugin} ${operation} failed`);
   }
 

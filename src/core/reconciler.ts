@@ -2,7 +2,8 @@
 // NodeMaintenances and the record; the event that caused the run is never trusted.
 import { CancelledError, ConfigError, RecordUnreadableError } from '../errors.ts';
 import { MemoryRecordStore, type RestoreResult } from './host.ts';
-import { desiredState, viewMaintenances, type Desired } from './desired.ts';
+import { desiredState, optedOut, viewMaintenances, type Desired } from './desired.ts';
+import { IGNORE_LABEL } from '../names.ts';
 import { evacuate, type EvacuatedDesire } from './evacuate.ts';
 import { evacuatedMaintenance } from './maintenance-status.ts';
 import {
@@ -108,9 +109,19 @@ export class Reconciler {
     const desired = desiredState({ nodeName, node, maintenances, record, mode, taints });
     run.log.debug({ desired: desired.state, phase: record?.phase }, 'reconcile');
     this.#deps.metrics?.phase(record?.phase);
+    // an opted-out node is reported, never evacuated (an evacuation already under way goes on)
+    if (desired.state === 'Evacuated' && !record && optedOut(node))
+      return this.#ignored(run, desired, resync);
     if (desired.state === 'Evacuated') return this.#toEvacuated(run, desired, resync);
     if (record) return restoreNode(run);
     await releaseMaintenances(run);
+    return resync;
+  }
+
+  async #ignored(run: NodeRun, desired: EvacuatedDesire, resync: RunResult): Promise<RunResult> {
+    const text = `node ${run.nodeName} is labelled ${IGNORE_LABEL}=true: not evacuated (trigger ${desired.trigger})`;
+    run.log.info({ trigger: desired.trigger }, text);
+    await run.event('Warning', 'EvacuationBlocked', text);
     return resync;
   }
 
@@ -128,6 +139,13 @@ export class Reconciler {
     trigger: string,
   ): Promise<NodeRecord | undefined> {
     const run = readable(nodeName, await this.#read(nodeName, signal)).run;
+    if (!run.store.current && optedOut(run.node))
+      throw new ConfigError([
+        {
+          path: 'node',
+          message: `node ${nodeName} is labelled ${IGNORE_LABEL}=true: drainer never evacuates it`,
+        },
+      ]);
     const resync: RunResult = { requeueAfterMs: this.#deps.config.resyncInterval * 1000 };
     if (run.store.current?.phase !== 'Evacuated')
       await this.#toEvacuated(run, { state: 'Evacuated', trigger }, resync, true);

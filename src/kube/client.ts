@@ -6,7 +6,7 @@ import { delimiter, join } from 'node:path';
 import { existsSync } from 'node:fs';
 import { KubeConfig } from '@kubernetes/client-node';
 import { ConfigError } from '../errors.ts';
-import { KubeHttp, type ApiRequestHook, type KubeClients } from './http.ts';
+import { KubeHttp, type ApiRequestHook, type KubeClients, type KubeHttpOptions } from './http.ts';
 import { KubeconfigWire } from './wire-kubeconfig.ts';
 
 export type { ApiRequestHook, KubeClients } from './http.ts';
@@ -19,6 +19,8 @@ export interface KubeClientOptions {
   readonly inCluster?: boolean;
   readonly homeDir?: string;
   readonly onApiRequest?: ApiRequestHook;
+  /** Default request timeout and the "waiting for …" notice (the CLI's). */
+  readonly http?: KubeHttpOptions;
 }
 
 function loadKubeConfig(opts: KubeClientOptions): KubeConfig {
@@ -50,5 +52,5 @@ function loadKubeConfig(opts: KubeClientOptions): KubeConfig {
 }
 
 export function createKubeClients(opts: KubeClientOptions = {}): KubeClients {
-  return new KubeHttp(new KubeconfigWire(loadKubeConfig(opts)), opts.onApiRequest);
+  return new KubeHttp(new KubeconfigWire(loadKubeConfig(opts)), opts.onApiRequest, opts.http);
 }

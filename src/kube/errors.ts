@@ -9,6 +9,7 @@ import {
   TransientError,
   type ApiErrorDetails,
 } from '../errors.ts';
+import { noAnswerText } from '../no-answer.ts';
 import type { KubeStatus } from './types.ts';
 
 /** Parses a response body as a Status; raw text (proxies, HTML) becomes the message. */
@@ -28,8 +29,16 @@ export function errorForStatus(code: number, status: KubeStatus, method: string,
   const message = `kubernetes ${method} ${path}: ${code}${status.reason ? ` ${status.reason}` : ''}${
     status.message ? `: ${status.message}` : ''
   }`;
-  if (code === 401) return new AuthError(message, details);
-  if (code === 403) return new ForbiddenError(message, details);
+  if (code === 401)
+    return new AuthError(
+      `${message} (hint: the API server refused the credentials: check the kubeconfig's token or certificate, or the ServiceAccount)`,
+      details,
+    );
+  if (code === 403)
+    return new ForbiddenError(
+      `${message} (hint: drainer's ServiceAccount lacks this right: daemonset/clusterrole.yaml and its components grant what drainer uses)`,
+      details,
+    );
   if (code === 404) return new NotFoundError(message, details);
   if (code === 409) return new ConflictError(message, details);
   if (code === 429 || code >= 500) return new TransientError(message, details);
@@ -38,15 +47,25 @@ export function errorForStatus(code: number, status: KubeStatus, method: string,
 }
 
 /** A request that never got an answer (refused, reset, DNS, timeout). */
-export function connectionError(err: unknown, method: string, path: string): TransientError {
+export function connectionError(
+  err: unknown,
+  method: string,
+  path: string,
+  timeoutMs?: number,
+): TransientError {
   // fetch puts the code on err.cause, node:https on err itself (e.g. a certificate the CA did not sign)
   const code = (e: unknown) => {
     const c = (e as { code?: unknown } | undefined)?.code;
     return typeof c === 'string' ? c : undefined;
   };
   const cause = err instanceof Error ? (code(err.cause) ?? code(err) ?? err.name) : 'error';
+  const words = noAnswerText(cause, {
+    setting: 'the server in the kubeconfig (kubeconfig, KUBECONFIG)',
+    caSetting: 'the kubeconfig (certificate-authority)',
+    ...(timeoutMs ? { timeoutMs } : {}),
+  });
   return new TransientError(
-    `kubernetes ${method} ${path}: no answer (${cause})`,
+    `kubernetes ${method} ${path}: ${words}`,
     { api: 'kubernetes', method, url: path },
     { cause: err },
   );

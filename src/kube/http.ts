@@ -65,8 +65,19 @@ export interface KubeWire {
 
 const DEFAULT_TIMEOUT_MS = 30_000;
 
-function signalFor(req: KubeRequest): AbortSignal | undefined {
-  const timeout = req.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+/** How KubeHttp tells a person what it waits for (the CLI prints it; the daemon passes none). */
+export interface KubeHttpOptions {
+  /** Default per-request timeout (a request's own timeoutMs wins). */
+  readonly timeoutMs?: number;
+  /** Told once when a request has had no answer for `slowMs` (default 5 s). */
+  readonly onSlow?: (text: string) => void;
+  readonly slowMs?: number;
+}
+
+const span = (ms: number): string => (ms >= 1000 ? `${Math.round(ms / 1000)} s` : `${ms} ms`);
+
+function signalFor(req: KubeRequest, defaultTimeoutMs: number): AbortSignal | undefined {
+  const timeout = req.timeoutMs ?? defaultTimeoutMs;
   const parts = [req.signal, timeout > 0 ? AbortSignal.timeout(timeout) : undefined].filter(
     (s): s is AbortSignal => s !== undefined,
   );
@@ -84,9 +95,32 @@ export class KubeHttp implements KubeClients {
   readonly #wire: KubeWire;
   readonly #onApiRequest: ApiRequestHook | undefined;
 
-  constructor(wire: KubeWire, onApiRequest?: ApiRequestHook) {
+  readonly #opts: KubeHttpOptions;
+
+  constructor(wire: KubeWire, onApiRequest?: ApiRequestHook, opts: KubeHttpOptions = {}) {
     this.#wire = wire;
     this.#onApiRequest = onApiRequest;
+    this.#opts = opts;
+  }
+
+  /** A timer that says what the request waits for, once it has waited `slowMs`; cleared by the caller. */
+  #slowNotice(
+    method: string,
+    req: KubeRequest,
+    timeoutMs: number,
+  ): ReturnType<typeof setTimeout> | undefined {
+    const { onSlow } = this.#opts;
+    if (!onSlow || timeoutMs === 0) return undefined; // watches wait by design
+    const slowMs = this.#opts.slowMs ?? 5000;
+    const t = setTimeout(
+      () =>
+        onSlow(
+          `waiting for kubernetes ${method} ${req.path}: no answer for ${span(slowMs)} (gives up after ${span(timeoutMs)})`,
+        ),
+      slowMs,
+    );
+    t.unref();
+    return t;
   }
 
   count(code: string): void {
@@ -102,7 +136,9 @@ export class KubeHttp implements KubeClients {
     const method = req.method ?? 'GET';
     const headers: Record<string, string> = { Accept: 'application/json' };
     if (req.body !== undefined) headers['Content-Type'] = req.contentType ?? 'application/json';
-    const signal = signalFor(req);
+    const timeoutMs = req.timeoutMs ?? this.#opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const signal = signalFor(req, timeoutMs);
+    const slow = this.#slowNotice(method, req, timeoutMs);
     let res: WireResponse;
     try {
       res = await this.#wire.send({
@@ -116,7 +152,9 @@ export class KubeHttp implements KubeClients {
       if (err instanceof ConfigError) throw err;
       this.count('error');
       if (req.signal?.aborted) throw req.signal.reason;
-      throw connectionError(err, method, req.path);
+      throw connectionError(err, method, req.path, timeoutMs);
+    } finally {
+      clearTimeout(slow);
     }
     const code = res.status;
     this.count(String(code));

@@ -15,6 +15,7 @@ export interface PluginFactories {
     openstack: OpenStackConfig;
     log: Logger;
     onApiRequest?: ApiRequestHook;
+    onSlow?: (text: string) => void;
   }) => BackendPlugin;
   kubevirt: (deps: { kubevirt: KubevirtConfig; kube: KubeClients; log: Logger }) => BackendPlugin;
 }
@@ -30,6 +31,8 @@ export interface RegistryDeps {
   /** Without Kubernetes access (run-once on a bare host) the KubeVirt plugin is not built. */
   kube?: KubeClients;
   factories?: Partial<PluginFactories>;
+  /** A cloud request with no answer for 5 s: what it waits for (the CLI prints it on stderr). */
+  onSlow?: (text: string) => void;
 }
 
 /** What is missing from the resolved OpenStack credentials (empty when they are usable). */
@@ -83,6 +86,7 @@ export function buildPlugins(config: Config, deps: RegistryDeps): BackendPlugin[
         openstack: config.openstack,
         log: deps.log,
         ...(deps.metrics ? { onApiRequest: deps.metrics.apiRequest } : {}),
+        ...(deps.onSlow ? { onSlow: deps.onSlow } : {}),
       }),
     );
   }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AuthError, ForbiddenError } from '../../src/errors.ts';
+import { AuthError, ForbiddenError, TransientError } from '../../src/errors.ts';
 import type { BackendPlugin, EvacuationContext, Outcome, Plan } from '../../src/core/plugin.ts';
 import { cli } from './harness.ts';
 
@@ -50,10 +50,13 @@ const moved = {
 } as const;
 
 describe('drainer plan', () => {
-  it('prints a table of plugin, server, owner, state, action and blocker', async () => {
+  it('prints a table of plugin, server, owner, state, action and blocker; a blocker exits 3', async () => {
     const { plugin } = fakeNova(async () => ({ plugin: 'nova', succeeded: true, workloads: [] }));
     const { code, stdout } = await cli({ plugins: [plugin] })('plan', '--node', 'node-1');
-    expect(code).toBe(0);
+    expect(code).toBe(3);
+    expect(stdout).toMatch(
+      /^verdict: would be REFUSED\n {2}- nova: db-1 cannot move \(server is in ERROR state\)$/m,
+    );
     const lines = stdout.trim().split('\n');
     expect(lines[0]).toBe('nova (compute-1): 2 workload(s) on node node-1');
     expect(lines[1]).toMatch(/^PLUGIN\s+SERVER\s+PROJECT\/OWNER\s+STATE\s+ACTION\s+BLOCKER$/);
@@ -64,7 +67,15 @@ describe('drainer plan', () => {
   it('prints JSON with --output json', async () => {
     const { plugin } = fakeNova(async () => ({ plugin: 'nova', succeeded: true, workloads: [] }));
     const { stdout } = await cli({ plugins: [plugin] })('plan', '--output', 'json', '--node', 'n');
-    expect(JSON.parse(stdout)).toEqual({ node: 'n', plans: [plan], errors: [] });
+    expect(JSON.parse(stdout)).toMatchObject({
+      node: 'n',
+      verdict: 'refused',
+      reasons: ['nova: db-1 cannot move (server is in ERROR state)'],
+      unknown: [],
+      invalid: [],
+      plans: [plan],
+      errors: [],
+    });
   });
 
   it('exits 2 when the plugin is refused for lack of rights', async () => {
@@ -79,6 +90,18 @@ describe('drainer plan', () => {
     const { code, stderr } = await cli({ plugins: [plugin] })('plan');
     expect(code).toBe(2);
     expect(stderr).toContain('error: nova: admin rights needed');
+  });
+
+  it('exits 1 when it could not find out (the API failed), saying so in one line; -o yaml', async () => {
+    const { plugin } = fakeNova(async () => ({ plugin: 'nova', succeeded: true, workloads: [] }), {
+      plan: async () => {
+        throw new TransientError('GET /servers/detail: connection refused', { api: 'nova' });
+      },
+    });
+    const { code, stdout, stderr } = await cli({ plugins: [plugin] })('plan', '-o', 'yaml', '--node', 'n');
+    expect(code).toBe(1);
+    expect(stdout).toMatch(/^verdict: unknown$/m);
+    expect(stderr).toBe('error: nova: GET /servers/detail: connection refused\n');
   });
 
   it('exits 2 telling to disable Nova when it is enabled without credentials', async () => {

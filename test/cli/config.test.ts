@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import yaml from 'js-yaml';
@@ -102,10 +102,37 @@ describe('drainer usage', () => {
     for (const f of ['--config-path', '--log-level', '--dry-run', '--node']) expect(stdout).toContain(f);
   });
 
-  it('exits 2 for an unknown command or flag', async () => {
-    expect((await cli()('evacuate')).code).toBe(2);
+  it('exits 2 for an unknown command or flag, saying which', async () => {
+    const evacuate = await cli()('evacuate');
+    expect(evacuate.code).toBe(2);
+    expect(evacuate.stderr).toBe('error: unknown command "evacuate"\nrun "drainer --help" for usage\n');
+    const typo = await cli()('statsu');
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toBe(
+      'error: unknown command "statsu" (did you mean status?)\nrun "drainer --help" for usage\n',
+    );
     const bad = await cli()('plan', '--bogus');
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toContain('Unknown argument: bogus');
+    expect(bad.stderr).toContain('error: unknown flag --bogus\n');
+    // yargs names a mistyped flag twice (config-pat, configPat): we name it once, as typed
+    const twice = await cli()('plan', '--config-pat', 'x.yaml');
+    expect(twice.stderr).toBe('error: unknown flag --config-pat\nrun "drainer --help" for usage\n');
+  });
+
+  it("reports a bad -time-out against the old tool's flag the user typed", async () => {
+    const bad = await cli()('plan', '-time-out=abc');
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toBe(
+      'error: -time-out: expected a number of minutes, got "abc"\nrun "drainer --help" for usage\n',
+    );
+    expect(bad.stderr).not.toContain('evacuation-timeout');
+  });
+
+  it('prints its version with --version (the package version)', async () => {
+    const { code, stdout } = await cli()('--version');
+    expect(code).toBe(0);
+    expect(stdout.trim()).toBe(
+      JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version,
+    );
   });
 });

@@ -64,13 +64,11 @@ describe('the daemon parsed without yargs', () => {
     for (const args of cases) expect(plainDaemonArgs(args), args.join(' ')).toBeUndefined();
   });
 
-  it('gives the same clear errors as before for what yargs refuses', async () => {
+  it('gives the same clear errors as the other commands for what yargs refuses', async () => {
     const run = cli({ env: { NODE_NAME: 'node-1' } });
     const bogus = await run('daemon', '--bogus-flag');
     expect(bogus.code).toBe(2);
-    expect(bogus.stderr).toBe(
-      'error: Unknown arguments: bogus-flag, bogusFlag\nrun "drainer --help" for usage\n',
-    );
+    expect(bogus.stderr).toBe('error: unknown flag --bogus-flag\nrun "drainer --help" for usage\n');
     const level = await run('daemon', '--log-level', 'loud');
     expect(level.code).toBe(2);
     expect(level.stderr).toMatch(

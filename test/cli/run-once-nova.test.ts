@@ -63,6 +63,18 @@ describe('run-once against the sandbox Nova', () => {
     expect(cloud!.state.service('compute-a')?.status).toBe('enabled');
   });
 
+  it('restore at the default log level prints its lines and no JSON log line', async () => {
+    const { DRAINER_LOG_LEVEL: _level, ...env } = await start([{ name: 'vm-1' }]);
+    const drainer = cli({ env });
+    expect((await drainer('run-once', '--node', 'compute-a')).code).toBe(0);
+
+    const restored = await drainer('restore', '--node', 'compute-a');
+
+    expect(restored.code).toBe(0);
+    expect(restored.stdout).toBe('nova: restored\n');
+    expect(restored.stderr).toBe('');
+  });
+
   it('exits 1 and names the server that cannot move', async () => {
     const env = await start([{ name: 'vm-ok' }, { name: 'vm-broken', status: 'ERROR' }]);
     const run = await cli({ env })('run-once', '--node', 'compute-a');

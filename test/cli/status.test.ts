@@ -48,10 +48,13 @@ const NODES = [
   withRecord('node-c', { phase: 'Queued' }, 1000),
   withRecord('node-e', {
     phase: 'Failed',
-    lastError: 'nova: not every workload moved (web-1: No valid host was found)',
+    lastError:
+      'nova: not every workload moved (web-1: No valid host was found. There are not enough hosts available for the flavor m1.xlarge)',
   }),
   withRecord('node-f', { phase: 'Evacuated' }),
   node('node-g', { metadata: { name: 'node-g' } }), // in service: no row
+  // opted out: a row, never evacuated
+  node('node-h', { metadata: { name: 'node-h', labels: { 'drainer.dev/ignore': 'true' } } }),
 ];
 
 describe('drainer status', () => {
@@ -77,7 +80,9 @@ describe('drainer status', () => {
       ['node-d', 'Queued', 2],
       ['node-e', 'Failed', undefined],
       ['node-f', 'Evacuated', undefined],
+      ['node-h', 'Ignored', undefined],
     ]);
+    expect(nodes[6]).toMatchObject({ ignored: true });
     expect(nodes[0]?.progress).toEqual({
       nova: { moved: 3, total: 10, failed: 0 },
       kubevirt: { moved: 1, total: 2, failed: 1 },
@@ -90,8 +95,9 @@ describe('drainer status', () => {
       'held',
       'held',
       'held',
-      'held: evacuation Failed: nova: not every workload moved (web-1: No valid host was found)',
+      'held: evacuation Failed: nova: not every workload moved (web-1: No valid host was found. There are not enough hosts available for the flavor m1.xlarge)',
       'released',
+      undefined, // node-h opts out: no gate of drainer's
     ]);
   });
 
@@ -108,7 +114,7 @@ describe('drainer status', () => {
     expect(lines[0]).toMatch(
       /^NODE\s+PHASE\s+TRIGGER\s+SINCE\s+SLOT\/QUEUE\s+PROGRESS\s+DRAIN GATE\s+LAST ERROR$/,
     );
-    expect(lines).toHaveLength(7);
+    expect(lines).toHaveLength(8);
     expect(lines[1]).toMatch(
       /^node-a\s+Evacuating\s+cordon\s+\S+\s+drainer-evacuation-0\s+nova 3\/10, kubevirt 1\/2 \(1 failed\)\s+held \(8 of 12 servers left\)$/,
     );
@@ -118,6 +124,19 @@ describe('drainer status', () => {
       /^node-e\s+Failed\s+cordon\s+\S+\s+held: evacuation Failed: nova: .*\s+nova: not every workload moved/,
     );
     expect(lines[6]).toMatch(/^node-f\s+Evacuated\s+cordon\s+\S+\s+released$/);
+    // a long error is cut, and says where the rest is
+    expect(lines[5]).toMatch(/… \(-o wide shows it all\)$/);
+    expect(lines[7]).toMatch(/^node-h\s+Ignored\s*$/);
+  });
+
+  it('-o wide: the table with the whole last error', async () => {
+    const r = await cli({ env })('status', '-o', 'wide');
+    expect(r.code, r.stderr).toBe(0);
+    const lines = r.stdout.trimEnd().split('\n');
+    expect(lines[5]).toMatch(
+      /^node-e\s+Failed\s+cordon\s+\S+\s+held: evacuation Failed: .*\s+nova: not every workload moved \(web-1: No valid host was found\. There are not enough hosts available for the flavor m1\.xlarge\)$/,
+    );
+    expect(r.stdout).not.toContain('…');
   });
 
   it("says each node's agent is alive, or gone since when (record may be stale), from its node Lease", async () => {

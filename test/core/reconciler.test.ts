@@ -65,6 +65,29 @@ describe('reconciler: cordon and uncordon', () => {
     ]);
   });
 
+  it('never evacuates a node labelled drainer.dev/ignore=true: says so in an Event, changes nothing', async () => {
+    const { cluster, host, reconcile, reconciler } = setup();
+    const node = cluster.addNode('node-7', { unschedulable: true });
+    node.metadata.labels = { 'drainer.dev/ignore': 'true' };
+
+    await reconcile();
+
+    expect(host.evacuateCalls).toBe(0);
+    expect(cluster.record('node-7')).toBeUndefined();
+    expect(hasTaint(cluster, 'node-7')).toBe(false);
+    expect(cluster.events.map((e) => [e.reason, e.message])).toEqual([
+      [
+        'EvacuationBlocked',
+        'node node-7 is labelled drainer.dev/ignore=true: not evacuated (trigger cordon)',
+      ],
+    ]);
+    // run-once refuses it too, naming the label
+    await expect(reconciler.evacuateNow('node-7', new AbortController().signal, 'run-once')).rejects.toThrow(
+      /node node-7 is labelled drainer\.dev\/ignore=true: drainer never evacuates it/,
+    );
+    expect(host.evacuateCalls).toBe(0);
+  });
+
   it('does nothing for an evacuated node whose inputs did not change', async () => {
     const { cluster, host, reconcile } = setup();
     cluster.addNode('node-7', { unschedulable: true });

@@ -2,7 +2,8 @@
 // hand-kept list, run real evacuations in the sandbox (Nova + KubeVirt; a cordon, and a
 // NodeMaintenance on the node whose VMI cannot migrate, shut down under nonMigratable: shutdown)
 // and check every request the API server logged against daemonset/clusterrole.yaml and the
-// namespaced role.yaml (fleet slots: both evacuations start at once with the default budget 1).
+// namespaced role.yaml (fleet slots: both evacuations start at once with the default budget 1), plus the
+// component components/pod-delete that nonMigratable: shutdown needs.
 import { readFileSync } from 'node:fs';
 import yaml from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,13 +17,43 @@ interface Rule {
   apiGroups: string[];
   resources: string[];
   verbs: string[];
+  /** A Role's rules hold only in its namespace (a ClusterRole's: everywhere). */
+  namespace?: string;
 }
-const load = (f: string) => yaml.load(readFileSync(`daemonset/${f}`, 'utf8')) as { rules: Rule[] };
-const role = { rules: [...load('clusterrole.yaml').rules, ...load('role.yaml').rules] };
+const load = (f: string): { rules: Rule[] } => {
+  const doc = yaml.load(readFileSync(`daemonset/${f}`, 'utf8')) as {
+    kind: string;
+    metadata: { namespace?: string };
+    rules: Rule[];
+  };
+  const ns = doc.kind === 'Role' ? doc.metadata.namespace : undefined;
+  return { rules: doc.rules.map((r) => (ns ? { ...r, namespace: ns } : r)) };
+};
+/** The namespace a request path names (/api/v1/namespaces/<ns>/…), if any. */
+const namespaceOf = (path: string): string | undefined =>
+  /\/namespaces\/([^/?]+)\/[^/?]+/.exec(new URL(path, 'http://x').pathname)?.[1];
+type Call = KubeCall & { namespace?: string };
+const callOf = (method: string, path: string): Call | undefined => {
+  const c = kubeCall(method, path);
+  const ns = namespaceOf(path);
+  return c && ns ? { ...c, namespace: ns } : c;
+};
+/** The ClusterRoles of a component (its file may hold a binding too). */
+const componentRules = (f: string): Rule[] =>
+  (yaml.loadAll(readFileSync(`daemonset/components/${f}`, 'utf8')) as { kind: string; rules?: Rule[] }[])
+    .filter((o) => o.kind === 'ClusterRole')
+    .flatMap((o) => o.rules ?? []);
+const base = { rules: [...load('clusterrole.yaml').rules, ...load('role.yaml').rules] };
+// this run uses kubevirt.nonMigratable: shutdown, which needs the pod-delete component
+const role = { rules: [...base.rules, ...componentRules('pod-delete/clusterrole.yaml')] };
 
-const allows = (rules: readonly Rule[], c: KubeCall): boolean =>
+const allows = (rules: readonly Rule[], c: Call): boolean =>
   rules.some(
-    (r) => r.apiGroups.includes(c.group) && r.resources.includes(c.resource) && r.verbs.includes(c.verb),
+    (r) =>
+      (r.namespace === undefined || r.namespace === c.namespace) &&
+      r.apiGroups.includes(c.group) &&
+      r.resources.includes(c.resource) &&
+      r.verbs.includes(c.verb),
   );
 
 const key = (c: KubeCall) => `${c.verb} ${c.group || 'core'}/${c.resource}`;
@@ -107,11 +138,9 @@ describe('RBAC covers every API call (sandbox evacuation with Nova and KubeVirt)
   });
 
   it('allows every resource request the agents made', () => {
-    const calls = sb.kube.requestLog.map((r) => ({ r, call: kubeCall(r.method, r.path) }));
+    const calls = sb.kube.requestLog.map((r) => ({ r, call: callOf(r.method, r.path) }));
     const denied = [
-      ...new Set(
-        calls.filter((c) => c.call && !allows(role.rules, c.call)).map((c) => key(c.call as KubeCall)),
-      ),
+      ...new Set(calls.filter((c) => c.call && !allows(role.rules, c.call)).map((c) => key(c.call as Call))),
     ];
     expect(denied).toEqual([]);
     // anything that is not a resource request is API discovery (allowed to every user)
@@ -130,6 +159,12 @@ describe('RBAC covers every API call (sandbox evacuation with Nova and KubeVirt)
     );
     const unused = granted.filter((g) => !used.has(g) && !NOT_EXERCISED.has(g));
     expect(unused).toEqual([]);
+  });
+
+  it('the base role lacks exactly what only nonMigratable: shutdown needs (pod delete, its component)', () => {
+    const calls = sb.kube.requestLog.map((r) => callOf(r.method, r.path)).flatMap((c) => (c ? [c] : []));
+    const baseDenied = [...new Set(calls.filter((c) => !allows(base.rules, c)).map(key))];
+    expect(baseDenied).toEqual(['delete core/pods']);
   });
 
   it('ran the paths it claims: both evacuations and restores, the VMI shut down', () => {

@@ -129,7 +129,7 @@ describe('drainer invocations in the docs', () => {
     expect(await refusal(['restore', '--node', 'node-7'])).toBeUndefined();
     expect(await refusal(['--daemon'])).toBeUndefined(); // the old tool's flag
     expect(await refusal(['status', '--follow'])).toMatch(/Unknown argument/);
-    expect(await refusal(['status', '-o', 'wide'])).toMatch(/Invalid values/);
+    expect(await refusal(['status', '-o', 'xml'])).toMatch(/Invalid values/);
     expect(await refusal(['evacuate'])).toMatch(/no command evacuate/);
     expect(
       invocations(

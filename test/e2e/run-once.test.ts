@@ -1,30 +1,20 @@
 // Story: an operator without the daemon runs `drainer run-once --cordon` against the cluster, then
 // `drainer restore`: the same reconcile, once, with the record on the Node.
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import yaml from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cli } from '../cli/harness.ts';
 import { smallWorld } from './scenario.ts';
 import { startStack, type Stack } from './stack.ts';
+import { stackCli } from './stack-cli.ts';
 
 describe('run-once and restore on Kubernetes (full stack)', () => {
   let stack: Stack;
-  let run: ReturnType<typeof cli>;
+  let run: ReturnType<typeof stackCli>;
   beforeAll(async () => {
     stack = await startStack({ scenario: smallWorld({ servers: 2 }) });
-    const dir = mkdtempSync(path.join(tmpdir(), 'drainer-once-'));
-    const kubeconfig = path.join(dir, 'kubeconfig');
-    writeFileSync(kubeconfig, stack.sandbox.kube.kubeconfig());
-    const config = {
-      ...stack.sandbox.drainerConfig,
-      kubeconfig,
+    run = stackCli(stack, {
       logLevel: 'warn',
       nova: { pollInterval: 0.05 },
       drain: { evictionRetryInterval: 0.1, timeout: 20 },
-    };
-    run = cli({ files: { 'config.yaml': yaml.dump(config) } });
+    });
   });
   afterAll(async () => stack?.close());
 

@@ -114,7 +114,9 @@ describe('Kubernetes clients in a Pod (ServiceAccount token and CA)', () => {
     const { k, codes } = podClients();
     const err = await k.request({ path: '/api/v1/nodes' }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(TransientError);
-    expect((err as Error).message).toMatch(/no answer \(.*(CERT|SIGNATURE).*\)/);
+    expect((err as Error).message).toMatch(
+      /TLS failed: \S*(CERT|SIGNATURE)\S* \(hint: is it an https endpoint\? a private CA goes in /,
+    );
     expect(codes).toEqual(['error']);
     expect(api.requestLog).toHaveLength(0);
   });

@@ -2,7 +2,7 @@ import got from 'got';
 import nock from 'nock';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/observability/logger.ts';
-import { ApiError } from '../../src/errors.ts';
+import { ApiError, TransientError } from '../../src/errors.ts';
 
 const PASSWORD = 'hunter2-password';
 const TOKEN = 'gAAAAA-token-value';
@@ -100,5 +100,55 @@ describe('logger redaction', () => {
     a.self = a;
     log.info({ a });
     expect(all()).toContain('[Circular]');
+  });
+});
+
+describe('logger keys', () => {
+  const countKey = (line: string, key: string) => line.split(`"${key}":`).length - 1;
+
+  it('writes the key node once, however many children and calls name it', () => {
+    const { log, lines } = capture();
+    const agent = log.child({ node: 'node-1' });
+    const reconciler = agent.child({ node: 'node-1' });
+    reconciler.child({ plugin: 'nova', node: 'node-1' }).warn({ node: 'node-1' }, 'plan failed');
+    reconciler.info({ node: 'node-1', phase: 'Evacuating' }, 'evacuating');
+    expect(lines).toHaveLength(2);
+    for (const line of lines) expect(countKey(line, 'node'), line).toBe(1);
+    expect(JSON.parse(lines[0] ?? '{}')).toMatchObject({
+      node: 'node-1',
+      plugin: 'nova',
+      msg: 'plan failed',
+    });
+    expect(JSON.parse(lines[1] ?? '{}')).toMatchObject({ node: 'node-1', phase: 'Evacuating' });
+  });
+
+  it('keeps a key whose value differs from the bound one (another node)', () => {
+    const { log, lines } = capture();
+    log.child({ node: 'node-1' }).info({ node: 'node-2' }, 'about another node');
+    expect(lines[0]).toContain('"node":"node-2"');
+  });
+});
+
+describe('logger stacks', () => {
+  const lineOf = (level: string, err: Error) => {
+    const lines: string[] = [];
+    const log = createLogger({ level, destination: { write: (l: string) => void lines.push(l) } });
+    log.warn({ err }, 'it failed');
+    return JSON.parse(lines[0] ?? '{}') as { err: { message: string; stack?: string } };
+  };
+  const refused = () =>
+    new TransientError('keystone POST http://k/v3/auth/tokens: connection refused (hint: …)', {
+      api: 'keystone',
+    });
+
+  it('logs an expected failure (no answer, refused credentials) without its stack at the default level', () => {
+    const line = lineOf('info', refused());
+    expect(line.err.message).toMatch(/connection refused/);
+    expect(line.err.stack).toBeUndefined();
+  });
+
+  it('keeps the stack at debug, and for an unexpected error at any level', () => {
+    expect(lineOf('debug', refused()).err.stack).toMatch(/TransientError: keystone POST/);
+    expect(lineOf('info', new TypeError('cannot read x of undefined')).err.stack).toMatch(/^TypeError: /);
   });
 });

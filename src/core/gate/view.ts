@@ -3,16 +3,15 @@ import type { NodeObject } from '../objects.ts';
 import type { NodeRecord } from '../record.ts';
 import { allMoved, gateHeld, releasedAt } from './step.ts';
 
-const REASON_CHARS = 80;
-
 /** `held (3 of 7 servers left)`, `released`, `held: evacuation Failed: <reason>`. */
 export function gateText(rec: NodeRecord, node?: NodeObject): string {
   if (releasedAt(node) !== undefined) return 'released (drainer release)';
   if (!gateHeld(rec, node)) return 'released';
   if (rec.phase === 'Evacuated' && !allMoved(rec)) return 'held: evacuated with virtual machines left';
   if (rec.phase === 'Failed') {
+    // the whole reason: the table cuts its columns (not -o wide), JSON and YAML keep it
     const why = (rec.failureReason ?? rec.lastError ?? 'unknown').replace(/\s+/g, ' ');
-    return `held: evacuation Failed: ${why.length > REASON_CHARS ? `${why.slice(0, REASON_CHARS - 1)}…` : why}`;
+    return `held: evacuation Failed: ${why}`;
   }
   const counts = Object.values(rec.progress ?? {});
   if (!counts.length) return 'held';

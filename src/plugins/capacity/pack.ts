@@ -32,8 +32,20 @@ export type Unplaced =
   | { readonly item: Item; readonly why: 'zone'; readonly zone: string }
   | { readonly item: Item; readonly why: 'excluded' }
   | { readonly item: Item; readonly why: 'anti-affinity'; readonly group: string }
-  | { readonly item: Item; readonly why: 'max-unit'; readonly classes: readonly string[] }
-  | { readonly item: Item; readonly why: 'room'; readonly classes: readonly string[] };
+  | {
+      readonly item: Item;
+      readonly why: 'max-unit';
+      readonly classes: readonly string[];
+      /** Per class: the largest max_unit of the usable hosts (the most any host takes for one). */
+      readonly largest: Amounts;
+    }
+  | {
+      readonly item: Item;
+      readonly why: 'room';
+      readonly classes: readonly string[];
+      /** Per lacking class: the most that one usable host has free (what the largest can take). */
+      readonly largest: Amounts;
+    };
 
 export interface Packing {
   readonly placed: readonly { readonly item: Item; readonly bin: string }[];
@@ -90,12 +102,20 @@ function reason(item: Item, bins: readonly OpenBin[]): Unplaced {
     if (!left.length) return { item, why: 'anti-affinity', group };
   }
   const fitting = left.filter((b) => tooBig(item, b.bin).length === 0);
-  if (!fitting.length) return { item, why: 'max-unit', classes: tooBig(item, left[0]!.bin) };
+  if (!fitting.length) {
+    const classes = tooBig(item, left[0]!.bin);
+    const most = (k: string) => Math.max(0, ...left.map((b) => b.bin.maxUnit?.[k] ?? 0));
+    return { item, why: 'max-unit', classes, largest: Object.fromEntries(classes.map((k) => [k, most(k)])) };
+  }
   // the classes no single host has enough of
   const classes = needed(item)
     .filter(([k, v]) => fitting.every((b) => (b.free[k] ?? 0) < v))
     .map(([k]) => k);
-  return { item, why: 'room', classes: classes.length ? classes : lacking(item, fitting[0]!) };
+  const lack = classes.length ? classes : lacking(item, fitting[0]!);
+  const largest = Object.fromEntries(
+    lack.map((k) => [k, Math.max(0, ...fitting.map((b) => b.free[k] ?? 0))]),
+  );
+  return { item, why: 'room', classes: lack, largest };
 }
 
 export function pack(items: readonly Item[], bins: readonly Bin[]): Packing {

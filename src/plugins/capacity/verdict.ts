@@ -1,5 +1,5 @@
 // The capacity verdict as operators read it: "nova: 3 of 14 servers do not fit: db-7 (16 vCPU,
-// 64 GiB RAM) needs a host with 16 vCPU free; 40 GiB RAM short in total".
+// 64 GiB RAM): the largest room on one other host is 12 vCPU; 40 GiB RAM short in total".
 import { isAuthError, isCancelledError } from '../../errors.ts';
 import type { CapacityVerdict } from '../../core/plugin.ts';
 import type { Amounts, Packing, Unplaced } from './pack.ts';
@@ -40,10 +40,11 @@ function line(u: Unplaced, d: Describe): string {
     case 'anti-affinity':
       return `${who} is in anti-affinity group ${u.group} and every usable host already holds a member`;
     case 'max-unit':
-      return `${who} is larger than any host takes for one workload (${u.classes.map((c) => d(c, u.item.needs[c] ?? 0)).join(', ')})`;
+      return `${who} is larger than any other host takes for one workload (at most ${amounts(u.largest, d) || 'nothing'})`;
     case 'room': {
-      const want = Object.fromEntries(u.classes.map((c) => [c, u.item.needs[c] ?? 0]));
-      return `${who} needs a host with ${amounts(want, d)} free`;
+      // its size is said already: what it lacks is a host with that much free
+      const most = amounts(u.largest, d) || 'nothing free';
+      return `${who}: the largest room on one other host is ${most}`;
     }
   }
 }

@@ -16,6 +16,7 @@ import {
   type ApiErrorDetails,
 } from '../../errors.ts';
 import { http, https } from '../../node-http.ts';
+import { noAnswerText } from '../../no-answer.ts';
 
 export type Api = 'keystone' | 'nova' | 'placement';
 export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
@@ -40,6 +41,9 @@ export interface HttpOptions {
   retries?: number;
   /** First backoff, doubled each retry (default 500 ms). */
   backoffMs?: number;
+  /** Told once per attempt that has had no answer for `slowMs` (default 5 s): what it waits for. */
+  onSlow?: ((text: string) => void) | undefined;
+  slowMs?: number;
 }
 
 export interface HttpRequest {
@@ -105,6 +109,8 @@ const codeOf = (err: unknown): string => {
   return typeof c === 'string' ? c : 'ERROR';
 };
 
+const span = (ms: number): string => (ms >= 1000 ? `${Math.round(ms / 1000)} s` : `${ms} ms`);
+
 export function createHttp(opts: HttpOptions): Http {
   const sleep = opts.sleep ?? defaultSleep;
   const retries = opts.retries ?? 3;
@@ -115,7 +121,13 @@ export function createHttp(opts: HttpOptions): Http {
     'https:': new https.Agent({ keepAlive: false, ...tlsSettings(opts.tls) }),
   };
 
-  function once(req: HttpRequest): Promise<HttpResponse> {
+  const slowMs = opts.slowMs ?? 5000;
+  /** "waiting for keystone POST …: no answer for 5 s (gives up after 30 s; attempt 1 of 4)" */
+  const slowText = (req: HttpRequest, attempt: number) =>
+    `waiting for ${req.api} ${req.method} ${safeUrl(req.url)}: no answer for ${span(slowMs)} ` +
+    `(gives up after ${span(opts.timeoutMs)}; attempt ${attempt + 1} of ${retries + 1})`;
+
+  function once(req: HttpRequest, attempt: number): Promise<HttpResponse> {
     const url = new URL(req.url);
     if (req.searchParams)
       url.search = new URLSearchParams(
@@ -140,6 +152,7 @@ export function createHttp(opts: HttpOptions): Http {
           res.once('error', fail);
           res.once('end', () => {
             clearTimeout(timer);
+            clearTimeout(slow);
             const text = Buffer.concat(chunks).toString('utf8');
             resolve({ status: res.statusCode ?? 0, headers: res.headers, body: parseBody(text) });
           });
@@ -147,12 +160,16 @@ export function createHttp(opts: HttpOptions): Http {
       );
       function fail(err: unknown) {
         clearTimeout(timer);
+        clearTimeout(slow);
         reject(err instanceof Error ? err : new Error(String(err)));
       }
       const timer = setTimeout(
         () => r.destroy(new NoAnswer(`no answer within ${opts.timeoutMs} ms`, 'ETIMEDOUT')),
         opts.timeoutMs,
       );
+      const slow = setTimeout(() => opts.onSlow?.(slowText(req, attempt)), slowMs);
+      slow.unref();
+      r.once('response', () => clearTimeout(slow));
       r.once('error', fail);
       r.end(body);
     });
@@ -165,14 +182,14 @@ export function createHttp(opts: HttpOptions): Http {
         const last = attempt >= retries;
         let res: HttpResponse;
         try {
-          res = await once(req);
+          res = await once(req, attempt);
         } catch (err) {
           if (req.signal?.aborted) throw req.signal.reason;
           const code = codeOf(err);
           opts.onApiRequest?.(req.api, code);
           if (!idempotent && RETRY_CODES.has(code) && !NOT_SENT_CODES.has(code))
-            throw outcomeUnknown(req, `${code} ${err instanceof Error ? err.message : String(err)}`);
-          if (last || !RETRY_CODES.has(code)) throw connectionError(req, err, code);
+            throw outcomeUnknown(req, code);
+          if (last || !RETRY_CODES.has(code)) throw connectionError(req, code, opts.timeoutMs);
           await sleep(backoffMs * 2 ** attempt, req.signal);
           continue;
         }
@@ -247,12 +264,16 @@ function outcomeUnknown(req: HttpRequest, what: string, status?: number): Outcom
   );
 }
 
-function connectionError(req: HttpRequest, err: unknown, code: string): ApiError {
+function connectionError(req: HttpRequest, code: string, timeoutMs?: number): ApiError {
   const details: ApiErrorDetails = { api: req.api, method: req.method, url: safeUrl(req.url) };
-  // node's message for connection errors names only the address; the error itself is never the
-  // cause, so nothing of the request (headers with tokens, bodies with passwords) can travel along.
-  const reason = err instanceof Error ? err.message : String(err);
-  const msg = `${req.api} ${req.method} ${details.url}: ${code} ${reason}`;
+  // the system's code in plain words (no-answer.ts); the error itself is never the cause, so
+  // nothing of the request (headers with tokens, bodies with passwords) can travel along.
+  const words = noAnswerText(code, {
+    setting: 'openstack.auth.authUrl (the catalog gives the rest)',
+    caSetting: 'openstack.cacert',
+    ...(timeoutMs ? { timeoutMs } : {}),
+  });
+  const msg = `${req.api} ${req.method} ${details.url}: ${words}`;
   return RETRY_CODES.has(code) ? new TransientError(msg, details) : new ApiError('API', msg, details);
 }
 

@@ -13,6 +13,8 @@ export interface NovaPluginDeps {
   openstack: OpenStackConfig;
   log: Logger;
   onApiRequest?: ApiRequestHook;
+  /** A request with no answer for 5 s: what it waits for (the CLI prints it). */
+  onSlow?: (text: string) => void;
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** Wall clock in epoch ms (tests). */
   now?: () => number;
@@ -30,6 +32,7 @@ export function createNovaPlugin(deps: NovaPluginDeps): BackendPlugin {
     tls: { cacert: os.cacert, cert: os.cert, key: os.key, insecure: os.insecure },
     sleep,
     onApiRequest: deps.onApiRequest,
+    onSlow: deps.onSlow,
     ...(deps.httpRetries !== undefined ? { retries: deps.httpRetries } : {}),
     ...(deps.httpBackoffMs !== undefined ? { backoffMs: deps.httpBackoffMs } : {}),
   });

@@ -112,7 +112,7 @@ describe('verdictOf', () => {
   const describeNova = (cls: string, n: number) =>
     cls === 'VCPU' ? `${n} vCPU` : cls === 'MEMORY_MB' ? `${n / 1024} GiB RAM` : `${n} GB disk`;
 
-  it('names the server, its size, what it needs and the total shortfall', () => {
+  it('names the server, its size, the most one other host has free, and the total shortfall', () => {
     const packing = pack(
       [vm('db-7', 16, 64), vm('web-1', 2, 8), vm('web-2', 2, 8)],
       [host('host-a', 8, 32), host('host-b', 8, 8)],
@@ -121,7 +121,7 @@ describe('verdictOf', () => {
     expect(v).toEqual({
       status: 'short',
       message:
-        'nova: 1 of 3 servers does not fit: db-7 (16 vCPU, 64 GiB RAM) needs a host with 16 vCPU, 64 GiB RAM free; 4 vCPU, 40 GiB RAM short in total',
+        'nova: 1 of 3 servers does not fit: db-7 (16 vCPU, 64 GiB RAM): the largest room on one other host is 8 vCPU, 32 GiB RAM; 4 vCPU, 40 GiB RAM short in total',
     });
   });
 

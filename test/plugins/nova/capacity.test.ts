@@ -90,14 +90,14 @@ describe('nova capacity verdict', () => {
     expect(plan.capacity).toEqual({
       status: 'short',
       message:
-        'nova: 1 of 3 servers does not fit: db-8 (8 vCPU, 16 GiB RAM, 20 GB disk) needs a host with 16 GiB RAM free; 4.5 GiB RAM short in total',
+        'nova: 1 of 3 servers does not fit: db-8 (8 vCPU, 16 GiB RAM, 20 GB disk): the largest room on one other host is 15.5 GiB RAM; 4.5 GiB RAM short in total',
     });
   });
 
   it('max_unit: a server wider than any other host’s cores does not fit, however much room', async () => {
     const plan = await planOf({ servers: [vm('wide', 24, 8)] });
     expect(plan.capacity?.message).toBe(
-      'nova: 1 of 1 server does not fit: wide (24 vCPU, 8 GiB RAM, 20 GB disk) is larger than any host takes for one workload (24 vCPU)',
+      'nova: 1 of 1 server does not fit: wide (24 vCPU, 8 GiB RAM, 20 GB disk) is larger than any other host takes for one workload (at most 16 vCPU)',
     );
   });
 
@@ -122,7 +122,7 @@ describe('nova capacity verdict', () => {
       ],
     });
     expect(plan.capacity?.message).toBe(
-      'nova: 1 of 2 servers does not fit: local (2 vCPU, 4 GiB RAM, 200 GB disk) needs a host with 200 GB disk free; 50 GB disk short in total',
+      'nova: 1 of 2 servers does not fit: local (2 vCPU, 4 GiB RAM, 200 GB disk): the largest room on one other host is 150 GB disk; 50 GB disk short in total',
     );
   });
 

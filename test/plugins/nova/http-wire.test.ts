@@ -110,3 +110,45 @@ describe('OpenStack http layer on real sockets', () => {
     expect(calls).toBe(3);
   });
 });
+
+describe('a request that waits', () => {
+  it('says what it waits for once the answer is late, then gives up in one line with a hint', async () => {
+    const url = await listen(
+      createHttp(() => {}), // accepts, never answers
+      'http',
+    );
+    const said: string[] = [];
+    const ac = new AbortController();
+    const http = createOpenStackHttp({
+      timeoutMs: 60_000,
+      slowMs: 20,
+      retries: 0,
+      onSlow: (text) => {
+        said.push(text);
+        ac.abort(new Error('seen'));
+      },
+    });
+    await expect(
+      http.request({ api: 'keystone', method: 'POST', url: `${url}/v3/auth/tokens`, signal: ac.signal }),
+    ).rejects.toThrow('seen');
+    expect(said).toEqual([
+      `waiting for keystone POST ${url}/v3/auth/tokens: no answer for 20 ms (gives up after 60 s; attempt 1 of 1)`,
+    ]);
+  });
+
+  it('words a refused connection as a cause and a hint', async () => {
+    const url = await listen(
+      createHttp(() => {}),
+      'http',
+    );
+    await new Promise<void>((r) =>
+      cleanups
+        .pop()?.()
+        .then(() => r()),
+    );
+    const http = createOpenStackHttp({ timeoutMs: 5000, retries: 0 });
+    await expect(http.request({ api: 'keystone', method: 'GET', url: `${url}/v3` })).rejects.toThrow(
+      `keystone GET ${url}/v3: connection refused (hint: is openstack.auth.authUrl (the catalog gives the rest) right and the service up?)`,
+    );
+  });
+});

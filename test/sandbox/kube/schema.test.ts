@@ -13,7 +13,7 @@ const LEGACY_NM = '/apis/nodemaintenance.kubevirt.io/v1beta1/nodemaintenances';
 const MERGE = 'application/merge-patch+json';
 const manifest = path.resolve(
   fileURLToPath(import.meta.url),
-  '../../../../daemonset/crd-nodemaintenance.yaml',
+  '../../../../daemonset/components/nodemaintenance-crd/crd-nodemaintenance.yaml',
 );
 
 const nm = (name: string, spec: Json) => ({
@@ -132,7 +132,7 @@ describe('sandbox API server: custom resources against their schema', () => {
     expect(good.status).toBe(201);
   });
 
-  it('serves the same NodeMaintenance schema as daemonset/crd-nodemaintenance.yaml, in both groups', () => {
+  it('serves the same NodeMaintenance schema as the nodemaintenance-crd component, in both groups', () => {
     const file = load(readFileSync(manifest, 'utf8')) as Json;
     const [medik8s, legacy] = drainerCrds() as Json[];
     const served = medik8s.spec.versions[0];
