@@ -68,7 +68,7 @@ export const novaSchema = z.strictObject({
   stallAfter: dflt(
     duration(),
     180,
-    "a live migration whose least memory left has not fallen for this long is stalled (it will not converge)",
+    'a live migration whose least memory left has not fallen for this long is stalled (it will not converge)',
   ),
   onStall: dflt(
     z.enum(['force-complete', 'abort', 'wait']),

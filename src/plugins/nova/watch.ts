@@ -41,7 +41,14 @@ export class Watch {
    * healthy one takes here (three times the typical one), never later than the stall window.
    */
   armed(e: Entry, now: number, adopted = false): void {
-    if (e.action !== 'live-migrate' || !this.#readable || !this.#o.compute.atLeast(23)) return;
+    if (e.action !== 'live-migrate' || !this.#readable) return;
+    if (!this.#o.compute.atLeast(23)) {
+      if (!this.#saidFallback) {
+        this.#saidFallback = true;
+        this.#o.log.warn('live-migration progress needs compute microversion 2.23: stalls are not detected');
+      }
+      return;
+    }
     const stallMs = this.#o.nova.stallAfter * 1000;
     const gap = this.#pace.gapMs;
     // no migration ended here yet: half the stall window
