@@ -4,20 +4,15 @@
 // many servers stay on the host, the makespans, drainer's makespan over the ideal (each busy server
 // counted at nova.stallAfter plus its forced finish), and Nova requests per migrated server.
 import { configSchema } from '../../src/config/schema.ts';
-import { MemoryRecordStore, PluginHost } from '../../src/core/host.ts';
 import { createLogger } from '../../src/observability/logger.ts';
-import {
-  ComputeClient,
-  KeystoneSession,
-  createHttp,
-  createNovaPlugin,
-} from '../../src/plugins/nova/index.ts';
+import { createNovaPlugin } from '../../src/plugins/nova/index.ts';
 import { ScaledClock } from '../../src/sandbox/clock.ts';
 import { seededRandom } from '../../src/sandbox/openstack/ids.ts';
 import { startOpenStack, type OpenStackSandbox } from '../../src/sandbox/openstack/index.ts';
 import { openstackConfigFor } from '../../src/sandbox/scenario-config.ts';
 import { atMost, info, type Figure } from '../lib/report.ts';
 import { idealMakespan, round, seededDurations } from '../lib/stats.ts';
+import { evacuateThroughHost, fireEverything } from './makespan.ts';
 
 export interface BusyOptions {
   readonly servers: number;
@@ -110,20 +105,9 @@ async function drainer(o: BusyOptions) {
       sleep: (ms, signal) => clock.sleep(ms, signal),
       now: () => clock.now(),
     });
-    const host = new PluginHost({ plugins: [plugin], log: createLogger({ level: 'silent' }) });
     const before = openstack.requestLog.length;
     const start = clock.now();
-    const [outcome] = await host.evacuate(
-      { name: 'node-src' },
-      {
-        signal: new AbortController().signal,
-        deadline: new Date(Date.now() + 3_600_000),
-        trigger: 'bench',
-        dryRun: false,
-        abortOnCancel: false,
-        records: new MemoryRecordStore(),
-      },
-    );
+    const outcome = await evacuateThroughHost(plugin, createLogger({ level: 'silent' }));
     const makespanMs = clock.now() - start;
     const log = openstack.requestLog.slice(before);
     const moved = outcome?.workloads.filter((w) => w.state === 'succeeded').length ?? 0;
@@ -147,16 +131,8 @@ async function fireAll(o: BusyOptions) {
   const clock = new ScaledClock(o.scale);
   const openstack = await emulate(o, clock);
   try {
-    const config = configSchema.parse({ openstack: openstackConfigFor(openstack) });
-    const sleep = (ms: number, signal?: AbortSignal) => clock.sleep(ms, signal);
-    const http = createHttp({ timeoutMs: 30_000, tls: { insecure: false }, sleep });
-    const session = new KeystoneSession({ openstack: config.openstack, http, now: () => clock.now() });
-    const compute = new ComputeClient({ http, session });
     const start = clock.now();
-    const [svc] = await compute.listServices('src');
-    if (svc) await compute.disableService(svc, 'fire-everything bench');
-    const servers = await compute.listServersOnHost('src');
-    await Promise.all(servers.map((s) => compute.liveMigrate(s.id)));
+    const { compute, sleep } = await fireEverything(openstack, clock);
     while ((await compute.listServersOnHost('src')).some((s) => s.status === 'MIGRATING')) await sleep(2000);
     return { makespanMs: clock.now() - start, left: openstack.state.serversOnHost('src').length };
   } finally {

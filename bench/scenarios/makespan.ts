@@ -4,7 +4,9 @@
 // every os-migrateLive at once (as `nova host-evacuate-live` does). The plugin sleeps and reads time
 // on the emulation's scaled clock, so its poll is measured on the same time base as the migrations.
 import { configSchema } from '../../src/config/schema.ts';
-import { MemoryRecordStore, PluginHost } from '../../src/core/host.ts';
+import { MemoryRecordStore, PluginHost, type HostOutcome } from '../../src/core/host.ts';
+import type { BackendPlugin } from '../../src/core/plugin.ts';
+import type { Logger } from '../../src/observability/logger.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { createNovaPlugin } from '../../src/plugins/nova/index.ts';
 import { ScaledClock } from '../../src/sandbox/clock.ts';
@@ -188,20 +190,9 @@ async function runOnce(o: MakespanOptions): Promise<MakespanRun> {
       sleep,
       now: () => clock.now(),
     });
-    const host = new PluginHost({ plugins: [plugin], log });
     const before = openstack.requestLog.length;
     const start = clock.now();
-    const [outcome] = await host.evacuate(
-      { name: 'node-src' },
-      {
-        signal: new AbortController().signal,
-        deadline: new Date(Date.now() + 3_600_000),
-        trigger: 'bench',
-        dryRun: false,
-        abortOnCancel: false,
-        records: new MemoryRecordStore(),
-      },
-    );
+    const outcome = await evacuateThroughHost(plugin, log);
     const end = clock.now();
     const makespanMs = end - start;
     const moved = outcome?.workloads.filter((w) => w.state === 'succeeded').length ?? 0;
@@ -270,17 +261,9 @@ async function fireAll(
   const timeline = new Timeline(clock, 'src');
   const unsubscribe = openstack.state.subscribe((e) => timeline.observe(e));
   try {
-    const config = configSchema.parse({ openstack: openstackConfigFor(openstack) });
-    const sleep = (ms: number, signal?: AbortSignal) => clock.sleep(ms, signal);
-    const http = createHttp({ timeoutMs: 30_000, tls: { insecure: false }, sleep });
-    const session = new KeystoneSession({ openstack: config.openstack, http, now: () => clock.now() });
-    const compute = new ComputeClient({ http, session });
     const before = openstack.requestLog.length;
     const start = clock.now();
-    const [svc] = await compute.listServices('src');
-    if (svc) await compute.disableService(svc, 'fire-everything bench');
-    const servers = await compute.listServersOnHost('src');
-    await Promise.all(servers.map((s) => compute.liveMigrate(s.id)));
+    const { compute, sleep } = await fireEverything(openstack, clock);
     while ((await compute.listServersOnHost('src')).length > 0) await sleep(2000);
     const end = clock.now();
     return {
@@ -292,6 +275,43 @@ async function fireAll(
     unsubscribe();
     await openstack.close();
   }
+}
+
+/** The Nova plugin through the PluginHost (as the agent runs it), evacuating node-src. */
+export async function evacuateThroughHost(
+  plugin: BackendPlugin,
+  log: Logger,
+): Promise<HostOutcome | undefined> {
+  const host = new PluginHost({ plugins: [plugin], log });
+  const [outcome] = await host.evacuate(
+    { name: 'node-src' },
+    {
+      signal: new AbortController().signal,
+      deadline: new Date(Date.now() + 3_600_000),
+      trigger: 'bench',
+      dryRun: false,
+      abortOnCancel: false,
+      records: new MemoryRecordStore(),
+    },
+  );
+  return outcome;
+}
+
+/**
+ * As `nova host-evacuate-live`: disables the service of host `src` and fires every os-migrateLive
+ * at once. Gives back the client and its sleep, for the caller's wait.
+ */
+export async function fireEverything(openstack: OpenStackSandbox, clock: ScaledClock) {
+  const config = configSchema.parse({ openstack: openstackConfigFor(openstack) });
+  const sleep = (ms: number, signal?: AbortSignal) => clock.sleep(ms, signal);
+  const http = createHttp({ timeoutMs: 30_000, tls: { insecure: false }, sleep });
+  const session = new KeystoneSession({ openstack: config.openstack, http, now: () => clock.now() });
+  const compute = new ComputeClient({ http, session });
+  const [svc] = await compute.listServices('src');
+  if (svc) await compute.disableService(svc, 'fire-everything bench');
+  const servers = await compute.listServersOnHost('src');
+  await Promise.all(servers.map((s) => compute.liveMigrate(s.id)));
+  return { compute, sleep };
 }
 
 export interface MakespanResult {

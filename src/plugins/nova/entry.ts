@@ -46,8 +46,9 @@ export class Entry {
   stallAction: 'force-complete' | 'abort' | 'wait' | undefined;
   /** Why the attempt that was aborted as stalled failed (the retry's reason). */
   stallNote: string | undefined;
-  /** The migration we forced to complete (from the record too). */
+  /** The migration we forced to complete (from the record too), and when it should be over. */
   forced: number | string | undefined;
+  forcedEndAt: number | undefined;
 
   constructor(server: NovaServer, source: string, resumed?: MigrationRecord) {
     this.id = server.id;
@@ -155,6 +156,7 @@ export class Entry {
     this.copyCheckAt = undefined;
     this.stallAction = undefined;
     this.stallNote = undefined;
+    this.forcedEndAt = undefined;
     this.recordCheckGap = FIRST_RECORD_CHECK_MS;
     this.recordCheckAt = now + FIRST_RECORD_CHECK_MS;
   }

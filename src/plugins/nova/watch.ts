@@ -41,7 +41,14 @@ export class Watch {
    * healthy one takes here (three times the typical one), never later than the stall window.
    */
   armed(e: Entry, now: number, adopted = false): void {
-    if (e.action !== 'live-migrate' || !this.#readable || !this.#o.compute.atLeast(23)) return;
+    if (e.action !== 'live-migrate' || !this.#readable) return;
+    if (!this.#o.compute.atLeast(23)) {
+      if (!this.#saidFallback) {
+        this.#saidFallback = true;
+        this.#o.log.warn('live-migration progress needs compute microversion 2.23: stalls are not detected');
+      }
+      return;
+    }
     const stallMs = this.#o.nova.stallAfter * 1000;
     const gap = this.#pace.gapMs;
     // no migration ended here yet: half the stall window
@@ -58,6 +65,7 @@ export class Watch {
    */
   parked(e: Entry): boolean {
     const { copy, stall } = e;
+    if (e.forcedEndAt !== undefined && this.#o.now() < e.forcedEndAt) return true;
     return (
       e.stallAction === undefined &&
       e.copyCheckAt !== undefined &&
@@ -135,6 +143,9 @@ export class Watch {
     e.stall = observe(before, migrationId, s, started, this.#rate);
     if (before?.first && !e.stall.first && String(before.migrationId) === String(migrationId)) {
       this.#rate = rateOf(before.first, s);
+    } else if (started.earliest === started.latest && s.at > started.latest && s.processed >= s.total) {
+      // started with a free slot: one sample gives the rate (Nova's scheduling makes it a shade low)
+      this.#rate ??= rateOf({ at: started.latest, processed: 0 }, s);
     }
     // next look: a poll later to measure the copy rate; then when it would count as stalled (a
     // migration still falling looks again then)
@@ -195,6 +206,8 @@ export class Watch {
     log.warn({ server: e.id, owner, migration: mid }, e.message);
     try {
       await this.#o.compute.forceCompleteMigration(e.id, mid, signal);
+      // the guest pauses while what is left is copied: not over before that
+      if (this.#rate && e.copy) e.forcedEndAt = this.#o.now() + e.copy.remaining / this.#rate;
     } catch (err) {
       if (signal.aborted || isAuthError(err)) throw err;
       // 400: no longer running (it finished or failed meanwhile); the listing tells which
