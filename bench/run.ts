@@ -41,7 +41,15 @@ const FLEET_BLOCKERS = [
   { ...FLEET, budget: 2, interval: 2 },
   { hosts: 120, serversPerHost: 2, scale: 20, migrationSeconds: 20, budget: 6, interval: 2 },
 ];
-const GATE = { rounds: 10, servers: 3, scale: 20, migrationSeconds: 20, idleMs: 20_000 };
+const GATE = {
+  rounds: 10,
+  servers: 3,
+  scale: 20,
+  migrationSeconds: 20,
+  idleMs: 20_000,
+  agentLeaseSeconds: 6,
+  defaultAgentLeaseSeconds: 120,
+};
 /** 40 servers, 4 of them busy (8 GiB dirtying 1.5 GB/s over a 1 GB/s link), M = 2. */
 const BUSY = {
   servers: 40,
