@@ -2,8 +2,8 @@
 // detail (2.23+, its copy counters) and force-complete (2.22+), checked for status codes and field
 // names. The CI stack's fake.FakeLiveMigrateDriver runs a live migration for about 6 s and can be
 // forced; where the driver finishes first (fake.FakeDriver), only Nova's answers for a migration that
-// is not running are checked: 400 to a force-complete and 404 to the detail, which drainer reads as
-// "ended" (watch.ts).
+// is not running are checked: 409 to a force-complete (the instance is no longer migrating: Nova
+// checks it before the migration) and 404 to the detail, which drainer reads as "ended" (watch.ts).
 import { describe, expect, it } from 'vitest';
 import { getServer, serverAction, waitServer } from './support/nova.ts';
 import { waitFor } from './support/wait.ts';
@@ -64,13 +64,14 @@ describe('stalled-migration calls on a real Nova', () => {
         expect(detail.status, 'ended between the two reads').toBe(404);
       }
       const forced = await nova('2.22', 'POST', forcePath, { force_complete: null });
-      // 202 while it runs; 400 when it ended in between (the same answer drainer meets for a late force)
-      expect([202, 400]).toContain(forced.status);
+      // 202 while it runs; 409 (instance no longer migrating) or 400 (migration no longer running)
+      // when it ended in between: what drainer meets for a late force
+      expect([202, 400, 409]).toContain(forced.status);
       const moved = await waitServer(w.admin, id, 'ACTIVE');
       expect(moved.host).toBe(w.settings.targetHost);
     }
 
-    // over: Nova refuses to force it (400) and no longer shows its detail (404)
+    // over: Nova refuses to force it (409: the instance is not migrating) and no longer shows its detail (404)
     await waitFor(
       async () => {
         const all = await nova('2.59', 'GET', `/os-migrations?instance_uuid=${id}`);
@@ -82,8 +83,8 @@ describe('stalled-migration calls on a real Nova', () => {
       { what: `migration ${found.id} to end` },
     );
     const late = await nova('2.22', 'POST', forcePath, { force_complete: null });
-    expect(late.status).toBe(400);
-    expect(JSON.stringify(late.body)).toMatch(/badRequest/);
+    expect(late.status).toBe(409);
+    expect(JSON.stringify(late.body)).toMatch(/conflictingRequest/);
     const gone = await nova('2.23', 'GET', detailPath);
     expect(gone.status).toBe(404);
   });

@@ -210,7 +210,7 @@ export class Watch {
       if (this.#rate && e.copy) e.forcedEndAt = this.#o.now() + e.copy.remaining / this.#rate;
     } catch (err) {
       if (signal.aborted || isAuthError(err)) throw err;
-      // 400: no longer running (it finished or failed meanwhile); the listing tells which
+      // 409/400: no longer migrating or running (it finished or failed meanwhile); the listing tells which
       log.warn({ err, server: e.id, migration: mid }, 'forcing the migration to complete failed');
     }
   }

@@ -4,7 +4,7 @@ import type { Reply } from '../http.ts';
 import { isObject } from '../http.ts';
 import { atLeast } from '../microversion.ts';
 import type { NovaContext } from './context.ts';
-import { badRequest, notFound, requireAdmin } from './context.ts';
+import { badRequest, conflict, notFound, requireAdmin } from './context.ts';
 import type { Migration } from './model.ts';
 import { IN_PROGRESS } from './model.ts';
 import { nextLink, parseLimit } from './paging.ts';
@@ -61,9 +61,14 @@ export function serverMigrationAction(ctx: NovaContext, serverId: string, mid: s
   if (!isObject(ctx.body) || !('force_complete' in ctx.body)) {
     throw badRequest(`There is no such action: ${Object.keys(isObject(ctx.body) ? ctx.body : {})[0] ?? ''}`);
   }
-  findServer(ctx, serverId);
+  const server = findServer(ctx, serverId);
   requireAdmin(ctx, 'os_compute_api:servers:migrations:force_complete');
   const m = migrationOf(ctx, serverId, mid);
+  // Nova checks the instance first (task_state migrating, else 409), then the migration (400)
+  if (server.taskState !== 'migrating')
+    throw conflict(
+      `Cannot 'force_complete' instance ${server.id} while it is in task_state ${server.taskState ?? 'None'}`,
+    );
   if (m.type !== 'live-migration' || m.status !== 'running') throw invalidState(m, 'force complete');
   ctx.compute.forceComplete(m);
   return { status: 202 };
