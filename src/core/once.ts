@@ -49,17 +49,21 @@ async function takeNode(o: OnceOptions, command: 'run-once' | 'restore'): Promis
   );
 }
 
-/**
- * Evacuates the node now. With `cordon`, cordons it first as an operator would (so a running agent
- * keeps it evacuated, and `drainer restore` or an uncordon puts it back).
- */
-export async function evacuateOnce(o: OnceOptions & { cordon: boolean }): Promise<NodeRecord | undefined> {
-  const node = await getNode(o.k, o.node).catch((err: unknown) => {
+/** The Node, read first: a node the cluster does not have is bad input, before any Lease is taken. */
+const existingNode = (o: OnceOptions) =>
+  getNode(o.k, o.node).catch((err: unknown) => {
     if (!isNotFoundError(err)) throw err;
     throw new ConfigError([{ path: 'node', message: `node ${o.node} does not exist in the cluster` }], {
       cause: err,
     });
   });
+
+/**
+ * Evacuates the node now. With `cordon`, cordons it first as an operator would (so a running agent
+ * keeps it evacuated, and `drainer restore` or an uncordon puts it back).
+ */
+export async function evacuateOnce(o: OnceOptions & { cordon: boolean }): Promise<NodeRecord | undefined> {
+  const node = await existingNode(o);
   // before any change: a daemon acting on the node makes run-once refuse with nothing done
   const held = await takeNode(o, 'run-once');
   // the slot's Lease watch ends with this evacuation, not with the process
@@ -89,6 +93,7 @@ export async function evacuateOnce(o: OnceOptions & { cordon: boolean }): Promis
  * read stops it: what is recognisably drainer's is undone instead.
  */
 export async function restoreOnce(o: OnceOptions): Promise<RestoreResult[]> {
+  await existingNode(o);
   // before any change: the node's own agent would undo or redo this restore as it reconciles
   const held = await takeNode(o, 'restore');
   try {
