@@ -3,6 +3,7 @@
 // 1 it could not find out (an API failed), 2 bad input.
 import yaml from 'js-yaml';
 import type { Argv, CommandModule } from 'yargs';
+import { gateProbe } from '../core/gate/probe.ts';
 import { PluginHost } from '../core/host.ts';
 import { planExitCode, preflight, type PreflightReport } from '../core/preflight.ts';
 import {
@@ -82,8 +83,14 @@ export async function runPlan(argv: PlanArgs): Promise<number> {
   const plugins = commandPlugins(argv, config, log, kube);
   const host = new PluginHost({ plugins, log });
   const node = nodeNameOf(config, io);
-  // the drain gate (issue 20) joins as `gate: (node, signal) => …` (core/preflight.ts GateProbe)
-  const report = await preflight({ node, config, host, log, signal: io.signal, ...(kube ? { kube } : {}) });
+  const report = await preflight({
+    node,
+    config,
+    host,
+    log,
+    signal: io.signal,
+    ...(kube ? { kube, gate: gateProbe(kube, config) } : {}),
+  });
   return printPlan(report, argv.output, io);
 }
 

@@ -73,7 +73,7 @@ export const command: CommandModule<GlobalArgs, RecordArgs> = {
     withStateFile(y).option('force', {
       type: 'boolean',
       describe:
-        "with Kubernetes access: even when the node's record cannot be read, undo what is recognisably drainer's (our nova-compute disable, our taint) and keep the record aside",
+        "with Kubernetes access: act even though another drainer agent holds the node's Lease drainer-node-<node> (without it restore exits 2 naming the holder), and even when the node's record cannot be read (then undo what is recognisably drainer's: our nova-compute disable, our taint; the record is kept aside)",
     }),
   handler: handle((argv) => handler(argv)),
 };

@@ -4,9 +4,7 @@
 import type { Argv, CommandModule } from 'yargs';
 import { kubeTarget } from '../config/kube-target.ts';
 import type { Config } from '../config/schema.ts';
-import { agentStates, fleetRows, type AgentState } from '../core/fleet-view.ts';
-import { NODE_LEASE_COMPONENT } from '../core/node-lease.ts';
-import { listLeases } from '../kube/lease.ts';
+import { fleetRows, type AgentState } from '../core/fleet-view.ts';
 import type { NodeObject } from '../core/objects.ts';
 import { createKubeClients, type KubeClients } from '../kube/client.ts';
 import { targetOptions } from '../kube/target-options.ts';
@@ -21,6 +19,7 @@ import {
   loadCliConfig,
   quietUnlessAsked,
 } from './context.ts';
+import { agentsOf, watchAgents } from './status-agents.ts';
 import { renderStatus, type StatusOutput } from './status-render.ts';
 import { gateView, readVerdict } from './status-header.ts';
 import type { FleetConfig } from '../config/schema.ts';
@@ -35,6 +34,8 @@ interface StatusArgs extends GlobalArgs {
 const NODES = '/api/v1/nodes';
 /** Clears a terminal before a redraw (watch on a TTY); elsewhere snapshots follow one another. */
 const CLEAR = '\x1b[H\x1b[2J';
+/** --watch: how often the AGENT column is looked at again without an event (alive turns gone). */
+const AGENT_RECHECK_MS = 5_000;
 
 interface GateSource {
   readonly fleet: FleetConfig;
@@ -64,33 +65,49 @@ async function watchStatus(
   const { io } = argv.cli;
   const nodes = new Map<string, NodeObject>();
   let shown = '';
+  let synced = false;
   const draw = () => {
+    if (!synced) return;
+    const at = now();
+    const agents = agentWatch.states(at);
     // the ages in a table move with the clock: compare what the rows say, not the text
-    const key = JSON.stringify(fleetRows([...nodes.values()], now()));
+    const key = JSON.stringify(fleetRows([...nodes.values()], at, agents));
     if (key === shown) return;
     shown = key;
-    const text = snapshot(nodes.values(), argv.output, now(), { fleet });
+    const text = snapshot(nodes.values(), argv.output, at, { fleet }, agents);
     if (argv.output === 'table' || argv.output === 'wide')
       io.stdout.write(io.stdout.isTTY ? CLEAR + text : `${text}\n`);
     else io.stdout.write(argv.output === 'yaml' ? `---\n${text}` : text);
   };
-  let synced = false;
-  await runWatch<KubeNode>({
-    k,
-    path: NODES,
-    signal: io.signal,
-    log,
-    onEvent: (type, node) => {
-      const name = node.metadata.name ?? '';
-      if (type === 'DELETED') nodes.delete(name);
-      else nodes.set(name, node);
-      if (synced) draw();
-    },
-    onSynced: () => {
-      synced = true;
-      draw();
-    },
-  });
+  // the AGENT column: a Lease watch (renewals redraw only when what a row says changes)
+  const agentWatch = watchAgents(k, fleet, log, io.signal, draw);
+  await agentWatch.load();
+  // an agent that dies renews nothing: a look every few seconds turns it "gone" (no API call)
+  const tick = setInterval(draw, AGENT_RECHECK_MS);
+  tick.unref();
+  try {
+    await Promise.all([
+      agentWatch.run(),
+      runWatch<KubeNode>({
+        k,
+        path: NODES,
+        signal: io.signal,
+        log,
+        onEvent: (type, node) => {
+          const name = node.metadata.name ?? '';
+          if (type === 'DELETED') nodes.delete(name);
+          else nodes.set(name, node);
+          draw();
+        },
+        onSynced: () => {
+          synced = true;
+          draw();
+        },
+      }),
+    ]);
+  } finally {
+    clearInterval(tick);
+  }
 }
 
 export async function runStatus(argv: StatusArgs, now: () => Date = () => new Date()): Promise<number> {
@@ -117,33 +134,6 @@ export async function runStatus(argv: StatusArgs, now: () => Date = () => new Da
     ),
   );
   return 0;
-}
-
-/** The agents' node Leases (one list); none when they cannot be read (no rights there): no AGENT column. */
-async function agentsOf(
-  k: KubeClients,
-  fleet: { namespace: string; agentLeaseDuration: number },
-  now: Date,
-  log: ReturnType<typeof cliLogger>,
-): Promise<Map<string, AgentState> | undefined> {
-  try {
-    const leases = await listLeases(
-      k,
-      fleet.namespace,
-      `app.kubernetes.io/component=${NODE_LEASE_COMPONENT}`,
-    );
-    const views = leases.map((l) => ({
-      name: l.metadata.name ?? '',
-      ...(l.spec?.holderIdentity ? { holder: l.spec.holderIdentity } : {}),
-      ...(l.spec?.renewTime ? { renewTime: l.spec.renewTime } : {}),
-      ...(l.spec?.acquireTime ? { acquireTime: l.spec.acquireTime } : {}),
-      ...(l.spec?.leaseDurationSeconds !== undefined ? { durationSeconds: l.spec.leaseDurationSeconds } : {}),
-    }));
-    return agentStates(views, now, fleet.agentLeaseDuration);
-  } catch (err) {
-    log.debug({ err }, 'agent Leases not read: no AGENT column');
-    return undefined;
-  }
 }
 
 /** Like kubectl: the kubeconfig (config, KUBECONFIG), in a Pod the ServiceAccount, else ~/.kube/config. */

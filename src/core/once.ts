@@ -20,15 +20,16 @@ export interface OnceOptions {
   readonly signal: AbortSignal;
   /** run-once --no-budget: evacuate without a fleet slot. */
   readonly noBudget?: boolean;
-  /** run-once --force: act even while another agent instance holds the node's Lease. */
+  /** --force: act even while another agent instance holds the node's Lease. */
   readonly force?: boolean;
 }
 
 /**
  * The node's agent Lease for the run, or none with --force (logged) or in a dry run. A live
- * holder that is not us (the node's daemon) makes run-once refuse, naming it.
+ * holder that is not us (the node's daemon) makes run-once or restore refuse, naming it: that
+ * agent is acting on the node, and a manual run next to it would race it.
  */
-async function takeNode(o: OnceOptions): Promise<Slot | undefined> {
+async function takeNode(o: OnceOptions, command: 'run-once' | 'restore'): Promise<Slot | undefined> {
   const lease = createNodeLease({ ...o, nodeName: o.node });
   if (!lease) return undefined;
   const take = await lease.tryTake();
@@ -43,24 +44,28 @@ async function takeNode(o: OnceOptions): Promise<Slot | undefined> {
   }
   throw new NodeHeldError(
     `node ${o.node} is held by agent ${take.holder} (Lease ${o.config.fleet.namespace}/${lease.name}${renewed}): ` +
-      'it is acting on this node; run-once refuses (stop that agent, or pass --force)',
+      `it is acting on this node; ${command} refuses (stop that agent, or pass --force)`,
     take.holder,
   );
 }
+
+/** The Node, read first: a node the cluster does not have is bad input, before any Lease is taken. */
+const existingNode = (o: OnceOptions) =>
+  getNode(o.k, o.node).catch((err: unknown) => {
+    if (!isNotFoundError(err)) throw err;
+    throw new ConfigError([{ path: 'node', message: `node ${o.node} does not exist in the cluster` }], {
+      cause: err,
+    });
+  });
 
 /**
  * Evacuates the node now. With `cordon`, cordons it first as an operator would (so a running agent
  * keeps it evacuated, and `drainer restore` or an uncordon puts it back).
  */
 export async function evacuateOnce(o: OnceOptions & { cordon: boolean }): Promise<NodeRecord | undefined> {
-  const node = await getNode(o.k, o.node).catch((err: unknown) => {
-    if (!isNotFoundError(err)) throw err;
-    throw new ConfigError([{ path: 'node', message: `node ${o.node} does not exist in the cluster` }], {
-      cause: err,
-    });
-  });
+  const node = await existingNode(o);
   // before any change: a daemon acting on the node makes run-once refuse with nothing done
-  const held = await takeNode(o);
+  const held = await takeNode(o, 'run-once');
   // the slot's Lease watch ends with this evacuation, not with the process
   const done = new AbortController();
   const signal = AbortSignal.any([o.signal, done.signal]);
@@ -83,15 +88,23 @@ export async function evacuateOnce(o: OnceOptions & { cordon: boolean }): Promis
 }
 
 /**
- * Undoes what the node's record says drainer changed, and clears it. With `force`, a record this
- * version cannot read does not stop it: what is recognisably drainer's is undone instead.
+ * Undoes what the node's record says drainer changed, and clears it. A live agent on the node makes
+ * it refuse, as run-once does. With `force`, neither that agent nor a record this version cannot
+ * read stops it: what is recognisably drainer's is undone instead.
  */
-export function restoreOnce(o: OnceOptions & { force?: boolean }): Promise<RestoreResult[]> {
-  return createReconciler({ ...o, noBudget: true, nodeName: o.node }).restoreNow(
-    o.node,
-    o.signal,
-    o.force === true,
-  );
+export async function restoreOnce(o: OnceOptions): Promise<RestoreResult[]> {
+  await existingNode(o);
+  // before any change: the node's own agent would undo or redo this restore as it reconciles
+  const held = await takeNode(o, 'restore');
+  try {
+    return await createReconciler({ ...o, noBudget: true, nodeName: o.node }).restoreNow(
+      o.node,
+      o.signal,
+      o.force === true,
+    );
+  } finally {
+    await held?.release();
+  }
 }
 
 /** Lines for a person, and the exit code: 0 Evacuated, 1 otherwise. */

@@ -15,8 +15,10 @@ import type { Logger } from '../observability/logger.ts';
 import type { Plan } from './plugin.ts';
 import { parseRecord, STATE_ANNOTATION } from './record.ts';
 
-/** The drain gate's own pre-flight (issue 20 adds it): a reason it would refuse, or a note. */
+/** The drain gate's own pre-flight (core/gate/probe.ts): whether it holds drains now, as a note. */
 export interface GateCheck {
+  /** held: a drain of the node waits for drainer; not-held: it would not; off: drainGate.enabled false. */
+  readonly state?: 'held' | 'not-held' | 'off';
   readonly refuse?: string;
   readonly note?: string;
 }

@@ -35,6 +35,17 @@ const withRecord = (name: string, fields: Record<string, unknown>, queuedMs?: nu
     },
   });
 
+/** The node Lease an agent holds (`drainer status`'s AGENT column). */
+const lease = (nodeName: string, renewTime: string) => ({
+  metadata: {
+    name: `drainer-node-${nodeName}`,
+    namespace: 'drainer',
+    labels: { 'app.kubernetes.io/component': 'node-agent' },
+  },
+  spec: { holderIdentity: `drainer-${nodeName}/uid`, leaseDurationSeconds: 120, renewTime },
+});
+const LEASES = '/apis/coordination.k8s.io/v1/namespaces/drainer/leases';
+
 const NODES = [
   withRecord('node-a', {
     phase: 'Evacuating',
@@ -140,23 +151,14 @@ describe('drainer status', () => {
   });
 
   it("says each node's agent is alive, or gone since when (record may be stale), from its node Lease", async () => {
-    const lease = (nodeName: string, renewTime: string) => ({
-      metadata: {
-        name: `drainer-node-${nodeName}`,
-        namespace: 'drainer',
-        labels: { 'app.kubernetes.io/component': 'node-agent' },
-      },
-      spec: { holderIdentity: `drainer-${nodeName}/uid`, leaseDurationSeconds: 120, renewTime },
-    });
-    const leases = '/apis/coordination.k8s.io/v1/namespaces/drainer/leases';
     await fx.k.request({
       method: 'POST',
       path: '/api/v1/namespaces',
       body: { metadata: { name: 'drainer' } },
     });
-    await fx.k.request({ method: 'POST', path: leases, body: lease('node-a', new Date().toISOString()) });
+    await fx.k.request({ method: 'POST', path: LEASES, body: lease('node-a', new Date().toISOString()) });
     // node-e's agent was killed: its last renewal is long past
-    await fx.k.request({ method: 'POST', path: leases, body: lease('node-e', iso(0)) });
+    await fx.k.request({ method: 'POST', path: LEASES, body: lease('node-e', iso(0)) });
 
     const r = await cli({ env })('status');
     const lines = r.stdout.trimEnd().split('\n');
@@ -175,7 +177,7 @@ describe('drainer status', () => {
     });
     expect(json.nodes.find((n) => n.node === 'node-b')?.agent).toBeUndefined();
     for (const n of ['node-a', 'node-e'])
-      await fx.k.request({ method: 'DELETE', path: `${leases}/drainer-node-${n}` });
+      await fx.k.request({ method: 'DELETE', path: `${LEASES}/drainer-node-${n}` });
   });
 
   it('--watch redraws when a record changes, and ends on Ctrl-C', async () => {
@@ -202,6 +204,47 @@ describe('drainer status', () => {
     expect(last.nodes.find((n) => n.node === 'node-g')?.slot).toBe('drainer-evacuation-1');
     stop.abort();
     expect(await running).toBe(0);
+  });
+
+  it('--watch has the AGENT column too, and follows the node Leases', async () => {
+    const stdout = new Capture();
+    const stop = new AbortController();
+    const cwd = mkdtempSync(path.join(tmpdir(), 'drainer-status-watch-'));
+    await fx.k.request({ method: 'POST', path: LEASES, body: lease('node-a', new Date().toISOString()) });
+    const running = main(['status', '--watch', '-o', 'json'], {
+      io: { stdout, stderr: new Capture(), env, cwd, homeDir: cwd, etcDir: cwd, signal: stop.signal },
+    });
+    type Doc = { nodes: { node: string; agent?: { holder: string; alive: boolean } }[] };
+    const docs = () =>
+      stdout.text
+        .split(/\n(?=\{)/)
+        .filter(Boolean)
+        .map((d) => JSON.parse(d) as Doc);
+    const agentOf = (doc: Doc | undefined, name: string) => doc?.nodes.find((n) => n.node === name)?.agent;
+    const until = async (what: string, ok: () => boolean) => {
+      for (let i = 0; i < 200 && !ok(); i++) await new Promise((r) => setTimeout(r, 25));
+      expect(ok(), what).toBe(true);
+    };
+    await until('first draw', () => docs().length === 1);
+    // the column is there from the first draw: node-a's agent holds its Lease
+    expect(agentOf(docs()[0], 'node-a')).toEqual({ holder: 'drainer-node-a/uid', alive: true });
+    expect(agentOf(docs()[0], 'node-b')).toBeUndefined();
+    // node-b's agent starts: its Lease alone redraws (no Node changed)
+    await fx.k.request({ method: 'POST', path: LEASES, body: lease('node-b', new Date().toISOString()) });
+    await until('redraw on a new Lease', () => docs().length === 2);
+    expect(agentOf(docs()[1], 'node-b')).toEqual({ holder: 'drainer-node-b/uid', alive: true });
+    // node-a's agent was killed long ago: its Lease says so when next written
+    await fx.k.request({
+      method: 'PUT',
+      path: `${LEASES}/drainer-node-node-a`,
+      body: lease('node-a', iso(0)),
+    });
+    await until('redraw on a stale Lease', () => docs().length === 3);
+    expect(agentOf(docs()[2], 'node-a')).toMatchObject({ holder: 'drainer-node-a/uid', alive: false });
+    stop.abort();
+    expect(await running).toBe(0);
+    for (const n of ['node-a', 'node-b'])
+      await fx.k.request({ method: 'DELETE', path: `${LEASES}/drainer-node-${n}` });
   });
 
   it.skipIf(!existsSync('/usr/bin/kubectl'))(

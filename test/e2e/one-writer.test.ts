@@ -1,6 +1,6 @@
 // Stories of issue 23 items 4 and 5 on the full stack: a downgrade leaves a record the old agent
 // cannot read; a second agent for one node waits; a DaemonSet rollout overlaps the old and the new
-// agent during an evacuation; run-once next to a running daemon refuses.
+// agent during an evacuation; run-once and restore next to a running daemon refuse.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -89,7 +89,7 @@ describe('one writer per node (full stack)', () => {
     expect(await events(s, 'node-a', 'RestoreForced')).toHaveLength(1);
   }, 60_000);
 
-  it('a second agent for the same node waits; run-once next to it exits 2 naming the holder', async () => {
+  it('a second agent for the same node waits; run-once and restore next to it exit 2 naming the holder', async () => {
     stack = await startStack({ scenario: smallWorld({ servers: 2 }), config: fast });
     const s = stack;
     const first = s.startAgent('node-a');
@@ -106,6 +106,24 @@ describe('one writer per node (full stack)', () => {
     await until('Evacuated', async () => (await s.record('node-a'))?.phase === 'Evacuated');
     expect(await holder(s, 'node-a')).toBe(first.instance);
     expect(s.logLines.some((l) => l.includes('another agent instance holds this node'))).toBe(true);
+
+    // a manual restore next to the acting agent would race it: refused, naming it, nothing undone
+    const os = s.sandbox.openstack.state;
+    const before = (await s.node('node-a')).metadata.annotations?.[STATE_ANNOTATION];
+    const noRestore = await cliFor(s)('restore', '--node', 'node-a');
+    expect(noRestore.code).toBe(2);
+    expect(noRestore.stderr).toContain(`held by agent ${first.instance}`);
+    expect(noRestore.stderr).toContain('restore refuses (stop that agent, or pass --force)');
+    expect(os.service('node-a')?.status).toBe('disabled');
+    expect((await s.node('node-a')).metadata.annotations?.[STATE_ANNOTATION]).toBe(before);
+
+    // with both agents stopped, the same restore puts the node back
+    await second.stop();
+    await first.stop();
+    const restored = await cliFor(s)('restore', '--node', 'node-a');
+    expect(restored.code, restored.stderr).toBe(0);
+    expect(os.service('node-a')?.status).toBe('enabled');
+    expect((await s.node('node-a')).metadata.annotations?.[STATE_ANNOTATION]).toBeUndefined();
   }, 60_000);
 
   it('DaemonSet rollout: old and new agent overlap mid-evacuation; nothing migrates twice, the record is never lost, Evacuated once', async () => {

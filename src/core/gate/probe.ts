@@ -1,0 +1,54 @@
+// `drainer plan`'s look at the node's drain gate: does its gate pod + PDB exist, and do they hold a
+// drain now? GETs only (plan changes nothing); a note, never a refusal: the gate does not stop an
+// evacuation, it makes other drains wait for one.
+import type { Config } from '../../config/schema.ts';
+import { isNotFoundError } from '../../errors.ts';
+import type { KubeClients } from '../../kube/client.ts';
+import { gateName, getObject, pdbsPath, podsPath } from '../../kube/gate.ts';
+import { getNode } from '../../kube/node.ts';
+import type { KubeObject } from '../../kube/types.ts';
+import type { GateCheck, GateProbe } from '../preflight.ts';
+import { releasedAt } from './step.ts';
+
+const absentIfMissing = (p: Promise<KubeObject>): Promise<KubeObject | undefined> =>
+  p.catch((err: unknown) => {
+    if (isNotFoundError(err)) return undefined;
+    throw err;
+  });
+
+/** The pod holds a drain only while Running, not being deleted, and controlled by that PDB. */
+function podHolds(pod: KubeObject, pdb: KubeObject): string | undefined {
+  if (pod.metadata.deletionTimestamp) return 'its pod is being deleted';
+  const owner = pod.metadata.ownerReferences?.find((r) => r.controller);
+  if (owner?.uid !== pdb.metadata.uid) return 'its pod is not controlled by its PodDisruptionBudget';
+  // an eviction of a pod that is not Running does not consult a PodDisruptionBudget
+  const phase = (pod.status as { phase?: string } | undefined)?.phase ?? 'Pending';
+  return phase === 'Running' ? undefined : `its pod is ${phase}`;
+}
+
+export function gateProbe(k: KubeClients, config: Config): GateProbe {
+  const { namespace } = config.fleet;
+  return async (node, signal): Promise<GateCheck> => {
+    if (!config.drainGate.enabled)
+      return { state: 'off', note: 'none (drainGate.enabled false): drains of this node are not held' };
+    const name = gateName(node);
+    const where = `${namespace}/${name}`;
+    const [pdb, pod, nodeObj] = await Promise.all([
+      absentIfMissing(getObject(k, pdbsPath(namespace), name)),
+      absentIfMissing(getObject(k, podsPath(namespace), name)),
+      getNode(k, node, signal),
+    ]);
+    if (pdb && pod) {
+      const why = podHolds(pod, pdb);
+      if (!why) return { state: 'held', note: `held (${where}): drains wait until the VMs have left` };
+      return { state: 'not-held', note: `not held (${where}): ${why}` };
+    }
+    if (releasedAt(nodeObj) !== undefined)
+      return { state: 'not-held', note: `released (drainer release): drains of this node are not held` };
+    const missing = pdb ? 'its pod' : pod ? 'its PodDisruptionBudget' : 'its pod and PodDisruptionBudget';
+    return {
+      state: 'not-held',
+      note: `none (${where}: ${missing} not created yet; the agent creates them when it runs on the node)`,
+    };
+  };
+}
