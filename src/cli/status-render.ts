@@ -64,7 +64,7 @@ export function renderStatus(
   const header = gate ? `${headerLine(gate)}\n` : '';
   if (rows.length === 0) return `${header}no node has a drainer record: every node is in service\n`;
   const wide = output === 'wide';
-  // the AGENT column only where agent Leases were read (an older agent holds none)
+  // the AGENT column only where some row has an agent Lease (none read, or an older agent holds none)
   const agents = rows.some((r) => r.agent);
   return (
     header +

@@ -171,7 +171,12 @@ export async function preflight(i: PreflightInput): Promise<PreflightReport> {
           now: now(),
         }).catch((err: unknown) => void f.failed('fleet', err))
       : undefined,
-    i.gate?.(i.node, i.signal).catch((err: unknown) => void f.failed('drain gate', err)),
+    // the gate never decides the verdict, so neither does a gate that cannot be read (no rights to
+    // drainer's namespace): a note
+    i.gate?.(i.node, i.signal).catch((err: unknown) => {
+      f.notes.push(`drain gate: not read (${messageOf(err)})`);
+      return undefined;
+    }),
   ]);
   for (const r of results) if (r.error !== undefined) f.failed(r.plugin, r.error);
   const plans = results.flatMap((r) => (r.plan ? [r.plan] : []));
