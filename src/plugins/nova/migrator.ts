@@ -109,7 +109,8 @@ export class Migrator {
         // a migration parked until its stall decision ends no sooner than that (dueIn has it)
         const inFlight = this.entries.filter((e) => e.state === 'migrating' && !this.#watch.parked(e)).length;
         const now = this.#o.now();
-        await this.#until(now + this.#pace.next({ inFlight, now, dueIn: this.#dueIn(), tail }));
+        const next = this.#pace.next({ inFlight, now, dueIn: this.#dueIn(), tail, working: this.#working() });
+        await this.#until(now + next);
       } catch {
         // aborted: handled at the top of the loop
       }
@@ -134,8 +135,19 @@ export class Migrator {
       await sleep(Math.max(0, due - now()), signal);
       await this.#watch.read(this.entries);
       this.#report();
+      // what the reads made due (a forced end, a record to read) is looked at no later
+      poll = Math.min(poll, now() + (this.#dueIn() ?? Infinity));
     }
     await sleep(Math.max(0, poll - now()), signal);
+  }
+
+  /** Nova's slots on the host, and how many are not held by a parked migration (see Watch.parked). */
+  #working(): { slots: number; of: number } {
+    const of = this.#o.nova.maxConcurrentMigrations;
+    const parked = this.entries.filter(
+      (e) => e.state === 'migrating' && e.deadlineFrom !== undefined && this.#watch.parked(e),
+    ).length;
+    return { slots: Math.max(0, of - parked), of };
   }
 
   #report(): void {
@@ -147,11 +159,28 @@ export class Migrator {
     return this.entries.every((e) => e.state !== 'migrating' && e.state !== 'pending');
   }
 
+  /** When a migration forced to complete is expected to have ended, while it is still ahead. */
+  #forcedEnd(e: Entry): number | undefined {
+    return e.state === 'migrating' && e.forcedEndAt !== undefined && e.forcedEndAt > this.#o.now()
+      ? e.forcedEndAt
+      : undefined;
+  }
+
   /** The nearest moment something is due on our side, from now. */
   #dueIn(): number | undefined {
     const now = this.#o.now();
+    // a record read that a counter read comes before is not due: the counters make it needless
     const due = this.entries.flatMap((e) =>
-      e.terminal ? [] : [e.state === 'pending' ? e.notBefore : undefined, e.abort?.until, e.recordCheckAt],
+      e.terminal
+        ? []
+        : [
+            e.state === 'pending' ? e.notBefore : undefined,
+            e.abort?.until,
+            (this.#watch.nextDue([e]) ?? Infinity) < (e.recordCheckAt ?? -Infinity)
+              ? undefined
+              : e.recordCheckAt,
+            this.#forcedEnd(e),
+          ],
     );
     const at = due.filter((t): t is number => t !== undefined);
     return at.length ? Math.min(...at) - now : undefined;
