@@ -44,6 +44,18 @@ const SUBMIT_AHEAD_PER_SLOT = 3;
  */
 const MIN_SUBMIT_AHEAD = 5;
 
+/**
+ * How much later than the pace's poll a parked slot's stall decision may fall for the poll to wait
+ * for it (a share of the pace's sleep): the pace looks when half the queue can have ended, so a
+ * quarter of that more leaves the queue still covering.
+ */
+const MERGE_SHARE = 0.5;
+
+/** The poll planned at `poll` waits for a stall decision due at `decision`. */
+export function mergeWithDecision(now: number, poll: number, decision: number): boolean {
+  return decision > poll && decision - poll <= MERGE_SHARE * (poll - now);
+}
+
 export class Migrator {
   readonly #o: MigratorOptions;
   readonly #entries = new Map<string, Entry>();
@@ -129,13 +141,19 @@ export class Migrator {
    */
   async #until(poll: number): Promise<void> {
     const { signal, sleep, now } = this.#o;
+    // A stall decision due a little after the poll ends a parked slot (forced) soon after: one poll
+    // after that end sees both, where a poll before it would be followed by another at the end.
+    const decision = this.#watch.nextDue(this.entries.filter((e) => this.#watch.parked(e)));
+    const merged = decision !== undefined && mergeWithDecision(now(), poll, decision);
+    if (merged) poll = decision;
     for (;;) {
       const due = this.#watch.nextDue(this.entries);
-      if (due === undefined || due >= poll || signal.aborted) break;
+      if (due === undefined || due > poll || signal.aborted) break;
       await sleep(Math.max(0, due - now()), signal);
       await this.#watch.read(this.entries);
       this.#report();
-      // what the reads made due (a forced end, a record to read) is looked at no later
+      // the forced end the decision brought is the poll; what the reads made due, no later
+      if (merged) poll = Math.max(poll, ...this.entries.map((e) => this.#forcedEnd(e) ?? 0));
       poll = Math.min(poll, now() + (this.#dueIn() ?? Infinity));
     }
     await sleep(Math.max(0, poll - now()), signal);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { mergeWithDecision } from '../../../src/plugins/nova/migrator.ts';
 import { Pace } from '../../../src/plugins/nova/pace.ts';
 import { WorkClock } from '../../../src/plugins/nova/work-clock.ts';
 
@@ -71,5 +72,18 @@ describe('the poll pace on working time', () => {
     const naive = new Pace(120_000);
     for (const at of [0, 3000, 6000, 9000, 72_000]) naive.ended(at);
     expect(naive.gapMs).toBe(18_000);
+  });
+});
+
+describe('a poll waits for a stall decision due a little after it', () => {
+  // The pace planned a poll 40 s from now (at 100 s); a parked slot's stall decision is due at `decision`.
+  it.each([
+    { case: 'due within half the sleep after the poll: waits', decision: 115_000, merged: true },
+    { case: 'due exactly half the sleep after: waits', decision: 120_000, merged: true },
+    { case: 'due later than that: polls as planned', decision: 121_000, merged: false },
+    { case: 'due before the poll: read on its own, poll as planned', decision: 90_000, merged: false },
+    { case: 'due with the poll: poll as planned', decision: 100_000, merged: false },
+  ])('$case', ({ decision, merged }) => {
+    expect(mergeWithDecision(60_000, 100_000, decision)).toBe(merged);
   });
 });
