@@ -17,7 +17,7 @@ import { hostOf, type NovaServer } from './types.ts';
 import { Entry, toProgress } from './entry.ts';
 import { Follow } from './follow.ts';
 import type { MigratorOptions } from './migrator-options.ts';
-import { Pace } from './pace.ts';
+import { Pace, mergeWithDecision } from './pace.ts';
 import { readBack } from './read-back.ts';
 import { HOST_UNKNOWN, knownHost } from './reasons.ts';
 import { FIRST_RECORD_CHECK_MS } from './records.ts';
@@ -43,18 +43,6 @@ const SUBMIT_AHEAD_PER_SLOT = 3;
  * leave three (as two slots with three each).
  */
 const MIN_SUBMIT_AHEAD = 5;
-
-/**
- * How much later than the pace's poll a parked slot's stall decision may fall for the poll to wait
- * for it (a share of the pace's sleep): the pace looks when half the queue can have ended, so a
- * quarter of that more leaves the queue still covering.
- */
-const MERGE_SHARE = 0.5;
-
-/** The poll planned at `poll` waits for a stall decision due at `decision`. */
-export function mergeWithDecision(now: number, poll: number, decision: number): boolean {
-  return decision > poll && decision - poll <= MERGE_SHARE * (poll - now);
-}
 
 export class Migrator {
   readonly #o: MigratorOptions;

@@ -23,6 +23,18 @@ const SHARE = 0.5;
  */
 const TAIL_SHARE = 0.25;
 
+/**
+ * How much later than the pace's poll a parked slot's stall decision may fall for the poll to wait
+ * for it (a share of the pace's sleep): the pace looks when half the queue can have ended, so a
+ * quarter of that more leaves the queue still covering.
+ */
+const MERGE_SHARE = 0.5;
+
+/** The poll planned at `poll` waits for a stall decision due at `decision`. */
+export function mergeWithDecision(now: number, poll: number, decision: number): boolean {
+  return decision > poll && decision - poll <= MERGE_SHARE * (poll - now);
+}
+
 export interface PaceInput {
   /** Migrations submitted and not seen to end. */
   readonly inFlight: number;

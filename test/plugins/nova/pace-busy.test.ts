@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mergeWithDecision } from '../../../src/plugins/nova/migrator.ts';
-import { Pace } from '../../../src/plugins/nova/pace.ts';
+import { Pace, mergeWithDecision } from '../../../src/plugins/nova/pace.ts';
 import { WorkClock } from '../../../src/plugins/nova/work-clock.ts';
 
 describe("the host's working time", () => {
