@@ -39,6 +39,7 @@ describe('monitoring expressions', () => {
       'DrainerDrainGateHeldLong',
       'DrainerEvacuationFailed',
       'DrainerEvacuationTooLong',
+      'DrainerMigrationNotConverging',
       'DrainerMigrationsFailing',
       'DrainerNodeQueuedTooLong',
       'DrainerRecordUnreadable',
@@ -66,6 +67,8 @@ describe('monitoring expressions', () => {
       'drainer_fleet_freeze_active',
       'drainer_fleet_blocker_holding',
       'drainer_fleet_waiting',
+      'drainer_migrations_not_converging',
+      'drainer_migration_memory_remaining_bytes',
     ])
       expect(uses(m), m).toBeGreaterThan(0);
   });

@@ -17,7 +17,7 @@ import { hostOf, type NovaServer } from './types.ts';
 import { Entry, toProgress } from './entry.ts';
 import { Follow } from './follow.ts';
 import type { MigratorOptions } from './migrator-options.ts';
-import { Pace } from './pace.ts';
+import { Pace, mergeWithDecision } from './pace.ts';
 import { readBack } from './read-back.ts';
 import { HOST_UNKNOWN, knownHost } from './reasons.ts';
 import { FIRST_RECORD_CHECK_MS } from './records.ts';
@@ -109,7 +109,8 @@ export class Migrator {
         // a migration parked until its stall decision ends no sooner than that (dueIn has it)
         const inFlight = this.entries.filter((e) => e.state === 'migrating' && !this.#watch.parked(e)).length;
         const now = this.#o.now();
-        await this.#until(now + this.#pace.next({ inFlight, now, dueIn: this.#dueIn(), tail }));
+        const next = this.#pace.next({ inFlight, now, dueIn: this.#dueIn(), tail, working: this.#working() });
+        await this.#until(now + next);
       } catch {
         // aborted: handled at the top of the loop
       }
@@ -128,14 +129,31 @@ export class Migrator {
    */
   async #until(poll: number): Promise<void> {
     const { signal, sleep, now } = this.#o;
+    // A stall decision due a little after the poll ends a parked slot (forced) soon after: one poll
+    // after that end sees both, where a poll before it would be followed by another at the end.
+    const decision = this.#watch.nextDue(this.entries.filter((e) => this.#watch.parked(e)));
+    const merged = decision !== undefined && mergeWithDecision(now(), poll, decision);
+    if (merged) poll = decision;
     for (;;) {
       const due = this.#watch.nextDue(this.entries);
-      if (due === undefined || due >= poll || signal.aborted) break;
+      if (due === undefined || due > poll || signal.aborted) break;
       await sleep(Math.max(0, due - now()), signal);
       await this.#watch.read(this.entries);
       this.#report();
+      // the forced end the decision brought is the poll; what the reads made due, no later
+      if (merged) poll = Math.max(poll, ...this.entries.map((e) => this.#forcedEnd(e) ?? 0));
+      poll = Math.min(poll, now() + (this.#dueIn() ?? Infinity));
     }
     await sleep(Math.max(0, poll - now()), signal);
+  }
+
+  /** Nova's slots on the host, and how many are not held by a parked migration (see Watch.parked). */
+  #working(): { slots: number; of: number } {
+    const of = this.#o.nova.maxConcurrentMigrations;
+    const parked = this.entries.filter(
+      (e) => e.state === 'migrating' && e.deadlineFrom !== undefined && this.#watch.parked(e),
+    ).length;
+    return { slots: Math.max(0, of - parked), of };
   }
 
   #report(): void {
@@ -147,11 +165,28 @@ export class Migrator {
     return this.entries.every((e) => e.state !== 'migrating' && e.state !== 'pending');
   }
 
+  /** When a migration forced to complete is expected to have ended, while it is still ahead. */
+  #forcedEnd(e: Entry): number | undefined {
+    return e.state === 'migrating' && e.forcedEndAt !== undefined && e.forcedEndAt > this.#o.now()
+      ? e.forcedEndAt
+      : undefined;
+  }
+
   /** The nearest moment something is due on our side, from now. */
   #dueIn(): number | undefined {
     const now = this.#o.now();
+    // a record read that a counter read comes before is not due: the counters make it needless
     const due = this.entries.flatMap((e) =>
-      e.terminal ? [] : [e.state === 'pending' ? e.notBefore : undefined, e.abort?.until, e.recordCheckAt],
+      e.terminal
+        ? []
+        : [
+            e.state === 'pending' ? e.notBefore : undefined,
+            e.abort?.until,
+            (this.#watch.nextDue([e]) ?? Infinity) < (e.recordCheckAt ?? -Infinity)
+              ? undefined
+              : e.recordCheckAt,
+            this.#forcedEnd(e),
+          ],
     );
     const at = due.filter((t): t is number => t !== undefined);
     return at.length ? Math.min(...at) - now : undefined;
