@@ -324,8 +324,12 @@ describe('when evacuations may start (full stack, injected clock)', () => {
     const done = await finished(s, 'r1');
     expect(done.phase).toBe('Evacuated');
     expect(done.startedNow?.by).toBe('bob@ops');
-    const nm = await s.k.request<NodeMaintenance>({ path: `${NM_PATH}/nm-r1` });
-    expect(nm.status?.phase).toBe('Succeeded');
+    // the NodeMaintenance's status is written after the record says Evacuated
+    const phase = await until('the NodeMaintenance Succeeded', async () => {
+      const nm = await s.k.request<NodeMaintenance>({ path: `${NM_PATH}/nm-r1` });
+      return nm.status?.phase === 'Succeeded' ? nm.status.phase : undefined;
+    });
+    expect(phase).toBe('Succeeded');
   }, 60_000);
 
   it('a restart keeps every waiting node waiting, with its reason and its place', async () => {
