@@ -103,7 +103,11 @@ describe('one writer per node (full stack)', () => {
     expect((await s.node('node-a')).spec?.unschedulable).toBeFalsy(); // refused before any change
 
     await s.cordon('node-a');
-    await until('Evacuated', async () => (await s.record('node-a'))?.phase === 'Evacuated');
+    // the fleet slot is given back (a record write) after the record says Evacuated
+    await until('Evacuated, slot given back', async () => {
+      const r = await s.record('node-a');
+      return r?.phase === 'Evacuated' && r.slot === undefined;
+    });
     expect(await holder(s, 'node-a')).toBe(first.instance);
     expect(s.logLines.some((l) => l.includes('another agent instance holds this node'))).toBe(true);
 
