@@ -59,11 +59,12 @@ describe('the Prometheus blocker with credentials in its URL', () => {
 
   it('names the URL without the password when Prometheus refuses them', async () => {
     wantAuth = 'Basic something-else';
-    const err = await ask(withCredentials()).catch((e: unknown) => e as Error);
+    const err: unknown = await ask(withCredentials()).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(Error);
-    expect(err.message).toContain(`http://${base}/prom/api/v1/alerts answered HTTP 401`);
-    expect(err.message).not.toContain(encodeURIComponent(PASSWORD));
-    expect(err.message).not.toContain(PASSWORD);
+    const { message } = err as Error;
+    expect(message).toContain(`http://${base}/prom/api/v1/alerts answered HTTP 401`);
+    expect(message).not.toContain(encodeURIComponent(PASSWORD));
+    expect(message).not.toContain(PASSWORD);
   });
 
   it('keeps the password out of the printed config and out of log lines that carry the URL', () => {
