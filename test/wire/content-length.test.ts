@@ -6,7 +6,8 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { NodeWire } from '../../src/kube/wire-pod.ts';
 import { KubeconfigWire } from '../../src/kube/wire-kubeconfig.ts';
-import type { HttpVerb, KubeWire } from '../../src/kube/http.ts';
+import { firingAlerts } from '../../src/core/fleet/prometheus.ts';
+import { KubeHttp, type HttpVerb, type KubeWire } from '../../src/kube/http.ts';
 import { createHttp } from '../../src/plugins/nova/http.ts';
 import { startGoServer, type GoServer } from './go-server.ts';
 
@@ -98,5 +99,38 @@ describe('the OpenStack client (node:http, a fresh connection per request)', () 
       why(),
     ).toEqual([[method, '{"a":1}']]);
     expect(go.requests[0]?.headers['content-length'], why()).toBe('7');
+  });
+});
+
+describe('the paths above the wires', () => {
+  it("KubeHttp's DELETE with DeleteOptions, then an Event, over the Pod wire: both read whole", async () => {
+    const k = new KubeHttp(nodeWire());
+    const options = { kind: 'DeleteOptions', apiVersion: 'v1', gracePeriodSeconds: 0 };
+    await k.request({ method: 'DELETE', path: '/api/v1/namespaces/d/pods/p', body: options });
+    await k.request({ method: 'POST', path: '/api/v1/namespaces/default/events', body: { reason: 'X' } });
+
+    expect(go.rejected, why()).toEqual([]);
+    expect(
+      go.requests.map((r) => [r.method, JSON.parse(r.body) as unknown]),
+      why(),
+    ).toEqual([
+      ['DELETE', options],
+      ['POST', { reason: 'X' }],
+    ]);
+  });
+
+  it("the Prometheus blocker's GET carries no body", async () => {
+    // this server answers {} (no data.alerts), which the blocker reports: only the bytes matter here
+    await expect(
+      firingAlerts(
+        { url: go.url, alertName: '.*', labels: {}, requestTimeout: 5 },
+        AbortSignal.timeout(5000),
+      ),
+    ).rejects.toThrow(/without data\.alerts/);
+    expect(go.rejected, why()).toEqual([]);
+    expect(
+      go.requests.map((r) => [r.method, r.target, r.body]),
+      why(),
+    ).toEqual([['GET', '/api/v1/alerts', '']]);
   });
 });
