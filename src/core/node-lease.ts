@@ -41,12 +41,10 @@ export type LeaseTake =
 export class NodeLease {
   readonly #o: NodeLeaseOptions;
   readonly #observed: ObservedLeases;
-  readonly #mono: () => number;
 
   constructor(o: NodeLeaseOptions) {
     this.#o = o;
-    this.#mono = o.monotonic ?? monotonicMs;
-    this.#observed = new ObservedLeases(this.#mono);
+    this.#observed = new ObservedLeases(o.monotonic ?? monotonicMs);
   }
 
   get name(): string {

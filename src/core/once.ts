@@ -33,13 +33,16 @@ export interface OnceOptions {
 async function takeNode(o: OnceOptions, command: 'run-once' | 'restore'): Promise<Slot | undefined> {
   const lease = createNodeLease({ ...o, nodeName: o.node });
   if (!lease) return undefined;
-  // never seen before: a holder is live only if it renews within the lease duration (no clock compare)
-  const take = await lease.takeWatching(o.signal, (holder, seconds) =>
-    o.log.info(
-      { node: o.node, holder },
-      `node Lease held by ${holder}: watching it up to ${seconds} s to see whether that agent renews it`,
-    ),
-  );
+  // never seen before: a holder is live only if it renews within the lease duration (no clock
+  // compare); --force acts whoever holds it, so it does not wait to find out
+  const take = o.force
+    ? await lease.tryTake()
+    : await lease.takeWatching(o.signal, (holder, seconds) =>
+        o.log.info(
+          { node: o.node, holder },
+          `node Lease held by ${holder}: watching it up to ${seconds} s to see whether that agent renews it`,
+        ),
+      );
   if ('held' in take) return take.held;
   const renewed = take.renewTime ? `, renewed ${take.renewTime}` : '';
   if (o.force) {
