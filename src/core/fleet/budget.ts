@@ -8,7 +8,7 @@ import type { Logger } from '../../observability/logger.ts';
 import { isConflictError, isNotFoundError } from '../../errors.ts';
 import type { EvacuationBudget, FleetApi, LeaseView, Slot, SlotWait } from './types.ts';
 import { LeaseCache } from './lease-cache.ts';
-import { monotonicMs, ObservedLeases } from './observed.ts';
+import { monotonicMs, type ObservedLeases } from './observed.ts';
 
 export const slotName = (i: number): string => `drainer-evacuation-${i}`;
 
@@ -56,7 +56,10 @@ export interface FleetBudgetOptions {
   /** The agent's lifetime: the Lease watch runs until it aborts. */
   readonly signal: AbortSignal;
   readonly now?: () => Date;
-  /** Our own clock for expiry (default performance.now): never compared with another machine's. */
+  /**
+   * Our own clock for expiry (default performance.now): never compared with another machine's.
+   * For the budget's own Lease watch; a shared `cache` brings its own.
+   */
   readonly monotonic?: () => number;
   /** The agent's Lease watch, when shared (with the start gate's Prometheus verdict). */
   readonly cache?: LeaseCache;
@@ -83,8 +86,9 @@ export class FleetBudget implements EvacuationBudget {
 
   constructor(o: FleetBudgetOptions) {
     this.#o = o;
-    this.#cache = o.cache ?? new LeaseCache(o.api, o.signal);
-    this.#observed = new ObservedLeases(o.monotonic ?? monotonicMs);
+    this.#cache = o.cache ?? new LeaseCache(o.api, o.signal, o.monotonic);
+    // the watch's events and this budget's own reads time the same observations
+    this.#observed = this.#cache.observed;
   }
 
   #now(): Date {
