@@ -7,9 +7,13 @@
 import type { Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 
+const goError = (status: string) =>
+  `HTTP/1.1 ${status}\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n${status}`;
+
 /** Go's answer to a request line it cannot parse (net/http server.go, conn.serve). */
-export const GO_BAD_REQUEST =
-  'HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n400 Bad Request';
+export const GO_BAD_REQUEST = goError('400 Bad Request');
+/** Go's answer to headers past MaxHeaderBytes (Node's own answer would be lost to our handler). */
+const GO_HEADERS_TOO_LARGE = goError('431 Request Header Fields Too Large');
 
 interface ParseError extends Error {
   readonly code?: string;
@@ -37,7 +41,11 @@ export function answerMalformedLikeGo(server: Server, log: (line: string) => voi
     });
   });
   server.on('clientError', (err: ParseError, socket: Socket) => {
-    if (!err.code?.startsWith('HPE_') || err.code === 'HPE_HEADER_OVERFLOW' || !socket.writable) {
+    if (err.code === 'HPE_HEADER_OVERFLOW' && socket.writable) {
+      socket.end(GO_HEADERS_TOO_LARGE);
+      return;
+    }
+    if (!err.code?.startsWith('HPE_') || !socket.writable) {
       socket.destroy(err);
       return;
     }
