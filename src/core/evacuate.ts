@@ -15,8 +15,8 @@ import { ProgressRecord } from './progress-record.ts';
 import {
   EVACUATING_TAINT,
   errorText,
+  firstAttempt,
   newRecord,
-  resumes,
   type NodeRecord,
   type OutcomeSummary,
 } from './record.ts';
@@ -97,7 +97,7 @@ export async function evacuate(
   ctl: EvacuationControl,
 ): Promise<RunResult> {
   const started = run.now();
-  const fresh = !resumes(run.store.current);
+  const fresh = firstAttempt(run.store.current);
   // Without a fleet budget nothing waits between the intent and the plan, and the plan only reads:
   // it goes beside the intent write (the record must come before a change, not before a read).
   // With a budget the plan waits for the slot, so it does not go stale in the queue.

@@ -1,12 +1,14 @@
 // One writer per node (issue 23 item 5): each agent instance holds the Lease drainer-node-<node>
 // while it acts on its node. Its holder names the instance (pod name and uid), so two agents of one
 // node (a DaemonSet rollout, run-once next to the daemon) see each other: the second waits, and
-// run-once refuses. Renewed every duration/3 like a fleet slot; a holder gone for the duration
-// (kill -9) may be replaced, and `drainer status` says the agent is gone.
+// run-once refuses. Renewed every duration/3 like a fleet slot; a holder whose Lease this process
+// has seen unchanged for the duration (kill -9) may be replaced (observed.ts: our own clock, never
+// against the holder's renewTime), and `drainer status` says the agent is gone.
 import type { Logger } from '../observability/logger.ts';
 import { isConflictError } from '../errors.ts';
 import { wait } from './retry.ts';
-import { HeldSlot, leaseExpired, microTime } from './fleet/budget.ts';
+import { HeldSlot, microTime } from './fleet/budget.ts';
+import { monotonicMs, ObservedLeases } from './fleet/observed.ts';
 import type { FleetApi, LeaseView, Slot } from './fleet/types.ts';
 
 const PREFIX = 'drainer-node-';
@@ -25,23 +27,34 @@ export interface NodeLeaseOptions {
   readonly durationSeconds: number;
   readonly log: Logger;
   readonly now?: () => Date;
+  /** Our own clock for expiry (default performance.now). */
+  readonly monotonic?: () => number;
 }
 
-/** Held (ours now, renewed until released), or the live holder that is not us. */
-export type LeaseTake = { readonly held: Slot } | { readonly holder: string; readonly renewTime?: string };
+/**
+ * Held (ours now, renewed until released), or the holder that is not us: `live` once we saw it
+ * renew, else it is only not yet known to be gone (first seen less than a lease duration ago).
+ */
+export type LeaseTake =
+  { readonly held: Slot } | { readonly holder: string; readonly renewTime?: string; readonly live?: boolean };
 
 export class NodeLease {
   readonly #o: NodeLeaseOptions;
+  readonly #observed: ObservedLeases;
 
   constructor(o: NodeLeaseOptions) {
     this.#o = o;
+    this.#observed = new ObservedLeases(o.monotonic ?? monotonicMs);
   }
 
   get name(): string {
     return nodeLeaseName(this.#o.node);
   }
 
-  /** One try (a read and a write): ours if nobody live holds it. */
+  /**
+   * One try (a read and a write): ours if nobody holds it, or its holder has not renewed it for
+   * the lease duration of our own time since we first saw it.
+   */
   async tryTake(): Promise<LeaseTake> {
     const { api, instance } = this.#o;
     const now = this.#o.now?.() ?? new Date();
@@ -49,9 +62,13 @@ export class NodeLease {
     if (
       current?.holder &&
       current.holder !== instance &&
-      !leaseExpired(current, now.getTime(), this.#o.durationSeconds)
+      !this.#observed.expired(current, this.#o.durationSeconds)
     )
-      return { holder: current.holder, ...(current.renewTime ? { renewTime: current.renewTime } : {}) };
+      return {
+        holder: current.holder,
+        ...(current.renewTime ? { renewTime: current.renewTime } : {}),
+        live: this.#observed.observe(current).changes > 0,
+      };
     const t = microTime(now);
     const next: LeaseView = {
       ...(current ?? { name: this.name }),
@@ -75,6 +92,26 @@ export class NodeLease {
         holder: winner?.holder ?? 'another agent',
         ...(winner?.renewTime ? { renewTime: winner.renewTime } : {}),
       };
+    }
+  }
+
+  /**
+   * For a one-shot command (run-once, restore), which has never seen the Lease before: a holder is
+   * watched for up to the lease duration. One that renews in that time is live (answered at once,
+   * `live`); one that does not is gone, and the Lease is taken. `onWatch` hears when watching begins.
+   */
+  async takeWatching(
+    signal: AbortSignal,
+    onWatch?: (holder: string, seconds: number) => void,
+  ): Promise<LeaseTake> {
+    const pollMs = Math.min(2000, (this.#o.durationSeconds * 1000) / 6);
+    let told = false;
+    for (;;) {
+      const take = await this.tryTake();
+      if ('held' in take || take.live || signal.aborted) return take;
+      if (!told) onWatch?.(take.holder, this.#o.durationSeconds);
+      told = true;
+      await wait(pollMs, signal);
     }
   }
 

@@ -27,12 +27,22 @@ export interface OnceOptions {
 /**
  * The node's agent Lease for the run, or none with --force (logged) or in a dry run. A live
  * holder that is not us (the node's daemon) makes run-once or restore refuse, naming it: that
- * agent is acting on the node, and a manual run next to it would race it.
+ * agent is acting on the node, and a manual run next to it would race it. Live means seen renewing
+ * it: a holder that leaves it unchanged for its duration is gone, and the Lease is taken.
  */
 async function takeNode(o: OnceOptions, command: 'run-once' | 'restore'): Promise<Slot | undefined> {
   const lease = createNodeLease({ ...o, nodeName: o.node });
   if (!lease) return undefined;
-  const take = await lease.tryTake();
+  // never seen before: a holder is live only if it renews within the lease duration (no clock
+  // compare); --force acts whoever holds it, so it does not wait to find out
+  const take = o.force
+    ? await lease.tryTake()
+    : await lease.takeWatching(o.signal, (holder, seconds) =>
+        o.log.info(
+          { node: o.node, holder },
+          `node Lease held by ${holder}: watching it up to ${seconds} s to see whether that agent renews it`,
+        ),
+      );
   if ('held' in take) return take.held;
   const renewed = take.renewTime ? `, renewed ${take.renewTime}` : '';
   if (o.force) {

@@ -189,6 +189,24 @@ export function newRecord(trigger: string, now: Date): NodeRecord {
 export const resumes = (r: NodeRecord | undefined): boolean =>
   r?.phase === 'Evacuating' || r?.resumes === true;
 
+/**
+ * Has drainer changed anything for this record yet: our cordon or taint, a plugin's saved state (a
+ * plugin saves before it acts: nova-compute disabled, a drain taint), a moved workload?
+ */
+export const changedByUs = (r: NodeRecord | undefined): boolean =>
+  !!r &&
+  (r.cordonedByUs ||
+    r.taintedByUs ||
+    (r.outcomes ?? []).some((o) => o.moved > 0) ||
+    Object.values(r.plugins).some((p) => Object.keys(p).length > 0));
+
+/**
+ * A first attempt: neither resumed nor following one that changed things (a retry of a Failed
+ * evacuation that disabled a service or moved a server is not; it may not claim nothing changed).
+ * Only a first attempt is refused by blockers or an enforced capacity check.
+ */
+export const firstAttempt = (r: NodeRecord | undefined): boolean => !resumes(r) && !changedByUs(r);
+
 /** The queue label a record implies: the queuedAt (epoch ms) while Queued, else none. */
 export function queuedLabel(record: NodeRecord | undefined): string | null {
   if (record?.phase !== 'Queued' || !record.queuedAt) return null;

@@ -9,7 +9,7 @@ import type { AgentOptions } from 'node:https';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { ConfigError } from '../errors.ts';
-import { http, https } from '../node-http.ts';
+import { bodyLength, http, https } from '../node-http.ts';
 import type { KubeWire, WireRequest, WireResponse } from './http.ts';
 
 export interface PodWireOptions {
@@ -74,7 +74,11 @@ export class NodeWire implements KubeWire {
     const opts: RequestOptions = {
       method: req.method,
       agent: this.#agent,
-      headers: { ...req.headers, ...(token ? { Authorization: `Bearer ${token}` } : {}) },
+      headers: {
+        ...req.headers,
+        ...bodyLength(req.body),
+        ...(token ? { Authorization: `Bearer ${token}` } : {}),
+      },
       ...(req.signal ? { signal: req.signal } : {}),
     };
     return new Promise((resolve, reject) => {

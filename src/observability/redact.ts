@@ -30,13 +30,20 @@ export const isSecretLogKey = (key: string): boolean =>
 
 const MAX_DEPTH = 10;
 
+// The password of a URL's userinfo (`scheme://user:password@host`), wherever a text holds one.
+const URL_PASSWORD = /(\b[a-z][a-z0-9+.-]*:\/\/[^\s/?#@:]*):[^\s/?#@]*@/gi;
+
+/** A text with every URL's password censored (the user name stays: it says which account). */
+export const withoutUrlPasswords = (text: string): string =>
+  text.includes('@') ? text.replace(URL_PASSWORD, `$1:${CENSOR}@`) : text;
+
 // Not `instanceof Headers`: reading the global loads undici (fetch), ~6 MB, into a daemon that never
 // makes a Headers itself. One can only exist where undici is loaded already.
 const isHeaders = (value: object): value is Headers =>
   Object.prototype.toString.call(value) === '[object Headers]';
 
 function walk(value: unknown, depth: number, seen: WeakSet<object>): unknown {
-  if (typeof value === 'string') return PRIVATE_KEY.test(value) ? CENSOR : value;
+  if (typeof value === 'string') return PRIVATE_KEY.test(value) ? CENSOR : withoutUrlPasswords(value);
   if (value === null || typeof value !== 'object') return value;
   if (value instanceof Error) return walk(safeError(value), depth, seen);
   if (value instanceof Date) return value;

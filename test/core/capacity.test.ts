@@ -3,7 +3,7 @@ import { configSchema } from '../../src/config/schema.ts';
 import type { CapacityVerdict, Plan } from '../../src/core/plugin.ts';
 import { Reconciler } from '../../src/core/reconciler.ts';
 import { EVACUATING_TAINT, type NodeRecord } from '../../src/core/record.ts';
-import { FakeCluster, FakeHost, quietLogger, succeeded } from './fakes.ts';
+import { failedAfterChanges, FakeCluster, FakeHost, quietLogger, succeeded } from './fakes.ts';
 
 const SHORT = 'nova: 1 of 2 servers does not fit: db-7 (16 vCPU, 64 GiB RAM) needs a host with 16 vCPU free';
 
@@ -159,5 +159,18 @@ describe('capacity pre-flight', () => {
 
     expect(host.evacuateCalls).toBe(1);
     expect(warnings(cluster, 'InsufficientCapacity')).toEqual([SHORT]);
+  });
+
+  it('a retry of a Failed evacuation that changed things (service disabled, a server moved, taint on) only warns', async () => {
+    const { cluster, host, reconcile } = setup('enforce', () => ({ status: 'short', message: SHORT }));
+    const node = cluster.addNode('node-7', { unschedulable: true });
+    node.spec.taints = [{ ...EVACUATING_TAINT }];
+    await cluster.setNodeAnnotation('node-7', 'drainer.dev/state', JSON.stringify(failedAfterChanges()));
+
+    await reconcile();
+
+    expect(host.evacuateCalls).toBe(1);
+    expect(warnings(cluster, 'InsufficientCapacity')).toEqual([SHORT]);
+    expect(cluster.record('node-7')?.phase).toBe('Evacuated');
   });
 });

@@ -11,7 +11,7 @@ import type {
   Taint,
 } from '../../src/core/objects.ts';
 import { PluginHost } from '../../src/core/host.ts';
-import { parseRecord, STATE_ANNOTATION } from '../../src/core/record.ts';
+import { parseRecord, STATE_ANNOTATION, type NodeRecord } from '../../src/core/record.ts';
 import type { EvacuationHost } from '../../src/core/run-context.ts';
 import type {
   BackendPlugin,
@@ -379,4 +379,27 @@ export class FakeSources implements WatchSources {
       });
     });
   }
+}
+
+/** What a Failed evacuation leaves: our taint, nova-compute disabled by us, one of two servers moved. */
+export function failedAfterChanges(): NodeRecord {
+  return {
+    phase: 'Failed',
+    trigger: 'cordon',
+    since: new Date().toISOString(),
+    cordonedByUs: false,
+    taintedByUs: true,
+    failureReason: 'EvacuationFailed',
+    lastError: 'nova: not every workload moved (db-7: no valid host)',
+    plugins: {
+      nova: {
+        host: 'compute-7',
+        serviceId: 'svc-7',
+        disabledByUs: true,
+        reason: 'drainer: cordon',
+        migrations: {},
+      },
+    },
+    outcomes: [{ plugin: 'nova', succeeded: false, moved: 1, failed: 1 }],
+  };
 }

@@ -39,6 +39,14 @@ const sunOneBerlin: MaintenanceWindow = {
   timeZone: 'Europe/Berlin',
 };
 
+/** Wholly inside Berlin's spring-forward gap on 29 Mar 2026: opens at the change, for its hour. */
+const gapHourBerlin: MaintenanceWindow = {
+  days: ['sun'],
+  start: '02:00',
+  end: '03:00',
+  timeZone: 'Europe/Berlin',
+};
+
 describe('windowOpen', () => {
   it.each([
     // [window, instant, open]
@@ -62,6 +70,11 @@ describe('windowOpen', () => {
     [sunEarlyBerlin, '2026-03-29T01:00:00Z', true], // 03:00 CEST, past the start that never came
     [sunEarlyBerlin, '2026-03-29T01:59:00Z', true], // 03:59 CEST
     [sunEarlyBerlin, '2026-03-29T02:00:00Z', false], // 04:00 CEST
+    [gapHourBerlin, '2026-03-29T00:59:00Z', false], // 01:59 CET
+    [gapHourBerlin, '2026-03-29T01:00:00Z', true], // 03:00 CEST: the hour that never came, from the change
+    [gapHourBerlin, '2026-03-29T01:59:00Z', true], // 03:59 CEST
+    [gapHourBerlin, '2026-03-29T02:00:00Z', false], // 04:00 CEST: its usual length is over
+    [gapHourBerlin, '2026-04-05T00:30:00Z', true], // a week later: 02:30 CEST, the wall clock again
     // fall back (Berlin, 25 Oct 2026, 03:00 CEST → 02:00 CET): 02:00-02:59 happens twice
     [sunOneBerlin, '2026-10-24T23:00:00Z', true], // 01:00 CEST
     [sunOneBerlin, '2026-10-25T00:29:00Z', true], // 02:29 CEST
@@ -83,6 +96,8 @@ describe('nextOpening', () => {
     [[nightsNY], '2026-11-25T12:00:00Z', '2026-11-28T03:00:00.000Z'],
     // the start falls in the spring-forward gap: it opens at the transition
     [[sunEarlyBerlin], '2026-03-28T12:00:00Z', '2026-03-29T01:00:00.000Z'],
+    // wholly inside the gap: opens at the change, not a week later
+    [[gapHourBerlin], '2026-03-28T12:00:00Z', '2026-03-29T01:00:00.000Z'],
     // fall back: 01:00 CEST on 25 Oct is 23:00Z the day before
     [[sunOneBerlin], '2026-10-24T12:00:00Z', '2026-10-24T23:00:00.000Z'],
     // New York springs forward on 8 Mar 2026: Friday 22:00 EDT after it

@@ -6,7 +6,15 @@ import { configSchema } from '../../src/config/schema.ts';
 import { AuthError } from '../../src/errors.ts';
 import type { Outcome, Plan, WorkloadProgress } from '../../src/core/plugin.ts';
 import { Reconciler } from '../../src/core/reconciler.ts';
-import { FakeCluster, FakeHost, quietLogger, succeeded, type FakePlugin } from './fakes.ts';
+import { EVACUATING_TAINT } from '../../src/core/record.ts';
+import {
+  failedAfterChanges,
+  FakeCluster,
+  FakeHost,
+  quietLogger,
+  succeeded,
+  type FakePlugin,
+} from './fakes.ts';
 
 const rejected = () =>
   new AuthError('keystone POST /v3/auth/tokens → 401: credentials rejected', {
@@ -114,6 +122,32 @@ describe("Nova's own reason", () => {
     expect(messages(cluster, 'MigrationFailed')).toEqual([`nova: web (srv-1): ${why}`]);
     expect(cluster.record('node-7')?.lastError).toContain(
       'Nova: No valid host was found (migration 12 error)',
+    );
+  });
+
+  it('a retry of a Failed evacuation that changed things is not refused as if nothing was changed', async () => {
+    const { cluster, host, reconcile } = setup(() => ({
+      plugin: 'nova',
+      workloads: [
+        {
+          id: 'db-7',
+          name: 'db-7',
+          owner: 'p',
+          state: 'ACTIVE',
+          action: 'none',
+          blocker: 'server is locked',
+        },
+      ],
+    }));
+    cluster.node('node-7').spec.taints = [{ ...EVACUATING_TAINT }];
+    await cluster.setNodeAnnotation('node-7', 'drainer.dev/state', JSON.stringify(failedAfterChanges()));
+
+    await reconcile();
+
+    // it resumes (the plugin reports the locked server itself) instead of claiming nothing changed
+    expect(host.evacuateCalls).toBe(1);
+    expect(messages(cluster, 'EvacuationBlocked').join()).not.toMatch(
+      /nothing was changed|before any change/,
     );
   });
 });

@@ -1,12 +1,14 @@
 // The fair, lease-based evacuation budget. Slots are Leases `drainer-evacuation-<i>`, taken and
 // renewed like client-go leader election: writes carry the read resourceVersion, a 409 means
-// another agent won, and a holder that stopped renewing for leaseDuration may be replaced.
+// another agent won, and a holder whose Lease this agent has seen unchanged for leaseDuration (its
+// own monotonic time, observed.ts: never its clock against the holder's renewTime) may be replaced.
 // Waiters order themselves by the drainer.dev/queued label (oldest first, then node name) and
 // re-check only when a Lease changes holder, a held one may have expired, or a slow resync fires.
 import type { Logger } from '../../observability/logger.ts';
 import { isConflictError, isNotFoundError } from '../../errors.ts';
 import type { EvacuationBudget, FleetApi, LeaseView, Slot, SlotWait } from './types.ts';
 import { LeaseCache } from './lease-cache.ts';
+import { monotonicMs, type ObservedLeases } from './observed.ts';
 
 export const slotName = (i: number): string => `drainer-evacuation-${i}`;
 
@@ -30,7 +32,10 @@ export const slotHolder = (node: string, instance: string | undefined): string =
 /** The node of a slot holder (a holder written before instances is the node name itself). */
 export const holderNode = (holder: string): string => holder.split('/')[0] ?? holder;
 
-/** A Lease nobody holds, or whose holder has not renewed it for its duration, may be taken. */
+/**
+ * By the clocks: the holder's renewTime against `now`. Only for showing an estimate (status); a
+ * decision to take a Lease is made on observation (ObservedLeases), as the clocks may differ.
+ */
 export function leaseExpired(l: LeaseView, now: number, defaultSeconds: number): boolean {
   if (!l.holder) return true;
   const renewed = Date.parse(l.renewTime ?? l.acquireTime ?? '');
@@ -51,6 +56,11 @@ export interface FleetBudgetOptions {
   /** The agent's lifetime: the Lease watch runs until it aborts. */
   readonly signal: AbortSignal;
   readonly now?: () => Date;
+  /**
+   * Our own clock for expiry (default performance.now): never compared with another machine's.
+   * For the budget's own Lease watch; a shared `cache` brings its own.
+   */
+  readonly monotonic?: () => number;
   /** The agent's Lease watch, when shared (with the start gate's Prometheus verdict). */
   readonly cache?: LeaseCache;
 }
@@ -71,19 +81,23 @@ interface QueueState {
 export class FleetBudget implements EvacuationBudget {
   readonly #o: FleetBudgetOptions;
   readonly #cache: LeaseCache;
+  readonly #observed: ObservedLeases;
   #agents: { count: number; at: number } | undefined;
 
   constructor(o: FleetBudgetOptions) {
     this.#o = o;
-    this.#cache = o.cache ?? new LeaseCache(o.api, o.signal);
+    this.#cache = o.cache ?? new LeaseCache(o.api, o.signal, o.monotonic);
+    // the watch's events and this budget's own reads time the same observations
+    this.#observed = this.#cache.observed;
   }
 
   #now(): Date {
     return this.#o.now?.() ?? new Date();
   }
 
-  #expired(l: LeaseView, now: number): boolean {
-    return leaseExpired(l, now, this.#o.leaseDuration);
+  /** Nobody holds it, or we have seen it unchanged for its duration (observed.ts). */
+  #expired(l: LeaseView): boolean {
+    return this.#observed.expired(l, this.#o.leaseDuration);
   }
 
   async #total(): Promise<number> {
@@ -122,8 +136,8 @@ export class FleetBudget implements EvacuationBudget {
       const now = this.#now().getTime();
       const slots = Array.from({ length: total }, (_, i) => byName.get(slotName(i)) ?? { name: slotName(i) });
       // resume: a slot still ours (not expired) is renewed, never doubled
-      const mine = slots.find((l) => l.holder && holderNode(l.holder) === o.node && !this.#expired(l, now));
-      const free = slots.filter((l) => this.#expired(l, now));
+      const mine = slots.find((l) => l.holder && holderNode(l.holder) === o.node && !this.#expired(l));
+      const free = slots.filter((l) => this.#expired(l));
       if (!q.queued && !mine) {
         await o.enqueue();
         q.queued = true;
@@ -145,12 +159,8 @@ export class FleetBudget implements EvacuationBudget {
         return new HeldSlot(taken, slotHolder(o.node, this.#o.instance), this.#o);
       }
       if (candidates.length) continue; // lost a race: look again at once, at the API's own view
-      this.#tell(q, (w) => o.onWait(w), slots, total, now);
-      const waitMs = Math.min(
-        this.#o.resyncMs ?? 60_000,
-        this.#nextExpiry(slots, now),
-        this.#staleIn(q, now),
-      );
+      this.#tell(q, (w) => o.onWait(w), slots, total);
+      const waitMs = Math.min(this.#o.resyncMs ?? 60_000, this.#nextExpiry(slots), this.#staleIn(q, now));
       if (!(await this.#cache.changed(Math.max(10, waitMs), o.signal, seen))) q.relist = true;
     }
     return undefined;
@@ -190,13 +200,10 @@ export class FleetBudget implements EvacuationBudget {
     return q.freeSince !== undefined ? q.freeSince + this.#o.leaseDuration * 1000 - now : Infinity;
   }
 
-  /** When the first held slot may expire (a holder that stopped renewing). */
-  #nextExpiry(slots: readonly LeaseView[], now: number): number {
-    const held = slots.filter((l) => !this.#expired(l, now));
-    const at = held.map(
-      (l) => Date.parse(l.renewTime ?? '') + (l.durationSeconds ?? this.#o.leaseDuration) * 1000,
-    );
-    return Math.min(Infinity, ...at.map((t) => t - now + 50));
+  /** Ms until the first held slot may expire (a holder that stopped renewing), by observation. */
+  #nextExpiry(slots: readonly LeaseView[]): number {
+    const held = slots.filter((l) => !this.#expired(l));
+    return Math.min(Infinity, ...held.map((l) => this.#observed.expiresIn(l, this.#o.leaseDuration) + 50));
   }
 
   /**
@@ -228,15 +235,9 @@ export class FleetBudget implements EvacuationBudget {
     );
   }
 
-  #tell(
-    q: QueueState,
-    onWait: (w: SlotWait) => void,
-    slots: readonly LeaseView[],
-    total: number,
-    now: number,
-  ) {
+  #tell(q: QueueState, onWait: (w: SlotWait) => void, slots: readonly LeaseView[], total: number) {
     const holders = slots
-      .filter((l) => !this.#expired(l, now))
+      .filter((l) => !this.#expired(l))
       .map((l) => ({
         node: holderNode(l.holder ?? ''),
         slot: l.name,
@@ -295,7 +296,7 @@ export class HeldSlot implements Slot {
     this.#what = what;
     this.name = lease.name;
     this.#lease = lease;
-    this.#renewed = Date.now();
+    this.#renewed = monotonicMs();
     this.#timer = setInterval(
       () => {
         this.#chain = this.#chain.then(() => this.#renew());
@@ -312,7 +313,7 @@ export class HeldSlot implements Slot {
     if (this.#done || this.#lost.signal.aborted) return;
     try {
       this.#lease = await this.o.api.replaceLease({ ...this.#lease, renewTime: microTime(new Date()) });
-      this.#renewed = Date.now();
+      this.#renewed = monotonicMs();
       return;
     } catch (err) {
       if (isConflictError(err)) {
@@ -325,7 +326,7 @@ export class HeldSlot implements Slot {
       }
       this.o.log.warn({ err, slot: this.name }, `could not renew the ${this.#what}`);
     }
-    if (Date.now() - this.#renewed > this.o.leaseDuration * 1000)
+    if (monotonicMs() - this.#renewed > this.o.leaseDuration * 1000)
       this.#lose('not renewed within the lease duration');
   }
 

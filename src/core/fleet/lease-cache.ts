@@ -1,5 +1,7 @@
 // The Leases of the fleet namespace as one watch keeps them: read without a request, and a
-// wait that ends when one of them changes holder (renewals alone wake nobody).
+// wait that ends when one of them changes holder (renewals alone wake nobody). Every event is an
+// observation (observed.ts): a holder's renewal is timed when the watch brings it, on our clock.
+import { monotonicMs, ObservedLeases } from './observed.ts';
 import type { FleetApi, LeaseView } from './types.ts';
 
 /**
@@ -25,10 +27,13 @@ export class LeaseCache {
   /** Bumped on every holder change; with the holders each change brought (the last few hundred). */
   #version = 0;
   readonly #held: { version: number; holder: string }[] = [];
+  /** When this process saw each Lease's record change: what expiry is judged by. */
+  readonly observed: ObservedLeases;
 
-  constructor(api: FleetApi, signal: AbortSignal) {
+  constructor(api: FleetApi, signal: AbortSignal, monotonic: () => number = monotonicMs) {
     this.#api = api;
     this.#signal = signal;
+    this.observed = new ObservedLeases(monotonic);
   }
 
   /**
@@ -81,7 +86,10 @@ export class LeaseCache {
     this.#settle?.();
     const before = this.#leases.get(lease.name);
     if (type === 'DELETED') this.#leases.delete(lease.name);
-    else this.#leases.set(lease.name, lease);
+    else {
+      this.#leases.set(lease.name, lease);
+      this.observed.observe(lease);
+    }
     if (type === 'DELETED' || before?.holder !== lease.holder || !before) {
       this.#version++;
       if (lease.holder && type !== 'DELETED')

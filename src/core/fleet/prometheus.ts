@@ -18,7 +18,12 @@ interface Alert {
 }
 
 /** GET, JSON body; rejects with a message naming the URL (never credentials: userinfo is dropped). */
-function getJson(url: URL, o: PrometheusBlocker, signal: AbortSignal): Promise<unknown> {
+function getJson(
+  url: URL,
+  authorization: string | undefined,
+  o: PrometheusBlocker,
+  signal: AbortSignal,
+): Promise<unknown> {
   const shown = `${url.protocol}//${url.host}${url.pathname}`;
   return new Promise((resolve, reject) => {
     const send = url.protocol === 'https:' ? https.request : http.request;
@@ -26,7 +31,7 @@ function getJson(url: URL, o: PrometheusBlocker, signal: AbortSignal): Promise<u
       url,
       {
         method: 'GET',
-        headers: { accept: 'application/json' },
+        headers: { accept: 'application/json', ...(authorization ? { authorization } : {}) },
         signal,
         timeout: o.requestTimeout * 1000,
         ...(o.cacert ? { ca: readFileSync(o.cacert) } : {}),
@@ -53,12 +58,26 @@ function getJson(url: URL, o: PrometheusBlocker, signal: AbortSignal): Promise<u
   });
 }
 
+/**
+ * Userinfo in the URL (`https://user:pass@prometheus…`, percent-encoded) as a Basic Authorization
+ * header: node:http would send it too, but the URL then also reaches error messages.
+ */
+function basicAuth(url: URL): string | undefined {
+  if (!url.username && !url.password) return undefined;
+  const pair = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
+  url.username = '';
+  url.password = '';
+  return `Basic ${Buffer.from(pair).toString('base64')}`;
+}
+
 /** The names of firing alerts that match; throws when Prometheus cannot be asked or answers oddly. */
 export async function firingAlerts(o: PrometheusBlocker, signal: AbortSignal): Promise<string[]> {
   const url = new URL('api/v1/alerts', o.url.endsWith('/') ? o.url : `${o.url}/`);
-  url.username = '';
-  url.password = '';
-  const body = (await getJson(url, o, signal)) as { status?: string; data?: { alerts?: unknown } };
+  const authorization = basicAuth(url);
+  const body = (await getJson(url, authorization, o, signal)) as {
+    status?: string;
+    data?: { alerts?: unknown };
+  };
   const alerts = body.data?.alerts;
   if (body.status !== 'success' || !Array.isArray(alerts))
     throw new Error(

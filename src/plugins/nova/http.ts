@@ -15,7 +15,7 @@ import {
   TransientError,
   type ApiErrorDetails,
 } from '../../errors.ts';
-import { http, https } from '../../node-http.ts';
+import { bodyLength, http, https } from '../../node-http.ts';
 import { noAnswerText } from '../../no-answer.ts';
 
 export type Api = 'keystone' | 'nova' | 'placement';
@@ -139,6 +139,7 @@ export function createHttp(opts: HttpOptions): Http {
       accept: 'application/json',
       ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
       ...req.headers,
+      ...bodyLength(body),
     };
     const agent = url.protocol === 'https:' ? agents['https:'] : agents['http:'];
     const send = url.protocol === 'https:' ? https.request : http.request;

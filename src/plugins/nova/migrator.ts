@@ -361,10 +361,12 @@ export class Migrator {
       // says (Nova aborts queued live migrations from 2.65; below, none were submitted ahead).
       const queued = e.deadlineFrom === undefined && this.#o.compute.atLeast(65);
       if (e.abort) {
-        e.finish('failed', this.#o.now(), `cancelled after its deadline (${e.abort.note})`);
+        const note = `cancelled after its deadline (${e.abort.note})`;
+        if (!(await this.#tracker.movedAnyway(e, note))) e.finish('failed', this.#o.now(), note);
       } else if (this.#o.abortOnCancel || queued) {
         const { note } = await this.#tracker.abort(e);
-        e.finish('failed', this.#o.now(), `cancelled (${note})`);
+        if (!(await this.#tracker.movedAnyway(e, `the cancel came too late: ${note}`)))
+          e.finish('failed', this.#o.now(), `cancelled (${note})`);
       } else {
         e.message = 'cancelled: left to finish on its own';
       }

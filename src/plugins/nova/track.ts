@@ -238,6 +238,20 @@ export class Tracker {
     );
   }
 
+  /**
+   * After a cancel: a server that is on another host moved, whatever the abort said (Nova may have
+   * finished before the abort, "no migration in progress to abort"). Reads it once; never throws.
+   */
+  async movedAnyway(e: Entry, why: string): Promise<boolean> {
+    const s = await this.#o.compute.getServer(e.id, cleanupSignal()).catch(() => undefined);
+    if (!s || knownHost(s) === undefined || hostOf(s) === this.#o.source) return false;
+    e.server = s;
+    e.target = hostOf(s) ?? undefined;
+    e.finish('succeeded', this.#o.now(), `moved (${why})`);
+    this.#o.log.info({ server: e.id, target: e.target }, `server moved (${why})`);
+    return true;
+  }
+
   /** Aborts the server's live migration (2.24+); says what happened, never throws. */
   async abort(e: Entry): Promise<{ sent: boolean; note: string }> {
     if (e.action !== 'live-migrate') return { sent: false, note: 'a cold migration cannot be aborted' };

@@ -13,6 +13,7 @@ import { drainerCrds } from './crds.ts';
 import { apiGroupDoc, apiGroupList, coreVersions, resourceList, versionInfo } from './discovery.ts';
 import type { EvictionHook } from './eviction.ts';
 import { FaultInjector, type KubeFaults } from './faults.ts';
+import { answerMalformedLikeGo } from './malformed.ts';
 import { openApiDocument } from './openapi.ts';
 import { handleResource, type RestContext } from './rest.ts';
 import { parseRoute } from './route.ts';
@@ -96,16 +97,18 @@ export async function startKubeApiServer(opts: KubeApiServerOptions = {}): Promi
       track: (close) => faults.trackWatch(close),
     },
   };
+  const logRequest = (entry: RequestLogEntry) => {
+    if (requestLog.length >= MAX_LOG) requestLog.splice(0, MAX_LOG / 2);
+    requestLog.push(entry);
+  };
   let serverAddress = '';
   let token = opts.token;
 
   const handler = (req: IncomingMessage, res: ServerResponse): void => {
     const method = req.method ?? 'GET';
     const url = new URL(req.url ?? '/', 'http://sandbox');
-    const log = (status: number) => {
-      if (requestLog.length >= MAX_LOG) requestLog.splice(0, MAX_LOG / 2);
-      requestLog.push({ method, path: url.pathname + url.search, status, at: now() });
-    };
+    const log = (status: number) =>
+      logRequest({ method, path: url.pathname + url.search, status, at: now() });
     let replied = false;
     const reply = (status: number, body: unknown) => {
       replied = true;
@@ -214,6 +217,10 @@ export async function startKubeApiServer(opts: KubeApiServerOptions = {}): Promi
     server = createHttps({ key, cert }, handler);
   } else server = createHttp(handler);
   server.keepAliveTimeout = 60_000;
+  // The method is what Go would take for one: the request line's first word.
+  answerMalformedLikeGo(server, (line) =>
+    logRequest({ method: line.split(' ')[0] ?? '', path: line, status: 400, at: now() }),
+  );
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port ?? 0, host, () => resolve());

@@ -344,6 +344,26 @@ describe('dry run and cancel', () => {
     expect(outcome.message).toMatch(/cancelled/);
   });
 
+  it('reports a server that moved before the uncordon could abort it as moved, not failed', async () => {
+    fake.addServer({ name: 'quick', host: 'compute-a', ticks: 50 });
+    const h = harness(fake, { nova: { submitAhead: 0 } });
+    const ctx = evacuationContext(h, {
+      abortOnCancel: true,
+      onProgress: (items, controller) => {
+        if (!items.some((i) => i.state === 'migrating') || controller.signal.aborted) return;
+        // Nova finishes the migration just before the uncordon reaches the plugin
+        for (let i = 0; i < 50; i++) fake.tick();
+        controller.abort(new CancelledError('uncordoned'));
+      },
+    });
+
+    const outcome = await h.plugin.evacuate(node, ctx);
+
+    expect(fake.servers.get(outcome.workloads[0]?.id ?? '')?.host).toBe('compute-b');
+    expect(fake.count('DELETE', /\/migrations\/\d+$/)).toBe(0); // nothing left to abort
+    expect(outcome.workloads).toMatchObject([{ name: 'quick', state: 'succeeded', target: 'compute-b' }]);
+  });
+
   it('aborts the migrations submitted ahead when cancelled, and leaves the running one alone', async () => {
     for (let i = 0; i < 3; i++) fake.addServer({ name: `vm-${i}`, host: 'compute-a', hang: true });
     const h = harness(fake, { nova: { maxConcurrentMigrations: 1 } });

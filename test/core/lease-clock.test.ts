@@ -1,0 +1,139 @@
+// Stories: clocks differ between machines, and Lease expiry must not depend on it. An agent whose
+// clock runs 30 s ahead waits for a live holder's slot; one whose clock runs behind still takes a
+// dead holder's slot after the lease duration. A run-once on a laptop 120 s ahead does not take
+// the node Lease of a live agent; it watches the Lease and sees it renewed. Expiry is timed, as
+// client-go's leader election does, from when this process saw the Lease's record change.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { FleetBudget } from '../../src/core/fleet/budget.ts';
+import { kubeFleetApi } from '../../src/core/fleet/kube-port.ts';
+import type { Slot } from '../../src/core/fleet/types.ts';
+import { NodeLease } from '../../src/core/node-lease.ts';
+import { node, startFixture, type KubeFixture } from '../kube/sandbox.ts';
+import { quietLogger } from './fakes.ts';
+
+const skewed = (ms: number) => () => new Date(Date.now() + ms);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+let fx: KubeFixture;
+let stop: AbortController;
+const held: Slot[] = [];
+
+beforeEach(async () => {
+  stop = new AbortController();
+  fx = await startFixture();
+  await fx.k.request({
+    method: 'POST',
+    path: '/api/v1/namespaces',
+    body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'drainer' } },
+  });
+  for (const n of ['n1', 'n2']) await fx.k.request({ method: 'POST', path: '/api/v1/nodes', body: node(n) });
+});
+afterEach(async () => {
+  for (const s of held.splice(0)) s.abandon();
+  stop.abort();
+  await fx.close();
+});
+
+const holderOf = (name: string) =>
+  (
+    fx.server.store.get('leases.coordination.k8s.io', 'drainer', name) as {
+      spec?: { holderIdentity?: string };
+    }
+  ).spec?.holderIdentity;
+
+describe('fleet slots between agents whose clocks differ', () => {
+  const api = () => kubeFleetApi({ k: fx.k, namespace: 'drainer', daemonSet: 'drainer', log: quietLogger() });
+  const agent = (clockMs: number) =>
+    new FleetBudget({
+      api: api(),
+      budget: 1,
+      leaseDuration: 1.5,
+      log: quietLogger(),
+      signal: stop.signal,
+      now: skewed(clockMs),
+    });
+  const wait = (a: FleetBudget, n: string, since: number) =>
+    a.acquire({
+      node: n,
+      queuedSince: new Date(since),
+      signal: stop.signal,
+      enqueue: async () => undefined,
+      onWait: () => undefined,
+    });
+
+  it('an agent 30 s ahead does not take the slot a live agent renews; it takes it once given back', async () => {
+    const live = await wait(agent(0), 'n1', 1000);
+    expect(live).toBeDefined();
+    held.push(live!);
+    let got: Slot | undefined;
+    const ahead = wait(agent(30_000), 'n2', 2000).then((s) => (got = s));
+
+    await sleep(3000); // two lease durations, with renewals every 0.5 s
+    expect(got).toBeUndefined();
+    expect(holderOf('drainer-evacuation-0')).toBe('n1');
+
+    await live!.release();
+    await ahead;
+    expect(got).toBeDefined();
+    held.push(got!);
+    expect(holderOf('drainer-evacuation-0')).toBe('n2');
+  }, 15_000);
+
+  it("an agent 60 s behind takes a dead holder's slot after the lease duration of its own time", async () => {
+    const dead = await wait(agent(0), 'n1', 1000);
+    dead!.abandon(); // killed: never renewed, never given back
+    const started = performance.now();
+
+    const slot = await wait(agent(-60_000), 'n2', 2000);
+
+    held.push(slot!);
+    expect(holderOf('drainer-evacuation-0')).toBe('n2');
+    // one lease duration after it first saw the record (and a wake-up's slack), not 60 s later
+    expect(performance.now() - started).toBeGreaterThanOrEqual(1400);
+    expect(performance.now() - started).toBeLessThan(6000);
+  }, 15_000);
+});
+
+describe('the node Lease seen from a run-once on another machine', () => {
+  const nodeLease = (instance: string, clockMs: number) =>
+    new NodeLease({
+      api: kubeFleetApi({
+        k: fx.k,
+        namespace: 'drainer',
+        daemonSet: 'drainer',
+        log: quietLogger(),
+        component: 'node-agent',
+      }),
+      node: 'n1',
+      instance,
+      durationSeconds: 1.5,
+      log: quietLogger(),
+      now: skewed(clockMs),
+    });
+
+  it("a run-once 120 s ahead does not take a live agent's Lease: it sees it renewed, and names the holder", async () => {
+    const daemon = await nodeLease('drainer-abc/uid-1', 0).tryTake();
+    expect('held' in daemon).toBe(true);
+    if ('held' in daemon) held.push(daemon.held);
+
+    const first = await nodeLease('laptop/42', 120_000).tryTake();
+    expect(first).toMatchObject({ holder: 'drainer-abc/uid-1' });
+
+    const watched = await nodeLease('laptop/42', 120_000).takeWatching(stop.signal);
+    expect(watched).toMatchObject({ holder: 'drainer-abc/uid-1', live: true });
+    expect(holderOf('drainer-node-n1')).toBe('drainer-abc/uid-1');
+  }, 15_000);
+
+  it('a run-once takes the Lease of an agent that died, after watching it unchanged for its duration', async () => {
+    const daemon = await nodeLease('drainer-abc/uid-1', 0).tryTake();
+    if ('held' in daemon) daemon.held.abandon(); // kill -9
+    const started = performance.now();
+
+    const take = await nodeLease('laptop/42', 120_000).takeWatching(stop.signal);
+
+    expect('held' in take).toBe(true);
+    if ('held' in take) held.push(take.held);
+    expect(holderOf('drainer-node-n1')).toBe('laptop/42');
+    expect(performance.now() - started).toBeGreaterThanOrEqual(1400);
+  }, 15_000);
+});
