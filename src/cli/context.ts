@@ -13,11 +13,9 @@ import { createLogger, type Logger } from '../observability/logger.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { RegistryDeps } from '../plugins/registry.ts';
 
-export interface OutStream {
-  write(chunk: string): unknown;
-  readonly isTTY?: boolean;
-  readonly columns?: number;
-}
+import type { OutStream } from '../output/stream.ts';
+
+export type { OutStream };
 
 export interface CliIo {
   stdout: OutStream;

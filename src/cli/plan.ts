@@ -18,7 +18,7 @@ import {
   quietUnlessAsked,
 } from './context.ts';
 import { kubeIfConfigured } from './kube-once.ts';
-import { renderTable } from './output-table.ts';
+import { renderTable } from '../output/table.ts';
 
 type PlanOutput = 'table' | 'json' | 'yaml';
 

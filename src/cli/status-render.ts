@@ -2,7 +2,7 @@
 import yaml from 'js-yaml';
 import { copyText } from '../core/copy-text.ts';
 import type { FleetRow } from '../core/fleet-view.ts';
-import { renderTable } from './output-table.ts';
+import { renderTable } from '../output/table.ts';
 import { headerLine, type FleetGateView } from './status-header.ts';
 
 /** `wide`: the table with the whole last error (and whether the node opts out). */

@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { accessSync, constants, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { OutStream } from '../cli/context.ts';
+import type { OutStream } from '../output/stream.ts';
 import { drainSchema } from '../config/schema.ts';
 import { createKubeClients } from '../kube/client.ts';
 import { drainNode } from '../kube/drain.ts';

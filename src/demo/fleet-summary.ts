@@ -1,6 +1,6 @@
 // The fleet act's closing lines: per node how long it waited Queued and behind whom, how long it
 // then evacuated and what moved; the most nodes Evacuating at once against the budget.
-import { renderTable } from '../cli/output-table.ts';
+import { renderTable } from '../output/table.ts';
 import type { FleetReport } from './fleet-report.ts';
 import { secs } from './render.ts';
 import type { FleetTurn } from './timeline.ts';

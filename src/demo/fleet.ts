@@ -2,7 +2,7 @@
 // once under the fleet budget (fleet.maxConcurrentEvacuations, default 1). One takes the slot, the
 // other waits Queued, first for a backup pod on it to end (fleet.blockers.podSelector), then for
 // the slot, and evacuates when both allow; then both are uncordoned and put back. The report comes from the Node records' timeline, not the screen.
-import type { OutStream } from '../cli/context.ts';
+import type { OutStream } from '../output/stream.ts';
 import { configSchema } from '../config/schema.ts';
 import type { Logger } from '../observability/logger.ts';
 import { startSandbox } from '../sandbox/index.ts';

@@ -1,7 +1,7 @@
 // `drainer demo`: the sandbox plus one agent per node; cordon a node that holds Nova servers, VMIs
 // and pods, show the evacuation live, uncordon, wait until the node is back in service, summarize.
 // Then the fleet act (fleet.ts): two nodes cordoned at once, one waiting Queued for the slot.
-import type { OutStream } from '../cli/context.ts';
+import type { OutStream } from '../output/stream.ts';
 import { configSchema } from '../config/schema.ts';
 import type { Logger } from '../observability/logger.ts';
 import { startSandbox } from '../sandbox/index.ts';

@@ -63,6 +63,18 @@ describe('import layering', () => {
     expect(g.get('names.ts')).toEqual([]);
   });
 
+  it('keeps the demo below the CLI: the CLI starts the demo, the demo never reaches up into src/cli', () => {
+    const up = [...g].flatMap(([f, deps]) =>
+      f.startsWith('demo/') ? deps.filter((d) => d.startsWith('cli/')).map((d) => `${f} → ${d}`) : [],
+    );
+    expect(up).toEqual([]);
+  });
+
+  it('keeps output/ (text for people) on a floor of its own: it imports nothing of ours', () => {
+    const deps = [...g].filter(([f]) => f.startsWith('output/')).flatMap(([, d]) => d);
+    expect(deps).toEqual([]);
+  });
+
   it('has no import cycles', () => {
     expect(cycles(g).map((c) => c.join(' → '))).toEqual([]);
   });
