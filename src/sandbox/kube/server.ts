@@ -41,6 +41,8 @@ export interface RequestLogEntry {
   path: string;
   status: number;
   at: number;
+  /** The client's User-Agent (kubectl names itself): whose request it was. */
+  userAgent?: string;
 }
 
 export interface KubeApiServer {
@@ -57,6 +59,7 @@ export interface KubeApiServer {
   close(): Promise<void>;
 }
 
+/** The request log is bounded: past this, its older half is dropped. */
 const MAX_LOG = 100_000;
 const PUBLIC_PATHS = new Set(['/version', '/healthz', '/livez', '/readyz']);
 
@@ -104,7 +107,14 @@ export async function startKubeApiServer(opts: KubeApiServerOptions = {}): Promi
     const url = new URL(req.url ?? '/', 'http://sandbox');
     const log = (status: number) => {
       if (requestLog.length >= MAX_LOG) requestLog.splice(0, MAX_LOG / 2);
-      requestLog.push({ method, path: url.pathname + url.search, status, at: now() });
+      const userAgent = req.headers['user-agent'];
+      requestLog.push({
+        method,
+        path: url.pathname + url.search,
+        status,
+        at: now(),
+        ...(userAgent ? { userAgent } : {}),
+      });
     };
     let replied = false;
     const reply = (status: number, body: unknown) => {

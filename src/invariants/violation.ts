@@ -1,0 +1,35 @@
+// A broken promise, as drainer doctor prints it and a test fails on it: which one (a stable id),
+// about what, the evidence that shows it, and what to do about it.
+export interface Violation {
+  /** Stable, kebab-case: scripts and tests match on it. */
+  readonly id: InvariantId;
+  /** The object it is about, e.g. "node/node-a", "nova-compute/node-a.example.org". */
+  readonly object: string;
+  readonly evidence: string;
+  readonly fix: string;
+}
+
+export const INVARIANT_IDS = [
+  'gate-disrupted-while-occupied',
+  'stranded-service',
+  'migration-succeeded-unconfirmed',
+  'moved-count-exceeds-nova',
+  'migration-failed-but-moved',
+  'gate-missing',
+  'gate-not-holding',
+  'maintenance-disagrees',
+  'unexpected-4xx',
+  'budget-exceeded',
+  'leftover-gate',
+  'record-without-agent',
+  'lease-held-by-dead-agent',
+] as const;
+
+export type InvariantId = (typeof INVARIANT_IDS)[number];
+
+export const violation = (id: InvariantId, object: string, evidence: string, fix: string): Violation => ({
+  id,
+  object,
+  evidence,
+  fix,
+});
