@@ -54,6 +54,12 @@ describe("the record's phase agrees with the NodeMaintenance status", () => {
       [nm('Running')],
       0,
     ],
+    [
+      'a record for a cordon beside a NodeMaintenance nobody took',
+      [node('node-a', rec('Evacuated'))],
+      [nm()],
+      1,
+    ],
   ])('%s', (_what, nodes, maintenances, n) => {
     expect(maintenancesAgree(world({ nodes, maintenances }), OPTS)).toHaveLength(n);
   });
