@@ -11,6 +11,8 @@ import type {
   Plan,
   PlanOptions,
   PluginRecord,
+  StrandedChange,
+  StrandedOptions,
   WorkloadProgress,
 } from './plugin.ts';
 
@@ -65,6 +67,12 @@ export interface RestoreOptions {
   signal: AbortSignal;
   dryRun: boolean;
   records: RecordStore;
+}
+
+/** The stranded changes the plugins found, and the plugins that could not look (asked again later). */
+export interface StrandedResult {
+  readonly found: readonly { readonly plugin: string; readonly change: StrandedChange }[];
+  readonly failed: readonly string[];
 }
 
 export interface RestoreResult {
@@ -244,6 +252,25 @@ export class PluginHost {
         }
       }),
     );
+  }
+
+  /** Every plugin's stranded change (no record on the node); a plugin that fails is logged and named in `failed`. */
+  async stranded(node: NodeRef, opts: StrandedOptions): Promise<StrandedResult> {
+    const failed: string[] = [];
+    const found = await Promise.all(
+      this.plugins.map(async (p) => {
+        if (!p.stranded) return undefined;
+        try {
+          const change = await p.stranded(node, opts);
+          return change ? { plugin: p.name, change } : undefined;
+        } catch (error) {
+          this.#failed(p.name, 'stranded check', error);
+          failed.push(p.name);
+          return undefined;
+        }
+      }),
+    );
+    return { found: found.filter((f) => f !== undefined), failed };
   }
 
   #failed(plugin: string, operation: string, error: unknown): void {

@@ -1,5 +1,5 @@
 // The layering of design.md §2, read from the import lines: errors and names on the ground floor,
-// kube/ below core/, and no two files that import each other (directly or around a loop).
+// kube/ below core/, invariants/ beside core/ (below cli/), and no two files that import each other (directly or around a loop).
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -73,6 +73,19 @@ describe('import layering', () => {
   it('keeps output/ (text for people) on a floor of its own: it imports nothing of ours', () => {
     const deps = [...g].filter(([f]) => f.startsWith('output/')).flatMap(([, d]) => d);
     expect(deps).toEqual([]);
+  });
+
+  it('keeps invariants/ beside core/: it imports no cli/, plugins/ or sandbox/ file, and core/ and kube/ import nothing of it', () => {
+    const wrong = [...g].flatMap(([f, deps]) =>
+      deps
+        .filter(
+          (d) =>
+            (f.startsWith('invariants/') && /^(cli|plugins|sandbox)\//.test(d)) ||
+            (/^(core|kube)\//.test(f) && d.startsWith('invariants/')),
+        )
+        .map((d) => `${f} → ${d}`),
+    );
+    expect(wrong).toEqual([]);
   });
 
   it('has no import cycles', () => {

@@ -42,7 +42,16 @@ export interface RequestLogEntry {
   path: string;
   status: number;
   at: number;
+  /** The client's User-Agent (kubectl names itself): whose request it was. */
+  userAgent?: string;
+  /**
+   * A pod delete or eviction that was admitted, but whose pod stays because finalizers hold it
+   * (deletionTimestamp set): the pod is not gone yet, and a drain waits for it.
+   */
+  heldBy?: string[];
 }
+
+const POD_PATH = /^\/api\/v1\/namespaces\/([^/]+)\/pods\/([^/]+?)(?:\/eviction)?$/;
 
 export interface KubeApiServer {
   url: string;
@@ -58,6 +67,7 @@ export interface KubeApiServer {
   close(): Promise<void>;
 }
 
+/** The request log is bounded: past this, its older half is dropped. */
 const MAX_LOG = 100_000;
 const PUBLIC_PATHS = new Set(['/version', '/healthz', '/livez', '/readyz']);
 
@@ -97,6 +107,13 @@ export async function startKubeApiServer(opts: KubeApiServerOptions = {}): Promi
       track: (close) => faults.trackWatch(close),
     },
   };
+  /** The finalizers that keep a pod being deleted (the path names a pod or its eviction). */
+  const finalizersHolding = (path: string): string[] | undefined => {
+    const m = POD_PATH.exec(path);
+    if (!m) return undefined;
+    const pod = store.find('pods', decodeURIComponent(m[1] ?? ''), decodeURIComponent(m[2] ?? ''));
+    return pod?.metadata.deletionTimestamp ? pod.metadata.finalizers : undefined;
+  };
   const logRequest = (entry: RequestLogEntry) => {
     if (requestLog.length >= MAX_LOG) requestLog.splice(0, MAX_LOG / 2);
     requestLog.push(entry);
@@ -107,8 +124,18 @@ export async function startKubeApiServer(opts: KubeApiServerOptions = {}): Promi
   const handler = (req: IncomingMessage, res: ServerResponse): void => {
     const method = req.method ?? 'GET';
     const url = new URL(req.url ?? '/', 'http://sandbox');
-    const log = (status: number) =>
-      logRequest({ method, path: url.pathname + url.search, status, at: now() });
+    const log = (status: number) => {
+      const heldBy = status < 300 && method !== 'GET' ? finalizersHolding(url.pathname) : undefined;
+      const userAgent = req.headers['user-agent'];
+      logRequest({
+        method,
+        path: url.pathname + url.search,
+        status,
+        at: now(),
+        ...(userAgent ? { userAgent } : {}),
+        ...(heldBy?.length ? { heldBy } : {}),
+      });
+    };
     let replied = false;
     const reply = (status: number, body: unknown) => {
       replied = true;

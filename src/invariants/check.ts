@@ -1,0 +1,31 @@
+// checkInvariants: every promise drainer makes, checked over one World. Pure: no I/O, no clock
+// but the world's own time. Each rule says nothing where its evidence was not gathered.
+import { recordsWithoutAgent, slotsOfDeadAgents } from './rules/agents.ts';
+import { withinBudget } from './rules/budget.ts';
+import { gateDisruptedWhileOccupied } from './rules/gate-disrupted.ts';
+import { gatesHold, leftoverGates } from './rules/gate-held.ts';
+import { maintenancesAgree } from './rules/maintenance.ts';
+import { migrationTruth } from './rules/migrations.ts';
+import { unexpected4xx } from './rules/requests.ts';
+import { strandedServices } from './rules/stranded.ts';
+import type { Violation } from './violation.ts';
+import type { CheckOptions, World } from './world.ts';
+
+type Rule = (world: World, opts: CheckOptions) => Violation[];
+
+export const RULES: readonly Rule[] = [
+  gateDisruptedWhileOccupied,
+  strandedServices,
+  migrationTruth,
+  gatesHold,
+  leftoverGates,
+  maintenancesAgree,
+  unexpected4xx,
+  withinBudget,
+  recordsWithoutAgent,
+  slotsOfDeadAgents,
+];
+
+export function checkInvariants(world: World, opts: CheckOptions): Violation[] {
+  return RULES.flatMap((rule) => rule(world, opts));
+}

@@ -1,0 +1,77 @@
+// Which nova-compute host is a node's, and where a server or VMI was at a given moment, from what
+// Nova and KubeVirt record (migration records with their end times) rather than from drainer's word.
+import type { NodeRecord } from '../core/record.ts';
+import type { CheckOptions, World, WorldMigration, WorldNode } from './world.ts';
+
+/** Migration statuses after which the server runs on the destination. */
+export const MOVED_STATUSES = new Set(['completed', 'confirmed', 'finished', 'done']);
+
+export const recordOf = (n: WorldNode | undefined): NodeRecord | undefined =>
+  n?.record.kind === 'ok' ? n.record.record : undefined;
+
+/** The host the node's record names (nova's piece), if any. */
+const recordedHost = (n: WorldNode | undefined): string | undefined => {
+  const h = recordOf(n)?.plugins.nova?.host;
+  return typeof h === 'string' && h ? h : undefined;
+};
+
+const short = (host: string): string => host.split('.')[0] ?? host;
+
+/**
+ * The node's nova-compute host: the record's, the configured mapping, the exact name, or a service
+ * host whose short name is the node's (openstack-helm's FQDN hosts).
+ */
+export function hostOfNode(
+  world: World,
+  node: string,
+  opts: Pick<CheckOptions, 'hostMapping'>,
+): string | undefined {
+  const fromRecord = recordedHost(world.nodes.find((n) => n.name === node));
+  if (fromRecord) return fromRecord;
+  const mapped = opts.hostMapping?.[node];
+  if (mapped) return mapped;
+  const hosts = world.nova?.services.map((s) => s.host) ?? [];
+  return hosts.find((h) => h === node) ?? hosts.find((h) => short(h) === node);
+}
+
+/** The node a nova-compute host belongs to: the record naming it, the mapping, or the same (short) name. */
+export function nodeOfHost(
+  world: World,
+  host: string,
+  opts: Pick<CheckOptions, 'hostMapping'>,
+): string | undefined {
+  const byRecord = world.nodes.find((n) => recordedHost(n) === host);
+  if (byRecord) return byRecord.name;
+  const mapped = Object.entries(opts.hostMapping ?? {}).find(([, h]) => h === host)?.[0];
+  if (mapped) return mapped;
+  return world.nodes.find((n) => n.name === host || n.name === short(host))?.name;
+}
+
+/** The moves of a server that ended on their destination, oldest first. */
+export const movesOf = (world: World, serverId: string): WorldMigration[] =>
+  (world.nova?.migrations ?? [])
+    .filter((m) => m.serverId === serverId && MOVED_STATUSES.has(m.status) && m.dest)
+    .sort((a, b) => (a.updatedAt ?? 0) - (b.updatedAt ?? 0));
+
+/**
+ * Where the server ran at time t: its host now, walked back through every move that ended after t.
+ * Undefined when Nova does not show its host, or the server was created after t.
+ */
+export function serverHostAt(world: World, serverId: string, t: number): string | undefined {
+  const server = world.nova?.servers.find((s) => s.id === serverId);
+  let host = server?.host;
+  if (host === undefined || (server?.createdAt !== undefined && t < server.createdAt)) return undefined;
+  const later = movesOf(world, serverId).filter((m) => (m.updatedAt ?? 0) > t);
+  for (const m of later.reverse()) host = m.source;
+  return host;
+}
+
+/** Where the VMI ran at time t: its node now, walked back through every migration that ended after t. */
+export function vmiNodeAt(world: World, ns: string, name: string, t: number): string | undefined {
+  let node = world.vmis?.find((v) => v.namespace === ns && v.name === name)?.node;
+  const later = (world.vmiMoves ?? [])
+    .filter((m) => m.namespace === ns && m.vmi === name && m.phase === 'Succeeded' && (m.endedAt ?? 0) > t)
+    .sort((a, b) => (b.endedAt ?? 0) - (a.endedAt ?? 0));
+  for (const m of later) node = m.source ?? node;
+  return node;
+}

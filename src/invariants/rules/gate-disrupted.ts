@@ -1,0 +1,67 @@
+// Nothing evicts or deletes a node's drain gate pod while a server or VMI of the node is on it.
+// Needs the API server's answered requests (an observation); where they were not observed, says nothing.
+// A delete that finalizers hold is no removal: the pod stays, and kubectl drain waits until it is gone.
+import { GATE_PREFIX } from '../../kube/gate.ts';
+import { hostOfNode, serverHostAt, vmiNodeAt } from '../hosts.ts';
+import { violation, type Violation } from '../violation.ts';
+import type { CheckOptions, ObservedRequest, World } from '../world.ts';
+
+const GATE_POD = /^\/api\/v1\/namespaces\/([^/]+)\/pods\/([^/?]+?)(\/eviction)?(?:\?.*)?$/;
+
+/** The node of a request that took the gate pod away (an admitted eviction or a delete), if it is one. */
+function disruptedGate(r: ObservedRequest, namespace: string): { node: string; how: string } | undefined {
+  const m = GATE_POD.exec(r.path);
+  if (!m || decodeURIComponent(m[1] ?? '') !== namespace) return undefined;
+  const name = decodeURIComponent(m[2] ?? '');
+  // a finalizer keeps the pod (drainer's own while VMs remain): a drain still waits for it to go
+  if (!name.startsWith(GATE_PREFIX) || r.heldBy?.length) return undefined;
+  const node = name.slice(GATE_PREFIX.length);
+  if (m[3] && r.method === 'POST' && (r.status === 200 || r.status === 201)) return { node, how: 'evicted' };
+  if (!m[3] && r.method === 'DELETE' && (r.status === 200 || r.status === 202))
+    return { node, how: 'deleted' };
+  return undefined;
+}
+
+/** What of the node's VMs ran on it at time t, by name. */
+function onNodeAt(world: World, node: string, t: number, opts: CheckOptions): string[] {
+  const host = hostOfNode(world, node, opts);
+  const servers = host
+    ? (world.nova?.servers ?? [])
+        .filter((s) => serverHostAt(world, s.id, t) === host)
+        .map((s) => `server ${s.name}`)
+    : [];
+  const vmis = (world.vmis ?? [])
+    .filter((v) => vmiNodeAt(world, v.namespace, v.name, t) === node)
+    .map((v) => `VMI ${v.namespace}/${v.name}`);
+  return [...servers, ...vmis];
+}
+
+/**
+ * An operator's `drainer release` opens the gate with VMs left on purpose (its Event says so): the
+ * documented override, not a broken promise. The Event carries no time we can compare, so a release
+ * excuses every deletion of that node's gate in the observed span.
+ */
+const releasedByOperator = (world: World, node: string): boolean =>
+  world.events.some(
+    (e) => e.reason === 'DrainGateReleased' && e.name === node && e.message.includes('by an operator'),
+  );
+
+export function gateDisruptedWhileOccupied(world: World, opts: CheckOptions): Violation[] {
+  const out: Violation[] = [];
+  for (const r of world.observations?.requests ?? []) {
+    const hit = disruptedGate(r, opts.namespace);
+    if (!hit || (hit.how === 'deleted' && releasedByOperator(world, hit.node))) continue;
+    const left = onNodeAt(world, hit.node, r.at, opts);
+    if (!left.length) continue;
+    const who = r.userAgent ? ` by ${r.userAgent}` : '';
+    out.push(
+      violation(
+        'gate-disrupted-while-occupied',
+        `pod/${opts.namespace}/${GATE_PREFIX}${hit.node}`,
+        `${r.method} ${r.path} answered ${r.status}${who} at ${new Date(r.at).toISOString()} (gate ${hit.how}) while ${left.length} VM(s) were on node ${hit.node}: ${left.slice(0, 5).join(', ')}`,
+        `the gate must be put back at once (the agent re-creates it while VMs remain); a drain that returned meanwhile did so with VMs on node ${hit.node}: check them before the node is powered off`,
+      ),
+    );
+  }
+  return out;
+}

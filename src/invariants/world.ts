@@ -1,0 +1,168 @@
+// The World: one snapshot of everything drainer's promises are about, as plain data. Read from the
+// live APIs (drainer doctor) or the sandbox (tests); the invariants are pure functions over it.
+import type { RecordRead } from '../core/record.ts';
+
+export interface WorldNode {
+  readonly name: string;
+  readonly unschedulable: boolean;
+  /** The drainer.dev/state annotation as read (absent, ok, unreadable). */
+  readonly record: RecordRead;
+  readonly annotations: Readonly<Record<string, string>>;
+  readonly labels: Readonly<Record<string, string>>;
+}
+
+export interface WorldMaintenance {
+  readonly name: string;
+  readonly apiVersion: string;
+  readonly nodeName: string;
+  readonly deleting: boolean;
+  /** status.phase (Running, Succeeded, Failed); absent before anyone wrote a status. */
+  readonly phase?: string;
+  /** The reason of its Evacuated condition (Invalid* marks one drainer refuses). */
+  readonly reason?: string;
+}
+
+/** A gate pod or PDB in drainer's namespace (label app.kubernetes.io/component=drain-gate). */
+export interface WorldGatePod {
+  readonly name: string;
+  /** The node it is bound to (spec.nodeName). */
+  readonly nodeName: string;
+  readonly phase?: string;
+  readonly ready: boolean;
+  readonly deleting: boolean;
+}
+
+export interface WorldGatePdb {
+  readonly name: string;
+  readonly disruptionsAllowed?: number;
+  /** status.observedGeneration ≥ metadata.generation: the status is about this spec. */
+  readonly observed: boolean;
+}
+
+export interface WorldLease {
+  readonly name: string;
+  /** app.kubernetes.io/component: node-agent (an agent's own Lease) or fleet-slot. */
+  readonly component?: string;
+  readonly holder?: string;
+  readonly renewTime?: string;
+  readonly durationSeconds?: number;
+}
+
+export interface WorldEvent {
+  readonly reason: string;
+  readonly type?: string;
+  readonly kind: string;
+  readonly name: string;
+  readonly message: string;
+  readonly count: number;
+}
+
+export interface WorldService {
+  readonly host: string;
+  readonly status: string;
+  readonly disabledReason: string | null;
+}
+
+export interface WorldServer {
+  readonly id: string;
+  readonly name: string;
+  /** OS-EXT-SRV-ATTR:host; undefined when Nova does not show it. */
+  readonly host?: string;
+  readonly status: string;
+  /** epoch ms of Nova's `created`: it was on no host before. */
+  readonly createdAt?: number;
+}
+
+export interface WorldMigration {
+  readonly id: string;
+  readonly serverId: string;
+  readonly status: string;
+  readonly source: string;
+  readonly dest?: string;
+  /** epoch ms of Nova's updated_at (when the last status was set), if known. */
+  readonly updatedAt?: number;
+}
+
+export interface WorldVmi {
+  readonly namespace: string;
+  readonly name: string;
+  readonly node?: string;
+}
+
+/** A VirtualMachineInstanceMigration that ended: where from, where to, and when. */
+export interface WorldVmiMove {
+  readonly namespace: string;
+  readonly vmi: string;
+  readonly source?: string;
+  readonly target?: string;
+  readonly phase?: string;
+  /** epoch ms of status.migrationState.endTimestamp. */
+  readonly endedAt?: number;
+}
+
+export interface WorldNova {
+  /** nova-compute services only. */
+  readonly services: readonly WorldService[];
+  readonly servers: readonly WorldServer[];
+  readonly migrations: readonly WorldMigration[];
+}
+
+/** One request the Kubernetes API server answered (the sandbox keeps a bounded log of them). */
+export interface ObservedRequest {
+  readonly method: string;
+  /** Path and query. */
+  readonly path: string;
+  readonly status: number;
+  /** epoch ms on the same clock as Nova's and KubeVirt's timestamps. */
+  readonly at: number;
+  readonly userAgent?: string;
+  /** An admitted delete or eviction of a pod that finalizers keep (not gone yet: a drain waits). */
+  readonly heldBy?: readonly string[];
+}
+
+export interface Observations {
+  readonly requests?: readonly ObservedRequest[];
+  /** The agents' log lines (pino JSON, one object per line). */
+  readonly logLines?: readonly string[];
+  /** Per node, the text of its agent's /metrics. */
+  readonly metrics?: Readonly<Record<string, string>>;
+}
+
+export interface World {
+  /** When it was read (the reader's clock). */
+  readonly at: Date;
+  readonly nodes: readonly WorldNode[];
+  readonly maintenances: readonly WorldMaintenance[];
+  readonly gatePods: readonly WorldGatePod[];
+  readonly gatePdbs: readonly WorldGatePdb[];
+  /** Leases in drainer's namespace; undefined when they could not be read (no rights). */
+  readonly leases?: readonly WorldLease[];
+  readonly events: readonly WorldEvent[];
+  /** Undefined when no cloud was looked at (nova disabled or not configured). */
+  readonly nova?: WorldNova;
+  readonly vmis?: readonly WorldVmi[];
+  readonly vmiMoves?: readonly WorldVmiMove[];
+  readonly observations?: Observations;
+}
+
+/** What the checks need to know of the configuration. */
+export interface CheckOptions {
+  /** nova.disabledReasonPrefix (default "drainer:"). */
+  readonly disabledReasonPrefix: string;
+  /** fleet.maxConcurrentEvacuations resolved to a number of nodes (0: no limit). */
+  readonly budget: number;
+  /** drainer's namespace (gate objects, Leases). */
+  readonly namespace: string;
+  /** Is the drain gate enabled (drainGate.enabled)? */
+  readonly gate: boolean;
+  /** Does drainer own NodeMaintenances (nodeMaintenance.mode own)? */
+  readonly ownsMaintenances: boolean;
+  /** fleet.agentLeaseDuration, seconds: an agent Lease not renewed for this long (plus slack) is dead. */
+  readonly agentLeaseDuration: number;
+  /** Clock difference tolerated when judging a remote renewTime (seconds). Default 30. */
+  readonly clockSlackSeconds?: number;
+  /** nova.hostMapping: node name → service host, where they differ. */
+  readonly hostMapping?: Readonly<Record<string, string>>;
+  /** 4xx codes expected on top of the default ones (see rules/requests.ts). */
+  readonly expected4xx?: readonly number[];
+}

@@ -1,0 +1,50 @@
+// A World of the sandbox for the invariants (tests, the chaos soak): the Kubernetes half read over
+// its API with the same reader `drainer doctor` uses, Nova's from the emulation's state, and the
+// API server's answered requests up to the moment the read began (the read's own are left out).
+import { readKubeWorld } from '../invariants/read-kube.ts';
+import type { Observations, World, WorldMigration, WorldNova, WorldServer } from '../invariants/world.ts';
+import type { KubeClients } from '../kube/client.ts';
+import type { OpenStackState, ServerView } from './openstack/types.ts';
+import type { Sandbox } from './index.ts';
+
+const server = (s: ServerView): WorldServer => ({
+  id: s.id,
+  name: s.name,
+  ...(s.host ? { host: s.host } : {}),
+  status: s.status,
+  createdAt: s.createdAt,
+});
+
+/** All of Nova at once: the emulation has no policy that hides anything. */
+export function sandboxNova(state: OpenStackState): WorldNova {
+  const migrations: WorldMigration[] = state.migrations().map((m) => ({
+    id: String(m.id),
+    serverId: m.serverId,
+    status: m.status,
+    source: m.sourceHost,
+    ...(m.destHost ? { dest: m.destHost } : {}),
+    updatedAt: m.updatedAt,
+  }));
+  return {
+    services: state
+      .services()
+      .filter((s) => s.binary === 'nova-compute')
+      .map((s) => ({ host: s.host, status: s.status, disabledReason: s.disabledReason })),
+    servers: state.servers().map(server),
+    migrations,
+  };
+}
+
+export async function readSandboxWorld(
+  sandbox: Pick<Sandbox, 'kube' | 'openstack'>,
+  k: KubeClients,
+  o: { namespace: string; observations?: Omit<Observations, 'requests'>; signal?: AbortSignal },
+): Promise<World> {
+  const requests = [...sandbox.kube.requestLog];
+  const kube = await readKubeWorld(k, { namespace: o.namespace, ...(o.signal ? { signal: o.signal } : {}) });
+  return {
+    ...kube,
+    nova: sandboxNova(sandbox.openstack.state),
+    observations: { ...o.observations, requests },
+  };
+}

@@ -1,0 +1,173 @@
+// The drain gate's promises: never taken away while a VM is on the node; held where drainer says so.
+import { describe, expect, it } from 'vitest';
+import { checkInvariants } from '../../src/invariants/check.ts';
+import { gateDisruptedWhileOccupied } from '../../src/invariants/rules/gate-disrupted.ts';
+import { gatesHold, leftoverGates } from '../../src/invariants/rules/gate-held.ts';
+import type { World } from '../../src/invariants/world.ts';
+import { holdingGate, liveAgent, node, OPTS, rec, world } from './world.ts';
+
+const T0 = 1_000_000;
+const POD = '/api/v1/namespaces/drainer/pods/drainer-gate-node-a';
+
+/** server s1 lived on host-a and moved to host-b at T0 + 500 (Nova's migration record says so). */
+const moved = (w: Partial<World> = {}): World =>
+  world({
+    nodes: [node('node-a', rec('Evacuating'))],
+    nova: {
+      services: [{ host: 'host-a', status: 'disabled', disabledReason: 'drainer: cordon' }],
+      servers: [{ id: 's1', name: 'web-1', host: 'host-b', status: 'ACTIVE' }],
+      migrations: [
+        {
+          id: '1',
+          serverId: 's1',
+          status: 'completed',
+          source: 'host-a',
+          dest: 'host-b',
+          updatedAt: T0 + 500,
+        },
+      ],
+    },
+    ...w,
+  });
+
+describe('nothing evicts or deletes the gate while a VM is on the node', () => {
+  it.each([
+    ['an admitted eviction before the server left', 'POST', `${POD}/eviction`, 201, T0, 1],
+    ['a delete before the server left', 'DELETE', POD, 200, T0 + 100, 1],
+    ['an eviction refused by the PDB (429)', 'POST', `${POD}/eviction`, 429, T0, 0],
+    ['an admitted eviction after the server left', 'POST', `${POD}/eviction`, 201, T0 + 600, 0],
+    ['a read of the gate pod', 'GET', POD, 200, T0, 0],
+    ['a delete of another pod', 'DELETE', '/api/v1/namespaces/drainer/pods/other', 200, T0, 0],
+  ])('%s', (_what, method, path, status, at, n) => {
+    const w = moved({
+      observations: { requests: [{ method, path, status, at, userAgent: 'kubectl/v1.31' }] },
+    });
+    const found = gateDisruptedWhileOccupied(w, OPTS);
+    expect(found).toHaveLength(n);
+    if (n) expect(found[0]?.evidence).toContain('server web-1');
+  });
+
+  it('counts a VMI on the node at that moment (KubeVirt migration that ended later)', () => {
+    const w = world({
+      nodes: [node('node-a')],
+      vmis: [{ namespace: 'vms', name: 'vm-k', node: 'node-b' }],
+      vmiMoves: [
+        {
+          namespace: 'vms',
+          vmi: 'vm-k',
+          source: 'node-a',
+          target: 'node-b',
+          phase: 'Succeeded',
+          endedAt: T0 + 10,
+        },
+      ],
+      observations: { requests: [{ method: 'POST', path: `${POD}/eviction`, status: 201, at: T0 }] },
+    });
+    expect(gateDisruptedWhileOccupied(w, OPTS).map((v) => v.evidence)).toEqual([
+      expect.stringContaining('VMI vms/vm-k'),
+    ]);
+  });
+
+  it('counts no delete that a finalizer holds (the pod stays; a drain waits until it is gone)', () => {
+    const held = { method: 'DELETE', path: POD, status: 200, at: T0, heldBy: ['drainer.dev/gate'] };
+    expect(gateDisruptedWhileOccupied(moved({ observations: { requests: [held] } }), OPTS)).toEqual([]);
+  });
+
+  it('counts no server created after the request (forced onto the host later)', () => {
+    const w = moved({ observations: { requests: [{ method: 'DELETE', path: POD, status: 200, at: T0 }] } });
+    const later = { ...w, nova: { ...w.nova!, servers: [{ ...w.nova!.servers[0]!, createdAt: T0 + 1 }] } };
+    expect(gateDisruptedWhileOccupied(later, OPTS)).toEqual([]);
+  });
+
+  it("excuses a delete after an operator's drainer release (the documented override), not an eviction", () => {
+    const released = {
+      reason: 'DrainGateReleased',
+      kind: 'Node',
+      name: 'node-a',
+      message: 'drain gate released by an operator (drainer release) while Failed: drains of node-a go on',
+      count: 1,
+    };
+    const requests = [
+      { method: 'DELETE', path: POD, status: 200, at: T0 },
+      { method: 'POST', path: `${POD}/eviction`, status: 201, at: T0 },
+    ];
+    const found = gateDisruptedWhileOccupied(moved({ events: [released], observations: { requests } }), OPTS);
+    expect(found.map((v) => v.evidence)).toEqual([expect.stringContaining('gate evicted')]);
+  });
+
+  it('says nothing without the observation of requests (a live cluster)', () => {
+    expect(gateDisruptedWhileOccupied(moved(), OPTS)).toEqual([]);
+  });
+});
+
+describe('every gate drainer calls held exists and holds', () => {
+  const gate = holdingGate('node-a');
+  const cases: [string, Partial<World>, string | undefined][] = [
+    ['a holding gate', { ...gate }, undefined],
+    ['no pod', { gatePdbs: gate.gatePdbs }, 'gate-missing'],
+    ['no PDB', { gatePods: gate.gatePods }, 'gate-missing'],
+    [
+      'a pod being deleted',
+      { ...gate, gatePods: [{ ...gate.gatePods[0]!, deleting: true }] },
+      'gate-missing',
+    ],
+    [
+      'a Pending pod',
+      { ...gate, gatePods: [{ ...gate.gatePods[0]!, phase: 'Pending', ready: false }] },
+      'gate-not-holding',
+    ],
+    [
+      'a PDB that allows one',
+      { ...gate, gatePdbs: [{ ...gate.gatePdbs[0]!, disruptionsAllowed: 1 }] },
+      'gate-not-holding',
+    ],
+    [
+      'a PDB status for an older spec',
+      { ...gate, gatePdbs: [{ ...gate.gatePdbs[0]!, observed: false }] },
+      'gate-not-holding',
+    ],
+  ];
+  it.each(cases)('Evacuating node with %s: %s', (_what, objects, id) => {
+    const w = world({ nodes: [node('node-a', rec('Evacuating'))], ...objects });
+    expect(gatesHold(w, OPTS).map((v) => v.id)).toEqual(id ? [id] : []);
+  });
+
+  it.each([
+    ['Evacuated with every VM moved (released)', node('node-a', rec('Evacuated', { outcomes: [] })), 0],
+    [
+      'released by an operator',
+      node('node-a', rec('Evacuating'), { annotations: { 'drainer.dev/gate-released': 'x' } }),
+      0,
+    ],
+    ['in service with a live agent', node('node-a'), 1],
+  ])('%s, with no gate objects', (_what, n, count) => {
+    const w = world({ nodes: [n], leases: [liveAgent('node-a')] });
+    expect(gatesHold(w, OPTS)).toHaveLength(count);
+  });
+
+  it("believes the agent's metric over the record", () => {
+    const w = world({
+      nodes: [node('node-a', rec('Evacuated', { outcomes: [] }))],
+      observations: { metrics: { 'node-a': '# HELP x\ndrainer_drain_gate_held 1\n' } },
+    });
+    expect(gatesHold(w, OPTS).map((v) => [v.id, v.evidence])).toEqual([
+      ['gate-missing', expect.stringContaining('drainer_drain_gate_held is 1')],
+    ]);
+  });
+
+  it('finds the gate objects of a Node that is gone, and no others', () => {
+    const w = world({
+      nodes: [node('node-a')],
+      ...holdingGate('node-a'),
+      gatePdbs: [...holdingGate('node-a').gatePdbs, { name: 'drainer-gate-old', observed: true }],
+    });
+    expect(leftoverGates(w, OPTS).map((v) => v.object)).toEqual([
+      'poddisruptionbudget/drainer/drainer-gate-old',
+    ]);
+  });
+
+  it('checks nothing of gates when the gate is off', () => {
+    const w = world({ nodes: [node('node-a', rec('Evacuating'))] });
+    expect(checkInvariants(w, { ...OPTS, gate: false }).filter((v) => v.id.startsWith('gate'))).toEqual([]);
+  });
+});

@@ -1,0 +1,178 @@
+// Nova's side of the promises: no service left disabled by drainer without an owner, and what
+// drainer reports moved agrees with Nova's migration records and the servers' hosts.
+import { describe, expect, it } from 'vitest';
+import { strandedServices } from '../../src/invariants/rules/stranded.ts';
+import { migrationTruth } from '../../src/invariants/rules/migrations.ts';
+import type { World, WorldEvent, WorldNova } from '../../src/invariants/world.ts';
+import { node, OPTS, rec, world } from './world.ts';
+
+const disabled = (reason: string | null, host = 'host-a') => ({
+  host,
+  status: 'disabled',
+  disabledReason: reason,
+});
+
+describe("every nova-compute disabled with drainer's reason belongs to a node with a record, or an Event says why not", () => {
+  const stranded: [string, Partial<World>, number][] = [
+    ['a record owns it', { nodes: [node('host-a', rec('Evacuated'))] }, 0],
+    ['no record (Node re-registered)', { nodes: [node('host-a')] }, 1],
+    [
+      'no record, but a StrandedService Event',
+      {
+        nodes: [node('host-a')],
+        events: [
+          {
+            reason: 'StrandedService',
+            kind: 'Node',
+            name: 'host-a',
+            message: 'left disabled: cordoned',
+            count: 1,
+          },
+        ],
+      },
+      0,
+    ],
+    ['no Node at all', { nodes: [] }, 1],
+    [
+      'a record the agent cannot read',
+      { nodes: [{ ...node('host-a'), record: { kind: 'unreadable', problem: 'x' } }] },
+      0,
+    ],
+  ];
+  it.each(stranded)('%s', (_what, w, n) => {
+    const nova: WorldNova = { services: [disabled('drainer: cordon 2026')], servers: [], migrations: [] };
+    expect(strandedServices(world({ ...w, nova }), OPTS)).toHaveLength(n);
+  });
+
+  it.each([
+    ['disabled by someone else', disabled('hardware swap')],
+    ['enabled', { host: 'host-a', status: 'enabled', disabledReason: null }],
+  ])('leaves a service %s alone', (_what, svc) => {
+    expect(
+      strandedServices(
+        world({ nodes: [node('host-a')], nova: { services: [svc], servers: [], migrations: [] } }),
+        OPTS,
+      ),
+    ).toEqual([]);
+  });
+
+  it('finds the node of an FQDN host by its short name, and names it in the fix', () => {
+    const w = world({
+      nodes: [node('node-1')],
+      nova: { services: [disabled('drainer: x', 'node-1.cloud.example.org')], servers: [], migrations: [] },
+    });
+    const [v] = strandedServices(w, OPTS);
+    expect(v?.object).toBe('nova-compute/node-1.cloud.example.org');
+    expect(v?.fix).toContain('drainer restore --node node-1');
+  });
+});
+
+const ev = (reason: string, message: string, name = 'node-a'): WorldEvent => ({
+  reason,
+  kind: 'Node',
+  name,
+  message,
+  count: 1,
+});
+const succeeded = ev('MigrationSucceeded', 'nova: web-1 (s1): moved to host-b in 3s');
+const failed = ev('MigrationFailed', 'nova: web-1 (s1): no migration in progress to abort');
+
+/** s1 on `now`, with the given finished moves. */
+const nova = (now: string, moves: [string, string][] = []): WorldNova => ({
+  services: [],
+  servers: [{ id: 's1', name: 'web-1', host: now, status: 'ACTIVE' }],
+  migrations: moves.map(([source, dest], i) => ({
+    id: String(i),
+    serverId: 's1',
+    status: 'completed',
+    source,
+    dest,
+    updatedAt: i,
+  })),
+});
+
+describe('every MigrationSucceeded and moved count matches Nova; no MigrationFailed for a server that moved', () => {
+  const cases: [string, WorldEvent[], WorldNova, object, string[]][] = [
+    ['succeeded, and Nova moved it', [succeeded], nova('host-b', [['host-a', 'host-b']]), {}, []],
+    [
+      'succeeded, but it is still on the host',
+      [succeeded],
+      nova('host-a'),
+      {},
+      ['migration-succeeded-unconfirmed'],
+    ],
+    [
+      'succeeded, but Nova has no finished migration',
+      [succeeded],
+      nova('host-b'),
+      {},
+      ['migration-succeeded-unconfirmed'],
+    ],
+    [
+      'succeeded, then moved back by a later migration',
+      [succeeded],
+      nova('host-a', [
+        ['host-a', 'host-b'],
+        ['host-b', 'host-a'],
+      ]),
+      {},
+      [],
+    ],
+    [
+      'succeeded, migration completed, but the server never left (Nova reported from the field)',
+      [succeeded],
+      nova('host-a', [['host-a', 'host-b']]),
+      {},
+      ['migration-succeeded-unconfirmed'],
+    ],
+    ['failed, and it is still on the host', [failed], nova('host-a'), {}, []],
+    [
+      'failed, but Nova moved it (the cancel bug)',
+      [failed],
+      nova('host-b', [['host-a', 'host-b']]),
+      {},
+      ['migration-failed-but-moved'],
+    ],
+    [
+      'failed once, then succeeded on a retry',
+      [failed, succeeded],
+      nova('host-b', [['host-a', 'host-b']]),
+      {},
+      [],
+    ],
+    [
+      "moved count within Nova's",
+      [],
+      nova('host-b', [['host-a', 'host-b']]),
+      { outcomes: [{ plugin: 'nova', succeeded: true, moved: 1, failed: 0 }] },
+      [],
+    ],
+    [
+      "moved count above Nova's",
+      [],
+      nova('host-a'),
+      { outcomes: [{ plugin: 'nova', succeeded: true, moved: 1, failed: 0 }] },
+      ['moved-count-exceeds-nova'],
+    ],
+    [
+      "progress above Nova's",
+      [],
+      nova('host-a'),
+      { progress: { nova: { moved: 2, total: 2, failed: 0 } } },
+      ['moved-count-exceeds-nova'],
+    ],
+  ];
+  it.each(cases)('%s', (_what, events, n, more, ids) => {
+    const w = world({ nodes: [node('node-a', rec('Evacuating', more))], events, nova: n });
+    expect(migrationTruth(w, OPTS).map((v) => v.id)).toEqual(ids);
+  });
+
+  it('says nothing of a server Nova no longer lists (deleted since)', () => {
+    const w = world({
+      nodes: [node('node-a', rec('Evacuated'))],
+      events: [succeeded],
+      nova: { services: [], servers: [], migrations: [] },
+    });
+    expect(migrationTruth(w, OPTS)).toEqual([]);
+  });
+});
