@@ -4,6 +4,7 @@
 import type { Argv, CommandModule } from 'yargs';
 import { kubeTarget } from '../config/kube-target.ts';
 import type { Config } from '../config/schema.ts';
+import { UnknownNodeError } from '../errors.ts';
 import { fleetRows, type AgentState } from '../core/fleet-view.ts';
 import type { NodeObject } from '../core/objects.ts';
 import { createKubeClients, type KubeClients } from '../kube/client.ts';
@@ -119,11 +120,14 @@ export async function runStatus(argv: StatusArgs, now: () => Date = () => new Da
     await watchStatus(k, argv, log, now, config.fleet);
     return 0;
   }
-  const [{ items }, agents, verdict] = await Promise.all([
+  const [{ items: all }, agents, verdict] = await Promise.all([
     listAll<KubeNode>(k, { path: NODES, signal: io.signal }),
     agentsOf(k, config.fleet, now(), log),
     readVerdict(k, config.fleet.namespace),
   ]);
+  // --node: that node only, and the same line as every command for a node the cluster lacks
+  const items = argv.node === undefined ? all : all.filter((n) => n.metadata.name === argv.node);
+  if (argv.node !== undefined && items.length === 0) throw new UnknownNodeError(argv.node);
   io.stdout.write(
     snapshot(
       items as NodeObject[],
