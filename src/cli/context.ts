@@ -94,6 +94,7 @@ export function loadCliConfig(argv: GlobalArgs): Promise<Config> {
     cwd: io.cwd,
     homeDir: io.homeDir,
     etcDir: io.etcDir,
+    onWarning: (text) => void io.stderr.write(`warning: ${text}\n`),
   });
 }
 

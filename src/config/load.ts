@@ -13,6 +13,7 @@ import type { ConfigIssue } from '../errors.ts';
 import { ConfigError } from '../errors.ts';
 import { readCloud } from './clouds.ts';
 import { readDrainerEnv } from './env.ts';
+import { unknownDrainerVars } from './env-unknown.ts';
 import { toConfigIssues } from './issues.ts';
 import { extractLegacy } from './legacy.ts';
 import { compact, isPlainObject, type Layer, mergeLayers } from './merge.ts';
@@ -40,6 +41,8 @@ export interface LoadOptions {
   homeDir?: string;
   /** openstacksdk's site directory, /etc/openstack; tests point it elsewhere. */
   etcDir?: string;
+  /** Told each thing worth a warning and no error (a DRAINER_* variable that is no setting). */
+  onWarning?: (text: string) => void;
 }
 
 export const DEFAULT_CONFIG_PATH = './config.yaml';
@@ -124,6 +127,7 @@ export async function loadConfig(opts: LoadOptions = {}): Promise<Config> {
 
   const fileLayer = await readConfigFile(file, explicit !== undefined);
   const envLayer = readDrainerEnv(env);
+  for (const w of opts.onWarning ? unknownDrainerVars(env) : []) opts.onWarning?.(w);
   const flags = flagsLayer(opts.argv ?? {});
   const issues: ConfigIssue[] = [
     ...validateLayer(fileLayer, () => file),
