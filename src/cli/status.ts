@@ -50,10 +50,18 @@ function snapshot(
   g: GateSource,
   agents?: ReadonlyMap<string, AgentState>,
 ): string {
-  const rows = fleetRows([...nodes], now, agents);
+  const all = [...nodes];
+  const rows = fleetRows(all, now, agents);
   // the header only where something can hold a start (configured here, or a node that waits)
   const shown = gateConfigured(g.fleet, g.fleet.blockers) || rows.some((r) => r.waiting) || g.verdict;
-  return renderStatus(rows, output, now, shown ? gateView(g.fleet, rows, g.verdict, now) : undefined);
+  // nodes in service whose agent runs: a fresh install shows its agents alive
+  const listed = new Set(rows.map((r) => r.node));
+  const idle = all.flatMap((n) => {
+    const name = n.metadata?.name ?? '';
+    const agent = agents?.get(name);
+    return agent && !listed.has(name) ? [{ node: name, agent }] : [];
+  });
+  return renderStatus(rows, output, now, shown ? gateView(g.fleet, rows, g.verdict, now) : undefined, idle);
 }
 
 async function watchStatus(
