@@ -31,6 +31,10 @@ export interface Flags {
   node: string;
   /** → evacuation.timeout (the old tool's -time-out=MINUTES arrives here as "<n>m"). */
   evacuationTimeout: string | number;
+  /** kubectl's global flags, for `kubectl drainer …`: → kubeconfig, kubeContext, fleet.namespace */
+  kubeconfig: string;
+  context: string;
+  namespace: string;
 }
 
 export interface LoadOptions {
@@ -52,6 +56,9 @@ const FLAG_SOURCES: Record<string, string> = {
   dryRun: '--dry-run',
   nodeName: '--node',
   'evacuation.timeout': '--evacuation-timeout',
+  kubeconfig: '--kubeconfig',
+  kubeContext: '--context',
+  'fleet.namespace': '--namespace',
 };
 
 /** Records are replaced as a whole by a higher layer, not merged entry by entry. */
@@ -67,6 +74,9 @@ function flagsLayer(argv: Partial<Flags>): Layer {
     dryRun: argv.dryRun,
     nodeName: argv.node,
     evacuation: { timeout: argv.evacuationTimeout },
+    kubeconfig: argv.kubeconfig,
+    kubeContext: argv.context,
+    fleet: { namespace: argv.namespace },
   });
 }
 

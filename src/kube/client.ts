@@ -17,6 +17,8 @@ export interface KubeClientOptions {
   readonly kubeconfigYaml?: string;
   /** Use the ServiceAccount (the caller decides, e.g. when KUBERNETES_SERVICE_HOST is set). */
   readonly inCluster?: boolean;
+  /** The kubeconfig's context to use instead of its current-context (kubectl --context). */
+  readonly context?: string;
   readonly homeDir?: string;
   readonly onApiRequest?: ApiRequestHook;
   /** Default request timeout and the "waiting for …" notice (the CLI's). */
@@ -44,6 +46,16 @@ function loadKubeConfig(opts: KubeClientOptions): KubeConfig {
     // one line: js-yaml's message carries a code frame of the file after its first line
     const why = (err instanceof Error ? err.message : String(err)).split('\n')[0] ?? '';
     throw new ConfigError([{ path: 'kubeconfig', message: why }], { cause: err });
+  }
+  if (opts.context !== undefined) {
+    if (!kc.getContextObject(opts.context))
+      throw new ConfigError([
+        {
+          path: 'kubeContext',
+          message: `the kubeconfig has no context ${opts.context} (it has: ${kc.contexts.map((c) => c.name).join(', ') || 'none'})`,
+        },
+      ]);
+    kc.setCurrentContext(opts.context);
   }
   if (!kc.getCurrentCluster()) throw new ConfigError([{ path: 'kubeconfig', message: 'no current cluster' }]);
   // client-node refuses plain http unless TLS verification is off; there is no TLS to verify there,
