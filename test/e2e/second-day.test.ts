@@ -71,6 +71,45 @@ run("an operator's second day (issue 30), sandbox and real kubectl", () => {
     expect((JSON.parse(json.stdout) as { verdict: string }).verdict).toBe('would-wait');
   });
 
+  it('plan weighs a freeze and a blocking pod as the agent would; start --now lets it through', async () => {
+    const frozen = operator(stack, {
+      fleet: {
+        freezes: [{ from: '2020-01-01T00:00:00Z', to: '2099-01-01T00:00:00Z', reason: 'year-end freeze' }],
+      },
+    });
+    const f = await frozen.drainer('plan', '--node', 'node-a');
+    expect(f.code).toBe(3);
+    expect(f.stdout).toMatch(
+      /^verdict: would WAIT: frozen \(year-end freeze\) until 2099-01-01T00:00:00Z; /m,
+    );
+    const pods = await stack.k.request<{ items: KubePod[] }>({
+      path: '/api/v1/pods',
+      query: { fieldSelector: 'spec.nodeName=node-a', labelSelector: 'app=web' },
+    });
+    expect(pods.items.length).toBeGreaterThan(0);
+    const held = operator(stack, { fleet: { blockers: { podSelector: 'app=web' } } });
+    const p = await held.drainer('plan', '--node', 'node-a');
+    expect(p.code).toBe(3);
+    expect(p.stdout).toMatch(
+      /^verdict: would WAIT: blocked by pods? on the node matching app=web: shop\/web-/m,
+    );
+    // asked to start now: windows, freezes and blockers do not hold it (the agent's rule)
+    const start = await held.drainer('start', 'node-a', '--now', '--by', 'alice@ops');
+    expect(start.code, start.stderr).toBe(0);
+    const now = await held.drainer('plan', '--node', 'node-a');
+    expect(now.stdout).toMatch(
+      /^note: start: start-now asked by alice@ops: windows, freezes and blockers do not hold it$/m,
+    );
+    expect(now.stdout).not.toMatch(/would WAIT/);
+    // back as it was for the stories below
+    await stack.k.request({
+      method: 'PATCH',
+      path: '/api/v1/nodes/node-a',
+      contentType: 'application/merge-patch+json',
+      body: { spec: { unschedulable: false }, metadata: { annotations: { 'drainer.dev/start-now': null } } },
+    });
+  });
+
   it('run-once --dry-run says what would happen, never a phase it did not reach', async () => {
     const { drainer } = operator(stack);
     const r = await drainer('run-once', '--node', 'node-a', '--dry-run');
