@@ -186,8 +186,7 @@ export class Reconciler {
 
   async #read(nodeName: string, signal: AbortSignal): Promise<ReadRun> {
     const [node, maintenances] = await this.#fetch(nodeName);
-    if (!node)
-      throw new UnknownNodeError(nodeName);
+    if (!node) throw new UnknownNodeError(nodeName);
     const text = node.metadata?.annotations?.[STATE_ANNOTATION];
     const read = readRecord(text);
     const record = read.kind === 'ok' ? read.record : undefined;
