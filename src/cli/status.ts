@@ -104,6 +104,7 @@ async function watchStatus(
         log,
         onEvent: (type, node) => {
           const name = node.metadata.name ?? '';
+          if (argv.node !== undefined && name !== argv.node) return; // --node: that node only
           if (type === 'DELETED') nodes.delete(name);
           else nodes.set(name, node);
           draw();
