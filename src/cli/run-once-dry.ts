@@ -1,5 +1,6 @@
-// `drainer run-once --dry-run` with Kubernetes access: what the evacuation would do, from the same
-// pre-flight as `drainer plan`, and never a phase it did not reach (no "Evacuated", no "0 moved").
+// `drainer run-once --dry-run`: what the evacuation would do, from the same pre-flight as `drainer
+// plan` (with Kubernetes access, or the plugins alone on a bare host), and never a phase it did not
+// reach (no "Evacuated", no "done, 0 moved").
 // run-once is an operator's "now", so windows, freezes and blockers are not weighed here.
 // Exit codes as run-once's: 0 it would go through, 1 it would stop (refused, or unknown), 2 bad input.
 import { ExitCode } from '../errors.ts';
@@ -49,12 +50,12 @@ export function dryRunLines(r: PreflightReport, o: { cordon: boolean }): string[
   return lines;
 }
 
-export async function dryRunOnKubernetes(input: {
+export async function dryRunOnce(input: {
   readonly config: Config;
   readonly io: CliIo;
   readonly log: Logger;
   readonly node: string;
-  readonly k: KubeClients;
+  readonly k: KubeClients | undefined;
   readonly plugins: readonly BackendPlugin[];
   readonly cordon: boolean;
 }): Promise<number> {
@@ -66,8 +67,7 @@ export async function dryRunOnKubernetes(input: {
     host,
     log: input.log,
     signal: io.signal,
-    kube: k,
-    gate: gateProbe(k, config),
+    ...(k ? { kube: k, gate: gateProbe(k, config) } : {}),
     startGate: false,
   });
   for (const e of [...report.invalid, ...report.unknown]) io.stderr.write(`error: ${e}\n`);
