@@ -172,6 +172,12 @@ run("an operator's second day (issue 30), sandbox and real kubectl", () => {
     ]);
     expect((await stack.node('node-a')).metadata.annotations?.['drainer.dev/gate-released']).toBeDefined();
     await until('gate released', async () => (await gatePod()) === undefined);
+    // asked again: it says so, and changes nothing
+    const again = await drainer('release', '--node', 'node-a');
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toMatch(
+      /^node node-a: drain gate released already \(at \S+\); to re-arm it, restore the node \(kubectl uncordon node-a, or delete its NodeMaintenance\)\n$/,
+    );
 
     // the re-arm the second line names
     expect((await kube(['uncordon', 'node-a'])).code).toBe(0);

@@ -68,9 +68,18 @@ export async function releaseGateNow(o: ReleaseOptions): Promise<ReleaseResult> 
   const gate = createDrainGate({ ...o, config: { ...o.config, dryRun: false } });
   if (!gate)
     return { released: true, lines: [`drainGate.enabled is false: node ${o.node} has no drain gate`] };
+  const restore = `restore the node (kubectl uncordon ${o.node}, or delete its NodeMaintenance)`;
+  const since = releasedAt(node);
+  if (since !== undefined) {
+    await gate.set(o.node, false); // idempotent: makes sure it is
+    return {
+      released: true,
+      lines: [`node ${o.node}: drain gate released already (at ${since}); to re-arm it, ${restore}`],
+    };
+  }
   const left = (await o.remaining?.()) ?? { names: [] };
   const some = left.unknown !== undefined || left.names.length > 0;
-  const rearm = `to re-arm it, restore the node (kubectl uncordon ${o.node}, or delete its NodeMaintenance)`;
+  const rearm = `to re-arm it, ${restore}`;
   if (some && !o.force)
     return {
       released: false,
@@ -79,8 +88,7 @@ export async function releaseGateNow(o: ReleaseOptions): Promise<ReleaseResult> 
         `move them first, or release anyway: drainer release --node ${o.node} --force`,
       ],
     };
-  if (releasedAt(node) === undefined)
-    await setAnnotation(o.k, o.node, GATE_RELEASED_ANNOTATION, now.toISOString());
+  await setAnnotation(o.k, o.node, GATE_RELEASED_ANNOTATION, now.toISOString());
   await gate.set(o.node, false);
   const what = some ? `with ${remainingText(left)} still on the host` : 'with no VM left on the host';
   await new EventRecorder({ k: o.k, log: o.log })
