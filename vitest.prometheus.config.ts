@@ -4,6 +4,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/prometheus/**/*.test.ts'],
+    globalSetup: ['test/prometheus/announce.ts'],
     testTimeout: 90_000,
     hookTimeout: 60_000,
     fileParallelism: false,

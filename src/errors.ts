@@ -44,6 +44,18 @@ export class ConfigError extends DrainerError {
   }
 }
 
+/**
+ * A node name the cluster does not have: bad input, and the same line from every command
+ * (start, plan, status, release, restore, run-once).
+ */
+export class UnknownNodeError extends ConfigError {
+  readonly node: string;
+  constructor(node: string, options?: { cause?: unknown }) {
+    super([{ path: '', message: `node ${node} does not exist in the cluster` }], options);
+    this.node = node;
+  }
+}
+
 /** Details every HTTP-backed error keeps (never headers or bodies that might hold secrets). */
 export interface ApiErrorDetails {
   readonly api: string; // "keystone", "nova", "kubernetes"
@@ -160,6 +172,7 @@ export class NodeHeldError extends DrainerError {
 
 export const isDrainerError = (e: unknown): e is DrainerError => e instanceof DrainerError;
 export const isConfigError = (e: unknown): e is ConfigError => e instanceof ConfigError;
+export const isUnknownNodeError = (e: unknown): e is UnknownNodeError => e instanceof UnknownNodeError;
 export const isApiError = (e: unknown): e is ApiError => e instanceof ApiError;
 export const isAuthError = (e: unknown): e is AuthError => e instanceof AuthError;
 export const isForbiddenError = (e: unknown): e is ForbiddenError => e instanceof ForbiddenError;

@@ -38,8 +38,8 @@ export const commandTable: readonly CommandEntry[] = [
   {
     command: 'release',
     describe:
-      "release the node's drain gate now (drains go on although VMs may remain); held again on restore",
-    plugins: false,
+      "release the node's drain gate now (drains go on); refused while VMs remain unless --force (exit 3); held again on restore",
+    plugins: true,
     load: () => import('./release.ts'),
   },
   {

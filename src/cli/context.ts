@@ -48,6 +48,9 @@ export interface GlobalArgs {
   dryRun?: boolean;
   node?: string;
   evacuationTimeout?: string;
+  kubeconfig?: string;
+  context?: string;
+  namespace?: string;
   cli: CliContext;
 }
 
@@ -81,6 +84,9 @@ export function flagsOf(argv: GlobalArgs): Partial<Flags> {
   if (argv.dryRun !== undefined) flags.dryRun = argv.dryRun;
   if (argv.node !== undefined) flags.node = argv.node;
   if (argv.evacuationTimeout !== undefined) flags.evacuationTimeout = argv.evacuationTimeout;
+  if (argv.kubeconfig !== undefined) flags.kubeconfig = argv.kubeconfig;
+  if (argv.context !== undefined) flags.context = argv.context;
+  if (argv.namespace !== undefined) flags.namespace = argv.namespace;
   return flags;
 }
 
@@ -92,6 +98,7 @@ export function loadCliConfig(argv: GlobalArgs): Promise<Config> {
     cwd: io.cwd,
     homeDir: io.homeDir,
     etcDir: io.etcDir,
+    onWarning: (text) => void io.stderr.write(`warning: ${text}\n`),
   });
 }
 

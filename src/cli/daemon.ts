@@ -73,6 +73,8 @@ export async function runDaemon(o: DaemonOptions): Promise<void> {
         metrics,
         ready: () => agent.ready(),
         signal,
+      }).catch((err: unknown) => {
+        throw listenError(err, config);
       })
     : undefined;
   if (server) o.onListening?.(server.port);
@@ -81,6 +83,30 @@ export async function runDaemon(o: DaemonOptions): Promise<void> {
   } finally {
     await server?.close();
   }
+}
+
+/** The OS's refusal to listen, as one line naming the key to change (a second agent on the host, say). */
+export function listenError(err: unknown, config: Config): unknown {
+  const code = (err as { code?: unknown } | undefined)?.code;
+  const at = `${config.server.bindAddress}:${config.server.port}`;
+  const why =
+    code === 'EADDRINUSE'
+      ? `${at} is in use (another drainer agent on this host, or another program)`
+      : code === 'EACCES'
+        ? `${at} may not be used by this user (a port below 1024 needs privileges)`
+        : code === 'EADDRNOTAVAIL'
+          ? `${config.server.bindAddress} is not an address of this host`
+          : undefined;
+  if (!why) return err;
+  return new ConfigError(
+    [
+      {
+        path: code === 'EADDRNOTAVAIL' ? 'server.bindAddress' : 'server.port',
+        message: `the health and metrics server cannot listen: ${why}; set server.port (DRAINER_SERVER_PORT) to a free port, or server.enabled: false`,
+      },
+    ],
+    { cause: err },
+  );
 }
 
 export const command: CommandModule<GlobalArgs, GlobalArgs> = {

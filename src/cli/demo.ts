@@ -9,6 +9,7 @@ import type { Argv, CommandModule } from 'yargs';
 import { ExitCode } from '../errors.ts';
 import { createLogger } from '../observability/logger.ts';
 import { handle, type GlobalArgs } from './context.ts';
+import { refuseLive } from '../sandbox/state-dir.ts';
 
 interface DemoArgs extends GlobalArgs {
   fleet: boolean;
@@ -64,6 +65,8 @@ export const command: CommandModule<GlobalArgs, DemoArgs> = {
   handler: handle(async (argv: DemoArgs) => {
     const { io } = argv.cli;
     const stateDir = resolve(io.cwd, argv['state-dir']);
+    // a running sandbox's directory: refused before its demo.log is touched
+    refuseLive(stateDir, argv['state-dir']);
     await mkdir(stateDir, { recursive: true });
     const logPath = join(stateDir, 'demo.log');
     const logFile = createWriteStream(logPath);

@@ -9,6 +9,8 @@ export type GlobalFlags = Omit<GlobalArgs, 'cli'>;
 export interface GlobalFlag {
   /** The key yargs gives the value under (camelCase of the flag). */
   readonly key: keyof GlobalFlags;
+  /** A one-letter alias (kubectl's -n). */
+  readonly alias?: string;
   readonly type: 'string' | 'boolean';
   readonly choices?: readonly string[];
   readonly describe: string;
@@ -36,5 +38,22 @@ export const GLOBAL_FLAGS: Readonly<Record<string, GlobalFlag>> = {
     key: 'evacuationTimeout',
     type: 'string',
     describe: 'deadline of the whole evacuation, e.g. 45m (the old -time-out=MINUTES maps here)',
+  },
+  // kubectl's own global flags, so `kubectl drainer status --kubeconfig … --context … -n …` works
+  kubeconfig: {
+    key: 'kubeconfig',
+    type: 'string',
+    describe: 'kubeconfig file (config kubeconfig, KUBECONFIG)',
+  },
+  context: {
+    key: 'context',
+    type: 'string',
+    describe: "the kubeconfig's context to use (config kubeContext; default its current-context)",
+  },
+  namespace: {
+    key: 'namespace',
+    alias: 'n',
+    type: 'string',
+    describe: "drainer's namespace: its Leases and drain gates (config fleet.namespace, default drainer)",
   },
 };

@@ -14,6 +14,7 @@ export function globalOptions<T>(y: Argv<T>): Argv<T> {
       type: f.type,
       describe: f.describe,
       global: true,
+      ...(f.alias ? { alias: f.alias } : {}),
       ...(f.choices ? { choices: [...f.choices] } : {}),
     });
   return out;

@@ -28,6 +28,7 @@ interface PlanArgs extends GlobalArgs {
 
 const VERDICT_TEXT: Record<PreflightReport['verdict'], string> = {
   'would-succeed': 'would succeed',
+  'would-wait': 'would WAIT',
   refused: 'would be REFUSED',
   unknown: 'UNKNOWN (could not find out)',
   'bad-input': 'bad input',
@@ -46,6 +47,8 @@ function pluginLines(r: PreflightReport): string[] {
 }
 
 function tableText(r: PreflightReport): string {
+  // a node that cannot be read (one that does not exist) has nothing to show: its one error line says it
+  if (r.invalid.length && r.plans.length === 0 && r.errors.length === 0) return '';
   const lines = pluginLines(r);
   const rows = r.plans.flatMap((p) =>
     p.workloads.map((w) => [p.plugin, w.name, w.owner, w.state, w.action, w.blocker ?? '']),
@@ -53,14 +56,19 @@ function tableText(r: PreflightReport): string {
   let text = lines.map((l) => `${l}\n`).join('');
   if (rows.length)
     text += renderTable(['PLUGIN', 'SERVER', 'PROJECT/OWNER', 'STATE', 'ACTION', 'BLOCKER'], rows);
-  if (r.plans.length === 0 && r.errors.length === 0) text += 'no plugin is enabled: nothing to plan\n';
+  // a node that could not be read plans nothing: its error (stderr) says why
+  const answered = r.invalid.length === 0 && r.unknown.length === 0;
+  if (answered && r.plans.length === 0 && r.errors.length === 0)
+    text += 'no plugin is enabled: nothing to plan\n';
   if (r.pods) {
     const p = r.pods;
     text += `pods: ${p.evict} to evict, ${p.ignored} left alone, ${p.refused.length} refused, ${p.held.length} held by a PodDisruptionBudget now\n`;
   }
   if (r.fleet) text += `fleet: ${r.fleet.text}\n`;
   for (const n of r.notes) text += `note: ${n}\n`;
-  text += `verdict: ${VERDICT_TEXT[r.verdict]}\n`;
+  // a wait is one line: what holds the start, and when it may start
+  const wait = r.verdict === 'would-wait' ? `: ${r.waits.join('; ')}` : '';
+  text += `verdict: ${VERDICT_TEXT[r.verdict]}${wait}\n`;
   for (const reason of r.reasons) text += `  - ${reason}\n`;
   return text;
 }

@@ -1,17 +1,63 @@
 // `drainer release --node X`: let drains of the node go on although drainer holds its gate (a
-// Failed evacuation, say). Recorded in the node's record; held again when the node is restored.
-import type { CommandModule } from 'yargs';
+// Failed evacuation, say). It asks the plugins what is still on the host first: with VMs left (or
+// nothing known) it refuses without --force (exit 3). Recorded on the Node; held again on restore.
+import type { Argv, CommandModule } from 'yargs';
 import { ConfigError, ExitCode } from '../errors.ts';
-import { releaseGateNow } from '../core/gate/release.ts';
-import { cliLogger, type GlobalArgs, handle, loadCliConfig, nodeNameOf } from './context.ts';
+import { releaseGateNow, type Remaining } from '../core/gate/release.ts';
+import { toMove } from '../core/gate/step.ts';
+import { PluginHost } from '../core/host.ts';
+import type { KubeClients } from '../kube/client.ts';
+import type { Logger } from '../observability/logger.ts';
+import {
+  cliLogger,
+  commandPlugins,
+  type GlobalArgs,
+  handle,
+  kubeHttp,
+  loadCliConfig,
+  nodeNameOf,
+  quietUnlessAsked,
+} from './context.ts';
+import type { Config } from '../config/schema.ts';
 import { defaultRunOnceDeps, type RunOnceDeps } from './run-once.ts';
 
-async function handler(argv: GlobalArgs, deps: RunOnceDeps = defaultRunOnceDeps): Promise<number> {
+interface ReleaseArgs extends GlobalArgs {
+  force?: boolean;
+}
+
+/** drainer release's own exit code when it refuses (as plan's "refused"). */
+export const RELEASE_REFUSED = 3;
+
+const firstLine = (e: unknown): string => (e instanceof Error ? e.message : String(e)).split('\n')[0] ?? '';
+
+/** What the plugins list on the host now; a plugin that cannot be built or asked makes it unknown. */
+async function remainingOn(
+  argv: ReleaseArgs,
+  config: Config,
+  log: Logger,
+  k: KubeClients,
+  node: string,
+  signal: AbortSignal,
+): Promise<Remaining> {
+  let host: PluginHost;
+  try {
+    host = new PluginHost({ plugins: commandPlugins(argv, config, log, k), log });
+  } catch (err) {
+    return { names: [], unknown: firstLine(err) };
+  }
+  const results = await host.planAll({ name: node }, signal, { capacity: false });
+  const failed = results.find((r) => r.error !== undefined);
+  if (failed) return { names: [], unknown: `${failed.plugin}: ${firstLine(failed.error)}` };
+  return { names: toMove(results.flatMap((r) => (r.plan ? [r.plan] : []))) };
+}
+
+async function handler(argv: ReleaseArgs, deps: RunOnceDeps = defaultRunOnceDeps): Promise<number> {
   const config = await loadCliConfig(argv);
   const { io } = argv.cli;
-  const log = cliLogger(config, io);
+  // the lines below are the output: no JSON log on a terminal unless asked for
+  const log = cliLogger(config, io, quietUnlessAsked(config, 'error'));
   const node = nodeNameOf(config, io);
-  const k = deps.kube(config, io.env);
+  const k = deps.kube(config, io.env, kubeHttp(config, io));
   if (!k)
     throw new ConfigError([
       {
@@ -19,12 +65,27 @@ async function handler(argv: GlobalArgs, deps: RunOnceDeps = defaultRunOnceDeps)
         message: 'drainer release needs Kubernetes access (kubeconfig, KUBECONFIG or in-cluster)',
       },
     ]);
-  for (const line of await releaseGateNow({ k, config, node, log })) io.stdout.write(`${line}\n`);
-  return ExitCode.ok;
+  const r = await releaseGateNow({
+    k,
+    config,
+    node,
+    log,
+    force: argv.force === true,
+    remaining: () => remainingOn(argv, config, log, k, node, io.signal),
+  });
+  const out = r.released ? io.stdout : io.stderr;
+  for (const line of r.lines) out.write(`${line}\n`);
+  return r.released ? ExitCode.ok : RELEASE_REFUSED;
 }
 
-export const command: CommandModule<GlobalArgs, GlobalArgs> = {
+export const command: CommandModule<GlobalArgs, ReleaseArgs> = {
   command: 'release',
-  describe: "release the node's drain gate now (drains go on although VMs may remain); held again on restore",
+  describe:
+    "release the node's drain gate now (drains go on); refused while VMs remain unless --force (exit 3); held again on restore",
+  builder: (y: Argv<GlobalArgs>) =>
+    y.option('force', {
+      type: 'boolean',
+      describe: 'release although VMs are still on the host (or what remains cannot be found out)',
+    }),
   handler: handle((argv) => handler(argv)),
 };

@@ -29,6 +29,7 @@ import {
   nodeNameOf,
 } from './context.ts';
 import { kubeIfConfigured, runOnceOnKubernetes } from './kube-once.ts';
+import { dryRunOnce } from './run-once-dry.ts';
 import { defaultStateFile, FileRecordStore } from './record-file.ts';
 import { LogProgress, type ProgressSink, TerminalProgress } from './output-progress.ts';
 
@@ -179,6 +180,9 @@ async function handler(argv: RecordArgs, deps: RunOnceDeps = defaultRunOnceDeps)
   const node = nodeNameOf(config, io);
   const kube = deps.kube(config, io.env, kubeHttp(config, io));
   const plugins = commandPlugins(argv, config, log, kube);
+  // a dry run says what would happen (the pre-flight), never a phase the reconcile did not reach
+  if (config.dryRun)
+    return dryRunOnce({ config, io, log, node, k: kube, plugins, cordon: argv.cordon === true });
   // Kubernetes configured: the agent's reconcile, once, with the record on the Node (E2's path)
   if (kube)
     return runOnceOnKubernetes({

@@ -5,6 +5,7 @@
 import { hostname, userInfo } from 'node:os';
 import type { Argv, CommandModule } from 'yargs';
 import { kubeTarget } from '../config/kube-target.ts';
+import { isNotFoundError, UnknownNodeError } from '../errors.ts';
 import { START_NOW_ANNOTATION, startNowValue } from '../core/fleet/start-now.ts';
 import { createKubeClients, type KubeClients } from '../kube/client.ts';
 import { MERGE_PATCH } from '../kube/http.ts';
@@ -31,15 +32,22 @@ export async function startNode(
   k: KubeClients,
   o: { node: string; now: boolean; by: string; at: Date },
 ): Promise<void> {
-  await k.request({
-    method: 'PATCH',
-    path: `/api/v1/nodes/${encodeURIComponent(o.node)}`,
-    contentType: MERGE_PATCH,
-    body: {
-      spec: { unschedulable: true },
-      ...(o.now ? { metadata: { annotations: { [START_NOW_ANNOTATION]: startNowValue(o.by, o.at) } } } : {}),
-    },
-  });
+  // a merge patch of a Node that is not there is a 404: the same line as every other command
+  await k
+    .request({
+      method: 'PATCH',
+      path: `/api/v1/nodes/${encodeURIComponent(o.node)}`,
+      contentType: MERGE_PATCH,
+      body: {
+        spec: { unschedulable: true },
+        ...(o.now
+          ? { metadata: { annotations: { [START_NOW_ANNOTATION]: startNowValue(o.by, o.at) } } }
+          : {}),
+      },
+    })
+    .catch((err: unknown) => {
+      throw isNotFoundError(err) ? new UnknownNodeError(o.node, { cause: err }) : err;
+    });
 }
 
 export const command: CommandModule<GlobalArgs, StartArgs> = {

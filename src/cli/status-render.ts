@@ -37,7 +37,7 @@ const progressText = (r: FleetRow): string =>
     .join(', ');
 
 /** alive, gone 4m12s (record may be stale), or blank where no Lease was read. */
-const agentText = (r: FleetRow, now: Date): string =>
+const agentText = (r: Pick<FleetRow, 'agent'>, now: Date): string =>
   !r.agent
     ? ''
     : r.agent.alive
@@ -49,23 +49,84 @@ const oneLine = (text: string | undefined, whole: boolean): string => {
   return !whole && t.length > ERROR_COLUMN ? `${t.slice(0, ERROR_COLUMN - 1)}… (-o wide shows it all)` : t;
 };
 
+const lastColumn = (r: FleetRow, rows: readonly FleetRow[]): string | undefined => {
+  if (r.lastError) return r.lastError;
+  if (r.waiting) return `waiting: ${r.waiting.reason}`;
+  const q = queueReason(r, rows);
+  return q ? `waiting ${q}` : undefined;
+};
+
 const sinceText = (r: FleetRow, now: Date): string =>
   r.phase === 'Ignored' ? '' : age(r.phase === 'Queued' ? (r.queuedAt ?? r.since) : r.since, now);
+
+/**
+ * Why a Queued node without a calendar or blocker reason waits: for a fleet slot, held by whom,
+ * and who is ahead of it in the queue (with their own reasons).
+ */
+export function queueReason(r: FleetRow, rows: readonly FleetRow[]): string | undefined {
+  if (r.phase !== 'Queued' || r.waiting || r.lastError) return undefined;
+  const holders = rows.filter((x) => x.slot).map((x) => x.node);
+  const mine = r.queuePosition ?? Number.POSITIVE_INFINITY;
+  const ahead = rows
+    .filter((x) => x.queuePosition !== undefined && x.queuePosition < mine)
+    .map((x) => (x.waiting ? `${x.node} (held: ${x.waiting.kind})` : x.node));
+  const slot = holders.length ? `for a slot held by ${holders.join(', ')}` : 'for a slot';
+  return `${slot}${ahead.length ? `; behind ${ahead.join(', ')}` : ''}`;
+}
+
+/** A node in service whose agent holds its Lease: shown so a fresh install can be checked (AGENT alive). */
+export interface InServiceAgent {
+  readonly node: string;
+  readonly agent: NonNullable<FleetRow['agent']>;
+}
 
 export function renderStatus(
   rows: readonly FleetRow[],
   output: StatusOutput,
   now: Date,
   gate?: FleetGateView,
+  idle: readonly InServiceAgent[] = [],
 ): string {
-  const doc = { ...(gate ? { fleet: gate } : {}), nodes: rows };
+  const doc = {
+    ...(gate ? { fleet: gate } : {}),
+    nodes: rows,
+    ...(idle.length ? { inService: idle } : {}),
+  };
   if (output === 'json') return `${JSON.stringify(doc, null, 2)}\n`;
   if (output === 'yaml') return yaml.dump(doc, { lineWidth: 120 });
   const header = gate ? `${headerLine(gate)}\n` : '';
-  if (rows.length === 0) return `${header}no node has a drainer record: every node is in service\n`;
+  if (rows.length === 0 && idle.length === 0)
+    return `${header}no node has a drainer record and no agent is running: every node is in service\n`;
   const wide = output === 'wide';
   // the AGENT column only where some row has an agent Lease (none read, or an older agent holds none)
-  const agents = rows.some((r) => r.agent);
+  const agents = rows.some((r) => r.agent) || idle.length > 0;
+  const cells = (r: FleetRow): string[] => [
+    r.node,
+    r.ignored && r.phase !== 'Ignored' ? `${r.phase} (ignored)` : r.phase,
+    r.trigger,
+    sinceText(r, now),
+    slotOrQueue(r),
+    progressText(r),
+    r.phase === 'Ignored' || r.stranded ? '' : oneLine(r.gate ?? 'off', wide),
+    ...(agents ? [agentText(r, now)] : []),
+    oneLine(lastColumn(r, rows), wide),
+  ];
+  // in service: no record, so no phase, progress or gate state of drainer's to show
+  const idleCells = (i: InServiceAgent): string[] => [
+    i.node,
+    'InService',
+    '',
+    '',
+    '',
+    '',
+    '',
+    agentText({ agent: i.agent }, now),
+    '',
+  ];
+  const table = [
+    ...rows.map((r) => ({ node: r.node, cells: cells(r) })),
+    ...idle.map((i) => ({ node: i.node, cells: idleCells(i) })),
+  ].sort((a, b) => a.node.localeCompare(b.node));
   return (
     header +
     renderTable(
@@ -80,17 +141,7 @@ export function renderStatus(
         ...(agents ? ['AGENT'] : []),
         'LAST ERROR',
       ],
-      rows.map((r) => [
-        r.node,
-        r.ignored && r.phase !== 'Ignored' ? `${r.phase} (ignored)` : r.phase,
-        r.trigger,
-        sinceText(r, now),
-        slotOrQueue(r),
-        progressText(r),
-        r.phase === 'Ignored' || r.stranded ? '' : oneLine(r.gate ?? 'off', wide),
-        ...(agents ? [agentText(r, now)] : []),
-        oneLine(r.lastError ?? (r.waiting ? `waiting: ${r.waiting.reason}` : undefined), wide),
-      ]),
+      table.map((t) => t.cells),
     )
   );
 }

@@ -4,6 +4,7 @@
 import type { Argv, CommandModule } from 'yargs';
 import { kubeTarget } from '../config/kube-target.ts';
 import type { Config } from '../config/schema.ts';
+import { UnknownNodeError } from '../errors.ts';
 import { fleetRows, type AgentState } from '../core/fleet-view.ts';
 import type { NodeObject } from '../core/objects.ts';
 import { createKubeClients, type KubeClients } from '../kube/client.ts';
@@ -49,10 +50,18 @@ function snapshot(
   g: GateSource,
   agents?: ReadonlyMap<string, AgentState>,
 ): string {
-  const rows = fleetRows([...nodes], now, agents);
+  const all = [...nodes];
+  const rows = fleetRows(all, now, agents);
   // the header only where something can hold a start (configured here, or a node that waits)
   const shown = gateConfigured(g.fleet, g.fleet.blockers) || rows.some((r) => r.waiting) || g.verdict;
-  return renderStatus(rows, output, now, shown ? gateView(g.fleet, rows, g.verdict, now) : undefined);
+  // nodes in service whose agent runs: a fresh install shows its agents alive
+  const listed = new Set(rows.map((r) => r.node));
+  const idle = all.flatMap((n) => {
+    const name = n.metadata?.name ?? '';
+    const agent = agents?.get(name);
+    return agent && !listed.has(name) ? [{ node: name, agent }] : [];
+  });
+  return renderStatus(rows, output, now, shown ? gateView(g.fleet, rows, g.verdict, now) : undefined, idle);
 }
 
 async function watchStatus(
@@ -95,6 +104,7 @@ async function watchStatus(
         log,
         onEvent: (type, node) => {
           const name = node.metadata.name ?? '';
+          if (argv.node !== undefined && name !== argv.node) return; // --node: that node only
           if (type === 'DELETED') nodes.delete(name);
           else nodes.set(name, node);
           draw();
@@ -119,11 +129,14 @@ export async function runStatus(argv: StatusArgs, now: () => Date = () => new Da
     await watchStatus(k, argv, log, now, config.fleet);
     return 0;
   }
-  const [{ items }, agents, verdict] = await Promise.all([
+  const [{ items: all }, agents, verdict] = await Promise.all([
     listAll<KubeNode>(k, { path: NODES, signal: io.signal }),
     agentsOf(k, config.fleet, now(), log),
     readVerdict(k, config.fleet.namespace),
   ]);
+  // --node: that node only, and the same line as every command for a node the cluster lacks
+  const items = argv.node === undefined ? all : all.filter((n) => n.metadata.name === argv.node);
+  if (argv.node !== undefined && items.length === 0) throw new UnknownNodeError(argv.node);
   io.stdout.write(
     snapshot(
       items as NodeObject[],

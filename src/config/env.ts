@@ -1,7 +1,7 @@
 // DRAINER_* environment variables, one per schema leaf: nova.maxConcurrentMigrations →
 // DRAINER_NOVA_MAX_CONCURRENT_MIGRATIONS. Values are coerced by the leaf's type; records are JSON.
-// Unknown DRAINER_* names are ignored on purpose: Kubernetes injects DRAINER_SERVICE_HOST,
-// DRAINER_PORT… for a Service named "drainer", and those must not stop the agent.
+// Unknown DRAINER_* names never stop the agent (Kubernetes injects DRAINER_SERVICE_HOST,
+// DRAINER_PORT… for a Service named "drainer"); the others get a warning (env-unknown.ts).
 import type { ConfigIssue } from '../errors.ts';
 import { type Layer, setPath } from './merge.ts';
 import { isSecretKey, type Leaf, type LeafKind, leaves } from './schema-walk.ts';

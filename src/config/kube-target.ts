@@ -8,6 +8,8 @@ export const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccoun
 
 export interface KubeTarget {
   readonly kubeconfigPath?: string;
+  /** The kubeconfig's context to use (--context); default its current-context. */
+  readonly context?: string;
   readonly inCluster?: boolean;
   /** In a Pod: the API server (https://KUBERNETES_SERVICE_HOST:KUBERNETES_SERVICE_PORT). */
   readonly server?: string;
@@ -18,17 +20,18 @@ export interface KubeTarget {
 }
 
 export function kubeTarget(
-  config: Pick<Config, 'kubeconfig'>,
+  config: Pick<Config, 'kubeconfig'> & Partial<Pick<Config, 'kubeContext'>>,
   env: NodeJS.ProcessEnv = process.env,
   // a seam for the footprint bench, which runs the daemon in pod mode outside a Pod
   serviceAccountDir = env.DRAINER_TEST_SERVICE_ACCOUNT_DIR || SERVICE_ACCOUNT_DIR,
 ): KubeTarget {
-  if (config.kubeconfig) return { kubeconfigPath: config.kubeconfig, source: 'kubeconfig' };
+  const context = config.kubeContext ? { context: config.kubeContext } : {};
+  if (config.kubeconfig) return { kubeconfigPath: config.kubeconfig, ...context, source: 'kubeconfig' };
   const host = env.KUBERNETES_SERVICE_HOST;
   if (host) {
     const h = host.includes(':') ? `[${host}]` : host; // an IPv6 service address
     const port = env.KUBERNETES_SERVICE_PORT || '443';
     return { inCluster: true, server: `https://${h}:${port}`, serviceAccountDir, source: 'in-cluster' };
   }
-  return { source: 'default kubeconfig' };
+  return { ...context, source: 'default kubeconfig' };
 }

@@ -13,6 +13,7 @@ import type { ConfigIssue } from '../errors.ts';
 import { ConfigError } from '../errors.ts';
 import { readCloud } from './clouds.ts';
 import { readDrainerEnv } from './env.ts';
+import { unknownDrainerVars } from './env-unknown.ts';
 import { toConfigIssues } from './issues.ts';
 import { extractLegacy } from './legacy.ts';
 import { compact, isPlainObject, type Layer, mergeLayers } from './merge.ts';
@@ -30,6 +31,10 @@ export interface Flags {
   node: string;
   /** → evacuation.timeout (the old tool's -time-out=MINUTES arrives here as "<n>m"). */
   evacuationTimeout: string | number;
+  /** kubectl's global flags, for `kubectl drainer …`: → kubeconfig, kubeContext, fleet.namespace */
+  kubeconfig: string;
+  context: string;
+  namespace: string;
 }
 
 export interface LoadOptions {
@@ -40,6 +45,8 @@ export interface LoadOptions {
   homeDir?: string;
   /** openstacksdk's site directory, /etc/openstack; tests point it elsewhere. */
   etcDir?: string;
+  /** Told each thing worth a warning and no error (a DRAINER_* variable that is no setting). */
+  onWarning?: (text: string) => void;
 }
 
 export const DEFAULT_CONFIG_PATH = './config.yaml';
@@ -49,6 +56,9 @@ const FLAG_SOURCES: Record<string, string> = {
   dryRun: '--dry-run',
   nodeName: '--node',
   'evacuation.timeout': '--evacuation-timeout',
+  kubeconfig: '--kubeconfig',
+  kubeContext: '--context',
+  'fleet.namespace': '--namespace',
 };
 
 /** Records are replaced as a whole by a higher layer, not merged entry by entry. */
@@ -64,6 +74,9 @@ function flagsLayer(argv: Partial<Flags>): Layer {
     dryRun: argv.dryRun,
     nodeName: argv.node,
     evacuation: { timeout: argv.evacuationTimeout },
+    kubeconfig: argv.kubeconfig,
+    kubeContext: argv.context,
+    fleet: { namespace: argv.namespace },
   });
 }
 
@@ -124,6 +137,7 @@ export async function loadConfig(opts: LoadOptions = {}): Promise<Config> {
 
   const fileLayer = await readConfigFile(file, explicit !== undefined);
   const envLayer = readDrainerEnv(env);
+  for (const w of opts.onWarning ? unknownDrainerVars(env) : []) opts.onWarning?.(w);
   const flags = flagsLayer(opts.argv ?? {});
   const issues: ConfigIssue[] = [
     ...validateLayer(fileLayer, () => file),

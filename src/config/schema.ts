@@ -333,7 +333,11 @@ export const configSchema = z.strictObject({
   ),
   logLevel: dflt(logLevel, 'info', 'log level (--log-level)'),
   dryRun: dflt(z.boolean(), false, 'plan and log, change nothing (--dry-run)'),
-  kubeconfig: opt(z.string(), 'kubeconfig path (KUBECONFIG)'),
+  kubeconfig: opt(z.string(), 'kubeconfig path (KUBECONFIG, --kubeconfig)'),
+  kubeContext: opt(
+    z.string().check(z.minLength(1)),
+    "the kubeconfig's context to use (--context); default: its current-context",
+  ),
   kubeRequestTimeout: dflt(
     duration(),
     30,

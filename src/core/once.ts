@@ -4,7 +4,7 @@ import type { Config } from '../config/schema.ts';
 import type { KubeClients } from '../kube/client.ts';
 import { getNode, setUnschedulable } from '../kube/node.ts';
 import type { Logger } from '../observability/logger.ts';
-import { ConfigError, isNotFoundError, NodeHeldError } from '../errors.ts';
+import { isNotFoundError, NodeHeldError, UnknownNodeError } from '../errors.ts';
 import type { RestoreResult } from './host.ts';
 import { createNodeLease, createReconciler } from './node-agent.ts';
 import type { Slot } from './fleet/types.ts';
@@ -63,9 +63,7 @@ async function takeNode(o: OnceOptions, command: 'run-once' | 'restore'): Promis
 const existingNode = (o: OnceOptions) =>
   getNode(o.k, o.node).catch((err: unknown) => {
     if (!isNotFoundError(err)) throw err;
-    throw new ConfigError([{ path: 'node', message: `node ${o.node} does not exist in the cluster` }], {
-      cause: err,
-    });
+    throw new UnknownNodeError(o.node, { cause: err });
   });
 
 /**

@@ -13,6 +13,8 @@ import { previewFleet, type FleetPreview } from './fleet/preview.ts';
 import type { PluginHost } from './host.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { Plan } from './plugin.ts';
+import type { NodeObject } from './objects.ts';
+import { checkStart, type StartCheck } from './preflight-start.ts';
 import { parseRecord, STATE_ANNOTATION } from './record.ts';
 
 /** The drain gate's own pre-flight (core/gate/probe.ts): whether it holds drains now, as a note. */
@@ -24,7 +26,8 @@ export interface GateCheck {
 }
 export type GateProbe = (node: string, signal: AbortSignal) => Promise<GateCheck>;
 
-export type PlanVerdict = 'would-succeed' | 'refused' | 'unknown' | 'bad-input';
+/** would-wait: nothing refuses it, but a window, a freeze or a blocker holds its start now. */
+export type PlanVerdict = 'would-succeed' | 'would-wait' | 'refused' | 'unknown' | 'bad-input';
 
 /** `drainer plan`'s exit codes (README "drainer plan"). */
 export const PlanExit = { wouldSucceed: 0, unknown: 1, badInput: 2, refused: 3 } as const;
@@ -34,6 +37,8 @@ export interface PreflightReport {
   readonly verdict: PlanVerdict;
   /** Why it would be refused or blocked. */
   readonly reasons: readonly string[];
+  /** Why it would not start now (a window, a freeze, a blocker), naming the config key. */
+  readonly waits: readonly string[];
   /** What could not be found out (an API that failed). */
   readonly unknown: readonly string[];
   /** Bad input: a node the cluster does not have, credentials refused, no compute service. */
@@ -45,6 +50,8 @@ export interface PreflightReport {
   readonly pods?: DrainPreview;
   readonly fleet?: FleetPreview;
   readonly gate?: GateCheck;
+  /** Windows, freezes and blockers at this instant, as the node's agent would weigh them. */
+  readonly start?: StartCheck;
 }
 
 export interface PreflightInput {
@@ -56,6 +63,8 @@ export interface PreflightInput {
   /** Without Kubernetes (a bare host) only the plugins are asked, as run-once would. */
   readonly kube?: KubeClients;
   readonly gate?: GateProbe;
+  /** false: windows, freezes and blockers are not weighed (run-once, which starts now). */
+  readonly startGate?: false;
   readonly now?: () => Date;
 }
 
@@ -67,6 +76,7 @@ class Findings {
   readonly unknown: string[] = [];
   readonly notes: string[] = [];
   readonly badInput: string[] = [];
+  readonly waits: string[] = [];
 
   failed(what: string, err: unknown): void {
     (isBadInput(err) ? this.badInput : this.unknown).push(`${what}: ${messageOf(err)}`);
@@ -75,6 +85,7 @@ class Findings {
   verdict(): PlanVerdict {
     if (this.badInput.length) return 'bad-input';
     if (this.reasons.length) return 'refused';
+    if (this.waits.length) return 'would-wait';
     return this.unknown.length ? 'unknown' : 'would-succeed';
   }
 }
@@ -82,7 +93,7 @@ class Findings {
 export const planExitCode = (v: PlanVerdict): number =>
   v === 'would-succeed'
     ? PlanExit.wouldSucceed
-    : v === 'refused'
+    : v === 'refused' || v === 'would-wait'
       ? PlanExit.refused
       : v === 'bad-input'
         ? PlanExit.badInput
@@ -120,24 +131,58 @@ const launcherSkip = (config: Config) => (pod: { metadata: { labels?: Record<str
     ? 'handled by the kubevirt plugin'
     : undefined;
 
-async function checkNode(k: KubeClients, i: PreflightInput, f: Findings): Promise<void> {
+async function checkNode(k: KubeClients, i: PreflightInput, f: Findings): Promise<NodeObject | undefined> {
   try {
     const node = await getNode(k, i.node, i.signal);
     if (node.metadata.labels?.[IGNORE_LABEL] === 'true')
       f.reasons.push(`node ${i.node} is labelled ${IGNORE_LABEL}=true: drainer never evacuates it`);
     const rec = parseRecord(node.metadata.annotations?.[STATE_ANNOTATION]);
     if (rec) f.notes.push(`node ${i.node} already has a record: phase ${rec.phase} (trigger ${rec.trigger})`);
+    return node;
   } catch (err) {
     if (isNotFoundError(err)) f.badInput.push(`node ${i.node} does not exist in the cluster`);
     else f.failed('node', err);
+    return undefined;
   }
 }
 
 /** The node could not be read (or does not exist): nothing else is worth asking. */
 function unanswered(node: string, f: Findings): PreflightReport {
   const base = { node, verdict: f.verdict(), unknown: f.unknown, invalid: f.badInput };
-  return { ...base, reasons: f.reasons, notes: f.notes, plans: [], errors: [] };
+  return { ...base, reasons: f.reasons, waits: f.waits, notes: f.notes, plans: [], errors: [] };
 }
+
+function weighStart(gate: GateCheck | undefined, start: StartCheck | undefined, f: Findings): void {
+  if (gate?.refuse) f.reasons.push(`drain gate: ${gate.refuse}`);
+  if (gate?.note) f.notes.push(`drain gate: ${gate.note}`);
+  if (start?.wait) f.waits.push(start.wait.reason);
+  if (start?.note) f.notes.push(`start: ${start.note}`);
+}
+
+/** Where the node would stand in the fleet queue. */
+const fleetPlace = (k: KubeClients, i: PreflightInput, now: Date): Promise<FleetPreview> =>
+  previewFleet({
+    api: kubeFleetApi({
+      k,
+      namespace: i.config.fleet.namespace,
+      daemonSet: i.config.fleet.daemonSet,
+      log: i.log,
+    }),
+    budget: i.config.fleet.maxConcurrentEvacuations,
+    node: i.node,
+    now,
+  });
+
+/** Windows, freezes and blockers, unless the caller starts now (run-once) or has no cluster. */
+const startCheck = async (
+  k: KubeClients | undefined,
+  i: PreflightInput,
+  nodeObject: NodeObject | undefined,
+  now: Date,
+): Promise<StartCheck | undefined> =>
+  k && i.startGate !== false
+    ? checkStart({ k, config: i.config, node: i.node, nodeObject, now, signal: i.signal })
+    : undefined;
 
 export async function preflight(i: PreflightInput): Promise<PreflightReport> {
   const f = new Findings();
@@ -146,9 +191,9 @@ export async function preflight(i: PreflightInput): Promise<PreflightReport> {
   const capacity = config.evacuation.capacityCheck !== 'off';
   const drains = config.drain.enabled && !config.dryRun;
   // the Node first: a cluster that cannot be read answers every other check the same way
-  if (k) await checkNode(k, i, f);
+  const nodeObject = k ? await checkNode(k, i, f) : undefined;
   if (f.unknown.length || f.badInput.length) return unanswered(i.node, f);
-  const [results, pods, fleet, gate] = await Promise.all([
+  const [results, pods, fleet, gate, start] = await Promise.all([
     i.host.planAll({ name: i.node }, i.signal, { capacity }),
     k && drains
       ? previewDrain(k, {
@@ -158,38 +203,28 @@ export async function preflight(i: PreflightInput): Promise<PreflightReport> {
           signal: i.signal,
         }).catch((err: unknown) => void f.failed('drain', err))
       : undefined,
-    k
-      ? previewFleet({
-          api: kubeFleetApi({
-            k,
-            namespace: config.fleet.namespace,
-            daemonSet: config.fleet.daemonSet,
-            log: i.log,
-          }),
-          budget: config.fleet.maxConcurrentEvacuations,
-          node: i.node,
-          now: now(),
-        }).catch((err: unknown) => void f.failed('fleet', err))
-      : undefined,
+    k ? fleetPlace(k, i, now()).catch((err: unknown) => void f.failed('fleet', err)) : undefined,
     // the gate never decides the verdict, so neither does a gate that cannot be read (no rights to
     // drainer's namespace): a note
     i.gate?.(i.node, i.signal).catch((err: unknown) => {
       f.notes.push(`drain gate: not read (${messageOf(err)})`);
       return undefined;
     }),
+    // run-once is an operator's "now": only plan weighs windows, freezes and blockers
+    startCheck(k, i, nodeObject, now()).catch((err: unknown) => void f.failed('start gate', err)),
   ]);
   for (const r of results) if (r.error !== undefined) f.failed(r.plugin, r.error);
   const plans = results.flatMap((r) => (r.plan ? [r.plan] : []));
   weighPlans(plans, config, f);
   if (pods) weighPods(pods, f);
-  if (gate?.refuse) f.reasons.push(`drain gate: ${gate.refuse}`);
-  if (gate?.note) f.notes.push(`drain gate: ${gate.note}`);
+  weighStart(gate, start, f);
   if (!k) f.notes.push('no Kubernetes access configured: KubeVirt, the pod drain and the fleet not checked');
   else if (!drains) f.notes.push('the pod drain is off (drain.enabled false or a dry run)');
   return {
     node: i.node,
     verdict: f.verdict(),
     reasons: f.reasons,
+    waits: f.waits,
     unknown: f.unknown,
     invalid: f.badInput,
     notes: f.notes,
@@ -200,5 +235,6 @@ export async function preflight(i: PreflightInput): Promise<PreflightReport> {
     ...(pods ? { pods } : {}),
     ...(fleet ? { fleet } : {}),
     ...(gate ? { gate } : {}),
+    ...(start ? { start } : {}),
   };
 }

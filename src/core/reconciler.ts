@@ -1,6 +1,6 @@
 // The level-triggered state machine of one node. Every run re-reads the Node, the
 // NodeMaintenances and the record; the event that caused the run is never trusted.
-import { CancelledError, ConfigError, RecordUnreadableError } from '../errors.ts';
+import { CancelledError, ConfigError, RecordUnreadableError, UnknownNodeError } from '../errors.ts';
 import { MemoryRecordStore, type RestoreResult } from './host.ts';
 import { desiredState, optedOut, viewMaintenances, type Desired } from './desired.ts';
 import { IGNORE_LABEL } from '../names.ts';
@@ -203,8 +203,7 @@ export class Reconciler {
 
   async #read(nodeName: string, signal: AbortSignal): Promise<ReadRun> {
     const [node, maintenances] = await this.#fetch(nodeName);
-    if (!node)
-      throw new ConfigError([{ path: 'node', message: `node ${nodeName} does not exist in the cluster` }]);
+    if (!node) throw new UnknownNodeError(nodeName);
     const text = node.metadata?.annotations?.[STATE_ANNOTATION];
     const read = readRecord(text);
     const record = read.kind === 'ok' ? read.record : undefined;

@@ -14,7 +14,8 @@ function liteWire(target: KubeTarget): KubeWire | undefined {
   if (target.inCluster && target.server && target.serviceAccountDir)
     return new PodWire({ server: target.server, serviceAccountDir: target.serviceAccountDir });
   const file = target.kubeconfigPath;
-  if (file && !file.includes(delimiter)) return liteKubeconfigWire(file);
+  // a context other than the current one: client-node's KubeConfig chooses it
+  if (file && !file.includes(delimiter) && !target.context) return liteKubeconfigWire(file);
   return undefined;
 }
 

@@ -46,26 +46,40 @@ export function errorForStatus(code: number, status: KubeStatus, method: string,
   return new ApiError('API', message, details);
 }
 
+/**
+ * The system's reason a request got no answer: the first error code down the cause chain (fetch
+ * puts it on err.cause, sometimes deeper; node:https on err itself), else the innermost message
+ * (fetch's "bad port" for a port it never dials), else the error's name.
+ */
+function osReason(err: unknown): string {
+  let e: unknown = err;
+  let last: string | undefined;
+  for (let depth = 0; e instanceof Error && depth < 6; depth++) {
+    const c = (e as { code?: unknown }).code;
+    if (typeof c === 'string') return c;
+    last = e.message || last;
+    e = e.cause;
+  }
+  if (err instanceof Error && last !== undefined && last !== err.message) return last;
+  return err instanceof Error ? err.name : 'error';
+}
+
 /** A request that never got an answer (refused, reset, DNS, timeout). */
 export function connectionError(
   err: unknown,
   method: string,
   path: string,
   timeoutMs?: number,
+  server?: string,
 ): TransientError {
-  // fetch puts the code on err.cause, node:https on err itself (e.g. a certificate the CA did not sign)
-  const code = (e: unknown) => {
-    const c = (e as { code?: unknown } | undefined)?.code;
-    return typeof c === 'string' ? c : undefined;
-  };
-  const cause = err instanceof Error ? (code(err.cause) ?? code(err) ?? err.name) : 'error';
+  const cause = osReason(err);
   const words = noAnswerText(cause, {
     setting: 'the server in the kubeconfig (kubeconfig, KUBECONFIG)',
     caSetting: 'the kubeconfig (certificate-authority)',
     ...(timeoutMs ? { timeoutMs } : {}),
   });
   return new TransientError(
-    `kubernetes ${method} ${path}: ${words}`,
+    `kubernetes ${method} ${path}${server ? ` at ${server}` : ''}: ${words}`,
     { api: 'kubernetes', method, url: path },
     { cause: err },
   );

@@ -61,6 +61,8 @@ export interface WireResponse {
  */
 export interface KubeWire {
   send(req: WireRequest): Promise<WireResponse>;
+  /** The API server's address (http(s)://host:port), named when no answer came. */
+  readonly server?: string;
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000;
@@ -152,7 +154,7 @@ export class KubeHttp implements KubeClients {
       if (err instanceof ConfigError) throw err;
       this.count('error');
       if (req.signal?.aborted) throw req.signal.reason;
-      throw connectionError(err, method, req.path, timeoutMs);
+      throw connectionError(err, method, req.path, timeoutMs, this.#wire.server);
     } finally {
       clearTimeout(slow);
     }
@@ -164,7 +166,7 @@ export class KubeHttp implements KubeClients {
       text = await res.text();
     } catch (err) {
       if (req.signal?.aborted) throw req.signal.reason;
-      throw connectionError(err, method, req.path);
+      throw connectionError(err, method, req.path, undefined, this.#wire.server);
     }
     if (code >= 400) return { code, body: parseStatus(code, text), stream: null };
     try {

@@ -6,4 +6,5 @@ import type { KubeClientOptions } from './client.ts';
 export const targetOptions = (target: KubeTarget): KubeClientOptions => ({
   ...(target.kubeconfigPath ? { kubeconfigPath: target.kubeconfigPath } : {}),
   ...(target.inCluster ? { inCluster: true } : {}),
+  ...(target.context && !target.inCluster ? { context: target.context } : {}),
 });

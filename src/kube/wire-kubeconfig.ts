@@ -22,6 +22,10 @@ export class KubeconfigWire implements KubeWire {
     this.#server = server.replace(/\/+$/, '');
   }
 
+  get server(): string {
+    return this.#server;
+  }
+
   /**
    * client-node builds a new undici Agent (its own connection pool) for every request whose cluster has
    * TLS settings, so each request would open a connection and, on a real cluster, do a TLS handshake.

@@ -70,6 +70,10 @@ export class NodeWire implements KubeWire {
     this.#token = o.token;
   }
 
+  get server(): string {
+    return this.#base.origin;
+  }
+
   #exchange(req: WireRequest, token: string | undefined): Promise<IncomingMessage> {
     const opts: RequestOptions = {
       method: req.method,

@@ -12,6 +12,7 @@ import type { Scenario } from './scenario.ts';
 import { resolveScenario } from './scenario-load.ts';
 import { populate } from './scenario-populate.ts';
 import { drainerConfigFor, openstackOptions } from './scenario-config.ts';
+import { claimStateDir, type StateDirClaim } from './state-dir.ts';
 
 export type { Scenario, ScenarioInput } from './scenario.ts';
 export { defaultScenarioPath, loadScenarioFile, parseScenario } from './scenario-load.ts';
@@ -49,6 +50,21 @@ export interface Sandbox {
 
 export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> {
   const scenario = await resolveScenario(opts.scenario);
+  // before any port is taken: a running sandbox's directory is refused, not rewritten
+  const claim = opts.stateDir ? await claimStateDir(resolve(opts.stateDir)) : undefined;
+  try {
+    return await started(opts, scenario, claim);
+  } catch (e) {
+    claim?.release();
+    throw e;
+  }
+}
+
+async function started(
+  opts: SandboxOptions,
+  scenario: Scenario,
+  claim: StateDirClaim | undefined,
+): Promise<Sandbox> {
   const clock = new ScaledClock(opts.scale ?? scenario.clock.scale);
   const abort = new AbortController();
   const kube = await startKubeApiServer({
@@ -67,6 +83,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   const close = async () => {
     abort.abort();
     await Promise.allSettled([kube.close(), openstack.close()]);
+    claim?.release();
   };
   try {
     populate(kube.store, scenario, clock);
@@ -93,6 +110,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
       close,
     };
     if (opts.stateDir) await writeState(sandbox, resolve(opts.stateDir));
+    claim?.describe(kube.url);
     return sandbox;
   } catch (e) {
     await close();

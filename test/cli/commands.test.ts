@@ -133,10 +133,18 @@ describe('drainer run-once', () => {
     expect(states).toEqual(['migrating']);
   });
 
-  it('falls back to the hostname and passes --dry-run through', async () => {
+  it('--dry-run plans the hostname and says what would happen, evacuating nothing', async () => {
     const { plugin, seen } = fakeNova(async () => ({ plugin: 'nova', succeeded: true, workloads: [] }));
-    await cli({ plugins: [plugin] })('run-once', '--dry-run');
-    expect(seen).toEqual({ node: 'this-host', dryRun: true });
+    const { code, stdout } = await cli({ plugins: [plugin] })('run-once', '--dry-run');
+    expect(seen).toEqual({});
+    expect(stdout.trimEnd().split('\n')).toEqual([
+      'dry run of run-once on node this-host: nothing was changed',
+      'nova: 1 workload(s) would be handled: 1 live-migrate; 1 cannot move',
+      '  cannot move: db-1 (server is in ERROR state)',
+      'verdict: would stop before its first change',
+      '  - nova: db-1 cannot move (server is in ERROR state)',
+    ]);
+    expect(code).toBe(1);
   });
 
   it('exits 1 and prints each workload that stayed and why', async () => {

@@ -129,8 +129,13 @@ describe('drainer status', () => {
     expect(lines[1]).toMatch(
       /^node-a\s+Evacuating\s+cordon\s+\S+\s+drainer-evacuation-0\s+nova 3\/10, kubevirt 1\/2 \(1 failed\)\s+held \(8 of 12 servers left\)$/,
     );
-    expect(lines[3]).toMatch(/^node-c\s+Queued\s+cordon\s+\S+\s+queue #1\s+held$/);
-    expect(lines[4]).toMatch(/^node-d\s+Queued\s+NodeMaintenance\/nm-d\s+\S+\s+queue #2\s+held$/);
+    // a queued node says what it waits for: the slot and its holder, and who is ahead of it
+    expect(lines[3]).toMatch(
+      /^node-c\s+Queued\s+cordon\s+\S+\s+queue #1\s+held\s+waiting for a slot held by node-a$/,
+    );
+    expect(lines[4]).toMatch(
+      /^node-d\s+Queued\s+NodeMaintenance\/nm-d\s+\S+\s+queue #2\s+held\s+waiting for a slot held by node-a; behind node-c$/,
+    );
     expect(lines[5]).toMatch(
       /^node-e\s+Failed\s+cordon\s+\S+\s+held: evacuation Failed: nova: .*\s+nova: not every workload moved/,
     );

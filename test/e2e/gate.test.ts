@@ -138,7 +138,10 @@ run('drain gate: kubectl drain waits for the VMs (full stack, real kubectl)', ()
     expect(returned).toBe(false);
     expect(s.sandbox.openstack.state.serversOnHost('node-a').map((v) => v.name)).toEqual(['vm-2']);
 
-    const released = await drainer('release', '--node', 'node-a');
+    // a VM is still there: refused (exit 3) until the operator says --force
+    const refused = await drainer('release', '--node', 'node-a');
+    expect(refused.code, refused.stderr).toBe(3);
+    const released = await drainer('release', '--node', 'node-a', '--force');
     expect(released.code, released.stderr).toBe(0);
     expect(released.stdout).toContain(`drain gate drainer/${GATE} released (phase Failed)`);
     const drained = await drain;

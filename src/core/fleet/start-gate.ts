@@ -9,7 +9,8 @@ import { anyOpen } from './window.ts';
 
 export interface FleetStartGateOptions {
   readonly calendar: CalendarConfig;
-  readonly prometheus?: SharedVerdict;
+  /** The fleet's shared verdict (the agent), or a read-only look (`drainer plan`). */
+  readonly prometheus?: Pick<SharedVerdict, 'get'>;
   readonly pods?: PodBlocker;
   readonly podSelector?: string;
   readonly intervalMs: number;

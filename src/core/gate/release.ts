@@ -3,7 +3,7 @@
 // (drainer.dev/gate-released, beside the record), so every agent keeps the gate released until
 // the node is restored; then the gate pod goes.
 import type { Config } from '../../config/schema.ts';
-import { ConfigError, isNotFoundError } from '../../errors.ts';
+import { ConfigError, isNotFoundError, UnknownNodeError } from '../../errors.ts';
 import type { KubeClients } from '../../kube/client.ts';
 import { EventRecorder } from '../../kube/events.ts';
 import { GATE_RELEASED_ANNOTATION, gateName } from '../../kube/gate.ts';
@@ -14,41 +14,96 @@ import { nodeRef } from '../objects.ts';
 import { parseRecord, STATE_ANNOTATION } from '../record.ts';
 import { releasedAt } from './step.ts';
 
+/** What is still on the host: workload names (plugin/name), or why that could not be found out. */
+export interface Remaining {
+  readonly names: readonly string[];
+  readonly unknown?: string;
+}
+
 export interface ReleaseOptions {
   readonly k: KubeClients;
   readonly config: Config;
   readonly node: string;
   readonly log: Logger;
+  /** What the plugins find on the host now (asked after the node and its record are checked). */
+  readonly remaining?: () => Promise<Remaining>;
+  /** Release although VMs remain (or what remains is unknown). */
+  readonly force?: boolean;
   readonly now?: () => Date;
 }
 
-/** Releases the node's gate; answers the lines to print. Bad input (no node, no record) throws ConfigError. */
-export async function releaseGateNow(o: ReleaseOptions): Promise<string[]> {
+export interface ReleaseResult {
+  /** false: refused (VMs remain, or unknown, without force); nothing was changed. */
+  readonly released: boolean;
+  readonly lines: readonly string[];
+}
+
+const FIRST = 5;
+
+/** "13 VMs (nova/a, nova/b, … and 8 more)" */
+export function remainingText(r: Remaining): string {
+  if (r.unknown !== undefined) return `an unknown number of VMs (${r.unknown})`;
+  const n = r.names.length;
+  const shown = r.names.slice(0, FIRST).join(', ');
+  return `${n} VM${n === 1 ? '' : 's'} (${shown}${n > FIRST ? ` and ${n - FIRST} more` : ''})`;
+}
+
+/**
+ * Releases the node's gate, unless VMs remain and `force` is not given. Bad input (no such node,
+ * no record) throws ConfigError.
+ */
+export async function releaseGateNow(o: ReleaseOptions): Promise<ReleaseResult> {
   const now = o.now?.() ?? new Date();
-  const bad = (message: string) => new ConfigError([{ path: 'node', message }]);
   const node = await getNode(o.k, o.node).catch((err: unknown) => {
-    throw isNotFoundError(err) ? bad(`node ${o.node} does not exist in the cluster`) : err;
+    throw isNotFoundError(err) ? new UnknownNodeError(o.node, { cause: err }) : err;
   });
   const record = parseRecord(node.metadata.annotations?.[STATE_ANNOTATION], now);
   if (!record)
-    throw bad(
-      `node ${o.node} is in service (no drainer record): its gate opens once the node is cordoned and evacuated; to drop it anyway delete PodDisruptionBudget ${o.config.fleet.namespace}/${gateName(o.node)}`,
-    );
+    throw new ConfigError([
+      {
+        path: 'node',
+        message: `node ${o.node} is in service (no drainer record): its gate opens once the node is cordoned and evacuated; to drop it anyway delete PodDisruptionBudget ${o.config.fleet.namespace}/${gateName(o.node)}`,
+      },
+    ]);
   const gate = createDrainGate({ ...o, config: { ...o.config, dryRun: false } });
-  if (!gate) return [`drainGate.enabled is false: node ${o.node} has no drain gate`];
-  if (releasedAt(node) === undefined)
-    await setAnnotation(o.k, o.node, GATE_RELEASED_ANNOTATION, now.toISOString());
+  if (!gate)
+    return { released: true, lines: [`drainGate.enabled is false: node ${o.node} has no drain gate`] };
+  const restore = `restore the node (kubectl uncordon ${o.node}, or delete its NodeMaintenance)`;
+  const since = releasedAt(node);
+  if (since !== undefined) {
+    await gate.set(o.node, false); // idempotent: makes sure it is
+    return {
+      released: true,
+      lines: [`node ${o.node}: drain gate released already (at ${since}); to re-arm it, ${restore}`],
+    };
+  }
+  const left = (await o.remaining?.()) ?? { names: [] };
+  const some = left.unknown !== undefined || left.names.length > 0;
+  const rearm = `to re-arm it, ${restore}`;
+  if (some && !o.force)
+    return {
+      released: false,
+      lines: [
+        `node ${o.node} still has ${remainingText(left)} on the host: not released, as a drain that goes on (and the reboot or deletion after it) takes them down`,
+        `move them first, or release anyway: drainer release --node ${o.node} --force`,
+      ],
+    };
+  await setAnnotation(o.k, o.node, GATE_RELEASED_ANNOTATION, now.toISOString());
   await gate.set(o.node, false);
+  const what = some ? `with ${remainingText(left)} still on the host` : 'with no VM left on the host';
   await new EventRecorder({ k: o.k, log: o.log })
     .record(
       nodeRef(node, o.node),
       'Warning',
       'DrainGateReleased',
-      `drain gate released by an operator (drainer release) while ${record.phase}: drains of ${o.node} go on`,
+      `drain gate released by an operator (drainer release${o.force ? ' --force' : ''}) while ${record.phase}, ${what}: drains of ${o.node} go on`,
     )
     .catch((err: unknown) => o.log.warn({ err }, 'could not record Event'));
-  return [
-    `node ${o.node}: drain gate ${o.config.fleet.namespace}/${gateName(o.node)} released (phase ${record.phase})`,
-    'it stays released until the node is restored (uncordon or NodeMaintenance deleted)',
-  ];
+  return {
+    released: true,
+    lines: [
+      `node ${o.node}: drain gate ${o.config.fleet.namespace}/${gateName(o.node)} released (phase ${record.phase}) ${what}; the drain goes on now`,
+      `it stays released until the node is restored: ${rearm}`,
+    ],
+  };
 }
