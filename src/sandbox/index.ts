@@ -76,6 +76,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
         clock,
         evictionHooks: kube.evictionHooks,
         timings: { ...scenario.timings, migrationSeconds: scenario.kubevirt.migrationSeconds },
+        unpullableImages: scenario.unpullableImages,
         ...(opts.log ? { log: opts.log } : {}),
       },
       abort.signal,

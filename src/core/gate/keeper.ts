@@ -1,0 +1,61 @@
+// The agent's side of its node's drain gate: a watch of the gate pod and PDB (drainer's namespace,
+// this node's label only) that makes the gate look again at every change, and the end of the gate
+// at an uninstall: when the agent stops and its DaemonSet is gone or being deleted, the gate pod's
+// finalizer goes, so nothing is left that blocks a drain.
+import type { KubeClients } from '../../kube/client.ts';
+import type { BackoffOptions } from '../../kube/backoff.ts';
+import { gateSelector, pdbsPath, podsPath } from '../../kube/gate.ts';
+import { runWatch } from '../../kube/watch.ts';
+import type { Logger } from '../../observability/logger.ts';
+import type { DrainGate } from './gate.ts';
+
+export interface GateKeeperOptions {
+  readonly k: KubeClients;
+  readonly namespace: string;
+  readonly nodeName: string;
+  readonly gate: DrainGate;
+  /** Is drainer being uninstalled (its DaemonSet gone or being deleted since the agent started)? */
+  readonly uninstalled: () => Promise<boolean>;
+  readonly log: Logger;
+  readonly timeoutSeconds?: number | undefined;
+  readonly backoff?: BackoffOptions | undefined;
+}
+
+export interface GateKeeper {
+  watch(signal: AbortSignal): Promise<void>;
+  atStop(): Promise<void>;
+}
+
+export function gateKeeper(o: GateKeeperOptions): GateKeeper {
+  const heal = () => o.gate.heal(o.nodeName);
+  return {
+    async watch(signal) {
+      const common = {
+        k: o.k,
+        log: o.log,
+        signal,
+        query: { labelSelector: gateSelector(o.nodeName) },
+        onEvent: heal,
+        ...(o.timeoutSeconds ? { timeoutSeconds: o.timeoutSeconds } : {}),
+        ...(o.backoff ? { backoff: o.backoff } : {}),
+      };
+      await Promise.all([
+        runWatch({ ...common, path: podsPath(o.namespace) }),
+        runWatch({ ...common, path: pdbsPath(o.namespace) }),
+      ]);
+    },
+    async atStop() {
+      o.gate.stop();
+      try {
+        if (!(await o.uninstalled())) return;
+        await o.gate.set(o.nodeName, false);
+        o.log.warn(
+          { node: o.nodeName },
+          'drainer is being uninstalled (its DaemonSet is gone): the drain gate is released',
+        );
+      } catch (err) {
+        o.log.warn({ err }, 'could not check for an uninstall at stop: the gate stays as it is');
+      }
+    },
+  };
+}
