@@ -8,7 +8,10 @@ import { fleetRows, type AgentState } from '../core/fleet-view.ts';
 import type { NodeObject } from '../core/objects.ts';
 import { createKubeClients, type KubeClients } from '../kube/client.ts';
 import { targetOptions } from '../kube/target-options.ts';
-import type { KubeNode } from '../kube/types.ts';
+import type { KubeNode, KubeObject } from '../kube/types.ts';
+import { GATE_SELECTOR, pdbsPath, podsPath } from '../kube/gate.ts';
+import type { GateObjects } from '../core/gate/api.ts';
+import { gateObjectsByNode } from '../core/gate/view.ts';
 import { listAll, runWatch } from '../kube/watch.ts';
 import {
   cliLogger,
@@ -48,8 +51,9 @@ function snapshot(
   now: Date,
   g: GateSource,
   agents?: ReadonlyMap<string, AgentState>,
+  gates?: ReadonlyMap<string, GateObjects>,
 ): string {
-  const rows = fleetRows([...nodes], now, agents);
+  const rows = fleetRows([...nodes], now, agents, true, gates);
   // the header only where something can hold a start (configured here, or a node that waits)
   const shown = gateConfigured(g.fleet, g.fleet.blockers) || rows.some((r) => r.waiting) || g.verdict;
   return renderStatus(rows, output, now, shown ? gateView(g.fleet, rows, g.verdict, now) : undefined);
@@ -119,11 +123,19 @@ export async function runStatus(argv: StatusArgs, now: () => Date = () => new Da
     await watchStatus(k, argv, log, now, config.fleet);
     return 0;
   }
-  const [{ items }, agents, verdict] = await Promise.all([
+  const [{ items }, agents, verdict, gateObjects] = await Promise.all([
     listAll<KubeNode>(k, { path: NODES, signal: io.signal }),
     agentsOf(k, config.fleet, now(), log),
     readVerdict(k, config.fleet.namespace),
+    listGates(k, config, io.signal, log),
   ]);
+  const gates = gateObjects
+    ? gateObjectsByNode(
+        items.map((n) => n.metadata.name ?? ''),
+        gateObjects.pods,
+        gateObjects.pdbs,
+      )
+    : undefined;
   io.stdout.write(
     snapshot(
       items as NodeObject[],
@@ -131,9 +143,35 @@ export async function runStatus(argv: StatusArgs, now: () => Date = () => new Da
       now(),
       { fleet: config.fleet, ...(verdict ? { verdict } : {}) },
       agents,
+      gates,
     ),
   );
   return 0;
+}
+
+/**
+ * The gate pods and PDBs (two lists by label), so the DRAIN GATE column says what the API server
+ * shows. Unreadable (no rights): the column says what the records want, and a debug line says why.
+ */
+async function listGates(
+  k: KubeClients,
+  config: Config,
+  signal: AbortSignal,
+  log: ReturnType<typeof cliLogger>,
+): Promise<{ pods: KubeObject[]; pdbs: KubeObject[] } | undefined> {
+  if (!config.drainGate.enabled) return undefined;
+  const query = { labelSelector: GATE_SELECTOR };
+  const ns = config.fleet.namespace;
+  try {
+    const [pods, pdbs] = await Promise.all([
+      listAll<KubeObject>(k, { path: podsPath(ns), query, signal }),
+      listAll<KubeObject>(k, { path: pdbsPath(ns), query, signal }),
+    ]);
+    return { pods: pods.items, pdbs: pdbs.items };
+  } catch (err) {
+    log.debug({ err }, 'cannot list the drain gate objects: DRAIN GATE says what the records want');
+    return undefined;
+  }
 }
 
 /** Like kubectl: the kubeconfig (config, KUBECONFIG), in a Pod the ServiceAccount, else ~/.kube/config. */

@@ -30,6 +30,10 @@ export function gateKeeper(o: GateKeeperOptions): GateKeeper {
   const heal = () => o.gate.heal(o.nodeName);
   return {
     async watch(signal) {
+      // reads the DaemonSet as it is at start: a stop can then tell an uninstall from a restart
+      await o
+        .uninstalled()
+        .catch((err: unknown) => o.log.debug({ err }, 'agent DaemonSet not read at start'));
       const common = {
         k: o.k,
         log: o.log,

@@ -110,7 +110,9 @@ export function kubeGateApi(o: KubeGateOptions): GateApi {
   return {
     async look(node) {
       const name = gateName(node);
-      const [pdb, pod] = await Promise.all([
+      // the DaemonSet as it is at start, so a stop can tell an uninstall (read once)
+      const [, pdb, pod] = await Promise.all([
+        daemonSet(),
         absentIfMissing(getObject(k, pdbsPath(namespace), name)),
         absentIfMissing(getObject(k, podsPath(namespace), name)),
       ]);
