@@ -50,7 +50,7 @@ const oneLine = (text: string | undefined, whole: boolean): string => {
 };
 
 const sinceText = (r: FleetRow, now: Date): string =>
-  r.phase === 'Ignored' ? '' : age(r.phase === 'Queued' ? (r.queuedAt ?? r.since) : r.since, now);
+  r.phase === 'Ignored' || !r.since ? '' : age(r.phase === 'Queued' ? (r.queuedAt ?? r.since) : r.since, now);
 
 export function renderStatus(
   rows: readonly FleetRow[],

@@ -11,10 +11,11 @@ import type { DrainGate } from './gate.ts';
 /**
  * Did every plugin move everything? The outcomes are written the moment the plugins finish; with
  * drain.requirePluginsSucceeded false a node may reach Evacuated with a VM left, and the gate must
- * not open for it. No outcomes yet: the VMs have not left.
+ * not open for it. No outcomes yet: the VMs have not left (an Evacuated record always has them,
+ * except one an older version wrote).
  */
 export const allMoved = (rec: NodeRecord): boolean =>
-  rec.outcomes !== undefined && rec.outcomes.every((o) => o.succeeded);
+  rec.outcomes ? rec.outcomes.every((o) => o.succeeded) : rec.phase === 'Evacuated';
 
 /** When an operator released the node's gate (drainer release); honoured only while a record exists. */
 export const releasedAt = (node: NodeObject | undefined): string | undefined =>
