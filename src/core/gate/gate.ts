@@ -179,7 +179,7 @@ export class DrainGate {
 
   #again(node: string, s: NodeGate): void {
     if (this.#stopped) return;
-    const { initialMs, maxMs } = this.#o.retry ?? { initialMs: 500, maxMs: 15_000 };
+    const { initialMs, maxMs } = this.#o.retry ?? { initialMs: 500, maxMs: 60_000 };
     const ms = Math.min(maxMs, initialMs * 2 ** Math.max(0, s.failures - 1));
     clearTimeout(s.timer);
     s.timer = setTimeout(() => this.heal(node), ms);
