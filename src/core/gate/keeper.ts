@@ -1,13 +1,14 @@
 // The agent's side of its node's drain gate: a watch of the gate pod and PDB (drainer's namespace,
-// this node's label only) that makes the gate look again at every change, and the end of the gate
-// at an uninstall: when the agent stops and its DaemonSet is gone or being deleted, the gate pod's
+// this node's label only) that makes the gate look again at every change, a sweep for the gates of
+// deleted nodes (litter.ts), and the end of the gate at an uninstall: when the agent stops and its DaemonSet is gone or being deleted, the gate pod's
 // finalizer goes, so nothing is left that blocks a drain.
 import type { KubeClients } from '../../kube/client.ts';
-import type { BackoffOptions } from '../../kube/backoff.ts';
+import { sleep, type BackoffOptions } from '../../kube/backoff.ts';
 import { gateSelector, pdbsPath, podsPath } from '../../kube/gate.ts';
 import { runWatch } from '../../kube/watch.ts';
 import type { Logger } from '../../observability/logger.ts';
 import type { DrainGate } from './gate.ts';
+import { sweepGateLitter } from './litter.ts';
 
 export interface GateKeeperOptions {
   readonly k: KubeClients;
@@ -19,11 +20,25 @@ export interface GateKeeperOptions {
   readonly log: Logger;
   readonly timeoutSeconds?: number | undefined;
   readonly backoff?: BackoffOptions | undefined;
+  /** How often the gates of deleted nodes are looked for (first at start; default 1 h). */
+  readonly litterEveryMs?: number;
 }
 
 export interface GateKeeper {
   watch(signal: AbortSignal): Promise<void>;
   atStop(): Promise<void>;
+}
+
+/** Looks for the gates of deleted nodes at start, then every litterEveryMs. */
+async function sweepLoop(o: GateKeeperOptions, signal: AbortSignal): Promise<void> {
+  while (!signal.aborted) {
+    await sweepGateLitter({ k: o.k, namespace: o.namespace, nodeName: o.nodeName, log: o.log, signal }).catch(
+      (err: unknown) => {
+        if (!signal.aborted) o.log.warn({ err }, 'could not look for the drain gates of deleted nodes');
+      },
+    );
+    await sleep(o.litterEveryMs ?? 3_600_000, signal).catch(() => undefined);
+  }
 }
 
 export function gateKeeper(o: GateKeeperOptions): GateKeeper {
@@ -46,6 +61,7 @@ export function gateKeeper(o: GateKeeperOptions): GateKeeper {
       await Promise.all([
         runWatch({ ...common, path: podsPath(o.namespace) }),
         runWatch({ ...common, path: pdbsPath(o.namespace) }),
+        sweepLoop(o, signal),
       ]);
     },
     async atStop() {
