@@ -276,7 +276,6 @@ export function createNodeAgent(o: NodeAgentOptions): { agent: Agent; reconciler
           gate,
           uninstalled: () => api.uninstalled?.() ?? Promise.resolve(false),
           log,
-          timeoutSeconds: o.watch?.timeoutSeconds,
           backoff: o.watch?.backoff,
         })
       : undefined;

@@ -18,7 +18,6 @@ export interface GateKeeperOptions {
   /** Is drainer being uninstalled (its DaemonSet gone or being deleted since the agent started)? */
   readonly uninstalled: () => Promise<boolean>;
   readonly log: Logger;
-  readonly timeoutSeconds?: number | undefined;
   readonly backoff?: BackoffOptions | undefined;
   /** How often the gates of deleted nodes are looked for (first at start; default 1 h). */
   readonly litterEveryMs?: number;
@@ -28,6 +27,9 @@ export interface GateKeeper {
   watch(signal: AbortSignal): Promise<void>;
   atStop(): Promise<void>;
 }
+
+/** The gate watches' server-side timeout: each re-opens once per this many seconds. */
+export const GATE_WATCH_SECONDS = 1800;
 
 /** Looks for the gates of deleted nodes at start, then every litterEveryMs. */
 async function sweepLoop(o: GateKeeperOptions, signal: AbortSignal): Promise<void> {
@@ -55,7 +57,8 @@ export function gateKeeper(o: GateKeeperOptions): GateKeeper {
         signal,
         query: { labelSelector: gateSelector(o.nodeName) },
         onEvent: heal,
-        ...(o.timeoutSeconds ? { timeoutSeconds: o.timeoutSeconds } : {}),
+        // long watches: the gate costs a node two re-opens per half hour while idle
+        timeoutSeconds: GATE_WATCH_SECONDS,
         ...(o.backoff ? { backoff: o.backoff } : {}),
       };
       await Promise.all([
