@@ -348,6 +348,18 @@ describe('DrainGate: held is what the API server shows', () => {
     gate.stop();
   });
 
+  it('a pass that wants what is already so costs no request (the watch says when it changes)', async () => {
+    const { api } = memoryApi({ pdb: pdb(), pod: pod('Running') });
+    let looks = 0;
+    const gate = gateWith({ ...api, look: (n) => (looks++, api.look(n)) });
+    await gate.set('n1', true);
+    expect(looks).toBe(1);
+    gate.want('n1', true);
+    await new Promise((r) => setTimeout(r, 10));
+    expect(looks).toBe(1);
+    gate.stop();
+  });
+
   it('a PDB that allows a disruption is not held', async () => {
     const gate = gateWith(memoryApi({ pdb: pdb(1), pod: pod('Running') }).api);
     await gate.set('n1', true);

@@ -67,8 +67,14 @@ export class DrainGate {
     return this.#look(node);
   }
 
-  /** The same, in the background (errors are logged; the gate looks again with a backoff). */
+  /**
+   * The same, in the background (errors are logged; the gate looks again with a backoff). A wish
+   * that is already so as last seen costs nothing: the watch of the gate objects says when that
+   * changes.
+   */
   want(node: string, held: boolean): void {
+    const seen = this.#nodes.get(node)?.seen;
+    if (this.#want.get(node) === held && seen && (held ? seen.held : seen === RELEASED)) return;
     this.set(node, held).catch((err: unknown) =>
       this.#o.log.warn({ err, node }, 'could not set the drain gate; trying again'),
     );
