@@ -65,24 +65,48 @@ async function watchStatus(
   log: ReturnType<typeof cliLogger>,
   now: () => Date,
   fleet: FleetConfig,
+  gateEnabled: boolean,
 ): Promise<void> {
   const { io } = argv.cli;
   const nodes = new Map<string, NodeObject>();
   let shown = '';
   let synced = false;
+  // the DRAIN GATE column: the gate pods and PDBs, watched by label (a watch that fails leaves the
+  // column saying what the records want)
+  const gatePods = new Map<string, KubeObject>();
+  const gatePdbs = new Map<string, KubeObject>();
+  const gates = () =>
+    gateWatch
+      ? gateObjectsByNode([...nodes.keys()], [...gatePods.values()], [...gatePdbs.values()])
+      : undefined;
   const draw = () => {
     if (!synced) return;
     const at = now();
     const agents = agentWatch.states(at);
+    const g = gates();
     // the ages in a table move with the clock: compare what the rows say, not the text
-    const key = JSON.stringify(fleetRows([...nodes.values()], at, agents));
+    const key = JSON.stringify(fleetRows([...nodes.values()], at, agents, true, g));
     if (key === shown) return;
     shown = key;
-    const text = snapshot(nodes.values(), argv.output, at, { fleet }, agents);
+    const text = snapshot(nodes.values(), argv.output, at, { fleet }, agents, g);
     if (argv.output === 'table' || argv.output === 'wide')
       io.stdout.write(io.stdout.isTTY ? CLEAR + text : `${text}\n`);
     else io.stdout.write(argv.output === 'yaml' ? `---\n${text}` : text);
   };
+  const gateWatch = gateEnabled;
+  const watchGate = (path: string, into: Map<string, KubeObject>) =>
+    runWatch<KubeObject>({
+      k,
+      path,
+      query: { labelSelector: GATE_SELECTOR },
+      signal: io.signal,
+      log,
+      onEvent: (type, o) => {
+        if (type === 'DELETED') into.delete(o.metadata.name ?? '');
+        else into.set(o.metadata.name ?? '', o);
+        draw();
+      },
+    });
   // the AGENT column: a Lease watch (renewals redraw only when what a row says changes)
   const agentWatch = watchAgents(k, fleet, log, io.signal, draw);
   await agentWatch.load();
@@ -92,6 +116,9 @@ async function watchStatus(
   try {
     await Promise.all([
       agentWatch.run(),
+      ...(gateWatch
+        ? [watchGate(podsPath(fleet.namespace), gatePods), watchGate(pdbsPath(fleet.namespace), gatePdbs)]
+        : []),
       runWatch<KubeNode>({
         k,
         path: NODES,
@@ -120,7 +147,7 @@ export async function runStatus(argv: StatusArgs, now: () => Date = () => new Da
   const log = cliLogger(config, io, quietUnlessAsked(config, 'error'));
   const k = clientsFor(config, io);
   if (argv.watch) {
-    await watchStatus(k, argv, log, now, config.fleet);
+    await watchStatus(k, argv, log, now, config.fleet, config.drainGate.enabled);
     return 0;
   }
   const [{ items }, agents, verdict, gateObjects] = await Promise.all([

@@ -97,6 +97,16 @@ export async function explainEvacuated(run: NodeRun): Promise<void> {
 /** Names what holds the drain (at the start of an evacuation, and when one fails). */
 export async function explainHeld(run: NodeRun, what: string): Promise<void> {
   if (!run.deps.gate || !gateHeld(run.store.current, run.node)) return;
+  // "held" is what the API server shows: a gate seen not holding says so instead
+  const seen = run.deps.gate.seen(run.nodeName);
+  if (seen && !seen.held) {
+    await run.event(
+      'Warning',
+      'DrainGateNotHeld',
+      `drains of ${run.nodeName} should wait (${what}), but its drain gate is ${seen.text}`,
+    );
+    return;
+  }
   await run.event('Warning', 'DrainGateHeld', `drains of ${run.nodeName} wait: ${what}`);
 }
 
