@@ -47,6 +47,16 @@ export const GATE_RELEASED_ANNOTATION = 'drainer.dev/gate-released';
 /** drainer-gate-<node>; a name of 253 characters at most, as the API server requires. */
 export const gateName = (node: string): string => `${GATE_PREFIX}${node}`.slice(0, 253);
 
+/**
+ * The gate pod's names: drainer-gate-<node>, and drainer-gate-<node>-b, the spare made while the
+ * other is being deleted (its finalizer keeps it until the VMs have left), so the PDB guards a
+ * running pod again at once.
+ */
+export const gatePodNames = (node: string): readonly [string, string] => [
+  gateName(node),
+  `${gateName(node).slice(0, 251)}-b`,
+];
+
 const ns = (namespace: string) => encodeURIComponent(namespace);
 export const pdbsPath = (namespace: string): string =>
   `/apis/policy/v1/namespaces/${ns(namespace)}/poddisruptionbudgets`;
@@ -87,12 +97,18 @@ export function gatePdb(namespace: string, node: string, owner?: OwnerReference)
   };
 }
 
-export function gatePod(namespace: string, node: string, image: string, pdb: OwnerReference): KubeObject {
+export function gatePod(
+  namespace: string,
+  node: string,
+  image: string,
+  pdb: OwnerReference,
+  name = gateName(node),
+): KubeObject {
   return {
     apiVersion: 'v1',
     kind: 'Pod',
     metadata: {
-      name: gateName(node),
+      name,
       namespace,
       labels: labels(node),
       ownerReferences: [pdb],

@@ -120,17 +120,21 @@ describe('drain gate objects (sandbox API server)', () => {
     });
   });
 
-  it('a deleted gate pod stays (being deleted) until release drops its finalizer', async () => {
+  it('a deleted gate pod stays (its finalizer) while a spare takes over; release lets both go', async () => {
     const gate = api();
     await gate.hold('n1');
     await fx.k.request({ method: 'DELETE', path: POD });
     const going = await get(POD);
     expect(going.metadata.deletionTimestamp).toBeDefined();
-    // hold leaves it: a new pod can take the name only once it is gone
+    // hold leaves it (drains wait for it to be gone) and makes the spare the PDB guards
     await gate.hold('n1');
     expect((await get(POD)).metadata.uid).toBe(going.metadata.uid);
+    const spare = await get(`${POD}-b`);
+    expect(spare.metadata.finalizers).toEqual([GATE_FINALIZER]);
+    expect((await gate.look('n1')).pod?.metadata.name).toBe('drainer-gate-n1-b');
     expect(await gate.release('n1')).toBe(true);
     await expect(get(POD)).rejects.toMatchObject({ status: 404 });
+    await expect(get(`${POD}-b`)).rejects.toMatchObject({ status: 404 });
   });
 
   it('uninstalled: the DaemonSet that owned the PDB at start is gone', async () => {

@@ -77,13 +77,20 @@ run('drain gate heals itself and holds for every taker (full stack, real kubectl
       (e) => e.reason === reason,
     );
 
-  it('the gate pod deleted mid-evacuation: its finalizer keeps the drain waiting until the last server left', async () => {
-    const { s, os, kube, drain, gatePod } = await start(busyWorld());
+  it('the gate pod deleted mid-evacuation: it stays (finalizer), a spare holds, the drain waits until the last server left', async () => {
+    const { s, os, agent, kube, drain, gatePod } = await start(busyWorld());
     await s.cordon('node-a');
     await migrating(os);
     const deleted = await kube(['delete', 'pod', GATE, '-n', 'drainer', '--wait=false']);
     expect(deleted.code, deleted.stderr).toBe(0);
     expect((await gatePod())?.metadata.deletionTimestamp).toBeDefined();
+    // a spare gate pod takes over: the PDB guards a running pod again (Karpenter meets it too)
+    const spare = await until('spare gate pod running', async () => {
+      const p = await s.k.request<KubePod>({ path: `${POD}-b` }).catch(() => undefined);
+      return p?.status?.phase === 'Running' ? p : undefined;
+    });
+    expect(spare.metadata.finalizers).toEqual(['drainer.dev/gate']);
+    await until('held again', async () => (await agent.metrics.drainGateHeld.get()).values[0]?.value === 1);
     expect(os.serversOnHost('node-a').length).toBeGreaterThan(0);
 
     const drained = await drain();

@@ -6,6 +6,7 @@
 // so a slow hold at start cannot land after the release.
 import type { Logger } from '../../observability/logger.ts';
 import type { EventReason } from '../cluster.ts';
+import { gatePodNames } from '../../kube/gate.ts';
 import type { GateApi, GateObjects } from './api.ts';
 import { hasGateFinalizer, isOpen, pdbAltered, RELEASED, seeHeld, type GateSeen } from './observe.ts';
 
@@ -45,7 +46,8 @@ function needsHold(node: string, o: GateObjects): boolean {
   const { pdb, pod } = o;
   if (!pdb || !pod) return true;
   if (!pdb.metadata.deletionTimestamp && pdbAltered(node, pdb)) return true;
-  if (pod.metadata.deletionTimestamp) return false;
+  // only a pod being deleted (its finalizer holds drains until it goes): a spare takes over
+  if (pod.metadata.deletionTimestamp) return true;
   const phase = (pod.status as { phase?: string } | undefined)?.phase;
   const owner = pod.metadata.ownerReferences?.find((r) => r.controller)?.uid;
   return !hasGateFinalizer(pod) || phase === 'Succeeded' || phase === 'Failed' || owner !== pdb.metadata.uid;
@@ -88,10 +90,11 @@ export class DrainGate {
     );
   }
 
-  /** Is this the node's gate pod? */
+  /** Is this one of the node's gate pods (its own or the spare)? */
   isGatePod(node: string, pod: { namespace: string; name: string }): boolean {
     const gate = this.#o.podOf(node);
-    return pod.namespace === gate.namespace && pod.name === gate.name;
+    const names: readonly string[] = [gate.name, gatePodNames(node)[1]];
+    return pod.namespace === gate.namespace && names.includes(pod.name);
   }
 
   /** Held as the API server last showed it (undefined: not looked at yet, or the look failed). */

@@ -9,6 +9,8 @@ import {
   GATE_FINALIZER,
   gateName,
   gatePdb,
+  gatePodNames,
+  gateSelector,
   gatePdbSpec,
   gatePod,
   getDaemonSet,
@@ -22,7 +24,8 @@ import type { KubeObject, OwnerReference } from '../../kube/types.ts';
 import { isConflictError, isNotFoundError } from '../../errors.ts';
 import type { Logger } from '../../observability/logger.ts';
 import type { GateApi } from './api.ts';
-import { hasGateFinalizer, pdbAltered } from './observe.ts';
+import { effectivePod, hasGateFinalizer, pdbAltered } from './observe.ts';
+import { listAll } from '../../kube/watch.ts';
 
 export interface KubeGateOptions {
   readonly k: KubeClients;
@@ -107,24 +110,38 @@ export function kubeGateApi(o: KubeGateOptions): GateApi {
     }).catch(goneOk);
   };
 
+  /** The node's gate pods (its name and the spare's), by its label. */
+  const podsOf = async (node: string): Promise<KubeObject[]> => {
+    const names: readonly string[] = gatePodNames(node);
+    const { items } = await listAll<KubeObject>(k, {
+      path: podsPath(namespace),
+      query: { labelSelector: gateSelector(node) },
+    });
+    return items.filter((p) => names.includes(p.metadata.name ?? ''));
+  };
+
   return {
     async look(node) {
-      const name = gateName(node);
       // the DaemonSet as it is at start, so a stop can tell an uninstall (read once)
-      const [, pdb, pod] = await Promise.all([
+      const [, pdb, pods] = await Promise.all([
         daemonSet(),
-        absentIfMissing(getObject(k, pdbsPath(namespace), name)),
-        absentIfMissing(getObject(k, podsPath(namespace), name)),
+        absentIfMissing(getObject(k, pdbsPath(namespace), gateName(node))),
+        podsOf(node),
       ]);
-      return { pdb, pod };
+      return { pdb, pod: effectivePod(pods) };
     },
     async hold(node) {
-      const name = gateName(node);
       const pdb = await ensurePdb(node);
       const controller = ownerRef(pdb, 'policy/v1', 'PodDisruptionBudget', true);
-      const pod = await ensure(podsPath(namespace), gatePod(namespace, node, o.image, controller));
-      // being deleted: its finalizer (if it has ours) holds drains; a new one once it is gone
-      if (pod.metadata.deletionTimestamp) return;
+      const pods = await podsOf(node);
+      const pod = pods.find((p) => !p.metadata.deletionTimestamp);
+      if (!pod) {
+        // none, or only one being deleted (its finalizer holds drains until it goes): a pod under the free name
+        const free = gatePodNames(node).find((n) => !pods.some((p) => p.metadata.name === n));
+        if (free) await ensure(podsPath(namespace), gatePod(namespace, node, o.image, controller, free));
+        return;
+      }
+      const name = pod.metadata.name ?? '';
       if (spent(pod)) {
         await unguard(pod);
         await deleteObject(k, podsPath(namespace), name, pod.metadata.uid).catch(goneOk);
@@ -152,13 +169,13 @@ export function kubeGateApi(o: KubeGateOptions): GateApi {
       }
     },
     async release(node) {
-      const name = gateName(node);
-      const pod = await absentIfMissing(getObject(k, podsPath(namespace), name));
-      if (!pod) return false;
-      await unguard(pod);
-      if (!pod.metadata.deletionTimestamp)
-        await deleteObject(k, podsPath(namespace), name, pod.metadata.uid).catch(goneOk);
-      return true;
+      const pods = await podsOf(node);
+      for (const pod of pods) {
+        await unguard(pod);
+        if (!pod.metadata.deletionTimestamp)
+          await deleteObject(k, podsPath(namespace), pod.metadata.name ?? '', pod.metadata.uid).catch(goneOk);
+      }
+      return pods.length > 0;
     },
   };
 }

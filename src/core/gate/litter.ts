@@ -6,22 +6,12 @@
 // gate (its own agent heals it in any case).
 import { isConflictError, isNotFoundError } from '../../errors.ts';
 import type { KubeClients } from '../../kube/client.ts';
-import {
-  deleteObject,
-  GATE_FINALIZER,
-  GATE_PREFIX,
-  GATE_SELECTOR,
-  gateName,
-  getObject,
-  pdbsPath,
-  patchMeta,
-  podsPath,
-} from '../../kube/gate.ts';
+import { deleteObject, GATE_PREFIX, GATE_SELECTOR, gateName, pdbsPath } from '../../kube/gate.ts';
 import { getNode } from '../../kube/node.ts';
 import type { KubeObject } from '../../kube/types.ts';
 import { listAll } from '../../kube/watch.ts';
 import type { Logger } from '../../observability/logger.ts';
-import { hasGateFinalizer } from './observe.ts';
+import { kubeGateApi } from './kube-port.ts';
 
 export interface LitterOptions {
   readonly k: KubeClients;
@@ -51,20 +41,11 @@ async function nodeExists(k: KubeClients, node: string, signal?: AbortSignal): P
   }
 }
 
-/** Removes one dead node's gate: the pod's finalizer, the pod, then the PDB (only that incarnation). */
+/** Removes one dead node's gate: its pods (finalizer dropped), then the PDB (only that incarnation). */
 async function removeGate(o: LitterOptions, pdb: KubeObject, node: string): Promise<void> {
-  const name = gateName(node);
-  const pod = await getObject(o.k, podsPath(o.namespace), name).catch((err: unknown) => {
-    ignoreGone(err);
-    return undefined;
-  });
-  if (pod && hasGateFinalizer(pod))
-    await patchMeta(o.k, podsPath(o.namespace), name, {
-      resourceVersion: pod.metadata.resourceVersion,
-      finalizers: (pod.metadata.finalizers ?? []).filter((f) => f !== GATE_FINALIZER),
-    }).catch(ignoreGone);
-  if (pod) await deleteObject(o.k, podsPath(o.namespace), name, pod.metadata.uid).catch(ignoreGone);
-  await deleteObject(o.k, pdbsPath(o.namespace), name, pdb.metadata.uid).catch(ignoreGone);
+  // the gate API's release: every gate pod of the node, finalizer first
+  await kubeGateApi({ k: o.k, namespace: o.namespace, daemonSet: '', image: '', log: o.log }).release(node);
+  await deleteObject(o.k, pdbsPath(o.namespace), gateName(node), pdb.metadata.uid).catch(ignoreGone);
 }
 
 /** One sweep; answers the nodes whose gates were removed. */

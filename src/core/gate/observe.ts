@@ -32,8 +32,13 @@ const STUCK = new Set([
   'RunContainerError',
 ]);
 
-export const hasGateFinalizer = (pod: KubeObject): boolean =>
-  (pod.metadata.finalizers ?? []).includes(GATE_FINALIZER);
+/** Of a node's gate pods (its own and the spare), the one that guards: one not being deleted, if any. */
+export const effectivePod = (pods: readonly KubeObject[]): KubeObject | undefined =>
+  pods.find((p) => !p.metadata.deletionTimestamp) ?? pods.find(hasGateFinalizer) ?? pods[0];
+
+export function hasGateFinalizer(pod: KubeObject): boolean {
+  return (pod.metadata.finalizers ?? []).includes(GATE_FINALIZER);
+}
 
 const short = (text: string): string => (text.length > 160 ? `${text.slice(0, 157)}...` : text);
 

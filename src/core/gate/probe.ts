@@ -4,11 +4,11 @@
 import type { Config } from '../../config/schema.ts';
 import { isNotFoundError } from '../../errors.ts';
 import type { KubeClients } from '../../kube/client.ts';
-import { gateName, getObject, pdbsPath, podsPath } from '../../kube/gate.ts';
+import { gateName, gatePodNames, getObject, pdbsPath, podsPath } from '../../kube/gate.ts';
 import { getNode } from '../../kube/node.ts';
 import type { KubeObject } from '../../kube/types.ts';
 import type { GateCheck, GateProbe } from '../preflight.ts';
-import { seeHeld } from './observe.ts';
+import { effectivePod, seeHeld } from './observe.ts';
 import { releasedAt } from './step.ts';
 
 const absentIfMissing = (p: Promise<KubeObject>): Promise<KubeObject | undefined> =>
@@ -24,11 +24,13 @@ export function gateProbe(k: KubeClients, config: Config): GateProbe {
       return { state: 'off', note: 'none (drainGate.enabled false): drains of this node are not held' };
     const name = gateName(node);
     const where = `${namespace}/${name}`;
-    const [pdb, pod, nodeObj] = await Promise.all([
+    const [pdb, pods, nodeObj] = await Promise.all([
       absentIfMissing(getObject(k, pdbsPath(namespace), name)),
-      absentIfMissing(getObject(k, podsPath(namespace), name)),
+      // its pod, or the spare made while that one is being deleted
+      Promise.all(gatePodNames(node).map((n) => absentIfMissing(getObject(k, podsPath(namespace), n)))),
       getNode(k, node, signal),
     ]);
+    const pod = effectivePod(pods.flatMap((p) => p ?? []));
     if (pdb && pod) {
       // held as status and the agent say it: PDB observed with no disruption allowed, pod Running and Ready
       const seen = seeHeld(node, { pdb, pod });

@@ -1,12 +1,12 @@
 // The drain gate of a node as `drainer status` says it: from the node's record what it should be,
 // and, when status has read them, from the gate objects what the API server shows (held means the
 // PDB is observed with no disruption allowed and the gate pod is Running and Ready).
-import { gateName } from '../../kube/gate.ts';
+import { gateName, gatePodNames } from '../../kube/gate.ts';
 import type { KubeObject } from '../../kube/types.ts';
 import type { NodeObject } from '../objects.ts';
 import type { NodeRecord } from '../record.ts';
 import type { GateObjects } from './api.ts';
-import { isOpen, seeHeld } from './observe.ts';
+import { effectivePod, isOpen, seeHeld } from './observe.ts';
 import { allMoved, gateHeld, releasedAt } from './step.ts';
 
 /** What should hold, said from the record: `held (3 of 7 servers left)`, `held: evacuation Failed: <reason>`. */
@@ -45,5 +45,6 @@ export function gateObjectsByNode(
 ): Map<string, GateObjects> {
   const pod = new Map(pods.map((p) => [p.metadata.name ?? '', p]));
   const pdb = new Map(pdbs.map((p) => [p.metadata.name ?? '', p]));
-  return new Map(nodes.map((n) => [n, { pod: pod.get(gateName(n)), pdb: pdb.get(gateName(n)) }]));
+  const podOf = (n: string) => effectivePod(gatePodNames(n).flatMap((name) => pod.get(name) ?? []));
+  return new Map(nodes.map((n) => [n, { pod: podOf(n), pdb: pdb.get(gateName(n)) }]));
 }
