@@ -71,12 +71,14 @@ export class DrainGate {
 
   /**
    * The same, in the background (errors are logged; the gate looks again with a backoff). A wish
-   * that is already so as last seen costs nothing: the watch of the gate objects says when that
-   * changes.
+   * already made costs nothing when it is so as last seen, or a look is under way or due (the
+   * watch of the gate objects and the backoff bring it about): a pass makes no request for it.
    */
   want(node: string, held: boolean): void {
-    const seen = this.#nodes.get(node)?.seen;
-    if (this.#want.get(node) === held && seen && (held ? seen.held : seen === RELEASED)) return;
+    const s = this.#nodes.get(node);
+    const seen = s?.seen;
+    const so = seen !== undefined && (held ? seen.held : seen === RELEASED);
+    if (this.#want.get(node) === held && (so || s?.timer !== undefined || s?.pending !== undefined)) return;
     this.set(node, held).catch((err: unknown) =>
       this.#o.log.warn({ err, node }, 'could not set the drain gate; trying again'),
     );
