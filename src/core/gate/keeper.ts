@@ -1,7 +1,8 @@
-// The agent's side of its node's drain gate: a watch of the gate pod and PDB (drainer's namespace,
+// The agent's side of its node's drain gate: a watch of the gate pods and PDB (drainer's namespace,
 // this node's label only) that makes the gate look again at every change, a sweep for the gates of
-// deleted nodes (litter.ts), and the end of the gate at an uninstall: when the agent stops and its DaemonSet is gone or being deleted, the gate pod's
-// finalizer goes, so nothing is left that blocks a drain.
+// deleted nodes (litter.ts), and the end of the gate at an uninstall: when the agent stops and its
+// DaemonSet is gone or being deleted, the gate pod's finalizer goes, so nothing is left that blocks
+// a drain.
 import type { KubeClients } from '../../kube/client.ts';
 import { sleep, type BackoffOptions } from '../../kube/backoff.ts';
 import { gateSelector, pdbsPath, podsPath } from '../../kube/gate.ts';
