@@ -45,6 +45,7 @@ const FLEET_BLOCKERS = [
 const GATE = {
   rounds: 10,
   servers: 3,
+  pods: 20,
   scale: 20,
   migrationSeconds: 20,
   idleMs: 20_000,

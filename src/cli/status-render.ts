@@ -57,7 +57,7 @@ const lastColumn = (r: FleetRow, rows: readonly FleetRow[]): string | undefined 
 };
 
 const sinceText = (r: FleetRow, now: Date): string =>
-  r.phase === 'Ignored' ? '' : age(r.phase === 'Queued' ? (r.queuedAt ?? r.since) : r.since, now);
+  r.phase === 'Ignored' || !r.since ? '' : age(r.phase === 'Queued' ? (r.queuedAt ?? r.since) : r.since, now);
 
 /**
  * Why a Queued node without a calendar or blocker reason waits: for a fleet slot, held by whom,

@@ -9,7 +9,10 @@ import { fleetRows, type AgentState } from '../core/fleet-view.ts';
 import type { NodeObject } from '../core/objects.ts';
 import { createKubeClients, type KubeClients } from '../kube/client.ts';
 import { targetOptions } from '../kube/target-options.ts';
-import type { KubeNode } from '../kube/types.ts';
+import type { KubeNode, KubeObject } from '../kube/types.ts';
+import { GATE_SELECTOR, pdbsPath, podsPath } from '../kube/gate.ts';
+import type { GateObjects } from '../core/gate/api.ts';
+import { gateObjectsByNode } from '../core/gate/view.ts';
 import { listAll, runWatch } from '../kube/watch.ts';
 import {
   cliLogger,
@@ -49,9 +52,10 @@ function snapshot(
   now: Date,
   g: GateSource,
   agents?: ReadonlyMap<string, AgentState>,
+  gates?: ReadonlyMap<string, GateObjects>,
 ): string {
   const all = [...nodes];
-  const rows = fleetRows(all, now, agents);
+  const rows = fleetRows(all, now, agents, true, gates);
   // the header only where something can hold a start (configured here, or a node that waits)
   const shown = gateConfigured(g.fleet, g.fleet.blockers) || rows.some((r) => r.waiting) || g.verdict;
   // nodes in service whose agent runs: a fresh install shows its agents alive
@@ -70,24 +74,48 @@ async function watchStatus(
   log: ReturnType<typeof cliLogger>,
   now: () => Date,
   fleet: FleetConfig,
+  gateEnabled: boolean,
 ): Promise<void> {
   const { io } = argv.cli;
   const nodes = new Map<string, NodeObject>();
   let shown = '';
   let synced = false;
+  // the DRAIN GATE column: the gate pods and PDBs, watched by label (a watch that fails leaves the
+  // column saying what the records want)
+  const gatePods = new Map<string, KubeObject>();
+  const gatePdbs = new Map<string, KubeObject>();
+  const gates = () =>
+    gateWatch
+      ? gateObjectsByNode([...nodes.keys()], [...gatePods.values()], [...gatePdbs.values()])
+      : undefined;
   const draw = () => {
     if (!synced) return;
     const at = now();
     const agents = agentWatch.states(at);
+    const g = gates();
     // the ages in a table move with the clock: compare what the rows say, not the text
-    const key = JSON.stringify(fleetRows([...nodes.values()], at, agents));
+    const key = JSON.stringify(fleetRows([...nodes.values()], at, agents, true, g));
     if (key === shown) return;
     shown = key;
-    const text = snapshot(nodes.values(), argv.output, at, { fleet }, agents);
+    const text = snapshot(nodes.values(), argv.output, at, { fleet }, agents, g);
     if (argv.output === 'table' || argv.output === 'wide')
       io.stdout.write(io.stdout.isTTY ? CLEAR + text : `${text}\n`);
     else io.stdout.write(argv.output === 'yaml' ? `---\n${text}` : text);
   };
+  const gateWatch = gateEnabled;
+  const watchGate = (path: string, into: Map<string, KubeObject>) =>
+    runWatch<KubeObject>({
+      k,
+      path,
+      query: { labelSelector: GATE_SELECTOR },
+      signal: io.signal,
+      log,
+      onEvent: (type, o) => {
+        if (type === 'DELETED') into.delete(o.metadata.name ?? '');
+        else into.set(o.metadata.name ?? '', o);
+        draw();
+      },
+    });
   // the AGENT column: a Lease watch (renewals redraw only when what a row says changes)
   const agentWatch = watchAgents(k, fleet, log, io.signal, draw);
   await agentWatch.load();
@@ -97,6 +125,9 @@ async function watchStatus(
   try {
     await Promise.all([
       agentWatch.run(),
+      ...(gateWatch
+        ? [watchGate(podsPath(fleet.namespace), gatePods), watchGate(pdbsPath(fleet.namespace), gatePdbs)]
+        : []),
       runWatch<KubeNode>({
         k,
         path: NODES,
@@ -126,17 +157,25 @@ export async function runStatus(argv: StatusArgs, now: () => Date = () => new Da
   const log = cliLogger(config, io, quietUnlessAsked(config, 'error'));
   const k = clientsFor(config, io);
   if (argv.watch) {
-    await watchStatus(k, argv, log, now, config.fleet);
+    await watchStatus(k, argv, log, now, config.fleet, config.drainGate.enabled);
     return 0;
   }
-  const [{ items: all }, agents, verdict] = await Promise.all([
+  const [{ items: all }, agents, verdict, gateObjects] = await Promise.all([
     listAll<KubeNode>(k, { path: NODES, signal: io.signal }),
     agentsOf(k, config.fleet, now(), log),
     readVerdict(k, config.fleet.namespace),
+    listGates(k, config, io.signal, log),
   ]);
   // --node: that node only, and the same line as every command for a node the cluster lacks
   const items = argv.node === undefined ? all : all.filter((n) => n.metadata.name === argv.node);
   if (argv.node !== undefined && items.length === 0) throw new UnknownNodeError(argv.node);
+  const gates = gateObjects
+    ? gateObjectsByNode(
+        items.map((n) => n.metadata.name ?? ''),
+        gateObjects.pods,
+        gateObjects.pdbs,
+      )
+    : undefined;
   io.stdout.write(
     snapshot(
       items as NodeObject[],
@@ -144,9 +183,35 @@ export async function runStatus(argv: StatusArgs, now: () => Date = () => new Da
       now(),
       { fleet: config.fleet, ...(verdict ? { verdict } : {}) },
       agents,
+      gates,
     ),
   );
   return 0;
+}
+
+/**
+ * The gate pods and PDBs (two lists by label), so the DRAIN GATE column says what the API server
+ * shows. Unreadable (no rights): the column says what the records want, and a debug line says why.
+ */
+async function listGates(
+  k: KubeClients,
+  config: Config,
+  signal: AbortSignal,
+  log: ReturnType<typeof cliLogger>,
+): Promise<{ pods: KubeObject[]; pdbs: KubeObject[] } | undefined> {
+  if (!config.drainGate.enabled) return undefined;
+  const query = { labelSelector: GATE_SELECTOR };
+  const ns = config.fleet.namespace;
+  try {
+    const [pods, pdbs] = await Promise.all([
+      listAll<KubeObject>(k, { path: podsPath(ns), query, signal }),
+      listAll<KubeObject>(k, { path: pdbsPath(ns), query, signal }),
+    ]);
+    return { pods: pods.items, pdbs: pdbs.items };
+  } catch (err) {
+    log.debug({ err }, 'cannot list the drain gate objects: DRAIN GATE says what the records want');
+    return undefined;
+  }
 }
 
 /** Like kubectl: the kubeconfig (config, KUBECONFIG), in a Pod the ServiceAccount, else ~/.kube/config. */

@@ -43,6 +43,8 @@ export interface AgentOptions {
   };
   /** Checks the clouds' credentials at start and each resync; its reasons make the agent not ready. */
   readonly cloudAuth?: { reasons(): string[]; run(): Promise<void> };
+  /** The node's drain gate: its objects watched (each change looks again), ended at an uninstall. */
+  readonly gate?: { watch(signal: AbortSignal): Promise<void>; atStop(): Promise<void> };
 }
 
 const MAINTENANCE_KEY = 'nodemaintenance:';
@@ -107,9 +109,11 @@ export class Agent {
         }),
       );
     }
+    if (this.#o.gate) watches.push(this.#o.gate.watch(signal));
     await Promise.all(watches);
     await auth;
     await this.#queue.stopped();
+    await this.#o.gate?.atStop();
     await this.#held;
     // a shutdown gives the Lease back: the next instance (a rollout's new pod) takes over at once
     if (this.#lost.signal.aborted) throw this.#lost.signal.reason;

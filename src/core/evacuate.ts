@@ -23,7 +23,7 @@ import {
 import type { NodeRun } from './run-context.ts';
 import type { RunResult } from './queue.ts';
 import { retryDelayMs } from './retry-backoff.ts';
-import { explainHeld, gateSkip, releaseGate, stillOnHost, toMove } from './gate/step.ts';
+import { explainEvacuated, explainHeld, gateSkip, stillOnHost, toMove } from './gate/step.ts';
 
 export type EvacuatedDesire = Extract<Desired, { state: 'Evacuated' }>;
 
@@ -197,8 +197,8 @@ async function evacuateHolding(
   });
   metrics?.phase('Evacuated');
   metrics?.evacuationFinished('succeeded', seconds(run, started));
-  // every VM has left: drains of the node may go on
-  await releaseGate(run);
+  // the gate opened when the outcomes said every VM had left; one left behind keeps it, and says so
+  await explainEvacuated(run);
   await run.event(
     'Normal',
     'EvacuationSucceeded',
@@ -222,6 +222,8 @@ async function recordIntent(
 ): Promise<void> {
   const nm = desired.maintenance;
   const record = attemptRecord(run.store.current, desired.trigger, started, queue);
+  // a new attempt has not moved anything yet: an older attempt's outcomes would open the drain gate
+  if (run.store.current?.phase !== 'Evacuating') delete record.outcomes;
   await run.store.set(record);
   run.deps.metrics?.phase(record.phase);
   if (nm) await takeMaintenance(run, nm);

@@ -15,11 +15,16 @@ import {
   type PluginProgress,
   STATE_ANNOTATION,
 } from './record.ts';
+import type { GateObjects } from './gate/api.ts';
 import { gateText } from './gate/view.ts';
 
 export interface FleetRow {
   readonly node: string;
-  /** `Ignored`: the node opts out (drainer.dev/ignore=true) and carries no record. */
+  /**
+   * `Ignored`: the node opts out (drainer.dev/ignore=true) and carries no record. `InService`: no
+   * record, shown because its drain gate should hold and does not, or a stranded change was undone.
+   * `Stranded`: no record, and a change of drainer's was found left on the node.
+   */
   readonly phase: Phase | 'Ignored' | 'Stranded' | 'InService';
   /** The node carries drainer.dev/ignore=true: reported, never evacuated. */
   readonly ignored?: true;
@@ -92,7 +97,13 @@ export function queueOrder(nodes: readonly NodeObject[]): string[] {
 
 const ignoredNode = (n: NodeObject): boolean => n.metadata?.labels?.[IGNORE_LABEL] === 'true';
 
-function row(n: NodeObject, rec: NodeRecord, position: number | undefined, gate: boolean): FleetRow {
+function row(
+  n: NodeObject,
+  rec: NodeRecord,
+  position: number | undefined,
+  gate: boolean,
+  objs: GateObjects | undefined,
+): FleetRow {
   return {
     node: nameOf(n),
     ...(ignoredNode(n) ? { ignored: true as const } : {}),
@@ -113,7 +124,7 @@ function row(n: NodeObject, rec: NodeRecord, position: number | undefined, gate:
           },
         }
       : {}),
-    ...(gate ? { gate: gateText(rec, n) } : {}),
+    ...(gate ? { gate: gateText(rec, n, objs) } : {}),
   };
 }
 
@@ -142,6 +153,14 @@ function strandedRow(n: NodeObject, now: Date): FleetRow | undefined {
   };
 }
 
+/** A node in service whose gate pod exists and does not hold (its image cannot be pulled …). */
+function inServiceRow(n: NodeObject, objs: GateObjects | undefined): FleetRow | undefined {
+  if (!objs?.pod) return undefined;
+  const text = gateText(undefined, n, objs);
+  if (!text.startsWith('not held')) return undefined;
+  return { node: nameOf(n), phase: 'InService', trigger: '', since: '', progress: {}, gate: text };
+}
+
 /**
  * One row per node with a record, a stranded change or the opt-out label, sorted by node name; with `agents`, each row
  * says whether its agent lives.
@@ -151,22 +170,27 @@ export function fleetRows(
   now: Date = new Date(),
   agents?: ReadonlyMap<string, AgentState>,
   gate = true,
+  /** The gate objects status read, by node: the DRAIN GATE column says what the API server shows. */
+  gates?: ReadonlyMap<string, GateObjects>,
 ): FleetRow[] {
   const queue = queueOrder(nodes);
   const rows: FleetRow[] = [];
   for (const n of nodes) {
     const rec = parseRecord(n.metadata?.annotations?.[STATE_ANNOTATION], now);
     const ignored = ignoredNode(n);
+    const objs = gates?.get(nameOf(n));
     if (!rec) {
       const stranded = strandedRow(n, now);
+      const unheld = gate && !ignored ? inServiceRow(n, objs) : undefined;
       if (stranded) rows.push({ ...stranded, ...(ignored ? { ignored: true as const } : {}) });
       else if (ignored)
         rows.push({ node: nameOf(n), phase: 'Ignored', ignored: true, trigger: '', since: '', progress: {} });
+      else if (unheld) rows.push(unheld);
       continue;
     }
     const at = queue.indexOf(nameOf(n));
     const agent = agents?.get(nameOf(n));
-    rows.push({ ...row(n, rec, at >= 0 ? at + 1 : undefined, gate), ...(agent ? { agent } : {}) });
+    rows.push({ ...row(n, rec, at >= 0 ? at + 1 : undefined, gate, objs), ...(agent ? { agent } : {}) });
   }
   return rows.sort((a, b) => a.node.localeCompare(b.node));
 }

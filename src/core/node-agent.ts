@@ -23,7 +23,9 @@ import { LeaseCache } from './fleet/lease-cache.ts';
 import type { FleetApi } from './fleet/types.ts';
 import { NODE_LEASE_COMPONENT, NodeLease } from './node-lease.ts';
 import type { ReconcilerMetrics } from './run-context.ts';
-import { DrainGate } from './gate/gate.ts';
+import { DrainGate, type DrainGateOptions, type GateSeen } from './gate/gate.ts';
+import type { GateApi } from './gate/api.ts';
+import { gateKeeper } from './gate/keeper.ts';
 import { kubeGateApi } from './gate/kube-port.ts';
 import { gateName } from '../kube/gate.ts';
 
@@ -116,24 +118,38 @@ export function createBudget(
  * owned by the agent DaemonSet (fleet.daemonSet), so uninstalling drainer removes them.
  */
 export function createDrainGate(
-  o: Pick<NodeAgentOptions, 'config' | 'k' | 'log' | 'metrics'>,
+  o: Pick<NodeAgentOptions, 'config' | 'k' | 'log' | 'metrics'> & {
+    readonly event?: DrainGateOptions['event'];
+    readonly api?: GateApi;
+  },
 ): DrainGate | undefined {
   const { drainGate, fleet, dryRun } = o.config;
   if (!drainGate.enabled || dryRun) return undefined;
   const metrics = o.metrics;
   return new DrainGate({
-    api: kubeGateApi({
-      k: o.k,
-      namespace: fleet.namespace,
-      daemonSet: fleet.daemonSet,
-      image: drainGate.image,
-      log: o.log,
-    }),
+    api: o.api ?? gateApi(o),
     podOf: (node) => ({ namespace: fleet.namespace, name: gateName(node) }),
     log: o.log,
-    ...(metrics ? { onHeld: (held: boolean) => metrics.drainGateHeld.set(held ? 1 : 0) } : {}),
+    ...(o.event ? { event: o.event } : {}),
+    ...(metrics
+      ? {
+          onSeen: (_node: string, seen: GateSeen, want: boolean) => {
+            metrics.drainGateHeld.set(seen.held ? 1 : 0);
+            metrics.drainGateNotHeld.set(want && !seen.held ? 1 : 0);
+          },
+        }
+      : {}),
   });
 }
+
+const gateApi = (o: Pick<NodeAgentOptions, 'config' | 'k' | 'log'>): GateApi =>
+  kubeGateApi({
+    k: o.k,
+    namespace: o.config.fleet.namespace,
+    daemonSet: o.config.fleet.daemonSet,
+    image: o.config.drainGate.image,
+    log: o.log,
+  });
 
 /**
  * drainGate.enabled false: a gate pod left from when it was on would hold every drain of the node
@@ -181,7 +197,14 @@ export function createReconciler(
   // its Lease watch opens at the first wait for a slot, and stays open for the agent's life
   const parts = fleetParts({ ...o, log });
   const budget = createBudget({ ...o, log, parts });
-  const gate = createDrainGate({ ...o, log });
+  const gate = createDrainGate({
+    ...o,
+    log,
+    event: (node, type, reason, message) =>
+      void events
+        .record({ apiVersion: 'v1', kind: 'Node', name: node }, type, reason, message)
+        .catch((err: unknown) => log.warn({ err, reason }, 'could not record Event')),
+  });
   const now = o.now ?? (() => new Date());
   // run-once (--no-budget or not) and dry runs start at once: the operator asked for it now
   const startGate =
@@ -242,6 +265,20 @@ export function createNodeAgent(o: NodeAgentOptions): { agent: Agent; reconciler
   const reconciler = createReconciler(o);
   const lease = createNodeLease({ ...o, log });
   dropDisabledGate(o, log);
+  const gate = reconciler.gate;
+  const api = gate ? gateApi({ ...o, log }) : undefined;
+  const keeper =
+    gate && api
+      ? gateKeeper({
+          k: o.k,
+          namespace: o.config.fleet.namespace,
+          nodeName: o.nodeName,
+          gate,
+          uninstalled: () => api.uninstalled?.() ?? Promise.resolve(false),
+          log,
+          backoff: o.watch?.backoff,
+        })
+      : undefined;
   const metrics = o.metrics;
   const cloudAuth = new CloudAuth({
     plugins: o.plugins,
@@ -262,6 +299,7 @@ export function createNodeAgent(o: NodeAgentOptions): { agent: Agent; reconciler
     signal: o.signal,
     ...(o.backoff ? { backoff: o.backoff } : {}),
     ...(lease ? { lease } : {}),
+    ...(keeper ? { gate: keeper } : {}),
   });
   return { agent, reconciler };
 }

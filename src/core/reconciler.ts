@@ -28,8 +28,9 @@ import { checkStranded } from './stranded-check.ts';
 import { retryDelayMs } from './retry-backoff.ts';
 import { guardedPersist } from './record-write.ts';
 import { reopen, strayOnHost } from './gate/recheck.ts';
-import { syncGate } from './gate/step.ts';
+import { syncGate, wantGate } from './gate/step.ts';
 import type { LiveView, NodeRun, ReconcilerDeps } from './run-context.ts';
+import type { DrainGate } from './gate/gate.ts';
 import { forceRestore, reportUnreadable } from './unreadable.ts';
 
 export type { ReconcilerDeps, EvacuationHost, ReconcilerMetrics } from './run-context.ts';
@@ -40,8 +41,6 @@ export class Reconciler {
   readonly #live = new Map<string, LiveState>();
   /** Events being written: never awaited on the way (a cordon must reach Nova first), only at a pass's end. */
   readonly #events = new Set<Promise<void>>();
-  /** Nodes whose drain gate this process has set from the record (once, at the first pass). */
-  readonly #gateSynced = new Set<string>();
   /** The Node (uid) whose stranded changes this process has looked for: once per Node object. */
   readonly #strandedSeen = new Map<string, string>();
   /** When an Evacuated node's host was last listed (after Evacuated: once per resync). */
@@ -49,6 +48,11 @@ export class Reconciler {
 
   constructor(deps: ReconcilerDeps) {
     this.#deps = deps;
+  }
+
+  /** The node's drain gate (absent: drainGate.enabled false, or a dry run). */
+  get gate(): DrainGate | undefined {
+    return this.#deps.gate;
   }
 
   /** Is an evacuation of this node under way (in this process)? */
@@ -105,7 +109,8 @@ export class Reconciler {
     this.#deps.metrics?.recordUnreadable?.(false);
     const record = read.kind === 'ok' ? read.record : undefined;
     const run = this.#run(nodeName, node, maintenances, record, signal);
-    this.#firstGateSync(run);
+    // the gate becomes what the record says at every pass (and after every write of the record)
+    wantGate(this.#deps.gate, nodeName, record, node);
     await markInvalid(run, viewMaintenances(nodeName, maintenances));
 
     const taints = config.triggers?.taints ?? [];
@@ -262,8 +267,6 @@ export class Reconciler {
     resync: RunResult,
   ): Promise<RunResult> {
     if (rec.trigger !== desired.trigger) await run.store.update({ trigger: desired.trigger });
-    // a release that failed on the pass that evacuated the node is made now
-    if (this.#deps.gate && this.#deps.gate.held(run.nodeName) !== false) await syncGate(run);
     const nm = desired.maintenance;
     if (nm && this.#deps.config.nodeMaintenance.mode === 'own') {
       await takeMaintenance(run, nm);
@@ -275,21 +278,6 @@ export class Reconciler {
     }
     await releaseMaintenances(run, nm);
     return resync;
-  }
-
-  /**
-   * At an agent's first pass the gate becomes what the record says (a restarted agent releases
-   * what it finished, holds the rest). Not awaited: it never sits before the first Nova change.
-   */
-  #firstGateSync(run: NodeRun): void {
-    if (!this.#deps.gate || this.#gateSynced.has(run.nodeName)) return;
-    this.#gateSynced.add(run.nodeName);
-    const sync = syncGate(run).catch((err: unknown) => {
-      this.#gateSynced.delete(run.nodeName);
-      run.log.warn({ err }, 'could not set the drain gate; retried at the next pass');
-    });
-    this.#events.add(sync);
-    void sync.finally(() => this.#events.delete(sync));
   }
 
   /** An Evacuated node's host is listed once per resync (and not on the pass that evacuated it). */
@@ -327,6 +315,8 @@ export class Reconciler {
     const store = new NodeRecordStore({
       record,
       persist: guardedPersist({ cluster: deps.cluster, nodeName, node, signal }),
+      // every change of the record may change what the drain gate should be
+      onWritten: (rec) => wantGate(deps.gate, nodeName, rec, node),
     });
     return {
       deps,

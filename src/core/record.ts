@@ -235,9 +235,17 @@ export class NodeRecordStore implements RecordStore {
   /** The queue label as last written; undefined until the first write. */
   #label: string | null | undefined;
 
-  constructor(opts: { persist: PersistRecord; record?: NodeRecord | undefined }) {
+  readonly #onWritten: ((record: NodeRecord | undefined) => void) | undefined;
+
+  constructor(opts: {
+    persist: PersistRecord;
+    record?: NodeRecord | undefined;
+    /** After each write that reached the API server, with the record written. */
+    onWritten?: (record: NodeRecord | undefined) => void;
+  }) {
     this.#persist = opts.persist;
     this.#record = opts.record;
+    this.#onWritten = opts.onWritten;
   }
 
   get current(): NodeRecord | undefined {
@@ -283,6 +291,7 @@ export class NodeRecordStore implements RecordStore {
       const labels = label === this.#label ? undefined : { [QUEUED_LABEL]: label };
       await this.#persist(r ? serializeRecord(r) : null, labels, change);
       this.#label = label;
+      this.#onWritten?.(r);
     });
     this.#chain = run.catch(() => undefined);
     return run;

@@ -17,7 +17,8 @@ export async function restoreNode(run: NodeRun): Promise<RunResult & { results: 
   // uncordon while Queued leaves the fleet queue here: the queue label goes with this write
   if (rec.phase !== 'Restoring') await run.store.update({ phase: 'Restoring' });
   metrics?.phase('Restoring');
-  // the drain gate is back before a plugin gives the node back (nova-compute enabled, taint off)
+  // the drain gate holds (pod Running and Ready, PDB observed) before a plugin gives the node back
+  // (nova-compute enabled, taint off, uncordon), or holdTimeout has passed (a warning Event)
   await holdGate(run);
 
   const results = await host.restore(

@@ -35,7 +35,7 @@ export type ReconcilerConfig = Pick<
   Config,
   'evacuation' | 'drain' | 'nodeMaintenance' | 'dryRun' | 'resyncInterval'
 > &
-  Partial<Pick<Config, 'triggers'>>;
+  Partial<Pick<Config, 'triggers' | 'drainGate'>>;
 
 export type { EvacuationBudget } from './fleet/types.ts';
 

@@ -27,6 +27,8 @@ export type EventReason =
   | 'RestoreSucceeded'
   | 'DrainGateHeld'
   | 'DrainGateReleased'
+  /** The drain gate should hold and does not (image not pullable, pod failing or deleted …), or a restore stopped waiting for it. */
+  | 'DrainGateNotHeld'
   /** The capacity pre-flight: the workloads do not fit elsewhere (or the check could not run). */
   | 'InsufficientCapacity'
   /** A NodeMaintenance we cannot honour (node missing, duplicate, nodeName changed). */

@@ -9,6 +9,34 @@ export const GATE_PREFIX = 'drainer-gate-';
 export const GATE_COMPONENT = 'drain-gate';
 /** The gate pod's label that names its node (the PDB selects on it). */
 export const GATE_NODE_LABEL = 'drainer.dev/gate-node';
+/**
+ * The gate pod's finalizer while VMs remain: a drain that deletes pods (`kubectl drain
+ * --disable-eviction`, `kubectl delete pod`) waits until they are gone, so it waits for this one.
+ */
+export const GATE_FINALIZER = 'drainer.dev/gate';
+/** Karpenter's taint: a pod that tolerates it is neither evicted nor waited for by Karpenter. */
+export const KARPENTER_DISRUPTED = 'karpenter.sh/disrupted';
+
+/**
+ * The taints the gate pod tolerates, by key (any value and effect): the cordon, drainer's and
+ * KubeVirt's drain taints, cluster-autoscaler's, a failing node's. Never `karpenter.sh/disrupted`
+ * (Karpenter skips a pod that tolerates it), so never `operator: Exists` without a key.
+ */
+export const GATE_TOLERATED = [
+  'node.kubernetes.io/unschedulable',
+  'drainer.dev/evacuating',
+  'kubevirt.io/drain',
+  'ToBeDeletedByClusterAutoscaler',
+  'DeletionCandidateOfClusterAutoscaler',
+  'node.kubernetes.io/not-ready',
+  'node.kubernetes.io/unreachable',
+  'node.kubernetes.io/memory-pressure',
+  'node.kubernetes.io/disk-pressure',
+  'node.kubernetes.io/pid-pressure',
+  'node.kubernetes.io/network-unavailable',
+  'node.kubernetes.io/out-of-service',
+  'node.cloudprovider.kubernetes.io/shutdown',
+] as const;
 
 /**
  * On the Node: an operator released its gate (`drainer release`), when (ISO). Beside the record, not in
@@ -19,17 +47,38 @@ export const GATE_RELEASED_ANNOTATION = 'drainer.dev/gate-released';
 /** drainer-gate-<node>; a name of 253 characters at most, as the API server requires. */
 export const gateName = (node: string): string => `${GATE_PREFIX}${node}`.slice(0, 253);
 
+/**
+ * The gate pod's names: drainer-gate-<node>, and drainer-gate-<node>-b, the spare made while the
+ * other is being deleted (its finalizer keeps it until the VMs have left), so the PDB guards a
+ * running pod again at once.
+ */
+export const gatePodNames = (node: string): readonly [string, string] => [
+  gateName(node),
+  `${gateName(node).slice(0, 251)}-b`,
+];
+
 const ns = (namespace: string) => encodeURIComponent(namespace);
 export const pdbsPath = (namespace: string): string =>
   `/apis/policy/v1/namespaces/${ns(namespace)}/poddisruptionbudgets`;
 export const podsPath = (namespace: string): string => `/api/v1/namespaces/${ns(namespace)}/pods`;
 
+/** The gate-node label's value: label values are at most 63 characters (the pod name still says it). */
+export const gateLabelValue = (node: string): string => node.slice(0, 63).replace(/[^A-Za-z0-9]+$/, '');
+
+/** Selects the gate objects of one node (the agent's watches). */
+export const gateSelector = (node: string): string => `${GATE_NODE_LABEL}=${gateLabelValue(node)}`;
+
+/** Selects every node's gate objects. */
+export const GATE_SELECTOR = `app.kubernetes.io/component=${GATE_COMPONENT}`;
+
 const labels = (node: string) => ({
   'app.kubernetes.io/name': 'drainer',
   'app.kubernetes.io/component': GATE_COMPONENT,
-  // label values are at most 63 characters: node names may be longer (the pod name still says it)
-  [GATE_NODE_LABEL]: node.slice(0, 63).replace(/[^A-Za-z0-9]+$/, ''),
+  [GATE_NODE_LABEL]: gateLabelValue(node),
 });
+
+/** The PDB's spec: no disruption allowed (an integer needs no controller scale). */
+export const gatePdbSpec = (node: string) => ({ minAvailable: 1, selector: { matchLabels: labels(node) } });
 
 export function gatePdb(namespace: string, node: string, owner?: OwnerReference): KubeObject {
   return {
@@ -44,19 +93,31 @@ export function gatePdb(namespace: string, node: string, owner?: OwnerReference)
       },
       ...(owner ? { ownerReferences: [owner] } : {}),
     },
-    spec: { minAvailable: 1, selector: { matchLabels: labels(node) } },
+    spec: gatePdbSpec(node),
   };
 }
 
-export function gatePod(namespace: string, node: string, image: string, pdb: OwnerReference): KubeObject {
+export function gatePod(
+  namespace: string,
+  node: string,
+  image: string,
+  pdb: OwnerReference,
+  name = gateName(node),
+): KubeObject {
   return {
     apiVersion: 'v1',
     kind: 'Pod',
-    metadata: { name: gateName(node), namespace, labels: labels(node), ownerReferences: [pdb] },
+    metadata: {
+      name,
+      namespace,
+      labels: labels(node),
+      ownerReferences: [pdb],
+      finalizers: [GATE_FINALIZER],
+    },
     spec: {
       nodeName: node,
       // the gate must stay on a cordoned, tainted node: it is the last pod a drain evicts
-      tolerations: [{ operator: 'Exists' }],
+      tolerations: GATE_TOLERATED.map((key) => ({ key, operator: 'Exists' })),
       // neither preempted nor evicted under node pressure before ordinary pods: it guards the node
       priorityClassName: 'system-node-critical',
       automountServiceAccountToken: false,
@@ -105,6 +166,28 @@ export const deleteObject = (k: KubeTransport, path: string, name: string, uid?:
       gracePeriodSeconds: 0,
       ...(uid ? { preconditions: { uid } } : {}),
     },
+  });
+
+/** A merge patch of an object's metadata (finalizers, ownerReferences), guarded by its resourceVersion. */
+export const patchMeta = (
+  k: KubeTransport,
+  path: string,
+  name: string,
+  metadata: Record<string, unknown>,
+): Promise<KubeObject> =>
+  k.request<KubeObject>({
+    method: 'PATCH',
+    path: `${path}/${encodeURIComponent(name)}`,
+    contentType: 'application/merge-patch+json',
+    body: { metadata },
+  });
+
+/** Replaces an object (a PUT carrying the read resourceVersion: 409 if it changed meanwhile). */
+export const replaceObject = (k: KubeTransport, path: string, body: KubeObject): Promise<KubeObject> =>
+  k.request<KubeObject>({
+    method: 'PUT',
+    path: `${path}/${encodeURIComponent(body.metadata.name ?? '')}`,
+    body,
   });
 
 /** The agent DaemonSet, to own the PDBs (uninstalling it garbage-collects them). */

@@ -41,6 +41,7 @@ export class Metrics {
    */
   readonly restoreFailed: Gauge<'plugin'>;
   readonly drainGateHeld: Gauge;
+  readonly drainGateNotHeld: Gauge;
   readonly cloudAuthOk: Gauge<'plugin'>;
   /** Pass this to API clients (Nova, Kubernetes) as their request hook. */
   readonly apiRequest: ApiRequestHook;
@@ -179,7 +180,12 @@ export class Metrics {
     });
     this.drainGateHeld = new Gauge({
       name: 'drainer_drain_gate_held',
-      help: "1 while this node's drain gate holds every Eviction-API drain (VMs still on the node), 0 when released",
+      help: "1 while this node's drain gate holds, as the API server shows it (PDB observed with no disruption allowed, gate pod Running and Ready); 0 otherwise",
+      registers,
+    });
+    this.drainGateNotHeld = new Gauge({
+      name: 'drainer_drain_gate_not_held',
+      help: "1 while this node's drain gate should hold and does not (gate pod missing, Pending, failing or being deleted; PDB missing or altered): drains of the node are not held",
       registers,
     });
     this.cloudAuthOk = new Gauge({

@@ -93,6 +93,7 @@ async function started(
         clock,
         evictionHooks: kube.evictionHooks,
         timings: { ...scenario.timings, migrationSeconds: scenario.kubevirt.migrationSeconds },
+        unpullableImages: scenario.unpullableImages,
         ...(opts.log ? { log: opts.log } : {}),
       },
       abort.signal,

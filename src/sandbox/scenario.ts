@@ -207,8 +207,8 @@ const pdb = z
 
 const timings = z
   .object({
-    /** From pod creation to Running/Ready. */
-    podStartSeconds: seconds.default(1),
+    /** From pod creation to Running/Ready (a real kubelet takes about 3 to 5 s with the image present). */
+    podStartSeconds: seconds.default(2),
     /** Each migration phase before Running (Scheduling … TargetReady). */
     migrationStepSeconds: seconds.default(0.5),
     /** First wait before KubeVirt retries a failed evacuation migration; doubles each time. */
@@ -236,6 +236,8 @@ export const scenarioSchema = z
     replicasets: z.array(replicaSet).default([]),
     daemonsets: z.array(daemonSet).default([]),
     pdbs: z.array(pdb).default([]),
+    /** Images the kubelet cannot pull: their pods stay Pending in ImagePullBackOff. */
+    unpullableImages: z.array(z.string()).default([]),
   })
   .strict()
   .superRefine(checkReferences);

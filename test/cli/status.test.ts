@@ -11,6 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.ts';
 import { STATE_ANNOTATION } from '../../src/core/record.ts';
 import { setAnnotation } from '../../src/kube/node.ts';
+import { gateName, gatePdb, gatePod, pdbsPath, podsPath } from '../../src/kube/gate.ts';
+import type { KubeObject } from '../../src/kube/types.ts';
 import { node, startFixture, type KubeFixture } from '../kube/sandbox.ts';
 import { Capture, cli } from './harness.ts';
 
@@ -68,12 +70,74 @@ const NODES = [
   node('node-h', { metadata: { name: 'node-h', labels: { 'drainer.dev/ignore': 'true' } } }),
 ];
 
+/** The gate PDB (observed, no disruption allowed) and pod (Running and Ready, or `phase`) of a node. */
+async function holdingGate(fx: KubeFixture, nodeName: string, phase = 'Running'): Promise<void> {
+  const pdb = await fx.k.request<KubeObject>({
+    method: 'POST',
+    path: pdbsPath('drainer'),
+    body: gatePdb('drainer', nodeName),
+  });
+  await fx.k.request({
+    method: 'PUT',
+    path: `${pdbsPath('drainer')}/${gateName(nodeName)}/status`,
+    body: {
+      ...pdb,
+      status: { observedGeneration: 1, disruptionsAllowed: 0, currentHealthy: 1, desiredHealthy: 1 },
+    },
+  });
+  const owner = {
+    apiVersion: 'policy/v1',
+    kind: 'PodDisruptionBudget',
+    name: gateName(nodeName),
+    uid: pdb.metadata.uid ?? '',
+    controller: true,
+  };
+  const pod = await fx.k.request<KubeObject>({
+    method: 'POST',
+    path: podsPath('drainer'),
+    body: gatePod('drainer', nodeName, 'pause', owner),
+  });
+  const ready = phase === 'Running' ? 'True' : 'False';
+  await fx.k.request({
+    method: 'PUT',
+    path: `${podsPath('drainer')}/${gateName(nodeName)}/status`,
+    body: {
+      ...pod,
+      status: {
+        phase,
+        conditions: [{ type: 'Ready', status: ready }],
+        ...(phase === 'Running'
+          ? {}
+          : {
+              containerStatuses: [
+                {
+                  name: 'gate',
+                  state: {
+                    waiting: { reason: 'ImagePullBackOff', message: 'Back-off pulling image "pause"' },
+                  },
+                },
+              ],
+            }),
+      },
+    },
+  });
+}
+
 describe('drainer status', () => {
   let fx: KubeFixture;
   let env: NodeJS.ProcessEnv;
   beforeAll(async () => {
     fx = await startFixture();
     for (const n of NODES) await fx.k.request({ method: 'POST', path: '/api/v1/nodes', body: n });
+    await fx.k.request({
+      method: 'POST',
+      path: '/api/v1/namespaces',
+      body: { metadata: { name: 'drainer' } },
+    });
+    // the gate objects as a disruption controller and a kubelet leave them: held where it should be
+    for (const n of ['node-a', 'node-b', 'node-c', 'node-d', 'node-e']) await holdingGate(fx, n);
+    // node-g is in service, its gate pod cannot start: it gets a row that says so
+    await holdingGate(fx, 'node-g', 'Pending');
     const kubeconfig = path.join(mkdtempSync(path.join(tmpdir(), 'drainer-status-')), 'kubeconfig');
     writeFileSync(kubeconfig, fx.server.kubeconfig());
     env = { KUBECONFIG: kubeconfig };
@@ -91,9 +155,10 @@ describe('drainer status', () => {
       ['node-d', 'Queued', 2],
       ['node-e', 'Failed', undefined],
       ['node-f', 'Evacuated', undefined],
+      ['node-g', 'InService', undefined],
       ['node-h', 'Ignored', undefined],
     ]);
-    expect(nodes[6]).toMatchObject({ ignored: true });
+    expect(nodes[7]).toMatchObject({ ignored: true });
     expect(nodes[0]?.progress).toEqual({
       nova: { moved: 3, total: 10, failed: 0 },
       kubevirt: { moved: 1, total: 2, failed: 1 },
@@ -108,6 +173,8 @@ describe('drainer status', () => {
       'held',
       'held: evacuation Failed: nova: not every workload moved (web-1: No valid host was found. There are not enough hosts available for the flavor m1.xlarge)',
       'released',
+      // in service, shown because its gate pod cannot start: the API server's truth, not the wish
+      'not held: its pod is Pending (ImagePullBackOff: Back-off pulling image "pause")',
       undefined, // node-h opts out: no gate of drainer's
     ]);
   });
@@ -125,7 +192,7 @@ describe('drainer status', () => {
     expect(lines[0]).toMatch(
       /^NODE\s+PHASE\s+TRIGGER\s+SINCE\s+SLOT\/QUEUE\s+PROGRESS\s+DRAIN GATE\s+LAST ERROR$/,
     );
-    expect(lines).toHaveLength(8);
+    expect(lines).toHaveLength(9);
     expect(lines[1]).toMatch(
       /^node-a\s+Evacuating\s+cordon\s+\S+\s+drainer-evacuation-0\s+nova 3\/10, kubevirt 1\/2 \(1 failed\)\s+held \(8 of 12 servers left\)$/,
     );
@@ -142,7 +209,8 @@ describe('drainer status', () => {
     expect(lines[6]).toMatch(/^node-f\s+Evacuated\s+cordon\s+\S+\s+released$/);
     // a long error is cut, and says where the rest is
     expect(lines[5]).toMatch(/… \(-o wide shows it all\)$/);
-    expect(lines[7]).toMatch(/^node-h\s+Ignored\s*$/);
+    expect(lines[7]).toMatch(/^node-g\s+InService\s+not held: its pod is Pending/);
+    expect(lines[8]).toMatch(/^node-h\s+Ignored\s*$/);
   });
 
   it('-o wide: the table with the whole last error', async () => {
@@ -156,11 +224,6 @@ describe('drainer status', () => {
   });
 
   it("says each node's agent is alive, or gone since when (record may be stale), from its node Lease", async () => {
-    await fx.k.request({
-      method: 'POST',
-      path: '/api/v1/namespaces',
-      body: { metadata: { name: 'drainer' } },
-    });
     await fx.k.request({ method: 'POST', path: LEASES, body: lease('node-a', new Date().toISOString()) });
     // node-e's agent was killed: its last renewal is long past
     await fx.k.request({ method: 'POST', path: LEASES, body: lease('node-e', iso(0)) });

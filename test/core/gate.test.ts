@@ -1,8 +1,9 @@
-// The drain gate's objects against the sandbox's API server (kube-port.ts), and the DrainGate's
-// ordering: the newest wish wins however the calls interleave.
+// The drain gate's objects against the sandbox's API server (kube-port.ts), and the DrainGate: the
+// newest wish wins however the calls interleave, and what it reports is what the API server shows.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DrainGate } from '../../src/core/gate/gate.ts';
-import type { GateApi } from '../../src/core/gate/api.ts';
+import type { GateApi, GateObjects } from '../../src/core/gate/api.ts';
+import { GATE_FINALIZER } from '../../src/kube/gate.ts';
 import { kubeGateApi } from '../../src/core/gate/kube-port.ts';
 import type { KubeObject } from '../../src/kube/types.ts';
 import { createLogger } from '../../src/observability/logger.ts';
@@ -23,7 +24,6 @@ describe('drain gate objects (sandbox API server)', () => {
       daemonSet,
       image: 'mirror.example/pause:3.10',
       log,
-      pause: async () => {},
     });
 
   beforeEach(async () => {
@@ -64,7 +64,18 @@ describe('drain gate objects (sandbox API server)', () => {
       },
     ]);
     expect(pod.spec).toMatchObject({ nodeName: 'n1' });
-    expect((pod.spec as { tolerations: object[] }).tolerations).toContainEqual({ operator: 'Exists' });
+    expect(pod.metadata.finalizers).toEqual([GATE_FINALIZER]);
+    const tolerations = (pod.spec as { tolerations: { key?: string }[] }).tolerations;
+    // Karpenter skips (never evicts, never waits for) a pod that tolerates karpenter.sh/disrupted
+    expect(tolerations.every((t) => t.key)).toBe(true);
+    expect(tolerations.map((t) => t.key)).not.toContain('karpenter.sh/disrupted');
+    expect(tolerations.map((t) => t.key)).toEqual(
+      expect.arrayContaining([
+        'node.kubernetes.io/unschedulable',
+        'drainer.dev/evacuating',
+        'kubevirt.io/drain',
+      ]),
+    );
     expect((pod.spec as { containers: { image: string }[] }).containers[0]?.image).toBe(
       'mirror.example/pause:3.10',
     );
@@ -82,18 +93,75 @@ describe('drain gate objects (sandbox API server)', () => {
     expect((await get(POD)).metadata.uid).toBe(first);
   });
 
-  it('a pod whose PDB was deleted and made again is replaced by one the new PDB controls', async () => {
+  it('a PDB deleted and made again takes over the pod that still guards the node (its finalizer stays)', async () => {
     await api().hold('n1');
     const oldPod = (await get(POD)).metadata.uid;
     await fx.k.request({ method: 'DELETE', path: PDB });
     await api().hold('n1');
     const pdb = await get(PDB);
     const pod = await get(POD);
-    expect(pod.metadata.uid).not.toBe(oldPod);
+    expect(pod.metadata.uid).toBe(oldPod);
     expect(pod.metadata.ownerReferences?.[0]?.uid).toBe(pdb.metadata.uid);
+    expect(pod.metadata.finalizers).toEqual([GATE_FINALIZER]);
   });
 
-  it('release deletes the gate pod (the PDB stays); a second release finds none', async () => {
+  it('an altered PDB gets its budget back', async () => {
+    await api().hold('n1');
+    const pdb = await get(PDB);
+    await fx.k.request({
+      method: 'PUT',
+      path: PDB,
+      body: { ...pdb, spec: { maxUnavailable: 1, selector: (pdb.spec as { selector: unknown }).selector } },
+    });
+    await api().hold('n1');
+    expect((await get(PDB)).spec).toEqual({
+      minAvailable: 1,
+      selector: (pdb.spec as { selector: unknown }).selector,
+    });
+  });
+
+  it('a deleted gate pod stays (its finalizer) while a spare takes over; release lets both go', async () => {
+    const gate = api();
+    await gate.hold('n1');
+    await fx.k.request({ method: 'DELETE', path: POD });
+    const going = await get(POD);
+    expect(going.metadata.deletionTimestamp).toBeDefined();
+    // hold leaves it (drains wait for it to be gone) and makes the spare the PDB guards
+    await gate.hold('n1');
+    expect((await get(POD)).metadata.uid).toBe(going.metadata.uid);
+    const spare = await get(`${POD}-b`);
+    expect(spare.metadata.finalizers).toEqual([GATE_FINALIZER]);
+    expect((await gate.look('n1')).pod?.metadata.name).toBe('drainer-gate-n1-b');
+    expect(await gate.release('n1')).toBe(true);
+    await expect(get(POD)).rejects.toMatchObject({ status: 404 });
+    await expect(get(`${POD}-b`)).rejects.toMatchObject({ status: 404 });
+  });
+
+  it('uninstalled: the DaemonSet that owned the PDB at start is gone', async () => {
+    await fx.k.request({
+      method: 'POST',
+      path: `/apis/apps/v1/namespaces/${NS}/daemonsets`,
+      body: {
+        metadata: { name: 'drainer' },
+        spec: {
+          selector: { matchLabels: { app: 'drainer' } },
+          template: {
+            metadata: { labels: { app: 'drainer' } },
+            spec: { containers: [{ name: 'a', image: 'x' }] },
+          },
+        },
+      },
+    });
+    const gate = api();
+    await gate.hold('n1');
+    expect(await gate.uninstalled?.()).toBe(false);
+    await fx.k.request({ method: 'DELETE', path: `/apis/apps/v1/namespaces/${NS}/daemonsets/drainer` });
+    expect(await gate.uninstalled?.()).toBe(true);
+    // run-once and the sandbox have no DaemonSet: never an uninstall
+    expect(await api('missing').uninstalled?.()).toBe(false);
+  });
+
+  it('release drops the finalizer and deletes the gate pod (the PDB stays); a second release finds none', async () => {
     const gate = api();
     await gate.hold('n1');
     expect(await gate.release('n1')).toBe(true);
@@ -103,28 +171,103 @@ describe('drain gate objects (sandbox API server)', () => {
   });
 });
 
+/** An in-memory API server for the DrainGate: the objects a test sets, and the calls made. */
+function memoryApi(initial: GateObjects = {}) {
+  const state = { objs: { ...initial }, calls: [] as string[] };
+  const api: GateApi = {
+    look: () => Promise.resolve(state.objs),
+    hold: () => {
+      state.calls.push('hold');
+      state.objs = { pdb: state.objs.pdb ?? pdb(), pod: state.objs.pod ?? pod('Pending') };
+      return Promise.resolve();
+    },
+    release: () => {
+      state.calls.push('release');
+      const had = state.objs.pod !== undefined;
+      state.objs = { pdb: state.objs.pdb };
+      return Promise.resolve(had);
+    },
+  };
+  return { api, state };
+}
+
+const pdb = (allowed = 0): KubeObject => ({
+  metadata: { name: 'drainer-gate-n1', uid: 'pdb-1', generation: 1 },
+  spec: {
+    minAvailable: 1,
+    selector: {
+      matchLabels: {
+        'app.kubernetes.io/name': 'drainer',
+        'app.kubernetes.io/component': 'drain-gate',
+        'drainer.dev/gate-node': 'n1',
+      },
+    },
+  },
+  status: { observedGeneration: 1, disruptionsAllowed: allowed },
+});
+
+const pod = (phase: string, waiting?: string): KubeObject => ({
+  metadata: {
+    name: 'drainer-gate-n1',
+    finalizers: [GATE_FINALIZER],
+    ownerReferences: [
+      {
+        apiVersion: 'policy/v1',
+        kind: 'PodDisruptionBudget',
+        name: 'drainer-gate-n1',
+        uid: 'pdb-1',
+        controller: true,
+      },
+    ],
+  },
+  spec: { nodeName: 'n1' },
+  status: {
+    phase,
+    conditions: [{ type: 'Ready', status: phase === 'Running' ? 'True' : 'False' }],
+    ...(waiting
+      ? {
+          containerStatuses: [
+            { state: { waiting: { reason: waiting, message: 'Back-off pulling image "x"' } } },
+          ],
+        }
+      : {}),
+  },
+});
+
+const gateWith = (api: GateApi, extra: Partial<ConstructorParameters<typeof DrainGate>[0]> = {}) =>
+  new DrainGate({
+    api,
+    log,
+    podOf: (n) => ({ namespace: NS, name: `drainer-gate-${n}` }),
+    retry: { initialMs: 5, maxMs: 20 },
+    ...extra,
+  });
+
 describe('DrainGate: the newest wish wins', () => {
   it('a slow hold (agent start) followed by a release (Evacuated) ends released', async () => {
     const calls: string[] = [];
     let finishHold: () => void = () => {};
+    let objs: GateObjects = {};
     const api: GateApi = {
+      look: () => Promise.resolve(objs),
       hold: () => {
         calls.push('hold');
-        return new Promise<void>((r) => (finishHold = r));
+        return new Promise<void>(
+          (r) =>
+            (finishHold = () => {
+              objs = { pdb: pdb(), pod: pod('Running') };
+              r();
+            }),
+        );
       },
       release: () => {
         calls.push('release');
+        objs = { pdb: objs.pdb };
         return Promise.resolve(true);
       },
     };
-    const held: boolean[] = [];
-    const gate = new DrainGate({
-      api,
-      log,
-      podOf: (n) => ({ namespace: NS, name: `drainer-gate-${n}` }),
-      onHeld: (h) => held.push(h),
-    });
-    const tick = () => new Promise((r) => setImmediate(r));
+    const gate = gateWith(api);
+    const tick = () => new Promise((r) => setTimeout(r, 5));
     const arm = gate.set('n1', true);
     await tick();
     expect(calls).toEqual(['hold']);
@@ -136,35 +279,96 @@ describe('DrainGate: the newest wish wins', () => {
     await Promise.all([arm, release]);
     // the release is applied after the hold, never before it
     expect(calls).toEqual(['hold', 'release']);
-    expect(held.at(-1)).toBe(false);
-    expect(gate.held('n1')).toBe(false);
+    expect(gate.seen('n1')?.text).toBe('released');
+    gate.stop();
   });
 
-  it('a failed release leaves the state unknown, so the next pass applies it again', async () => {
+  it('a failed look leaves the state unknown; the next one applies the wish', async () => {
     let fail = true;
-    const gate = new DrainGate({
-      api: {
-        hold: () => Promise.resolve(),
-        release: () => (fail ? Promise.reject(new Error('503')) : Promise.resolve(true)),
-      },
-      log,
-      podOf: (n) => ({ namespace: NS, name: n }),
+    const { api: inner } = memoryApi({ pdb: pdb(), pod: pod('Running') });
+    const gate = gateWith({
+      ...inner,
+      look: () => (fail ? Promise.reject(new Error('503')) : inner.look('n1')),
     });
     await expect(gate.set('n1', false)).rejects.toThrow('503');
     expect(gate.held('n1')).toBeUndefined();
     fail = false;
     await gate.set('n1', false);
-    expect(gate.held('n1')).toBe(false);
+    expect(gate.seen('n1')?.text).toBe('released');
+    gate.stop();
   });
 
   it("knows its node's gate pod (drainer's own drain leaves it alone)", () => {
-    const gate = new DrainGate({
-      api: { hold: () => Promise.resolve(), release: () => Promise.resolve(false) },
-      log,
-      podOf: (n) => ({ namespace: NS, name: `drainer-gate-${n}` }),
-    });
+    const gate = gateWith(memoryApi().api);
     expect(gate.isGatePod('n1', { namespace: NS, name: 'drainer-gate-n1' })).toBe(true);
     expect(gate.isGatePod('n1', { namespace: 'shop', name: 'drainer-gate-n1' })).toBe(false);
     expect(gate.isGatePod('n1', { namespace: NS, name: 'drainer-gate-n2' })).toBe(false);
+  });
+});
+
+describe('DrainGate: held is what the API server shows', () => {
+  it('a gate pod that is Pending is not held yet; once Running and Ready it is, and whenHeld resolves', async () => {
+    const { api, state } = memoryApi();
+    const seen: [boolean, boolean][] = [];
+    const gate = gateWith(api, { onSeen: (_n, s, want) => seen.push([s.held, want]) });
+    await gate.set('n1', true);
+    expect(gate.seen('n1')?.text).toBe('not held: its pod is Pending');
+    const held = gate.whenHeld('n1', 5_000);
+    state.objs = { pdb: pdb(), pod: pod('Running') };
+    expect(await held).toBe(true);
+    expect(seen[0]).toEqual([false, true]);
+    expect(seen.at(-1)).toEqual([true, true]);
+    gate.stop();
+  });
+
+  it('a deleted gate pod or PDB is made again at the next look (a watch event)', async () => {
+    const { api, state } = memoryApi({ pdb: pdb(), pod: pod('Running') });
+    const gate = gateWith(api);
+    await gate.set('n1', true);
+    expect(state.calls).toEqual([]);
+    state.objs = { pod: state.objs.pod };
+    gate.heal('n1');
+    await new Promise((r) => setTimeout(r, 20));
+    expect(state.calls).toEqual(['hold']);
+    expect(state.objs.pdb).toBeDefined();
+    gate.stop();
+  });
+
+  it('an image that cannot be pulled: not held, one DrainGateNotHeld Event naming why; held again is said too', async () => {
+    const { api, state } = memoryApi({ pdb: pdb(), pod: pod('Pending', 'ImagePullBackOff') });
+    const events: string[] = [];
+    const gate = gateWith(api, {
+      event: (_n, type, reason, message) => events.push(`${type} ${reason} ${message}`),
+    });
+    await gate.set('n1', true);
+    await gate.set('n1', true);
+    expect(gate.seen('n1')).toMatchObject({ held: false, lasting: true });
+    expect(events).toEqual([
+      'Warning DrainGateNotHeld drain gate of n1 not held: its pod is Pending (ImagePullBackOff: Back-off pulling image "x")',
+    ]);
+    state.objs = { pdb: pdb(), pod: pod('Running') };
+    await gate.set('n1', true);
+    expect(events.at(-1)).toMatch(/^Normal DrainGateHeld drain gate of n1 holds again/);
+    gate.stop();
+  });
+
+  it('a pass that wants what is already so costs no request (the watch says when it changes)', async () => {
+    const { api } = memoryApi({ pdb: pdb(), pod: pod('Running') });
+    let looks = 0;
+    const gate = gateWith({ ...api, look: (n) => (looks++, api.look(n)) });
+    await gate.set('n1', true);
+    expect(looks).toBe(1);
+    gate.want('n1', true);
+    await new Promise((r) => setTimeout(r, 10));
+    expect(looks).toBe(1);
+    gate.stop();
+  });
+
+  it('a PDB that allows a disruption is not held', async () => {
+    const gate = gateWith(memoryApi({ pdb: pdb(1), pod: pod('Running') }).api);
+    await gate.set('n1', true);
+    expect(gate.seen('n1')?.text).toBe('not held: its PodDisruptionBudget allows 1 disruption');
+    expect(await gate.whenHeld('n1', 20)).toBe(false);
+    gate.stop();
   });
 });

@@ -37,6 +37,7 @@ describe('monitoring expressions', () => {
       'DrainerChangeLeftInPlace',
       'DrainerCloudAuthFailed',
       'DrainerDrainGateHeldLong',
+      'DrainerDrainGateNotHeld',
       'DrainerEvacuationFailed',
       'DrainerEvacuationTooLong',
       'DrainerMigrationNotConverging',

@@ -76,6 +76,10 @@ const NOT_EXERCISED = new Set([
   'get apps/daemonsets',
   // a drain gate pod that already exists (409 on create) is read: does it still guard the node?
   'get core/pods',
+  // a drain gate PDB someone altered gets its budget back
+  'update policy/poddisruptionbudgets',
+  // the drain gate PDB of a deleted node is removed by a live node's agent
+  'delete policy/poddisruptionbudgets',
 ]);
 
 const NM = 'nodemaintenances.nodemaintenance.medik8s.io';

@@ -259,11 +259,32 @@ run('drain gate: kubectl drain waits for the VMs (full stack, real kubectl)', ()
     expect(drained.stdout + drained.stderr).not.toMatch(/will retry/);
   });
 
-  it('after the gate objects are deleted as an uninstall would, a drain is not blocked', async () => {
-    const { s, agent, kube } = await start(smallWorld({ servers: 0 }));
+  it('uninstalled outside an evacuation (DaemonSet deleted, agent stopped): nothing is left that blocks a drain', async () => {
+    const { s, agent, gatePod, kube } = await start(smallWorld({ servers: 0 }));
+    await s.k.request({
+      method: 'POST',
+      path: '/apis/apps/v1/namespaces/drainer/daemonsets',
+      body: {
+        metadata: { name: 'drainer' },
+        spec: {
+          selector: { matchLabels: { app: 'drainer' } },
+          template: {
+            metadata: { labels: { app: 'drainer' } },
+            spec: { containers: [{ name: 'a', image: 'x' }] },
+          },
+        },
+      },
+    });
+    // the agent that reads the DaemonSet at start owns its PDB by it
     await agent.stop();
+    const next = s.startAgent('node-a');
+    await until('agent ready', () => next.agent.ready().ready);
+    await until('gate pod running', async () => (await gatePod())?.status?.phase === 'Running');
+    await s.k.request({ method: 'DELETE', path: '/apis/apps/v1/namespaces/drainer/daemonsets/drainer' });
+    await next.stop();
+    // the stopping agent saw its DaemonSet gone: the gate pod's finalizer went with the pod
+    expect(await gatePod()).toBeUndefined();
     await s.k.request({ method: 'DELETE', path: PDB });
-    await s.k.request({ method: 'DELETE', path: POD });
     const drained = await kube(DRAIN);
     expect(drained.code, drained.stderr).toBe(0);
     expect(drained.stdout).toContain('node/node-a drained');

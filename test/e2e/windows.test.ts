@@ -341,9 +341,11 @@ describe('when evacuations may start (full stack, injected clock)', () => {
       clock,
     });
     const first = agents;
+    // r1 queued first for certain (two cordons a few ms apart race between the two agents)
     await s.cordon('r1');
+    const r1Before = await waiting(s, 'r1', 'window');
     await s.cordon('r2');
-    const before: NodeRecord[] = [await waiting(s, 'r1', 'window'), await waiting(s, 'r2', 'window')];
+    const before: NodeRecord[] = [r1Before, await waiting(s, 'r2', 'window')];
     await Promise.all(first.map((x) => x.stop()));
     const again = ['r1', 'r2'].map((n) => s.startAgent(n));
     await until('agents ready again', () => again.every((x) => x.agent.ready().ready));

@@ -1,9 +1,24 @@
-// The drain gate's narrow port: the core says "held" or "released" for a node; kube-port.ts does it
-// with a PodDisruptionBudget and a pod in drainer's namespace (tests may pass an in-memory one).
+// The drain gate's narrow port: the core says "held" or "released" for a node and looks at what the
+// API server has; kube-port.ts does it with a PodDisruptionBudget and a pod in drainer's namespace
+// (tests may pass an in-memory one).
+import type { KubeObject } from '../../kube/types.ts';
+
+/** A node's gate objects as the API server has them (absent: not found). */
+export interface GateObjects {
+  readonly pdb?: KubeObject | undefined;
+  readonly pod?: KubeObject | undefined;
+}
 
 export interface GateApi {
-  /** Makes sure the PDB and the gate pod exist, so every eviction of the pod is answered 429. */
+  /** Reads the node's PDB and gate pod. */
+  look(node: string): Promise<GateObjects>;
+  /**
+   * Makes the PDB (its spec restored if altered) and the gate pod (with its finalizer, controlled
+   * by the PDB) exist. A pod being deleted is left to go: a new one is made once it is gone.
+   */
   hold(node: string): Promise<void>;
-  /** Deletes the gate pod (its PDB stays, guarding nothing): drains pass. True if a pod was there. */
+  /** Drops the gate pod's finalizer and deletes it (its PDB stays, guarding nothing). True if a pod was there. */
   release(node: string): Promise<boolean>;
+  /** Is the agent DaemonSet that owned the PDBs at start now gone or being deleted (an uninstall)? */
+  uninstalled?(): Promise<boolean>;
 }

@@ -1,21 +1,31 @@
 // The gate's GateApi over src/kube: the PDB drainer-gate-<node> (owned by the agent DaemonSet, so
-// uninstalling drainer garbage-collects it, and with it the pod it controls) and the gate pod.
+// uninstalling drainer garbage-collects it, and with it the pod it controls) and the gate pod, which
+// carries the finalizer drainer.dev/gate while it guards the node (deletion-based drains wait too).
+// Each call does one step; the DrainGate calls again until what the API server shows is right.
 import type { KubeClients } from '../../kube/client.ts';
 import {
   createObject,
   deleteObject,
+  GATE_FINALIZER,
   gateName,
   gatePdb,
+  gatePodNames,
+  gateSelector,
+  gatePdbSpec,
   gatePod,
   getDaemonSet,
   getObject,
+  patchMeta,
   pdbsPath,
   podsPath,
+  replaceObject,
 } from '../../kube/gate.ts';
 import type { KubeObject, OwnerReference } from '../../kube/types.ts';
-import { DrainerError, isConflictError, isNotFoundError } from '../../errors.ts';
+import { isConflictError, isNotFoundError } from '../../errors.ts';
 import type { Logger } from '../../observability/logger.ts';
 import type { GateApi } from './api.ts';
+import { effectivePod, hasGateFinalizer, pdbAltered } from './observe.ts';
+import { listAll } from '../../kube/watch.ts';
 
 export interface KubeGateOptions {
   readonly k: KubeClients;
@@ -23,8 +33,6 @@ export interface KubeGateOptions {
   readonly daemonSet: string;
   readonly image: string;
   readonly log: Logger;
-  /** Waits between looks at a gate pod that is still being deleted (default 250 ms, at most 120 looks). */
-  readonly pause?: (ms: number) => Promise<void>;
 }
 
 const ownerRef = (o: KubeObject, apiVersion: string, kind: string, controller: boolean): OwnerReference => ({
@@ -35,18 +43,24 @@ const ownerRef = (o: KubeObject, apiVersion: string, kind: string, controller: b
   ...(controller ? { controller: true } : {}),
 });
 
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-
-/** A pod that no longer guards anything: evictions of a pod that is not Running skip the PDB. */
-const spent = (pod: KubeObject, pdbUid: string): boolean => {
+/** A pod that guards nothing any more and must make way for a new one: it has finished. */
+const spent = (pod: KubeObject): boolean => {
   const phase = (pod.status as { phase?: string } | undefined)?.phase;
-  const owner = pod.metadata.ownerReferences?.find((r) => r.controller);
-  return phase === 'Succeeded' || phase === 'Failed' || owner?.uid !== pdbUid;
+  return phase === 'Succeeded' || phase === 'Failed';
+};
+
+const absentIfMissing = (p: Promise<KubeObject>): Promise<KubeObject | undefined> =>
+  p.catch((err: unknown) => {
+    if (isNotFoundError(err)) return undefined;
+    throw err;
+  });
+
+const goneOk = (err: unknown): void => {
+  if (!isNotFoundError(err) && !isConflictError(err)) throw err;
 };
 
 export function kubeGateApi(o: KubeGateOptions): GateApi {
   const { k, namespace, log } = o;
-  const pause = o.pause ?? sleep;
   let owner: Promise<OwnerReference | undefined> | undefined;
 
   /** The DaemonSet, read once. Without one (run-once, the sandbox) the PDB has no owner. */
@@ -75,32 +89,93 @@ export function kubeGateApi(o: KubeGateOptions): GateApi {
     }
   };
 
+  /** The PDB, made again if missing and its budget put back if someone changed it. */
+  const ensurePdb = async (node: string): Promise<KubeObject> => {
+    const pdb = await ensure(pdbsPath(namespace), gatePdb(namespace, node, await daemonSet()));
+    if (pdb.metadata.deletionTimestamp || !pdbAltered(node, pdb)) return pdb;
+    log.warn(
+      { node, pdb: pdb.metadata.name },
+      'the drain gate PodDisruptionBudget was altered: restoring it',
+    );
+    return replaceObject(k, pdbsPath(namespace), { ...pdb, spec: gatePdbSpec(node) });
+  };
+
+  /** Drops our finalizer (the pod can then go); other finalizers stay. */
+  const unguard = async (pod: KubeObject): Promise<void> => {
+    if (!hasGateFinalizer(pod)) return;
+    const rest = (pod.metadata.finalizers ?? []).filter((f) => f !== GATE_FINALIZER);
+    await patchMeta(k, podsPath(namespace), pod.metadata.name ?? '', {
+      resourceVersion: pod.metadata.resourceVersion,
+      finalizers: rest,
+    }).catch(goneOk);
+  };
+
+  /** The node's gate pods (its name and the spare's), by its label. */
+  const podsOf = async (node: string): Promise<KubeObject[]> => {
+    const names: readonly string[] = gatePodNames(node);
+    const { items } = await listAll<KubeObject>(k, {
+      path: podsPath(namespace),
+      query: { labelSelector: gateSelector(node) },
+    });
+    return items.filter((p) => names.includes(p.metadata.name ?? ''));
+  };
+
   return {
-    async hold(node) {
-      const name = gateName(node);
-      const pdb = await ensure(pdbsPath(namespace), gatePdb(namespace, node, await daemonSet()));
-      const controller = ownerRef(pdb, 'policy/v1', 'PodDisruptionBudget', true);
-      const want = gatePod(namespace, node, o.image, controller);
-      for (let look = 0; look < 120; look++) {
-        const pod = await ensure(podsPath(namespace), want);
-        if (!pod.metadata.deletionTimestamp && !spent(pod, controller.uid)) return;
-        // an old incarnation: gone (or going) before a new one can take the name
-        if (!pod.metadata.deletionTimestamp)
-          await deleteObject(k, podsPath(namespace), name, pod.metadata.uid).catch((err: unknown) => {
-            if (!isNotFoundError(err) && !isConflictError(err)) throw err;
-          });
-        await pause(250);
-      }
-      throw new DrainerError('API', `drain gate pod ${namespace}/${name} is still being deleted`);
+    async look(node) {
+      // the DaemonSet as it is at start, so a stop can tell an uninstall (read once)
+      const [, pdb, pods] = await Promise.all([
+        daemonSet(),
+        absentIfMissing(getObject(k, pdbsPath(namespace), gateName(node))),
+        podsOf(node),
+      ]);
+      return { pdb, pod: effectivePod(pods) };
     },
-    async release(node) {
+    async hold(node) {
+      const pdb = await ensurePdb(node);
+      const controller = ownerRef(pdb, 'policy/v1', 'PodDisruptionBudget', true);
+      const pods = await podsOf(node);
+      const pod = pods.find((p) => !p.metadata.deletionTimestamp);
+      if (!pod) {
+        // none, or only one being deleted (its finalizer holds drains until it goes): a pod under the free name
+        const free = gatePodNames(node).find((n) => !pods.some((p) => p.metadata.name === n));
+        if (free) await ensure(podsPath(namespace), gatePod(namespace, node, o.image, controller, free));
+        return;
+      }
+      const name = pod.metadata.name ?? '';
+      if (spent(pod)) {
+        await unguard(pod);
+        await deleteObject(k, podsPath(namespace), name, pod.metadata.uid).catch(goneOk);
+        return;
+      }
+      const finalizers = pod.metadata.finalizers ?? [];
+      const ownedBy = pod.metadata.ownerReferences?.find((r) => r.controller)?.uid;
+      if (finalizers.includes(GATE_FINALIZER) && ownedBy === controller.uid) return;
+      // an older agent's pod, or one whose PDB was made again: guarded and owned by this PDB
+      await patchMeta(k, podsPath(namespace), name, {
+        resourceVersion: pod.metadata.resourceVersion,
+        finalizers: [...finalizers.filter((f) => f !== GATE_FINALIZER), GATE_FINALIZER],
+        ownerReferences: [controller],
+      });
+    },
+    async uninstalled() {
+      const had = await daemonSet().catch(() => undefined);
+      if (!had) return false;
       try {
-        await deleteObject(k, podsPath(namespace), gateName(node));
-        return true;
+        const ds = await getDaemonSet(k, namespace, o.daemonSet);
+        return ds.metadata.deletionTimestamp !== undefined || ds.metadata.uid !== had.uid;
       } catch (err) {
-        if (isNotFoundError(err)) return false;
+        if (isNotFoundError(err)) return true;
         throw err;
       }
+    },
+    async release(node) {
+      const pods = await podsOf(node);
+      for (const pod of pods) {
+        await unguard(pod);
+        if (!pod.metadata.deletionTimestamp)
+          await deleteObject(k, podsPath(namespace), pod.metadata.name ?? '', pod.metadata.uid).catch(goneOk);
+      }
+      return pods.length > 0;
     },
   };
 }

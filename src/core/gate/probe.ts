@@ -4,10 +4,11 @@
 import type { Config } from '../../config/schema.ts';
 import { isNotFoundError } from '../../errors.ts';
 import type { KubeClients } from '../../kube/client.ts';
-import { gateName, getObject, pdbsPath, podsPath } from '../../kube/gate.ts';
+import { gateName, gatePodNames, getObject, pdbsPath, podsPath } from '../../kube/gate.ts';
 import { getNode } from '../../kube/node.ts';
 import type { KubeObject } from '../../kube/types.ts';
 import type { GateCheck, GateProbe } from '../preflight.ts';
+import { effectivePod, seeHeld } from './observe.ts';
 import { releasedAt } from './step.ts';
 
 const absentIfMissing = (p: Promise<KubeObject>): Promise<KubeObject | undefined> =>
@@ -16,16 +17,6 @@ const absentIfMissing = (p: Promise<KubeObject>): Promise<KubeObject | undefined
     throw err;
   });
 
-/** The pod holds a drain only while Running, not being deleted, and controlled by that PDB. */
-function podHolds(pod: KubeObject, pdb: KubeObject): string | undefined {
-  if (pod.metadata.deletionTimestamp) return 'its pod is being deleted';
-  const owner = pod.metadata.ownerReferences?.find((r) => r.controller);
-  if (owner?.uid !== pdb.metadata.uid) return 'its pod is not controlled by its PodDisruptionBudget';
-  // an eviction of a pod that is not Running does not consult a PodDisruptionBudget
-  const phase = (pod.status as { phase?: string } | undefined)?.phase ?? 'Pending';
-  return phase === 'Running' ? undefined : `its pod is ${phase}`;
-}
-
 export function gateProbe(k: KubeClients, config: Config): GateProbe {
   const { namespace } = config.fleet;
   return async (node, signal): Promise<GateCheck> => {
@@ -33,15 +24,18 @@ export function gateProbe(k: KubeClients, config: Config): GateProbe {
       return { state: 'off', note: 'none (drainGate.enabled false): drains of this node are not held' };
     const name = gateName(node);
     const where = `${namespace}/${name}`;
-    const [pdb, pod, nodeObj] = await Promise.all([
+    const [pdb, pods, nodeObj] = await Promise.all([
       absentIfMissing(getObject(k, pdbsPath(namespace), name)),
-      absentIfMissing(getObject(k, podsPath(namespace), name)),
+      // its pod, or the spare made while that one is being deleted
+      Promise.all(gatePodNames(node).map((n) => absentIfMissing(getObject(k, podsPath(namespace), n)))),
       getNode(k, node, signal),
     ]);
+    const pod = effectivePod(pods.flatMap((p) => p ?? []));
     if (pdb && pod) {
-      const why = podHolds(pod, pdb);
-      if (!why) return { state: 'held', note: `held (${where}): drains wait until the VMs have left` };
-      return { state: 'not-held', note: `not held (${where}): ${why}` };
+      // held as status and the agent say it: PDB observed with no disruption allowed, pod Running and Ready
+      const seen = seeHeld(node, { pdb, pod });
+      if (seen.held) return { state: 'held', note: `held (${where}): drains wait until the VMs have left` };
+      return { state: 'not-held', note: `not held (${where}): ${seen.text.replace(/^not held: /, '')}` };
     }
     if (releasedAt(nodeObj) !== undefined)
       return { state: 'not-held', note: `released (drainer release): drains of this node are not held` };

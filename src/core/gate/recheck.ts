@@ -2,7 +2,7 @@
 // without the capacity check). A workload that has to move and is there again (forced onto the
 // host after the final listing) reopens the evacuation, and the drain gate is held while it is.
 import type { NodeRun } from '../run-context.ts';
-import { stillOnHost, syncGate, toMove } from './step.ts';
+import { stillOnHost, toMove } from './step.ts';
 
 /** The workloads on an Evacuated node's host that have to move (empty: still evacuated). */
 export async function strayOnHost(run: NodeRun): Promise<string[]> {
@@ -13,9 +13,9 @@ export async function strayOnHost(run: NodeRun): Promise<string[]> {
 /** Back to Evacuating: the gate held again, then the evacuation resumes and moves them. */
 export async function reopen(run: NodeRun, stray: readonly string[]): Promise<void> {
   run.log.warn({ node: run.nodeName, stray }, 'found on the host after Evacuated: moving them');
-  await run.store.update({ phase: 'Evacuating' });
+  // the outcomes said everything had moved: no longer true (the gate holds with this write)
+  await run.store.update({ phase: 'Evacuating', outcomes: undefined });
   run.deps.metrics?.phase('Evacuating');
-  await syncGate(run);
   await run.event(
     'Warning',
     'DrainGateHeld',

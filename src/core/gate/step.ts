@@ -1,28 +1,36 @@
-// The drain gate in the reconciler's steps: held while the node is in service or evacuating,
-// released the moment the record says Evacuated (or an operator released it), held again on
-// restore before any plugin gives the node back. Each step is one line in evacuate/restore.
+// The drain gate in the reconciler's steps: held while the node is in service or its VMs are on it,
+// released the moment every plugin has moved everything (or an operator released it), held again on
+// restore, and really holding, before any plugin gives the node back.
 import { GATE_RELEASED_ANNOTATION } from '../../kube/gate.ts';
 import type { NodeObject } from '../objects.ts';
 import type { Plan } from '../plugin.ts';
 import type { NodeRecord } from '../record.ts';
 import type { NodeRun } from '../run-context.ts';
+import type { DrainGate } from './gate.ts';
 
 /**
- * Did every plugin move everything? Evacuated normally says so; with drain.requirePluginsSucceeded
- * false a node may reach Evacuated with a VM left, and the gate must not open for it.
+ * Did every plugin move everything? The outcomes are written the moment the plugins finish; with
+ * drain.requirePluginsSucceeded false a node may reach Evacuated with a VM left, and the gate must
+ * not open for it. No outcomes yet: the VMs have not left (an Evacuated record always has them,
+ * except one an older version wrote).
  */
-export const allMoved = (rec: NodeRecord): boolean => (rec.outcomes ?? []).every((o) => o.succeeded);
+export const allMoved = (rec: NodeRecord): boolean =>
+  rec.outcomes ? rec.outcomes.every((o) => o.succeeded) : rec.phase === 'Evacuated';
 
 /** When an operator released the node's gate (drainer release); honoured only while a record exists. */
 export const releasedAt = (node: NodeObject | undefined): string | undefined =>
   node?.metadata?.annotations?.[GATE_RELEASED_ANNOTATION];
 
+/** Phases in which moved VMs open the gate (not Queued, not Restoring: the node takes VMs again). */
+const OPENS = new Set(['Evacuating', 'Evacuated', 'Failed']);
+
 /**
- * Is the gate to be held? Only Evacuated with every VM moved, or an operator's release during this
- * maintenance (until the restore), opens it. In service (no record) it is always held.
+ * Is the gate to be held? It opens the moment every plugin has moved everything (drainer's own pod
+ * drain goes on beside the taker's), or on an operator's release during this maintenance (until the
+ * restore). In service (no record) it is always held.
  */
 export const gateHeld = (rec: NodeRecord | undefined, node?: NodeObject): boolean =>
-  !rec || (releasedAt(node) === undefined && !(rec.phase === 'Evacuated' && allMoved(rec)));
+  !rec || (releasedAt(node) === undefined && !(OPENS.has(rec.phase) && allMoved(rec)));
 
 /** Actions that leave a workload on the host until it moves (or blocks it there). */
 const STAYS = new Set(['live-migrate', 'cold-migrate', 'confirm-resize', 'none']);
@@ -31,15 +39,43 @@ const STAYS = new Set(['live-migrate', 'cold-migrate', 'confirm-resize', 'none']
 export const toMove = (plans: readonly Plan[]): string[] =>
   plans.flatMap((p) => p.workloads.filter((w) => STAYS.has(w.action)).map((w) => `${p.plugin}/${w.name}`));
 
-/** Makes the gate what the record says. Held: awaited; so a restore re-arms before a plugin restores. */
+/**
+ * The one place the gate is set: what the record says, at every pass and after every write of the
+ * record (the DrainGate then keeps it so, whatever happens to its objects). Never awaited: it
+ * never sits before a change to Nova.
+ */
+export function wantGate(
+  gate: DrainGate | undefined,
+  node: string,
+  rec: NodeRecord | undefined,
+  obj?: NodeObject,
+): void {
+  gate?.want(node, gateHeld(rec, obj));
+}
+
+/** Makes the gate what the record says, and waits for it (run-once, which ends right after). */
 export async function syncGate(run: NodeRun): Promise<void> {
   await run.deps.gate?.set(run.nodeName, gateHeld(run.store.current, run.node));
 }
 
-/** On restore, before the node takes VMs again (an operator's release ends here too). */
+/**
+ * On restore, before any plugin gives the node back (nova-compute enabled, taint and cordon off):
+ * wait until the gate really holds, at most drainGate.holdTimeout; a longer wait goes on with a
+ * warning (the node must come back into service even when the gate image can never run).
+ */
 export async function holdGate(run: NodeRun): Promise<void> {
-  if (!run.deps.gate) return;
-  await run.deps.gate.set(run.nodeName, true);
+  const gate = run.deps.gate;
+  if (!gate) return;
+  gate.want(run.nodeName, true);
+  const timeout = run.deps.config.drainGate?.holdTimeout ?? 120;
+  if (!(await gate.whenHeld(run.nodeName, timeout * 1000, run.signal)) && !run.signal.aborted) {
+    const why = gate.seen(run.nodeName)?.text ?? 'not held: its objects could not be read';
+    await run.event(
+      'Warning',
+      'DrainGateNotHeld',
+      `node ${run.nodeName} given back after waiting ${timeout} s for its drain gate (${why}): drains of it are not held until it holds`,
+    );
+  }
   // the operator's release ends with this maintenance
   if (releasedAt(run.node) !== undefined)
     await run.deps.cluster.setNodeAnnotation(run.nodeName, GATE_RELEASED_ANNOTATION, null);
@@ -49,29 +85,28 @@ export async function holdGate(run: NodeRun): Promise<void> {
 export const gateSkip = (run: NodeRun, pod: { namespace: string; name: string }): string | undefined =>
   run.deps.gate?.isGatePod(run.nodeName, pod) ? 'the drain gate' : undefined;
 
-/** At Evacuated: every VM has left, the drain may go on. */
-export async function releaseGate(run: NodeRun): Promise<void> {
-  const gate = run.deps.gate;
-  if (!gate) return;
-  if (gateHeld(run.store.current, run.node)) {
-    await syncGate(run);
-    await explainHeld(
-      run,
-      'evacuated, but not every virtual machine moved (drain.requirePluginsSucceeded is false)',
-    );
-    return;
-  }
-  await gate.set(run.nodeName, false);
-  await run.event(
-    'Normal',
-    'DrainGateReleased',
-    `drain gate released: no virtual machine left on ${run.nodeName}`,
+/** At Evacuated with a VM left (drain.requirePluginsSucceeded false): the gate stays, and says why. */
+export async function explainEvacuated(run: NodeRun): Promise<void> {
+  if (!run.deps.gate || !gateHeld(run.store.current, run.node)) return;
+  await explainHeld(
+    run,
+    'evacuated, but not every virtual machine moved (drain.requirePluginsSucceeded is false)',
   );
 }
 
 /** Names what holds the drain (at the start of an evacuation, and when one fails). */
 export async function explainHeld(run: NodeRun, what: string): Promise<void> {
   if (!run.deps.gate || !gateHeld(run.store.current, run.node)) return;
+  // "held" is what the API server shows: a gate seen not holding says so instead
+  const seen = run.deps.gate.seen(run.nodeName);
+  if (seen && !seen.held) {
+    await run.event(
+      'Warning',
+      'DrainGateNotHeld',
+      `drains of ${run.nodeName} should wait (${what}), but its drain gate is ${seen.text}`,
+    );
+    return;
+  }
   await run.event('Warning', 'DrainGateHeld', `drains of ${run.nodeName} wait: ${what}`);
 }
 

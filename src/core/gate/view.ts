@@ -1,12 +1,17 @@
-// The drain gate of a node as `drainer status` says it, from the node's record alone.
+// The drain gate of a node as `drainer status` says it: from the node's record what it should be,
+// and, when status has read them, from the gate objects what the API server shows (held means the
+// PDB is observed with no disruption allowed and the gate pod is Running and Ready).
+import { gateName, gatePodNames } from '../../kube/gate.ts';
+import type { KubeObject } from '../../kube/types.ts';
 import type { NodeObject } from '../objects.ts';
 import type { NodeRecord } from '../record.ts';
+import type { GateObjects } from './api.ts';
+import { effectivePod, isOpen, seeHeld } from './observe.ts';
 import { allMoved, gateHeld, releasedAt } from './step.ts';
 
-/** `held (3 of 7 servers left)`, `released`, `held: evacuation Failed: <reason>`. */
-export function gateText(rec: NodeRecord, node?: NodeObject): string {
-  if (releasedAt(node) !== undefined) return 'released (drainer release)';
-  if (!gateHeld(rec, node)) return 'released';
+/** What should hold, said from the record: `held (3 of 7 servers left)`, `held: evacuation Failed: <reason>`. */
+function heldText(rec: NodeRecord | undefined): string {
+  if (!rec) return 'held';
   if (rec.phase === 'Evacuated' && !allMoved(rec)) return 'held: evacuated with virtual machines left';
   if (rec.phase === 'Failed') {
     // the whole reason: the table cuts its columns (not -o wide), JSON and YAML keep it
@@ -18,4 +23,28 @@ export function gateText(rec: NodeRecord, node?: NodeObject): string {
   const total = counts.reduce((n, p) => n + p.total, 0);
   const left = counts.reduce((n, p) => n + p.total - p.moved, 0);
   return `held (${left} of ${total} servers left)`;
+}
+
+/**
+ * The DRAIN GATE column. Without `objs` (not read) it says what the record wants; with them, a gate
+ * that should hold and does not says `not held: <why>`.
+ */
+export function gateText(rec: NodeRecord | undefined, node?: NodeObject, objs?: GateObjects): string {
+  if (rec && releasedAt(node) !== undefined) return 'released (drainer release)';
+  if (!gateHeld(rec, node)) return !objs || isOpen(objs) ? 'released' : 'releasing';
+  if (!objs) return heldText(rec);
+  const seen = seeHeld(node?.metadata?.name ?? '', objs);
+  return seen.held ? heldText(rec) : seen.text;
+}
+
+/** The gate objects status listed (pods and PDBs labelled as the gate's), by node name. */
+export function gateObjectsByNode(
+  nodes: readonly string[],
+  pods: readonly KubeObject[],
+  pdbs: readonly KubeObject[],
+): Map<string, GateObjects> {
+  const pod = new Map(pods.map((p) => [p.metadata.name ?? '', p]));
+  const pdb = new Map(pdbs.map((p) => [p.metadata.name ?? '', p]));
+  const podOf = (n: string) => effectivePod(gatePodNames(n).flatMap((name) => pod.get(name) ?? []));
+  return new Map(nodes.map((n) => [n, { pod: podOf(n), pdb: pdb.get(gateName(n)) }]));
 }

@@ -1,5 +1,7 @@
-// Simulated kubelet: pods bound to a node start (Running/Ready after podStartSeconds); pods being
-// deleted go away once their grace period has passed, as a kubelet confirms with a 0-grace delete.
+// Simulated kubelet: pods bound to a node start (Running/Ready after podStartSeconds, or Pending in
+// ImagePullBackOff when their image is one the scenario cannot pull); pods being deleted go away
+// once their grace period has passed and their finalizers are gone, as a kubelet confirms with a
+// 0-grace delete.
 import type { KubeObject } from '../kube/types.ts';
 import { createLoop, Timers, watchAll } from './loop.ts';
 import { RES, mutateStatus, tryGet, type StoreLike } from './store.ts';
@@ -17,15 +19,59 @@ export function finishPodDeletion(store: StoreLike, pod: KubeObject): void {
   else store.delete(RES.pods, pod.metadata.namespace, pod.metadata.name ?? '', { gracePeriodSeconds: 0 });
 }
 
-export const startKubelet: StartController = ({ store, clock, timings, log }, signal) => {
+/** A pod whose image cannot be pulled: Pending, its container waiting in ImagePullBackOff, not Ready. */
+function pullFailedStatus(pod: KubeObject, image: string, nowIso: string): Record<string, unknown> {
+  const containers = (
+    (pod.spec as { containers?: { name: string; image?: string }[] })?.containers ?? []
+  ).map((c) => ({
+    name: c.name,
+    image: c.image ?? image,
+    imageID: '',
+    ready: false,
+    started: false,
+    restartCount: 0,
+    state: {
+      waiting: { reason: 'ImagePullBackOff', message: `Back-off pulling image "${c.image ?? image}"` },
+    },
+  }));
+  const cond = (type: string, status: string) => ({
+    type,
+    status,
+    lastProbeTime: null,
+    lastTransitionTime: nowIso,
+    ...(status === 'False' ? { reason: 'ContainersNotReady' } : {}),
+  });
+  return {
+    phase: 'Pending',
+    conditions: [
+      cond('Initialized', 'True'),
+      cond('Ready', 'False'),
+      cond('ContainersReady', 'False'),
+      cond('PodScheduled', 'True'),
+    ],
+    hostIP: '10.0.0.1',
+    startTime: nowIso,
+    qosClass: 'BestEffort',
+    containerStatuses: containers,
+  };
+}
+
+export const startKubelet: StartController = ({ store, clock, timings, log, unpullableImages }, signal) => {
   const onError = (e: unknown) => log?.warn({ err: e }, 'sandbox kubelet');
   const timers = new Timers((ms, fn) => clock.after(ms, fn), signal, onError);
+  const unpullable = new Set(unpullableImages ?? []);
 
   const start = (pod: KubeObject) => {
     mutateStatus(store, RES.pods, pod, (p) => {
       if (p.metadata.uid !== pod.metadata.uid || p.metadata.deletionTimestamp) return;
       if (podStatus(p).phase && podStatus(p).phase !== 'Pending') return;
-      p.status = runningPodStatus(p, isoTime(clock.now()), nextPodIp());
+      const images = ((p.spec as { containers?: { image?: string }[] })?.containers ?? []).map(
+        (c) => c.image ?? '',
+      );
+      const bad = images.find((i) => unpullable.has(i));
+      p.status = bad
+        ? pullFailedStatus(p, bad, isoTime(clock.now()))
+        : runningPodStatus(p, isoTime(clock.now()), nextPodIp());
     });
   };
 
@@ -37,7 +83,11 @@ export const startKubelet: StartController = ({ store, clock, timings, log }, si
         // Finished or never scheduled pods have no containers to stop.
         const grace = !podNode(pod) || isTerminal(pod) ? 0 : (pod.metadata.deletionGracePeriodSeconds ?? 0);
         timers.set(`delete/${uid}`, grace * 1000, () => finishPodDeletion(store, pod));
-      } else if (podNode(pod) && (podStatus(pod).phase ?? 'Pending') === 'Pending') {
+      } else if (
+        podNode(pod) &&
+        (podStatus(pod).phase ?? 'Pending') === 'Pending' &&
+        !(podStatus(pod) as { containerStatuses?: unknown[] }).containerStatuses
+      ) {
         timers.set(`start/${uid}`, timings.podStartSeconds * 1000, () => start(pod));
       }
     }

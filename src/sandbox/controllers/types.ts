@@ -16,7 +16,7 @@ export interface ControllerTimings {
 }
 
 export const defaultTimings: ControllerTimings = {
-  podStartSeconds: 1,
+  podStartSeconds: 2,
   migrationStepSeconds: 0.5,
   migrationSeconds: 8,
   migrationBackoffSeconds: 10,
@@ -26,6 +26,8 @@ export interface ControllerDeps {
   store: StoreLike;
   clock: Clock;
   timings: ControllerTimings;
+  /** Images the kubelet cannot pull (their pods stay Pending in ImagePullBackOff). */
+  unpullableImages?: readonly string[];
   /** The API server's eviction hooks (KubeVirt adds one). */
   evictionHooks?: EvictionHookLike[];
   log?: Logger;

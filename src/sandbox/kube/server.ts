@@ -1,4 +1,5 @@
 // The sandbox Kubernetes API server: node:http(s) on loopback in front of the ObjectStore.
+import { decodeProtobufBody } from './protobuf.ts';
 import {
   createServer as createHttp,
   type IncomingMessage,
@@ -71,17 +72,22 @@ export interface KubeApiServer {
 const MAX_LOG = 100_000;
 const PUBLIC_PATHS = new Set(['/version', '/healthz', '/livez', '/readyz']);
 
-function readBody(req: IncomingMessage): Promise<string> {
+function readBody(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('end', () => resolve(Buffer.concat(chunks)));
     req.on('error', reject);
   });
 }
 
-/** Patches stay text (the store parses them by patch type); other bodies are JSON or YAML. */
-function parseBody(text: string, contentType: string): unknown {
+/**
+ * Patches stay text (the store parses them by patch type); other bodies are JSON or YAML, or the
+ * protobuf DeleteOptions kubectl sends with a DELETE.
+ */
+function parseBody(raw: Buffer, contentType: string): unknown {
+  if (contentType.includes('protobuf') && raw.length) return decodeProtobufBody(raw);
+  const text = raw.toString('utf8');
   if (!text || contentType.includes('patch')) return text || undefined;
   return /yaml/.test(contentType) ? loadYaml(text) : JSON.parse(text);
 }
@@ -175,8 +181,9 @@ export async function startKubeApiServer(opts: KubeApiServerOptions = {}): Promi
         let body: unknown;
         try {
           body = parseBody(text, contentType);
-        } catch {
-          reply(400, failure(400, 'BadRequest', 'the request body is not valid JSON'));
+        } catch (e) {
+          if (isStatusError(e)) fail(e);
+          else reply(400, failure(400, 'BadRequest', 'the request body is not valid JSON'));
           return;
         }
         route(req, res, url, method, body, contentType, reply);

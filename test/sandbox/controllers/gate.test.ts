@@ -1,7 +1,8 @@
 // The drain gate in the sandbox as in a cluster: the simulated kubelet runs the gate pod on a
 // cordoned, tainted node (Running and Ready), the disruption controller counts it healthy, so its
 // PDB allows no disruption and an eviction is answered 429; a gate pod that is not Running yet is
-// evicted without a PDB check (201), as a real API server does, which is why the gate must run.
+// evicted without a PDB check (201), as a real API server does, which is why the gate must run. The
+// kubelet starts pods after a delay, as a real one does; a deleted pod stays while it has finalizers.
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../../src/sandbox/index.ts';
 import { gatePdb, gatePod } from '../../../src/kube/gate.ts';
@@ -70,4 +71,92 @@ describe('drain gate in the sandbox', () => {
     const { code } = await evict(sb, 'drainer', 'drainer-gate-node-2');
     expect(code).toBe(201);
   });
+
+  it('the kubelet starts a pod only after podStartSeconds (2 s by default): it is Pending first', async () => {
+    sb = await sandbox({}, ['kubelet', 'disruption']);
+    const s = sb;
+    expect(s.scenario.timings.podStartSeconds).toBe(2);
+    await arm(s, 'node-1');
+    expect(statusOf(s.kube.store.get('pods', 'drainer', 'drainer-gate-node-1')).phase ?? 'Pending').toBe(
+      'Pending',
+    );
+    await waitFor(
+      () => statusOf(s.kube.store.get('pods', 'drainer', 'drainer-gate-node-1')).phase === 'Running',
+    );
+  });
+
+  it('a pod whose image cannot be pulled stays Pending in ImagePullBackOff, not Ready', async () => {
+    sb = await sandbox({ unpullableImages: ['pause'] }, ['kubelet', 'disruption']);
+    const s = sb;
+    await arm(s, 'node-1');
+    const pod = await waitFor(() => {
+      const p = s.kube.store.get('pods', 'drainer', 'drainer-gate-node-1');
+      return statusOf(p).containerStatuses && p;
+    });
+    expect(statusOf(pod).phase).toBe('Pending');
+    expect(statusOf(pod).containerStatuses[0].state.waiting.reason).toBe('ImagePullBackOff');
+    expect(statusOf(pod).conditions).toEqual(
+      expect.arrayContaining([expect.objectContaining({ type: 'Ready', status: 'False' })]),
+    );
+  });
+
+  it('a deleted gate pod stays Terminating while it has a finalizer; its eviction is 201 (no PDB check); it goes with the finalizer', async () => {
+    sb = await sandbox({}, ['kubelet', 'disruption']);
+    const s = sb;
+    await arm(s, 'node-1');
+    await waitFor(
+      () => statusOf(s.kube.store.get('pods', 'drainer', 'drainer-gate-node-1')).phase === 'Running',
+    );
+    const url = `${s.kube.url}/api/v1/namespaces/drainer/pods/drainer-gate-node-1`;
+    expect((await fetch(url, { method: 'DELETE' })).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 100)); // the kubelet has stopped it by now
+    const going = s.kube.store.find('pods', 'drainer', 'drainer-gate-node-1');
+    expect(going?.metadata.deletionTimestamp).toBeDefined();
+    expect((await evict(s, 'drainer', 'drainer-gate-node-1')).code).toBe(201);
+    const patched = await fetch(url, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/merge-patch+json' },
+      body: JSON.stringify({ metadata: { finalizers: null } }),
+    });
+    expect(patched.status).toBe(200);
+    expect(s.kube.store.find('pods', 'drainer', 'drainer-gate-node-1')).toBeUndefined();
+  });
+
+  it('reads the protobuf DeleteOptions kubectl sends with a DELETE (a uid precondition that does not match: 409)', async () => {
+    sb = await sandbox({}, ['disruption']);
+    const s = sb;
+    await arm(s, 'node-1');
+    const url = `${s.kube.url}/api/v1/namespaces/drainer/pods/drainer-gate-node-1`;
+    const del = (uid: string) =>
+      fetch(url, {
+        method: 'DELETE',
+        headers: { 'content-type': 'application/vnd.kubernetes.protobuf' },
+        body: deleteOptionsProto(uid),
+      });
+    expect((await del('not-its-uid')).status).toBe(409);
+    const uid = s.kube.store.get('pods', 'drainer', 'drainer-gate-node-1').metadata.uid ?? '';
+    expect((await del(uid)).status).toBe(200);
+    expect(
+      s.kube.store.find('pods', 'drainer', 'drainer-gate-node-1')?.metadata.deletionTimestamp,
+    ).toBeDefined();
+  });
 });
+
+/** Protobuf field `no` of wire type 2 (bytes) or 0 (varint). */
+const bytesField = (no: number, b: Buffer) => Buffer.concat([Buffer.from([(no << 3) | 2, b.length]), b]);
+const varintField = (no: number, v: number) => Buffer.from([no << 3, v]);
+
+/** "k8s\0" + runtime.Unknown{typeMeta{v1, DeleteOptions}, raw: DeleteOptions{gracePeriodSeconds 0, preconditions{uid}}}. */
+function deleteOptionsProto(uid: string): Buffer {
+  const typeMeta = Buffer.concat([
+    bytesField(1, Buffer.from('v1')),
+    bytesField(2, Buffer.from('DeleteOptions')),
+  ]);
+  const raw = Buffer.concat([varintField(1, 0), bytesField(2, bytesField(1, Buffer.from(uid)))]);
+  return Buffer.concat([
+    Buffer.from('k8s\0'),
+    bytesField(1, typeMeta),
+    bytesField(2, raw),
+    bytesField(4, Buffer.alloc(0)),
+  ]);
+}

@@ -1,0 +1,76 @@
+// The gate objects (PDB, pod) of deleted nodes. A node that is powered off and deleted never
+// stops its agent, so nobody drops its gate; the agents sweep instead. One writer per dead node:
+// each agent looks only at the gates whose node names follow its own (in name order) up to the
+// next node that exists, so a dead node's gate is removed by the agent of the live node just
+// before it, with a few GETs per agent, not one per node. A Node made again in between keeps its
+// gate (its own agent heals it in any case).
+import { isConflictError, isNotFoundError } from '../../errors.ts';
+import type { KubeClients } from '../../kube/client.ts';
+import { deleteObject, GATE_PREFIX, GATE_SELECTOR, gateName, pdbsPath } from '../../kube/gate.ts';
+import { getNode } from '../../kube/node.ts';
+import type { KubeObject } from '../../kube/types.ts';
+import { listAll } from '../../kube/watch.ts';
+import type { Logger } from '../../observability/logger.ts';
+import { kubeGateApi } from './kube-port.ts';
+
+export interface LitterOptions {
+  readonly k: KubeClients;
+  readonly namespace: string;
+  readonly nodeName: string;
+  readonly log: Logger;
+  readonly signal?: AbortSignal;
+}
+
+/** The node of a gate PDB by its name; undefined when the name was cut (its node name is not known). */
+const nodeOf = (pdb: KubeObject): string | undefined => {
+  const name = pdb.metadata.name ?? '';
+  return name.startsWith(GATE_PREFIX) && name.length < 253 ? name.slice(GATE_PREFIX.length) : undefined;
+};
+
+const ignoreGone = (err: unknown): void => {
+  if (!isNotFoundError(err) && !isConflictError(err)) throw err;
+};
+
+async function nodeExists(k: KubeClients, node: string, signal?: AbortSignal): Promise<boolean> {
+  try {
+    await getNode(k, node, signal);
+    return true;
+  } catch (err) {
+    if (isNotFoundError(err)) return false;
+    throw err;
+  }
+}
+
+/** Removes one dead node's gate: its pods (finalizer dropped), then the PDB (only that incarnation). */
+async function removeGate(o: LitterOptions, pdb: KubeObject, node: string): Promise<void> {
+  // the gate API's release: every gate pod of the node, finalizer first
+  await kubeGateApi({ k: o.k, namespace: o.namespace, daemonSet: '', image: '', log: o.log }).release(node);
+  await deleteObject(o.k, pdbsPath(o.namespace), gateName(node), pdb.metadata.uid).catch(ignoreGone);
+}
+
+/** One sweep; answers the nodes whose gates were removed. */
+export async function sweepGateLitter(o: LitterOptions): Promise<string[]> {
+  const { items } = await listAll<KubeObject>(o.k, {
+    path: pdbsPath(o.namespace),
+    query: { labelSelector: GATE_SELECTOR },
+    ...(o.signal ? { signal: o.signal } : {}),
+  });
+  const gates = new Map<string, KubeObject>();
+  for (const pdb of items) {
+    const node = nodeOf(pdb);
+    if (node !== undefined && node !== o.nodeName) gates.set(node, pdb);
+  }
+  // the names after our own, in order, wrapping around
+  const names = [...gates.keys()].sort();
+  const after = [...names.filter((n) => n > o.nodeName), ...names.filter((n) => n < o.nodeName)];
+  const removed: string[] = [];
+  for (const node of after) {
+    if (await nodeExists(o.k, node, o.signal)) break;
+    const pdb = gates.get(node);
+    if (!pdb) continue;
+    await removeGate(o, pdb, node);
+    removed.push(node);
+    o.log.info({ node, gate: pdb.metadata.name }, 'removed the drain gate of a deleted node');
+  }
+  return removed;
+}

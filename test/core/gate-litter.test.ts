@@ -1,0 +1,53 @@
+// The gates of deleted nodes are removed by the agents of the live ones, each looking only at the
+// gates that follow its own node name up to the next live node: one writer per dead node.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { sweepGateLitter } from '../../src/core/gate/litter.ts';
+import { kubeGateApi } from '../../src/core/gate/kube-port.ts';
+import type { KubeObject } from '../../src/kube/types.ts';
+import { createLogger } from '../../src/observability/logger.ts';
+import { node, startFixture, type KubeFixture } from '../kube/sandbox.ts';
+
+const log = createLogger({ level: 'silent' });
+const NS = 'drainer';
+const PDBS = `/apis/policy/v1/namespaces/${NS}/poddisruptionbudgets`;
+const PODS = `/api/v1/namespaces/${NS}/pods`;
+
+describe('gate litter of deleted nodes', () => {
+  let fx: KubeFixture;
+  const names = async (path: string) =>
+    (await fx.k.request<{ items: KubeObject[] }>({ path })).items.map((o) => o.metadata.name).sort();
+  const sweep = (nodeName: string) => sweepGateLitter({ k: fx.k, namespace: NS, nodeName, log });
+
+  beforeEach(async () => {
+    fx = await startFixture();
+    await fx.k.request({ method: 'POST', path: '/api/v1/namespaces', body: { metadata: { name: NS } } });
+    const gates = kubeGateApi({ k: fx.k, namespace: NS, daemonSet: 'drainer', image: 'pause', log });
+    // every node had a gate (its pod with the finalizer); b, d and f have been deleted since
+    for (const n of ['a', 'b', 'c', 'd', 'e', 'f']) await gates.hold(n);
+    for (const n of ['a', 'c', 'e'])
+      await fx.k.request({ method: 'POST', path: '/api/v1/nodes', body: node(n) });
+  });
+  afterEach(async () => fx.close());
+
+  it('each live node removes the gates up to the next live node, and no further', async () => {
+    expect(await sweep('a')).toEqual(['b']);
+    expect(await names(PDBS)).toEqual([
+      'drainer-gate-a',
+      'drainer-gate-c',
+      'drainer-gate-d',
+      'drainer-gate-e',
+      'drainer-gate-f',
+    ]);
+    expect(await sweep('c')).toEqual(['d']);
+    // wrapping around: after e comes f (dead), then a (alive)
+    expect(await sweep('e')).toEqual(['f']);
+    expect(await names(PDBS)).toEqual(['drainer-gate-a', 'drainer-gate-c', 'drainer-gate-e']);
+    // the pods went too, their finalizers dropped
+    expect(await names(PODS)).toEqual(['drainer-gate-a', 'drainer-gate-c', 'drainer-gate-e']);
+  });
+
+  it('a live node has nothing to remove when the next gate is of a live node', async () => {
+    await sweep('a');
+    expect(await sweep('a')).toEqual([]);
+  });
+});
