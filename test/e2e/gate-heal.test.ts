@@ -241,7 +241,7 @@ run('drain gate heals itself and holds for every taker (full stack, real kubectl
     await s.cordon('node-a');
     await migrating(os);
 
-    // uninstalling mid-evacuation gives up the promise on purpose (README "Uninstall"): the stopping
+    // uninstalling mid-evacuation gives up the promise on purpose (docs/operations.md "Uninstalling cleanly"): the stopping
     // agent drops the gate with VMs still on the node, and its record stays behind
     s.expectBroken('gate-disrupted-while-occupied', 'the story uninstalls drainer mid-evacuation');
     s.expectBroken(
