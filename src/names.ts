@@ -12,3 +12,7 @@ export const START_NOW_ANNOTATION = 'drainer.dev/start-now';
 export const UNREADABLE_ANNOTATION = 'drainer.dev/state-unreadable';
 /** A Node labelled with this set to "true" opts out: drainer reports it and never evacuates it. */
 export const IGNORE_LABEL = 'drainer.dev/ignore';
+/** A Node label or annotation set to "true": the maintenance is a reboot, so a server stopped on the host (way out stop) may stay. */
+export const REBOOT_KEY = 'drainer.dev/reboot';
+/** A Node label or annotation: auto (default), manual (someone else moves the VMs; drainer holds the gate) or skip (never evacuated). */
+export const MIGRATION_MODE_KEY = 'drainer.dev/migration-mode';

@@ -81,6 +81,16 @@ export const novaSchema = z.strictObject({
     'longest wait between two looks at in-flight servers (the poll adapts below it)',
   ),
   coldMigrateStopped: dflt(z.boolean(), true, 'cold-migrate SHUTOFF servers'),
+  notifyTimeout: dflt(
+    duration(),
+    3600,
+    'how long a server whose metadata drainer.dev:maintenance is notify waits for its owner to move it before it takes the default way out',
+  ),
+  onError: dflt(
+    z.enum(['block', 'last', 'skip']),
+    'block',
+    'a server in ERROR: refuse the evacuation (block), move the healthy servers first and try it last with a cold migration (last), or leave it on the host and go on (skip)',
+  ),
   disabledReasonPrefix: dflt(
     z.string().check(z.minLength(1)),
     'drainer:',

@@ -7,11 +7,13 @@ import { isBadInput, isNotFoundError } from '../errors.ts';
 import type { KubeClients } from '../kube/client.ts';
 import { previewDrain, type DrainPreview } from '../kube/drain-preview.ts';
 import { getNode } from '../kube/node.ts';
-import { IGNORE_LABEL } from '../names.ts';
 import { kubeFleetApi } from './fleet/kube-port.ts';
 import { previewFleet, type FleetPreview } from './fleet/preview.ts';
 import type { PluginHost } from './host.ts';
 import type { Logger } from '../observability/logger.ts';
+import { optOutReason } from './desired.ts';
+import { migrationMode, nodeRef } from './node-policy.ts';
+import type { NodeObject } from './objects.ts';
 import type { Plan } from './plugin.ts';
 import { parseRecord, STATE_ANNOTATION } from './record.ts';
 
@@ -120,16 +122,20 @@ const launcherSkip = (config: Config) => (pod: { metadata: { labels?: Record<str
     ? 'handled by the kubevirt plugin'
     : undefined;
 
-async function checkNode(k: KubeClients, i: PreflightInput, f: Findings): Promise<void> {
+async function checkNode(k: KubeClients, i: PreflightInput, f: Findings): Promise<NodeObject | undefined> {
   try {
     const node = await getNode(k, i.node, i.signal);
-    if (node.metadata.labels?.[IGNORE_LABEL] === 'true')
-      f.reasons.push(`node ${i.node} is labelled ${IGNORE_LABEL}=true: drainer never evacuates it`);
+    const out = optOutReason(node);
+    if (out) f.reasons.push(`node ${i.node} ${out}: drainer never evacuates it`);
+    const mode = migrationMode(node);
+    if ('invalid' in mode) f.reasons.push(`EvacuationBlocked: ${mode.invalid}`);
     const rec = parseRecord(node.metadata.annotations?.[STATE_ANNOTATION]);
     if (rec) f.notes.push(`node ${i.node} already has a record: phase ${rec.phase} (trigger ${rec.trigger})`);
+    return node;
   } catch (err) {
     if (isNotFoundError(err)) f.badInput.push(`node ${i.node} does not exist in the cluster`);
     else f.failed('node', err);
+    return undefined;
   }
 }
 
@@ -146,10 +152,10 @@ export async function preflight(i: PreflightInput): Promise<PreflightReport> {
   const capacity = config.evacuation.capacityCheck !== 'off';
   const drains = config.drain.enabled && !config.dryRun;
   // the Node first: a cluster that cannot be read answers every other check the same way
-  if (k) await checkNode(k, i, f);
+  const node = k ? await checkNode(k, i, f) : undefined;
   if (f.unknown.length || f.badInput.length) return unanswered(i.node, f);
   const [results, pods, fleet, gate] = await Promise.all([
-    i.host.planAll({ name: i.node }, i.signal, { capacity }),
+    i.host.planAll(nodeRef(i.node, node), i.signal, { capacity }),
     k && drains
       ? previewDrain(k, {
           node: i.node,
