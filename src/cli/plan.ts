@@ -51,8 +51,7 @@ function tableText(r: PreflightReport): string {
     p.workloads.map((w) => [p.plugin, w.name, w.owner, w.state, w.action, w.blocker ?? w.why ?? '']),
   );
   let text = lines.map((l) => `${l}\n`).join('');
-  if (rows.length)
-    text += renderTable(['PLUGIN', 'SERVER', 'PROJECT/OWNER', 'STATE', 'ACTION', 'WHY'], rows);
+  if (rows.length) text += renderTable(['PLUGIN', 'SERVER', 'PROJECT/OWNER', 'STATE', 'ACTION', 'WHY'], rows);
   if (r.plans.length === 0 && r.errors.length === 0) text += 'no plugin is enabled: nothing to plan\n';
   if (r.pods) {
     const p = r.pods;

@@ -261,6 +261,10 @@ export class PluginHost {
   #countCopies(plugin: string, items: readonly WorkloadProgress[], seen: Set<string>): void {
     const m = this.#metrics;
     if (!m) return;
+    m.workloadsAwaitingOwner.set(
+      { plugin },
+      items.filter((w) => w.state === 'pending' && w.action === 'notify').length,
+    );
     const copying = items.filter((w) => w.state === 'migrating' && w.copy);
     m.migrationsNotConverging.set({ plugin }, copying.filter((w) => w.copy?.converging === false).length);
     m.migrationMemoryRemaining.set(

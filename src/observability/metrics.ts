@@ -29,6 +29,8 @@ export class Metrics {
   readonly migrationsNotConverging: Gauge<'plugin'>;
   readonly migrationStalls: Counter<'plugin' | 'action'>;
   readonly migrationMemoryRemaining: Gauge<'plugin'>;
+  /** Workloads whose owner is asked to move them (way out notify), waiting for the owner now. */
+  readonly workloadsAwaitingOwner: Gauge<'plugin'>;
   readonly evictions: Counter<'code'>;
   readonly nodePhase: Gauge<'phase'>;
   readonly recordUnreadable: Gauge;
@@ -100,6 +102,12 @@ export class Metrics {
     this.migrationMemoryRemaining = new Gauge({
       name: 'drainer_migration_memory_remaining_bytes',
       help: 'Memory still to copy, summed over the live migrations whose progress was read',
+      labelNames: ['plugin'],
+      registers,
+    });
+    this.workloadsAwaitingOwner = new Gauge({
+      name: 'drainer_workloads_awaiting_owner',
+      help: 'VMs whose owner is asked to move them (way out notify) and has not yet; each takes the default way after its timeout',
       labelNames: ['plugin'],
       registers,
     });

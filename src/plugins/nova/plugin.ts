@@ -136,7 +136,12 @@ export class NovaPlugin implements BackendPlugin {
       abortOnCancel: ctx.abortOnCancel,
       reboot: node.reboot === true,
       resumed: record.migrations,
-      beforeStart: (id, entry) => save({ ...record, migrations: { ...record.migrations, [id]: entry } }),
+      beforeStart: (id, entry) => {
+        // a new attempt starts its entry afresh, but keeps what its way out recorded
+        const { notifiedAt, stopped } = record.migrations[id] ?? {};
+        const kept = { ...(notifiedAt ? { notifiedAt } : {}), ...(stopped ? { stopped } : {}) };
+        return save({ ...record, migrations: { ...record.migrations, [id]: { ...kept, ...entry } } });
+      },
       remember: async (id, patch) => {
         const entry = record.migrations[id] ?? {
           attempts: 0,
