@@ -6,7 +6,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { MAINTENANCE_KEY } from '../../src/plugins/nova/policy.ts';
 import { nova, token } from '../sandbox/openstack/client.ts';
 import { smallWorld } from './scenario.ts';
+import type { PreflightReport } from '../../src/core/preflight.ts';
 import { finished, nodeEvents, startStack, until, type Stack } from './stack.ts';
+import { stackCli } from './stack-cli.ts';
 
 let stack: Stack | undefined;
 afterEach(async () => {
@@ -141,6 +143,49 @@ describe('each server its own way out (full stack)', () => {
     expect(os.service('node-a')?.status).toBe('enabled');
     expect(os.servers().every((x) => os.migrateCalls(x.id) === 0)).toBe(true);
     expect(byName('vm-typo').host).toBe('node-a');
+  });
+});
+
+describe('drainer plan shows each way out and why (full stack)', () => {
+  it('names the way and its reason per server, and refuses the node for a typo before anything changes', async () => {
+    stack = await startStack({
+      scenario: world([
+        { name: 'vm-live' },
+        { name: 'vm-cold', metadata: way('cold') },
+        { name: 'vm-ask', metadata: way('notify') },
+        { name: 'vm-typo', metadata: way('Live') },
+      ]),
+    });
+    const run = stackCli(stack, {
+      logLevel: 'warn',
+      nova: { ...(stack.sandbox.drainerConfig.nova as object), notifyTimeout: 600 },
+    });
+
+    const json = await run('plan', '--node', 'node-a', '-o', 'json');
+    const table = await run('plan', '--node', 'node-a');
+
+    const report = JSON.parse(json.stdout) as PreflightReport;
+    const lines = Object.fromEntries(report.plans[0]!.workloads.map((w) => [w.name, [w.action, w.why]]));
+    expect(lines).toEqual({
+      'vm-live': ['live-migrate', 'default'],
+      'vm-cold': [
+        'cold-migrate',
+        'metadata drainer.dev:maintenance=cold: Nova stops it, cold-migrates it, and it runs again on the new host once confirmed',
+      ],
+      'vm-ask': [
+        'notify',
+        'metadata drainer.dev:maintenance=notify: its owner is asked to move it; after nova.notifyTimeout (600s) it takes the default way (live-migrate)',
+      ],
+      'vm-typo': ['none', 'metadata drainer.dev:maintenance=Live'],
+    });
+    expect([json.code, report.verdict]).toEqual([3, 'refused']);
+    expect(report.reasons.join('\n')).toMatch(
+      /EvacuationBlocked: nova: 1 server\(s\) name a way out drainer does not know: vm-typo \(.*\): metadata drainer.dev:maintenance="Live" is not one of live, cold, stop, notify/,
+    );
+    expect(table.stdout).toMatch(
+      /^nova\s+vm-cold\s+alpha\s+ACTIVE\s+cold-migrate\s+metadata drainer.dev:maintenance=cold: Nova stops it/m,
+    );
+    expect(stack.sandbox.openstack.state.service('node-a')?.status).toBe('enabled');
   });
 });
 
