@@ -4,7 +4,9 @@
 import type { EvacuationContext, Outcome, WorkloadProgress } from '../../core/plugin.ts';
 import { isAuthError, isForbiddenError } from '../../errors.ts';
 import { MIGRATION_MODE_KEY } from '../../names.ts';
-import type { NovaPluginOptions } from './plugin.ts';
+import type { NovaConfig } from '../../config/schema.ts';
+import type { ComputeClient } from './compute.ts';
+import type { Sleep } from './http.ts';
 import { hostOf, type NovaServer } from './types.ts';
 
 const GONE = new Set(['DELETED', 'SOFT_DELETED']);
@@ -13,7 +15,12 @@ export async function waitForOthers(
   plugin: string,
   host: string,
   node: string,
-  o: Pick<NovaPluginOptions, 'compute' | 'nova' | 'sleep' | 'now'>,
+  o: {
+    compute: Pick<ComputeClient, 'listServersOnHost'>;
+    nova: Pick<NovaConfig, 'pollInterval'>;
+    sleep: Sleep;
+    now: () => number;
+  },
   ctx: EvacuationContext,
 ): Promise<Outcome> {
   const seen = new Map<string, string>();
