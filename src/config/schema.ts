@@ -140,6 +140,11 @@ export const evacuationSchema = z.strictObject({
     'enforce',
     'before the first change, check that everything fits on the other hosts (Placement, node allocatable); enforce: refuse (Failed, InsufficientCapacity) when it does not or the check cannot run; warn: an Event, then go on; off: skip',
   ),
+  memoryAlertAfter: dflt(
+    duration(),
+    1800,
+    'the DrainerEvacuationMemoryNotFalling alert fires when the memory left to move off a node has not gone down for this long (exported as drainer_evacuation_memory_alert_after_seconds)',
+  ),
 });
 
 export const nodeMaintenanceSchema = z.strictObject({

@@ -97,6 +97,8 @@ export interface WorkloadProgress {
   /** Who owns the workload (Nova: the server's project), for Events that tell the tenant. */
   readonly owner?: string;
   readonly copy?: CopyProgress;
+  /** The VM's memory (Nova: its flavor's RAM), for the memory left to move; absent when unknown. */
+  readonly memoryBytes?: number;
 }
 
 export interface Outcome {

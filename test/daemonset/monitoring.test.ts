@@ -38,6 +38,7 @@ describe('monitoring expressions', () => {
       'DrainerCloudAuthFailed',
       'DrainerDrainGateHeldLong',
       'DrainerEvacuationFailed',
+      'DrainerEvacuationMemoryNotFalling',
       'DrainerEvacuationTooLong',
       'DrainerMigrationNotConverging',
       'DrainerMigrationsFailing',
@@ -69,6 +70,8 @@ describe('monitoring expressions', () => {
       'drainer_fleet_waiting',
       'drainer_migrations_not_converging',
       'drainer_migration_memory_remaining_bytes',
+      'drainer_evacuation_memory_left_bytes',
+      'drainer_workloads_awaiting_owner',
     ])
       expect(uses(m), m).toBeGreaterThan(0);
   });

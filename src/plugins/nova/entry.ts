@@ -186,6 +186,8 @@ export function toProgress(e: Entry, now: number): WorkloadProgress {
       : {}),
     ...(e.message ? { message: e.message } : {}),
     ...(e.server.tenant_id ? { owner: e.server.tenant_id } : {}),
+    // the flavor's RAM, embedded from 2.47 (before, only its id: unknown)
+    ...(typeof e.server.flavor?.ram === 'number' ? { memoryBytes: e.server.flavor.ram * 1024 * 1024 } : {}),
     ...(e.copy && e.state === 'migrating'
       ? {
           copy: {
