@@ -70,7 +70,7 @@ describe('each server its own way out (full stack)', () => {
   it('stop on a declared reboot: stopped on the host, the node Evacuated, and started again on restore', async () => {
     const { s, byName } = await start(
       [{ name: 'vm-stop', metadata: way('stop') }, { name: 'vm-live' }],
-      {},
+      { resyncInterval: 1 },
       {
         'drainer.dev/reboot': 'true',
       },
@@ -84,6 +84,12 @@ describe('each server its own way out (full stack)', () => {
     expect(byName('vm-live').host).toBe('node-b');
     expect(JSON.stringify(rec.outcomes)).toMatch(
       /vm-stop \(skipped: stopped on the host for the declared reboot/,
+    );
+    // resyncs list the host again: the stopped server is no stray, the node stays Evacuated
+    await new Promise((r) => setTimeout(r, 2500));
+    expect((await s.record('node-a'))?.phase).toBe('Evacuated');
+    expect(await nodeEvents(s, 'node-a', 'DrainGateHeld')).not.toContainEqual(
+      expect.stringMatching(/wait again/),
     );
 
     await s.cordon('node-a', false);
