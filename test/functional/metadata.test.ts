@@ -6,6 +6,9 @@ import { describe, expect, it } from 'vitest';
 import { startOpenStack } from '../../src/sandbox/openstack/index.ts';
 import { ScaledClock } from '../../src/sandbox/clock.ts';
 import type { CloudEnv } from './support/cloud-env.ts';
+import { MAINTENANCE_KEY } from '../../src/plugins/nova/policy.ts';
+import { getServer, migrationsOf } from './support/nova.ts';
+import { evacuate, novaPlugin, plan, restore } from './support/nova-plugin.ts';
 import { http, Session } from './support/session.ts';
 import { useWorld } from './support/world.ts';
 
@@ -107,5 +110,37 @@ describe('contract: server metadata in the sandbox Nova answers like the real No
     );
 
     expect(emulated).toEqual(real);
+  });
+});
+
+describe('the way out set in a real Nova server metadata, as the agent reads it', () => {
+  it('plans cold for a server its owner tagged cold, moves it stopped and it runs again on the other host', async () => {
+    const w = world();
+    const [tagged, plain] = await w.boot([{ label: 'md-cold' }, { label: 'md-live' }]);
+    const set = await w.admin.request(
+      'compute',
+      'PUT',
+      `/servers/${tagged!.id}/metadata/${MAINTENANCE_KEY}`,
+      {
+        json: { meta: { [MAINTENANCE_KEY]: 'cold' } },
+      },
+    );
+    const plugin = await novaPlugin(w.cloud);
+
+    const planned = await plan(plugin, w.settings.sourceHost);
+    const { outcome, record } = await evacuate(plugin, w.settings.sourceHost);
+
+    expect(set.status).toBe(200);
+    const line = (id: string) => planned.workloads.find((x) => x.id === id);
+    expect([line(tagged!.id)?.action, line(tagged!.id)?.why]).toEqual([
+      'cold-migrate',
+      `metadata ${MAINTENANCE_KEY}=cold: Nova stops it, cold-migrates it, and it runs again on the new host once confirmed`,
+    ]);
+    expect([line(plain!.id)?.action, line(plain!.id)?.why]).toEqual(['live-migrate', 'default']);
+    expect(outcome.succeeded, JSON.stringify(outcome)).toBe(true);
+    const after = await getServer(w.admin, tagged!.id);
+    expect([after?.host, after?.status]).toEqual([w.settings.targetHost, 'ACTIVE']);
+    expect((await migrationsOf(w.admin, tagged!.id)).map((m) => m.migrationType)).toEqual(['migration']);
+    await restore(plugin, w.settings.sourceHost, record);
   });
 });
