@@ -143,10 +143,8 @@ export class NovaPlugin implements BackendPlugin {
         return save({ ...record, migrations: { ...record.migrations, [id]: { ...kept, ...entry } } });
       },
       remember: async (id, patch) => {
-        const entry = record.migrations[id] ?? {
-          attempts: 0,
-          startedAt: new Date(this.#o.now()).toISOString(),
-        };
+        // made before any attempt (notify's clock, a stop): no start yet, so a resumed one times its move from its own start
+        const entry = record.migrations[id] ?? { attempts: 0, startedAt: '' };
         await save({ ...record, migrations: { ...record.migrations, [id]: { ...entry, ...patch } } });
       },
       progress: (items) => ctx.progress(items),
