@@ -7,7 +7,9 @@ import { toPluginRecord, type NovaRecord } from './record.ts';
 import { hostOf, taskStateOf } from './types.ts';
 
 export async function startStopped(
-  compute: Pick<ComputeClient, 'init' | 'getServer' | 'startServer'>,
+  compute: Pick<ComputeClient, 'getServer' | 'startServer'> & {
+    init(signal?: AbortSignal): Promise<unknown>;
+  },
   rec: NovaRecord,
   ctx: RestoreContext,
 ): Promise<NovaRecord> {
