@@ -143,8 +143,6 @@ function whyOf(
     return `${chosen}: Nova stops it, cold-migrates it, and it runs again on the new host once confirmed`;
   if (way === 'stop')
     return `${chosen}: stopped on the host for the declared reboot, started again on restore`;
-  if (opts.way === 'live' && chosen !== 'default')
-    return `${chosen}, not moved by its owner in time: the default way`;
   return chosen;
 }
 

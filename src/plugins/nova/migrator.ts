@@ -343,11 +343,9 @@ export class Migrator {
     }
   }
 
-  /** Servers other than the onError-last ones still to start or moving. */
+  /** Servers other than the onError-last ones still to move (waiting ones too: busy, an owner asked). */
   #othersLeft(): boolean {
-    return this.entries.some(
-      (x) => !x.last && (x.state === 'migrating' || (x.state === 'pending' && x.next)),
-    );
+    return this.entries.some((x) => !x.last && (x.state === 'migrating' || x.state === 'pending'));
   }
 
   /** Way out stop: recorded before the call, so restore starts it again whatever happens next. */
