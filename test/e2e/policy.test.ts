@@ -7,6 +7,8 @@ import { MAINTENANCE_KEY } from '../../src/plugins/nova/policy.ts';
 import { nova, token } from '../sandbox/openstack/client.ts';
 import { smallWorld } from './scenario.ts';
 import type { PreflightReport } from '../../src/core/preflight.ts';
+import { gateName } from '../../src/kube/gate.ts';
+import type { KubePod } from '../../src/kube/types.ts';
 import { finished, nodeEvents, startStack, until, type Stack } from './stack.ts';
 import { stackCli } from './stack-cli.ts';
 
@@ -211,6 +213,12 @@ describe('the node migration mode (full stack)', () => {
 
     expect((await s.record('node-a'))?.phase).toBe('Evacuating');
     expect(os.servers().every((x) => os.migrateCalls(x.id) === 0)).toBe(true);
+    // the drain gate holds every Eviction-API drain meanwhile
+    const gatePod = () =>
+      s.k
+        .request<KubePod>({ path: `/api/v1/namespaces/drainer/pods/${gateName('node-a')}` })
+        .catch(() => undefined);
+    expect((await gatePod())?.status?.phase).toBe('Running');
 
     // the operator moves them with their own tools
     const t = await token(s.sandbox.openstack);
@@ -225,6 +233,7 @@ describe('the node migration mode (full stack)', () => {
     expect(rec.phase).toBe('Evacuated');
     expect(os.servers().map((x) => x.host)).toEqual(['node-b', 'node-b']);
     expect(os.servers().every((x) => os.migrateCalls(x.id) === 1)).toBe(true); // the test's own calls
+    await until('gate released', async () => (await gatePod()) === undefined);
   });
 
   it('skip: the node is never evacuated, like drainer.dev/ignore', async () => {
