@@ -11,6 +11,7 @@ import { kubeFleetApi } from './fleet/kube-port.ts';
 import { previewFleet, type FleetPreview } from './fleet/preview.ts';
 import type { PluginHost } from './host.ts';
 import type { Logger } from '../observability/logger.ts';
+import { MIGRATION_MODE_KEY } from '../names.ts';
 import { optOutReason } from './desired.ts';
 import { migrationMode, nodeRef } from './node-policy.ts';
 import type { NodeObject } from './objects.ts';
@@ -129,6 +130,10 @@ async function checkNode(k: KubeClients, i: PreflightInput, f: Findings): Promis
     if (out) f.reasons.push(`node ${i.node} ${out}: drainer never evacuates it`);
     const mode = migrationMode(node);
     if ('invalid' in mode) f.reasons.push(`EvacuationBlocked: ${mode.invalid}`);
+    else if (mode.mode === 'manual')
+      f.notes.push(
+        `node ${i.node} has ${MIGRATION_MODE_KEY}=manual: drainer disables the compute service and moves nothing; the evacuation (and the drain gate) waits until someone else has emptied the host`,
+      );
     const rec = parseRecord(node.metadata.annotations?.[STATE_ANNOTATION]);
     if (rec) f.notes.push(`node ${i.node} already has a record: phase ${rec.phase} (trigger ${rec.trigger})`);
     return node;

@@ -197,6 +197,28 @@ describe('drainer plan shows each way out and why (full stack)', () => {
   });
 });
 
+describe('drainer plan for a node in migration-mode manual (full stack)', () => {
+  it('lists every server as moved by someone else, and says the evacuation waits for the host to be empty', async () => {
+    const { s } = await start([{ name: 'vm-1' }], {}, { 'drainer.dev/migration-mode': 'manual' });
+    const run = stackCli(s, { logLevel: 'warn' });
+
+    const json = await run('plan', '--node', 'node-a', '-o', 'json');
+
+    const report = JSON.parse(json.stdout) as PreflightReport;
+    expect(report.plans[0]?.workloads.map((w) => [w.name, w.action, w.why])).toEqual([
+      [
+        'vm-1',
+        'external',
+        'node node-a drainer.dev/migration-mode=manual: moved by someone else; the drain waits until the host is empty',
+      ],
+    ]);
+    expect(report.notes).toContainEqual(
+      expect.stringMatching(/migration-mode=manual: drainer disables the compute service and moves nothing/),
+    );
+    expect(json.code).toBe(0);
+  });
+});
+
 describe('the node migration mode (full stack)', () => {
   it('manual: nova-compute disabled, nothing moved by drainer, Evacuated only once the test has moved the servers', async () => {
     const { s, os } = await start(
