@@ -197,6 +197,45 @@ describe('drainer plan shows each way out and why (full stack)', () => {
   });
 });
 
+describe('the memory left to move (full stack)', () => {
+  it('drainer status shows the memory still on the node and an ETA from the rate measured so far', async () => {
+    // three 2 GiB servers, 40 simulated seconds each (2 s real): one at a time
+    stack = await startStack({
+      scenario: {
+        ...world([]),
+        openstack: {
+          ...world([]).openstack,
+          migrationSeconds: 40,
+          servers: ['vm-1', 'vm-2', 'vm-3'].map((name) => ({
+            name,
+            project: 'alpha',
+            host: 'node-a',
+            ramMb: 2048,
+          })),
+        },
+      },
+      config: { nova: { submitAhead: 0 } },
+    });
+    const s = stack;
+    const agent = s.startAgent('node-a');
+    await until('agent ready', () => agent.agent.ready().ready);
+
+    await s.cordon('node-a');
+    const mid = await until('one server moved', async () => {
+      const p = (await s.record('node-a'))?.progress?.nova;
+      return p && p.moved >= 1 && p.moved < 3 ? p : undefined;
+    });
+    const status = await stackCli(s, { logLevel: 'warn' })('status');
+
+    expect(mid.memoryLeftBytes).toBe((3 - mid.moved) * 2 * 1024 ** 3);
+    expect(mid.bytesPerSecond).toBeGreaterThan(0);
+    expect(status.stdout).toMatch(
+      new RegExp(`nova ${mid.moved}/3, ${(3 - mid.moved) * 2} GiB left, ETA ~\\d+s`),
+    );
+    expect((await finished(s, 'node-a')).progress?.nova?.memoryLeftBytes).toBe(0);
+  });
+});
+
 describe('drainer plan for a node in migration-mode manual (full stack)', () => {
   it('lists every server as moved by someone else, and says the evacuation waits for the host to be empty', async () => {
     const { s } = await start([{ name: 'vm-1' }], {}, { 'drainer.dev/migration-mode': 'manual' });
