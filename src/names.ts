@@ -14,3 +14,7 @@ export const UNREADABLE_ANNOTATION = 'drainer.dev/state-unreadable';
 export const IGNORE_LABEL = 'drainer.dev/ignore';
 /** On a Node without a record: a change of drainer's found there (restored, or left), JSON; drainer status shows it. */
 export const STRANDED_ANNOTATION = 'drainer.dev/stranded';
+/** A Node label or annotation set to "true": the maintenance is a reboot, so a server stopped on the host (way out stop) may stay. */
+export const REBOOT_KEY = 'drainer.dev/reboot';
+/** A Node label or annotation: auto (default), manual (someone else moves the VMs; drainer holds the gate) or skip (never evacuated). */
+export const MIGRATION_MODE_KEY = 'drainer.dev/migration-mode';

@@ -1,6 +1,6 @@
 // How `drainer status` prints the fleet: an aligned table for people, JSON or YAML for scripts.
 import yaml from 'js-yaml';
-import { copyText } from '../core/copy-text.ts';
+import { copyText, memoryText } from '../core/copy-text.ts';
 import type { FleetRow } from '../core/fleet-view.ts';
 import { renderTable } from '../output/table.ts';
 import { headerLine, type FleetGateView } from './status-header.ts';
@@ -32,7 +32,8 @@ const progressText = (r: FleetRow): string =>
   Object.entries(r.progress)
     .map(([plugin, p]) => {
       const copies = (p.copies ?? []).map((c) => `; ${c.name} ${copyText(c)}`).join('');
-      return `${plugin} ${p.moved}/${p.total}${p.failed ? ` (${p.failed} failed)` : ''}${copies}`;
+      const memory = memoryText(p);
+      return `${plugin} ${p.moved}/${p.total}${p.failed ? ` (${p.failed} failed)` : ''}${memory ? `, ${memory}` : ''}${copies}`;
     })
     .join(', ');
 

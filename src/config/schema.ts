@@ -81,6 +81,16 @@ export const novaSchema = z.strictObject({
     'longest wait between two looks at in-flight servers (the poll adapts below it)',
   ),
   coldMigrateStopped: dflt(z.boolean(), true, 'cold-migrate SHUTOFF servers'),
+  notifyTimeout: dflt(
+    duration(),
+    3600,
+    'how long a server whose metadata drainer.dev:maintenance is notify waits for its owner to move it before it takes the default way out',
+  ),
+  onError: dflt(
+    z.enum(['block', 'last', 'skip']),
+    'block',
+    'a server in ERROR: refuse the evacuation (block), move the healthy servers first and try it last with a cold migration (last), or leave it on the host and go on (skip)',
+  ),
   disabledReasonPrefix: dflt(
     z.string().check(z.minLength(1)),
     'drainer:',
@@ -129,6 +139,11 @@ export const evacuationSchema = z.strictObject({
     z.enum(['enforce', 'warn', 'off']),
     'enforce',
     'before the first change, check that everything fits on the other hosts (Placement, node allocatable); enforce: refuse (Failed, InsufficientCapacity) when it does not or the check cannot run; warn: an Event, then go on; off: skip',
+  ),
+  memoryAlertAfter: dflt(
+    duration(),
+    1800,
+    'the DrainerEvacuationMemoryNotFalling alert fires when the memory left to move off a node has not gone down for this long (exported as drainer_evacuation_memory_alert_after_seconds)',
   ),
 });
 

@@ -2,6 +2,7 @@
 // non-migratable VMI under nonMigratable: block, a server whose state cannot be migrated, missing
 // rights a plan reports) refuses the evacuation before anything on the node changes, as the
 // capacity verdict does. Re-checked at the next attempt (resync).
+import { migrationMode } from './node-policy.ts';
 import type { Plan } from './plugin.ts';
 import type { NodeRun } from './run-context.ts';
 
@@ -25,6 +26,8 @@ export function blockerGate(
   fresh: boolean,
 ): string | undefined {
   if (!fresh || !planned.plans) return undefined;
+  const mode = migrationMode(run.node);
+  if ('invalid' in mode) return `refused before any change: ${mode.invalid}`;
   // plan-wide (missing rights: nothing on the host can be judged) refuse whatever the drain policy
   // (their messages name the plugin already)
   const planWide = planned.plans.flatMap((p) => (p.blockers ?? []).map((b) => b.message));

@@ -14,3 +14,13 @@ export function copyText(c: Pick<CopyProgress, 'totalBytes' | 'remainingBytes' |
   const left = `${gib(c.remainingBytes)} of ${gib(c.totalBytes)} GiB left`;
   return `${pct} % (${c.converging ? left : `${left}, not converging`})`;
 }
+
+/** "12 GiB left, ETA ~4m" (the ETA from the copy rate this evacuation measured), or "" without a figure. */
+export function memoryText(p: { memoryLeftBytes?: number; bytesPerSecond?: number }): string {
+  if (p.memoryLeftBytes === undefined) return '';
+  const left = `${gib(p.memoryLeftBytes)} GiB left`;
+  if (!p.bytesPerSecond || p.memoryLeftBytes === 0) return left;
+  const s = Math.ceil(p.memoryLeftBytes / p.bytesPerSecond);
+  const eta = s < 60 ? `${s}s` : s < 3600 ? `${Math.round(s / 60)}m` : `${(s / 3600).toFixed(1)}h`;
+  return `${left}, ETA ~${eta}`;
+}

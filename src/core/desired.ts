@@ -3,10 +3,20 @@
 import type { MaintenanceObject, NodeObject } from './objects.ts';
 import { timeOf } from './objects.ts';
 import { EVACUATING_TAINT, type NodeRecord } from './record.ts';
-import { IGNORE_LABEL } from '../names.ts';
+import { IGNORE_LABEL, MIGRATION_MODE_KEY } from '../names.ts';
+import { migrationMode } from './node-policy.ts';
 
-/** The node opts out (drainer.dev/ignore=true): drainer reports it and never starts evacuating it. */
-export const optedOut = (node: NodeObject): boolean => node.metadata?.labels?.[IGNORE_LABEL] === 'true';
+/**
+ * Why the node opts out (drainer.dev/ignore=true, or drainer.dev/migration-mode=skip), completing
+ * "node N …"; undefined when it does not. drainer reports such a node and never starts evacuating it.
+ */
+export function optOutReason(node: NodeObject): string | undefined {
+  if (node.metadata?.labels?.[IGNORE_LABEL] === 'true') return `is labelled ${IGNORE_LABEL}=true`;
+  const m = migrationMode(node);
+  return 'mode' in m && m.mode === 'skip' ? `has ${MIGRATION_MODE_KEY}=skip` : undefined;
+}
+
+export const optedOut = (node: NodeObject): boolean => optOutReason(node) !== undefined;
 
 export type MaintenanceMode = 'own' | 'observe' | 'off';
 

@@ -7,6 +7,7 @@ import { capacityGate } from './capacity.ts';
 import type { Desired } from './desired.ts';
 import { evacuatedMaintenance, maintenanceStatus } from './maintenance-status.ts';
 import { takeMaintenance, writeMaintenanceStatus } from './maintenance-sync.ts';
+import { nodeRef } from './node-policy.ts';
 import { maintenanceRef, type MaintenanceObject } from './objects.ts';
 import type { Outcome, Plan } from './plugin.ts';
 import { giveBack, takeSlot, withSlot } from './fleet/step.ts';
@@ -152,23 +153,20 @@ async function evacuateHolding(
   const events = new ProgressEvents((type, reason, message) => void run.event(type, reason, message));
   const progress = new ProgressRecord(run.store, run.log);
   const outcomes = await unlessStopped(ctl, () =>
-    host.evacuate(
-      { name: run.nodeName },
-      {
-        signal: ctl.signal,
-        // from the first change, not from the trigger: hours waiting for a window, a blocker or
-        // a slot must not use up the time the migrations have
-        deadline: new Date(run.now().getTime() + config.evacuation.timeout * 1000),
-        trigger: desired.trigger,
-        dryRun: config.dryRun,
-        abortOnCancel: config.evacuation.abortOnCancel,
-        records: run.store,
-        onProgress: (plugin, items) => {
-          events.report(plugin, items);
-          progress.report(plugin, items);
-        },
+    host.evacuate(nodeRef(run.nodeName, run.node), {
+      signal: ctl.signal,
+      // from the first change, not from the trigger: hours waiting for a window, a blocker or
+      // a slot must not use up the time the migrations have
+      deadline: new Date(run.now().getTime() + config.evacuation.timeout * 1000),
+      trigger: desired.trigger,
+      dryRun: config.dryRun,
+      abortOnCancel: config.evacuation.abortOnCancel,
+      records: run.store,
+      onProgress: (plugin, items) => {
+        events.report(plugin, items);
+        progress.report(plugin, items);
       },
-    ),
+    }),
   );
   if (!outcomes || ctl.signal.aborted) return stopped(run, ctl, started);
   await run.store.update({ outcomes: outcomes.map(summarize) });
@@ -264,7 +262,7 @@ interface Planned {
 async function plan(run: NodeRun, ctl: EvacuationControl, fresh: boolean): Promise<Planned | undefined> {
   try {
     const capacity = run.deps.config.evacuation.capacityCheck !== 'off';
-    const plans = await run.deps.host.plan({ name: run.nodeName }, ctl.signal, { capacity });
+    const plans = await run.deps.host.plan(nodeRef(run.nodeName, run.node), ctl.signal, { capacity });
     const { message, blockers } = summarizePlans(plans);
     if (fresh) await run.event('Normal', 'EvacuationPlanned', message);
     if (blockers.length)

@@ -4,6 +4,7 @@
 import type { Logger } from '../observability/logger.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import { isDrainerError, isExpectedFailure, TimeoutError } from '../errors.ts';
+import { MemoryFall, memoryLeft } from './memory-left.ts';
 import type {
   BackendPlugin,
   NodeRef,
@@ -184,6 +185,7 @@ export class PluginHost {
     let last: readonly WorkloadProgress[] = [];
     const started = new Set<string>(); // id#attempt of every migration seen running, counted once
     const stalls = new Set<string>(); // id#attempt of every stall, counted once
+    const fall = new MemoryFall();
     const failed = (message: string, error?: unknown): HostOutcome => ({
       plugin: name,
       succeeded: false,
@@ -210,6 +212,7 @@ export class PluginHost {
               items.filter((i) => i.state === 'migrating').length,
             );
             this.#countCopies(name, items, stalls);
+            this.#countMemory(name, items, fall);
             opts.onProgress?.(name, items);
           },
         });
@@ -228,7 +231,16 @@ export class PluginHost {
       return failed(`${messageOf(signal.reason)}; the plugin did not stop within ${this.#abandonAfterMs} ms`);
     });
     this.#count(outcome);
+    this.#metrics?.evacuationMemoryLeft.set({ plugin: name }, 0); // nothing is being moved any more
     return outcome;
+  }
+
+  /** The memory left to move, and when it last fell (for the alert on an evacuation that is stuck). */
+  #countMemory(plugin: string, items: readonly WorkloadProgress[], fall: MemoryFall): void {
+    const left = memoryLeft(items);
+    if (!this.#metrics || !left) return;
+    this.#metrics.evacuationMemoryLeft.set({ plugin }, left.leftBytes);
+    this.#metrics.evacuationMemoryFell.set({ plugin }, fall.seen(left.leftBytes, Date.now()));
   }
 
   async restore(node: NodeRef, opts: RestoreOptions): Promise<RestoreResult[]> {
@@ -288,6 +300,10 @@ export class PluginHost {
   #countCopies(plugin: string, items: readonly WorkloadProgress[], seen: Set<string>): void {
     const m = this.#metrics;
     if (!m) return;
+    m.workloadsAwaitingOwner.set(
+      { plugin },
+      items.filter((w) => w.state === 'pending' && w.action === 'notify').length,
+    );
     const copying = items.filter((w) => w.state === 'migrating' && w.copy);
     m.migrationsNotConverging.set({ plugin }, copying.filter((w) => w.copy?.converging === false).length);
     m.migrationMemoryRemaining.set(

@@ -186,6 +186,8 @@ export function createReconciler(
   const host = new PluginHost({ plugins: o.plugins, log, ...(o.metrics ? { metrics: o.metrics } : {}) });
   const events = new EventRecorder({ k: o.k, log, host: o.nodeName });
   const metrics = o.metrics;
+  // the memory alert's time comes from the config, so the PrometheusRule needs no edit to change it
+  metrics?.evacuationMemoryAlertAfter.set(o.config.evacuation.memoryAlertAfter);
   const real = kubeCluster({
     k: o.k,
     events,

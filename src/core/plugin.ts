@@ -5,6 +5,10 @@ import type { Logger } from '../observability/logger.ts';
 /** The Kubernetes node being evacuated. */
 export interface NodeRef {
   readonly name: string;
+  /** drainer.dev/migration-mode=manual: someone else moves the VMs; the plugin only waits for that. */
+  readonly mode?: 'manual';
+  /** drainer.dev/reboot=true: the maintenance is a reboot, so a VM stopped on the host may stay. */
+  readonly reboot?: boolean;
 }
 
 /** What a plugin will do with one workload (a Nova server, a KubeVirt VMI). */
@@ -15,6 +19,8 @@ export type PlannedAction =
   | 'shutdown' // left to the pod drain, which stops it
   | 'external' // someone else moves it
   | 'skip' // left where it is by policy
+  | 'stop' // stopped where it is (its owner's way out; the maintenance is a reboot)
+  | 'notify' // its owner is asked to move it; after a timeout it takes the default way
   | 'none'; // blocked: see `blocker`
 
 export interface PlannedWorkload {
@@ -27,6 +33,8 @@ export interface PlannedWorkload {
   readonly action: PlannedAction;
   /** Why it cannot move (set only when action is 'none'). */
   readonly blocker?: string;
+  /** Why this way out: the default, its owner's choice (e.g. Nova metadata), a node or config policy. */
+  readonly why?: string;
 }
 
 /**
@@ -45,7 +53,8 @@ export type CapacityVerdict =
  * see to tell a moved workload from one that stayed (e.g. Nova's host attribute).
  */
 export interface PlanBlocker {
-  readonly kind: 'missing-rights';
+  /** `invalid-policy`: a workload names a way out that does not exist (its owner's typo). */
+  readonly kind: 'missing-rights' | 'invalid-policy';
   /** Names what is missing and how to grant it. */
   readonly message: string;
 }
@@ -88,6 +97,8 @@ export interface WorkloadProgress {
   /** Who owns the workload (Nova: the server's project), for Events that tell the tenant. */
   readonly owner?: string;
   readonly copy?: CopyProgress;
+  /** The VM's memory (Nova: its flavor's RAM), for the memory left to move; absent when unknown. */
+  readonly memoryBytes?: number;
 }
 
 export interface Outcome {

@@ -7,13 +7,15 @@ import { isBadInput, isNotFoundError } from '../errors.ts';
 import type { KubeClients } from '../kube/client.ts';
 import { previewDrain, type DrainPreview } from '../kube/drain-preview.ts';
 import { getNode } from '../kube/node.ts';
-import { IGNORE_LABEL } from '../names.ts';
 import { kubeFleetApi } from './fleet/kube-port.ts';
 import { previewFleet, type FleetPreview } from './fleet/preview.ts';
 import type { PluginHost } from './host.ts';
 import type { Logger } from '../observability/logger.ts';
-import type { Plan } from './plugin.ts';
+import { MIGRATION_MODE_KEY } from '../names.ts';
+import { optOutReason } from './desired.ts';
+import { migrationMode, nodeRef } from './node-policy.ts';
 import type { NodeObject } from './objects.ts';
+import type { Plan } from './plugin.ts';
 import { checkStart, type StartCheck } from './preflight-start.ts';
 import { parseRecord, STATE_ANNOTATION } from './record.ts';
 
@@ -134,8 +136,14 @@ const launcherSkip = (config: Config) => (pod: { metadata: { labels?: Record<str
 async function checkNode(k: KubeClients, i: PreflightInput, f: Findings): Promise<NodeObject | undefined> {
   try {
     const node = await getNode(k, i.node, i.signal);
-    if (node.metadata.labels?.[IGNORE_LABEL] === 'true')
-      f.reasons.push(`node ${i.node} is labelled ${IGNORE_LABEL}=true: drainer never evacuates it`);
+    const out = optOutReason(node);
+    if (out) f.reasons.push(`node ${i.node} ${out}: drainer never evacuates it`);
+    const mode = migrationMode(node);
+    if ('invalid' in mode) f.reasons.push(`EvacuationBlocked: ${mode.invalid}`);
+    else if (mode.mode === 'manual')
+      f.notes.push(
+        `node ${i.node} has ${MIGRATION_MODE_KEY}=manual: drainer disables the compute service and moves nothing; the evacuation (and the drain gate) waits until someone else has emptied the host`,
+      );
     const rec = parseRecord(node.metadata.annotations?.[STATE_ANNOTATION]);
     if (rec) f.notes.push(`node ${i.node} already has a record: phase ${rec.phase} (trigger ${rec.trigger})`);
     return node;
@@ -194,7 +202,7 @@ export async function preflight(i: PreflightInput): Promise<PreflightReport> {
   const nodeObject = k ? await checkNode(k, i, f) : undefined;
   if (f.unknown.length || f.badInput.length) return unanswered(i.node, f);
   const [results, pods, fleet, gate, start] = await Promise.all([
-    i.host.planAll({ name: i.node }, i.signal, { capacity }),
+    i.host.planAll(nodeRef(i.node, nodeObject), i.signal, { capacity }),
     k && drains
       ? previewDrain(k, {
           node: i.node,

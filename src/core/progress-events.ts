@@ -22,7 +22,7 @@ export class ProgressEvents {
     for (const w of items) {
       const key = `${plugin}/${w.id}`;
       this.#stalled(plugin, w);
-      const state = `${w.state}/${w.attempts}`;
+      const state = `${w.state}/${w.attempts}${w.action === 'notify' ? '/notify' : ''}`;
       if (this.#seen.get(key) === state) continue;
       this.#seen.set(key, state);
       this.#emitFor(plugin, w);
@@ -53,6 +53,13 @@ export class ProgressEvents {
       this.#emit('Normal', 'MigrationSucceeded', `${what}: moved${to}${took}`);
     } else if (w.state === 'failed') {
       this.#emit('Warning', 'MigrationFailed', `${what}: ${w.message ?? 'migration failed'}`);
+    } else if (w.state === 'pending' && w.action === 'notify') {
+      const owner = w.owner ? ` of project ${w.owner}` : '';
+      this.#emit(
+        'Warning',
+        'MoveRequested',
+        `${what}${owner}: ${w.message ?? 'its owner is asked to move it'}`,
+      );
     } else if (w.state === 'blocked') {
       this.#emit('Warning', 'EvacuationBlocked', `${what}: ${w.message ?? 'cannot move'}`);
     }

@@ -2,6 +2,7 @@
 // from the plugins' progress reports, only when a count changes: a report that repeats the same
 // counts (every poll of a migration) costs no API call.
 import type { Logger } from '../observability/logger.ts';
+import { memoryLeft } from './memory-left.ts';
 import type { WorkloadProgress } from './plugin.ts';
 import type { NodeRecordStore, PluginProgress } from './record.ts';
 
@@ -26,7 +27,15 @@ export function countProgress(items: readonly WorkloadProgress[]): PluginProgres
     if (w.state === 'succeeded') moved++;
     else if (w.state === 'failed' || w.state === 'blocked') failed++;
   }
-  return { moved, total, failed, ...(copies.length ? { copies } : {}) };
+  const memory = memoryLeft(items);
+  return {
+    moved,
+    total,
+    failed,
+    ...(copies.length ? { copies } : {}),
+    ...(memory ? { memoryLeftBytes: memory.leftBytes } : {}),
+    ...(memory?.bytesPerSecond ? { bytesPerSecond: memory.bytesPerSecond } : {}),
+  };
 }
 
 const same = (a: PluginProgress | undefined, b: PluginProgress): boolean =>
@@ -34,6 +43,7 @@ const same = (a: PluginProgress | undefined, b: PluginProgress): boolean =>
   a.moved === b.moved &&
   a.total === b.total &&
   a.failed === b.failed &&
+  a.memoryLeftBytes === b.memoryLeftBytes &&
   JSON.stringify(a.copies) === JSON.stringify(b.copies);
 
 export class ProgressRecord {

@@ -2,8 +2,7 @@
 // NodeMaintenances and the record; the event that caused the run is never trusted.
 import { CancelledError, ConfigError, RecordUnreadableError, UnknownNodeError } from '../errors.ts';
 import { MemoryRecordStore, type RestoreResult } from './host.ts';
-import { desiredState, optedOut, viewMaintenances, type Desired } from './desired.ts';
-import { IGNORE_LABEL } from '../names.ts';
+import { desiredState, optOutReason, optedOut, viewMaintenances, type Desired } from './desired.ts';
 import { evacuate, type EvacuatedDesire } from './evacuate.ts';
 import { evacuatedMaintenance } from './maintenance-status.ts';
 import {
@@ -128,7 +127,7 @@ export class Reconciler {
   }
 
   async #ignored(run: NodeRun, desired: EvacuatedDesire, resync: RunResult): Promise<RunResult> {
-    const text = `node ${run.nodeName} is labelled ${IGNORE_LABEL}=true: not evacuated (trigger ${desired.trigger})`;
+    const text = `node ${run.nodeName} ${optOutReason(run.node)}: not evacuated (trigger ${desired.trigger})`;
     run.log.info({ trigger: desired.trigger }, text);
     await run.event('Warning', 'EvacuationBlocked', text);
     await this.#stranded(run, false);
@@ -165,7 +164,7 @@ export class Reconciler {
       throw new ConfigError([
         {
           path: 'node',
-          message: `node ${nodeName} is labelled ${IGNORE_LABEL}=true: drainer never evacuates it`,
+          message: `node ${nodeName} ${optOutReason(run.node)}: drainer never evacuates it`,
         },
       ]);
     const resync: RunResult = { requeueAfterMs: this.#deps.config.resyncInterval * 1000 };

@@ -39,6 +39,9 @@ const progressSchema = z.looseObject({
   failed: z.number(),
   /** Only while some migration's counters were read (long ones); absent otherwise. */
   copies: z.optional(z.array(copySchema)),
+  /** Memory of the VMs still to move, and the copy rate measured so far (for the ETA). */
+  memoryLeftBytes: z.optional(z.number()),
+  bytesPerSecond: z.optional(z.number()),
 });
 
 const recordSchema = z.looseObject({

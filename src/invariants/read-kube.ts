@@ -100,10 +100,13 @@ const toEvent = (e: EventObj): WorldEvent => ({
   count: e.count ?? 1,
 });
 
-const toVmi = (v: KubeObject): WorldVmi => ({
+const toVmi = (v: Obj): WorldVmi => ({
   namespace: v.metadata.namespace ?? '',
   name: v.metadata.name ?? '',
   ...(v.metadata.labels?.['kubevirt.io/nodeName'] ? { node: v.metadata.labels['kubevirt.io/nodeName'] } : {}),
+  ...(typeof v.spec?.['evictionStrategy'] === 'string'
+    ? { evictionStrategy: v.spec['evictionStrategy'] }
+    : {}),
 });
 
 function toVmiMove(m: Obj): WorldVmiMove {

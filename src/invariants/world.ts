@@ -87,6 +87,8 @@ export interface WorldVmi {
   readonly namespace: string;
   readonly name: string;
   readonly node?: string;
+  /** spec.evictionStrategy as the VMI states it (absent: the cluster's default). */
+  readonly evictionStrategy?: string;
 }
 
 /** A VirtualMachineInstanceMigration that ended: where from, where to, and when. */

@@ -18,6 +18,8 @@ export type EventReason =
   | 'MigrationFailed'
   /** A live migration that does not converge, and what was done about it (forced, aborted, left). */
   | 'MigrationStalled'
+  /** A VM's owner is asked to move it (way out notify); after a timeout drainer moves it the default way. */
+  | 'MoveRequested'
   | 'EvacuationBlocked'
   | 'EvacuationSucceeded'
   | 'EvacuationFailed'

@@ -29,6 +29,12 @@ export class Metrics {
   readonly migrationsNotConverging: Gauge<'plugin'>;
   readonly migrationStalls: Counter<'plugin' | 'action'>;
   readonly migrationMemoryRemaining: Gauge<'plugin'>;
+  /** Memory of the VMs still on the node, when it last fell, and the alert's time from the config. */
+  readonly evacuationMemoryLeft: Gauge<'plugin'>;
+  readonly evacuationMemoryFell: Gauge<'plugin'>;
+  readonly evacuationMemoryAlertAfter: Gauge;
+  /** Workloads whose owner is asked to move them (way out notify), waiting for the owner now. */
+  readonly workloadsAwaitingOwner: Gauge<'plugin'>;
   readonly evictions: Counter<'code'>;
   readonly nodePhase: Gauge<'phase'>;
   readonly recordUnreadable: Gauge;
@@ -101,6 +107,29 @@ export class Metrics {
     this.migrationMemoryRemaining = new Gauge({
       name: 'drainer_migration_memory_remaining_bytes',
       help: 'Memory still to copy, summed over the live migrations whose progress was read',
+      labelNames: ['plugin'],
+      registers,
+    });
+    this.evacuationMemoryLeft = new Gauge({
+      name: 'drainer_evacuation_memory_left_bytes',
+      help: 'Memory of the VMs still on this node while it is evacuated (0 when no evacuation runs)',
+      labelNames: ['plugin'],
+      registers,
+    });
+    this.evacuationMemoryFell = new Gauge({
+      name: 'drainer_evacuation_memory_left_fell_timestamp_seconds',
+      help: 'When the memory left to move last went down (epoch seconds; the start of the evacuation at first)',
+      labelNames: ['plugin'],
+      registers,
+    });
+    this.evacuationMemoryAlertAfter = new Gauge({
+      name: 'drainer_evacuation_memory_alert_after_seconds',
+      help: 'evacuation.memoryAlertAfter: DrainerEvacuationMemoryNotFalling fires when the memory left has not gone down for this long',
+      registers,
+    });
+    this.workloadsAwaitingOwner = new Gauge({
+      name: 'drainer_workloads_awaiting_owner',
+      help: 'VMs whose owner is asked to move them (way out notify) and has not yet; each takes the default way after its timeout',
       labelNames: ['plugin'],
       registers,
     });

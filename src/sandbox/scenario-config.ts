@@ -55,6 +55,7 @@ export function openstackOptions(s: Scenario, clock: Clock, port?: number): Star
       migrationMs: (sv.migrationSeconds ?? o.migrationSeconds) * 1000,
       dirtyMbPerSecond: sv.dirtyMbPerSecond,
       locked: sv.locked,
+      ...(sv.metadata ? { metadata: sv.metadata } : {}),
     })),
     faults: {
       errorRate: o.faults.errorRate,

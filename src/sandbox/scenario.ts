@@ -71,6 +71,8 @@ const server = z
     /** How fast the guest dirties its memory; at or above the link's bandwidth it never converges. */
     dirtyMbPerSecond: z.number().min(0).default(0),
     locked: z.boolean().default(false),
+    /** Server metadata, e.g. { "drainer.dev:maintenance": "cold" } (Nova's key pattern applies). */
+    metadata: z.record(z.string().regex(/^[a-zA-Z0-9-_:. ]{1,255}$/), z.string().max(255)).optional(),
   })
   .strict();
 

@@ -52,7 +52,17 @@ const NODES = [
   withRecord('node-a', {
     phase: 'Evacuating',
     slot: 'drainer-evacuation-0',
-    progress: { nova: { moved: 3, total: 10, failed: 0 }, kubevirt: { moved: 1, total: 2, failed: 1 } },
+    progress: {
+      // 14 GiB still on the host, moving at 64 MiB/s: about 4 minutes
+      nova: {
+        moved: 3,
+        total: 10,
+        failed: 0,
+        memoryLeftBytes: 14 * 1024 ** 3,
+        bytesPerSecond: 64 * 1024 ** 2,
+      },
+      kubevirt: { moved: 1, total: 2, failed: 1 },
+    },
   }),
   // queued later than node-c and node-d
   withRecord('node-b', { phase: 'Queued' }, 2000),
@@ -160,7 +170,13 @@ describe('drainer status', () => {
     ]);
     expect(nodes[7]).toMatchObject({ ignored: true });
     expect(nodes[0]?.progress).toEqual({
-      nova: { moved: 3, total: 10, failed: 0 },
+      nova: {
+        moved: 3,
+        total: 10,
+        failed: 0,
+        memoryLeftBytes: 14 * 1024 ** 3,
+        bytesPerSecond: 64 * 1024 ** 2,
+      },
       kubevirt: { moved: 1, total: 2, failed: 1 },
     });
     expect(nodes[3]).toMatchObject({ trigger: 'NodeMaintenance/nm-d', queuedAt: iso(1000) });
@@ -194,7 +210,7 @@ describe('drainer status', () => {
     );
     expect(lines).toHaveLength(9);
     expect(lines[1]).toMatch(
-      /^node-a\s+Evacuating\s+cordon\s+\S+\s+drainer-evacuation-0\s+nova 3\/10, kubevirt 1\/2 \(1 failed\)\s+held \(8 of 12 servers left\)$/,
+      /^node-a\s+Evacuating\s+cordon\s+\S+\s+drainer-evacuation-0\s+nova 3\/10, 14 GiB left, ETA ~4m, kubevirt 1\/2 \(1 failed\)\s+held \(8 of 12 servers left\)$/,
     );
     // a queued node says what it waits for: the slot and its holder, and who is ahead of it
     expect(lines[3]).toMatch(

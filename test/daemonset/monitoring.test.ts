@@ -39,6 +39,7 @@ describe('monitoring expressions', () => {
       'DrainerDrainGateHeldLong',
       'DrainerDrainGateNotHeld',
       'DrainerEvacuationFailed',
+      'DrainerEvacuationMemoryNotFalling',
       'DrainerEvacuationTooLong',
       'DrainerMigrationNotConverging',
       'DrainerMigrationsFailing',
@@ -70,6 +71,8 @@ describe('monitoring expressions', () => {
       'drainer_fleet_waiting',
       'drainer_migrations_not_converging',
       'drainer_migration_memory_remaining_bytes',
+      'drainer_evacuation_memory_left_bytes',
+      'drainer_workloads_awaiting_owner',
     ])
       expect(uses(m), m).toBeGreaterThan(0);
   });

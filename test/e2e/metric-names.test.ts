@@ -31,7 +31,9 @@ describe('the monitoring kit against a real daemon', () => {
     expect(exposed.has('drainer_migration_duration_seconds_bucket')).toBe(true);
     expect(exposed.has('drainer_migration_total')).toBe(false);
 
-    // the record's progress, as drainer status shows it
-    expect((await s.record('node-a'))?.progress).toEqual({ nova: { moved: 3, total: 3, failed: 0 } });
+    // the record's progress, as drainer status shows it: counts, the memory left and the copy rate
+    expect((await s.record('node-a'))?.progress).toEqual({
+      nova: { moved: 3, total: 3, failed: 0, memoryLeftBytes: 0, bytesPerSecond: expect.any(Number) },
+    });
   });
 });

@@ -68,6 +68,19 @@ describe('nothing evicts or deletes the gate while a VM is on the node', () => {
     ]);
   });
 
+  it("counts no VMI whose eviction strategy is None: the taker's drain stops it with its launcher pod", () => {
+    const w = world({
+      nodes: [node('node-a')],
+      vmis: [
+        { namespace: 'vms', name: 'vm-batch', node: 'node-a', evictionStrategy: 'None' },
+        { namespace: 'vms', name: 'vm-live', node: 'node-a', evictionStrategy: 'LiveMigrate' },
+      ],
+      observations: { requests: [{ method: 'DELETE', path: POD, status: 200, at: T0 }] },
+    });
+    const found = gateDisruptedWhileOccupied(w, OPTS).map((v) => v.evidence);
+    expect(found).toEqual([expect.stringContaining('1 VM(s) were on node node-a: VMI vms/vm-live')]);
+  });
+
   it('counts no delete that a finalizer holds (the pod stays; a drain waits until it is gone)', () => {
     const held = { method: 'DELETE', path: POD, status: 200, at: T0, heldBy: ['drainer.dev/gate'] };
     expect(gateDisruptedWhileOccupied(moved({ observations: { requests: [held] } }), OPTS)).toEqual([]);

@@ -1,12 +1,14 @@
 // After Evacuated (issue 23): at each resync the node's host is listed once (the plugins' plans,
 // without the capacity check). A workload that has to move and is there again (forced onto the
 // host after the final listing) reopens the evacuation, and the drain gate is held while it is.
+import { nodeRef } from '../node-policy.ts';
 import type { NodeRun } from '../run-context.ts';
 import { stillOnHost, toMove } from './step.ts';
 
 /** The workloads on an Evacuated node's host that have to move (empty: still evacuated). */
 export async function strayOnHost(run: NodeRun): Promise<string[]> {
-  const plans = await run.deps.host.plan({ name: run.nodeName }, run.signal, { capacity: false });
+  // with the node's policy: a server stopped for a declared reboot stays, and is no stray
+  const plans = await run.deps.host.plan(nodeRef(run.nodeName, run.node), run.signal, { capacity: false });
   return toMove(plans);
 }
 

@@ -33,7 +33,7 @@ export const gateHeld = (rec: NodeRecord | undefined, node?: NodeObject): boolea
   !rec || (releasedAt(node) === undefined && !(OPENS.has(rec.phase) && allMoved(rec)));
 
 /** Actions that leave a workload on the host until it moves (or blocks it there). */
-const STAYS = new Set(['live-migrate', 'cold-migrate', 'confirm-resize', 'none']);
+const STAYS = new Set(['live-migrate', 'cold-migrate', 'confirm-resize', 'notify', 'none']);
 
 /** The workloads of the plans still on the host that have to move, by name. */
 export const toMove = (plans: readonly Plan[]): string[] =>

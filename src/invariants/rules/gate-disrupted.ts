@@ -30,7 +30,10 @@ function onNodeAt(world: World, node: string, t: number, opts: CheckOptions): st
         .filter((s) => serverHostAt(world, s.id, t) === host)
         .map((s) => `server ${s.name}`)
     : [];
+  // a VMI whose eviction strategy is None stops when its launcher pod is evicted: the taker's drain
+  // ends it, so it is not on the host when that drain returns
   const vmis = (world.vmis ?? [])
+    .filter((v) => v.evictionStrategy !== 'None')
     .filter((v) => vmiNodeAt(world, v.namespace, v.name, t) === node)
     .map((v) => `VMI ${v.namespace}/${v.name}`);
   return [...servers, ...vmis];

@@ -1,12 +1,18 @@
-// What to do with a server found on the host, from its status, task_state and lock.
+// What to do with a server found on the host, from its status, task_state and lock, and the way
+// out its owner chose (policy.ts), the node's reboot declaration and nova.onError.
 import type { PlannedAction, PlannedWorkload } from '../../core/plugin.ts';
+import { REBOOT_KEY } from '../../names.ts';
+import { chosenWay, type Way } from './policy.ts';
 import { taskStateOf, type NovaServer } from './types.ts';
 
-export type MoveAction = 'live-migrate' | 'cold-migrate' | 'confirm-resize';
+/** 'stop': os-stop on the host (way stop, on a declared reboot); the server stays there. */
+export type MoveAction = 'live-migrate' | 'cold-migrate' | 'confirm-resize' | 'stop';
 
 export type Verdict =
   /** Start this now. */
-  | { kind: 'move'; action: MoveAction }
+  | { kind: 'move'; action: MoveAction; last?: boolean }
+  /** Stays on the host by choice (way stop on a declared reboot, nova.onError skip): not a failure. */
+  | { kind: 'stays'; reason: string }
   /** Already moving (someone, maybe an earlier us, started it): track it, never start another. */
   | { kind: 'in-progress'; action: 'live-migrate' | 'cold-migrate' }
   /** Busy with something else (reboot, snapshot …): look again on the next poll. */
@@ -35,7 +41,17 @@ const BUSY_STATUS = new Set([
 
 export interface ClassifyOptions {
   coldMigrateStopped: boolean;
+  /** A server in ERROR: block (default), last, skip. */
+  onError?: 'block' | 'last' | 'skip';
+  /** The maintenance is declared a reboot (node drainer.dev/reboot=true): a stopped server may stay. */
+  reboot?: boolean;
+  /** The way out to apply (default: the server's own; notify resolved by the caller). */
+  way?: Way;
 }
+
+const NOT_REBOOT =
+  `way out "stop" keeps the server on the host, which counts as not evacuated unless the maintenance ` +
+  `is declared a reboot (node annotation or label ${REBOOT_KEY}=true)`;
 
 export function classify(server: NovaServer, opts: ClassifyOptions): Verdict {
   const status = server.status;
@@ -45,6 +61,15 @@ export function classify(server: NovaServer, opts: ClassifyOptions): Verdict {
   if (task && COLD_TASKS.has(task)) return { kind: 'in-progress', action: 'cold-migrate' };
   if (task) return { kind: 'wait', reason: `busy: task_state ${task}` };
   if (server.locked) return { kind: 'blocked', reason: 'server is locked' };
+  if (status === 'ERROR' && opts.onError === 'skip')
+    return { kind: 'stays', reason: 'in ERROR: left on the host (nova.onError skip)' };
+  // Nova refuses migrate on ERROR (409) unless its state is reset: tried anyway, after the rest
+  if (status === 'ERROR' && opts.onError === 'last')
+    return { kind: 'move', action: 'cold-migrate', last: true };
+  const chosen = chosenWay(server);
+  if ('invalid' in chosen) return { kind: 'blocked', reason: chosen.invalid };
+  const way = opts.way ?? chosen.way;
+  if (way === 'cold' || way === 'stop') return byOwnerWay(server, way, opts);
   switch (status) {
     case 'ACTIVE':
     case 'PAUSED':
@@ -62,8 +87,66 @@ export function classify(server: NovaServer, opts: ClassifyOptions): Verdict {
   return { kind: 'blocked', reason: `status ${status} cannot be migrated` };
 }
 
-/** The plan line of a server: what evacuate would do with it. */
-export function planWorkload(server: NovaServer, opts: ClassifyOptions): PlannedWorkload {
+/**
+ * The owner chose cold or stop. Cold: Nova's migrate of an ACTIVE server is itself "stop, move,
+ * start": the guest is powered off, moved, and runs again on the new host once confirmed (a SHUTOFF
+ * one stays off). Stop: stopped on the host, which is only safe on a declared reboot.
+ */
+function byOwnerWay(server: NovaServer, way: 'cold' | 'stop', opts: ClassifyOptions): Verdict {
+  const status = server.status;
+  if (status === 'VERIFY_RESIZE') return { kind: 'move', action: 'confirm-resize' };
+  if (way === 'stop' && !opts.reboot) return { kind: 'blocked', reason: NOT_REBOOT };
+  if (status === 'ACTIVE') return { kind: 'move', action: way === 'cold' ? 'cold-migrate' : 'stop' };
+  if (status === 'SHUTOFF')
+    return way === 'cold'
+      ? { kind: 'move', action: 'cold-migrate' }
+      : { kind: 'stays', reason: 'SHUTOFF: stays on the host for the declared reboot' };
+  const blocking = BLOCKING_STATUS[status];
+  if (blocking) return { kind: 'blocked', reason: blocking };
+  if (BUSY_STATUS.has(status)) return { kind: 'wait', reason: `busy: status ${status}` };
+  return { kind: 'blocked', reason: `way out "${way}" needs the server ACTIVE or SHUTOFF, not ${status}` };
+}
+
+export interface PlanWayOptions extends ClassifyOptions {
+  /** nova.notifyTimeout, seconds. */
+  notifyTimeout: number;
+}
+
+/** The plan line of a server: what evacuate would do with it, and why. */
+export function planWorkload(server: NovaServer, opts: PlanWayOptions): PlannedWorkload {
+  const chosen = chosenWay(server);
+  if ('way' in chosen && chosen.way === 'notify' && opts.way === undefined && server.status !== 'ERROR') {
+    const { blocker, ...then } = planWorkload(server, { ...opts, way: 'live' });
+    const after = blocker ? `is blocked: ${blocker}` : `takes the default way (${then.action})`;
+    return {
+      ...then,
+      action: 'notify',
+      why: `${chosen.why}: its owner is asked to move it; after nova.notifyTimeout (${opts.notifyTimeout}s) it ${after}`,
+    };
+  }
+  const way = opts.way ?? ('way' in chosen ? chosen.way : undefined);
+  const line = planLine(server, opts, way);
+  return { ...line, why: line.why ?? whyOf(server, line.action, chosen.why, way, opts) };
+}
+
+function whyOf(
+  server: NovaServer,
+  action: PlannedAction,
+  chosen: string,
+  way: Way | undefined,
+  opts: PlanWayOptions,
+): string {
+  if (server.status === 'ERROR' && opts.onError === 'last')
+    return 'in ERROR, nova.onError last: tried after the others with a cold migration (Nova refuses it while the state is ERROR)';
+  if (action === 'none' || action === 'skip') return chosen;
+  if (way === 'cold' && server.status === 'ACTIVE')
+    return `${chosen}: Nova stops it, cold-migrates it, and it runs again on the new host once confirmed`;
+  if (way === 'stop')
+    return `${chosen}: stopped on the host for the declared reboot, started again on restore`;
+  return chosen;
+}
+
+function planLine(server: NovaServer, opts: ClassifyOptions, way: Way | undefined): PlannedWorkload {
   const v = classify(server, opts);
   const base = {
     id: server.id,
@@ -80,9 +163,12 @@ export function planWorkload(server: NovaServer, opts: ClassifyOptions): Planned
     case 'gone':
       action = 'skip';
       break;
+    case 'stays':
+      return { ...base, action: 'skip', why: v.reason };
     case 'wait':
       // It will move once the other task ends, if its status allows.
-      if (server.status === 'ACTIVE' || server.status === 'PAUSED') action = 'live-migrate';
+      if (way === 'cold') action = 'cold-migrate';
+      else if (server.status === 'ACTIVE' || server.status === 'PAUSED') action = 'live-migrate';
       else if (server.status === 'SHUTOFF' && opts.coldMigrateStopped) action = 'cold-migrate';
       else return { ...base, action: 'none', blocker: v.reason };
       break;

@@ -322,6 +322,16 @@ export class ComputeClient {
     await this.#action(id, { confirmResize: null }, signal);
   }
 
+  /** Way out stop: powers the server off where it is (202; SHUTOFF a moment later). */
+  async stopServer(id: string, signal?: AbortSignal): Promise<void> {
+    await this.#action(id, { 'os-stop': null }, signal);
+  }
+
+  /** Restore of way out stop: powers it on again. */
+  async startServer(id: string, signal?: AbortSignal): Promise<void> {
+    await this.#action(id, { 'os-start': null }, signal);
+  }
+
   /** In-progress migrations of a server (2.23+). */
   async listServerMigrations(id: string, signal?: AbortSignal): Promise<NovaMigration[]> {
     const res = await this.#call<{ migrations?: NovaMigration[] }>(

@@ -49,6 +49,12 @@ export class Entry {
   /** The migration we forced to complete (from the record too), and when it should be over. */
   forced: number | string | undefined;
   forcedEndAt: number | undefined;
+  /** nova.onError last: a server in ERROR, started only once nothing else is left to start or moving. */
+  last = false;
+  /** Way out stop: drainer stopped it (from the record too). */
+  stopped: boolean;
+  /** Way out notify: when its owner was first asked (from the record too). */
+  notifiedAt: number | undefined;
 
   constructor(server: NovaServer, source: string, resumed?: MigrationRecord) {
     this.id = server.id;
@@ -60,6 +66,9 @@ export class Entry {
     const t = resumed ? Date.parse(resumed.startedAt) : NaN;
     this.startedAt = Number.isNaN(t) ? undefined : t;
     this.forced = resumed?.forced;
+    this.stopped = resumed?.stopped === true;
+    const asked = resumed?.notifiedAt ? Date.parse(resumed.notifiedAt) : NaN;
+    this.notifiedAt = Number.isNaN(asked) ? undefined : asked;
     const since = resumed?.stall ? Date.parse(resumed.stall.since) : NaN;
     if (resumed?.stall && !Number.isNaN(since)) {
       this.stall = { migrationId: resumed.stall.migrationId, least: resumed.stall.least, since };
@@ -177,6 +186,8 @@ export function toProgress(e: Entry, now: number): WorkloadProgress {
       : {}),
     ...(e.message ? { message: e.message } : {}),
     ...(e.server.tenant_id ? { owner: e.server.tenant_id } : {}),
+    // the flavor's RAM, embedded from 2.47 (before, only its id: unknown)
+    ...(typeof e.server.flavor?.ram === 'number' ? { memoryBytes: e.server.flavor.ram * 1024 * 1024 } : {}),
     ...(e.copy && e.state === 'migrating'
       ? {
           copy: {

@@ -14,6 +14,7 @@ export type MigratorCompute = Pick<
   | 'liveMigrate'
   | 'migrate'
   | 'confirmResize'
+  | 'stopServer'
   | 'listServerMigrations'
   | 'listHostMigrations'
   | 'abortMigration'
@@ -31,6 +32,10 @@ export interface MigrationRecord {
   stall?: { migrationId: number | string; least: number; since: string };
   /** The live migration we forced to complete: never forced twice, even by a restarted agent. */
   forced?: number | string;
+  /** Way out stop: drainer stopped it on the host (recorded before the call); restore starts it. */
+  stopped?: boolean;
+  /** Way out notify: when its owner was first asked to move it (the nova.notifyTimeout clock). */
+  notifiedAt?: string;
 }
 
 export interface MigratorOptions {
@@ -42,10 +47,12 @@ export interface MigratorOptions {
   now: () => number;
   signal: AbortSignal;
   abortOnCancel: boolean;
+  /** The maintenance is declared a reboot (node drainer.dev/reboot=true): way out stop may stop servers. */
+  reboot: boolean;
   resumed: Readonly<Record<string, MigrationRecord>>;
   /** Persists the record entry BEFORE the migration call is made. */
   beforeStart(serverId: string, entry: MigrationRecord): Promise<void>;
-  /** Persists a change to a server's record entry (stall clock, forced completion). */
+  /** Persists a change to a server's record entry (stall clock, forced completion, notify clock), made if missing. */
   remember(serverId: string, patch: Partial<MigrationRecord>): Promise<void>;
   progress(items: readonly WorkloadProgress[]): void;
 }

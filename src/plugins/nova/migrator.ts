@@ -13,6 +13,7 @@ import {
 } from '../../errors.ts';
 import type { WorkloadProgress } from '../../core/plugin.ts';
 import { classify, type MoveAction } from './classify.ts';
+import { chosenWay, MAINTENANCE_KEY, type Way } from './policy.ts';
 import { hostOf, type NovaServer } from './types.ts';
 import { Entry, toProgress } from './entry.ts';
 import { Follow } from './follow.ts';
@@ -262,10 +263,20 @@ export class Migrator {
       e.finish('succeeded', now, 'moved off the host by someone else');
       return;
     }
-    const v = classify(s, this.#o.nova);
+    const way = await this.#way(e, now);
+    if (way === 'asked') return;
+    const v = classify(s, { ...this.#o.nova, reboot: this.#o.reboot, ...(way ? { way } : {}) });
     switch (v.kind) {
       case 'gone':
         e.finish('skipped', now, 'deleted');
+        return;
+      case 'stays':
+        e.action = e.stopped ? 'stop' : 'skip';
+        e.finish(
+          'skipped',
+          now,
+          e.stopped ? 'stopped on the host for the declared reboot; started again on restore' : v.reason,
+        );
         return;
       case 'blocked':
         e.block(v.reason);
@@ -283,8 +294,33 @@ export class Migrator {
         return;
       case 'move':
         e.ready(v.action);
+        e.last = v.last === true;
         return;
     }
+  }
+
+  /**
+   * The way out to apply now: the owner's, except that notify asks the owner first and takes the
+   * default way (live) after nova.notifyTimeout. 'asked': still waiting for the owner. The clock is
+   * in the record, so a restarted agent does not ask again from zero.
+   */
+  async #way(e: Entry, now: number): Promise<Way | 'asked' | undefined> {
+    const chosen = chosenWay(e.server);
+    if (!('way' in chosen) || chosen.way !== 'notify' || e.server.status === 'ERROR') return undefined;
+    if (e.notifiedAt === undefined) {
+      e.notifiedAt = now;
+      await this.#o.remember(e.id, { notifiedAt: new Date(now).toISOString() });
+    }
+    const until = e.notifiedAt + this.#o.nova.notifyTimeout * 1000;
+    if (now >= until) return 'live';
+    e.state = 'pending';
+    e.action = 'notify';
+    e.next = undefined;
+    e.notBefore = until; // wakes the loop when the owner's time is up
+    e.message =
+      `its owner is asked to move it (metadata ${MAINTENANCE_KEY}=notify); the default way ` +
+      `(live) in ${Math.ceil((until - now) / 1000)}s (nova.notifyTimeout)`;
+    return 'asked';
   }
 
   async #startMore(): Promise<void> {
@@ -297,8 +333,39 @@ export class Migrator {
         await this.#tracker.confirm(e);
         continue;
       }
+      if (e.next === 'stop') {
+        await this.#stop(e);
+        continue;
+      }
+      if (e.last && this.#othersLeft()) continue; // nova.onError last: after every other server
       if (this.#inFlight() >= this.#window) continue; // confirms still run
       await this.#start(e, e.next);
+    }
+  }
+
+  /** Servers other than the onError-last ones still to move (waiting ones too: busy, an owner asked). */
+  #othersLeft(): boolean {
+    return this.entries.some((x) => !x.last && (x.state === 'migrating' || x.state === 'pending'));
+  }
+
+  /** Way out stop: recorded before the call, so restore starts it again whatever happens next. */
+  async #stop(e: Entry): Promise<void> {
+    const { compute, signal, log } = this.#o;
+    const now = this.#o.now();
+    e.stopped = true;
+    e.next = undefined;
+    await this.#o.remember(e.id, { stopped: true });
+    try {
+      await compute.stopServer(e.id, signal);
+      e.action = 'stop';
+      e.message = 'stopping on the host (the maintenance is declared a reboot)';
+      log.info({ server: e.id, name: e.name }, 'server stopped on the host (way out stop, declared reboot)');
+    } catch (err) {
+      if (signal.aborted || isAuthError(err) || isForbiddenError(err)) throw err;
+      if (isNotFoundError(err)) e.finish('skipped', now, 'deleted during the evacuation');
+      // 409: busy (maybe stopping already); the next poll looks again
+      else if (!isConflictError(err))
+        e.finish('failed', now, `Nova refused os-stop: ${(err as Error).message}`);
     }
   }
 
@@ -306,7 +373,7 @@ export class Migrator {
     return this.entries.filter((e) => e.state === 'migrating').length;
   }
 
-  async #start(e: Entry, action: Exclude<MoveAction, 'confirm-resize'>): Promise<void> {
+  async #start(e: Entry, action: Exclude<MoveAction, 'confirm-resize' | 'stop'>): Promise<void> {
     const { compute, signal, log } = this.#o;
     const now = this.#o.now();
     const slotFree = this.#inFlight() < this.#o.nova.maxConcurrentMigrations;
@@ -336,7 +403,14 @@ export class Migrator {
         const s = await compute.getServer(e.id, signal).catch(() => e.server);
         const v = classify(s, this.#o.nova);
         if (v.kind === 'in-progress') return;
-        e.finish('failed', now, `Nova refused ${action}: ${(err as Error).message}`);
+        const refused = `Nova refused ${action}: ${(err as Error).message}`;
+        e.finish(
+          'failed',
+          now,
+          e.last
+            ? `in ERROR, stays on ${this.#o.source}: ${refused} (reset its state or move it by hand)`
+            : refused,
+        );
         return;
       }
       this.#tracker.failedAttempt(e, now, (err as Error).message);

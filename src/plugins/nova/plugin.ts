@@ -7,6 +7,7 @@ import type {
   Outcome,
   Plan,
   PlanBlocker,
+  PlannedWorkload,
   PlanOptions,
   RestoreContext,
   StrandedChange,
@@ -22,9 +23,13 @@ import type { Sleep } from './http.ts';
 import { resolveServiceHost, type HostMapping } from './mapping.ts';
 import { Migrator } from './migrator.ts';
 import type { PlacementClient } from './placement.ts';
+import { waitForOthers } from './manual.ts';
 import { parseNovaRecord, toPluginRecord, type NovaRecord } from './record.ts';
 import { novaStranded } from './stranded.ts';
-import { hostOf, taskStateOf, type NovaService } from './types.ts';
+import { startStopped } from './restart.ts';
+import { hostOf, taskStateOf, type NovaServer, type NovaService } from './types.ts';
+import { MIGRATION_MODE_KEY } from '../../names.ts';
+import { invalidPolicies, MAINTENANCE_KEY, WAYS } from './policy.ts';
 
 export interface NovaPluginOptions {
   compute: ComputeClient;
@@ -36,7 +41,7 @@ export interface NovaPluginOptions {
   placement?: PlacementClient;
 }
 
-const MOVES = new Set(['live-migrate', 'cold-migrate']);
+const MOVES = new Set(['live-migrate', 'cold-migrate', 'notify']);
 /**
  * How long the plan's service lookup serves the evacuation that follows it: long enough for the
  * cordon → disable path (the plan, then at once the evacuation), too short to act on a stale status.
@@ -69,10 +74,20 @@ export class NovaPlugin implements BackendPlugin {
     this.#planned = { node: node.name, at: this.#o.now(), mapping };
     const { host } = mapping;
     const servers = await compute.listServersOnHost(host, signal);
-    const workloads = servers.map((s) => planWorkload(s, nova));
+    if (node.mode === 'manual')
+      return {
+        plugin: this.name,
+        location: host,
+        workloads: servers.map((s) => manualWorkload(s, node.name)),
+      };
+    const workloads = servers.map((s) => planWorkload(s, { ...nova, reboot: node.reboot === true }));
     // Without the host attribute a server that stayed looks like one that moved: refuse up front.
     if (servers.some((s) => hostOf(s) === undefined))
       return { plugin: this.name, location: host, workloads, blockers: [HOSTS_HIDDEN] };
+    // an owner's typo refuses the evacuation before any change, whatever drain policy applies
+    const invalid = invalidPolicies(servers);
+    if (invalid.length)
+      return { plugin: this.name, location: host, workloads, blockers: [invalidPolicy(invalid)] };
     if (!opts?.capacity || !placement) return { plugin: this.name, location: host, workloads };
     // what will start a migration: not the blocked, skipped or already migrating ones
     const moving = servers.filter((s, i) => MOVES.has(workloads[i]!.action) && taskStateOf(s) === null);
@@ -111,6 +126,7 @@ export class NovaPlugin implements BackendPlugin {
       await ctx.save(toPluginRecord(r));
     };
     await this.#disable(mapping.service, ctx, record, save);
+    if (node.mode === 'manual') return waitForOthers(this.name, mapping.host, node.name, this.#o, ctx);
 
     const migrator = new Migrator({
       compute,
@@ -121,23 +137,30 @@ export class NovaPlugin implements BackendPlugin {
       now: this.#o.now,
       signal,
       abortOnCancel: ctx.abortOnCancel,
+      reboot: node.reboot === true,
       resumed: record.migrations,
-      beforeStart: (id, entry) => save({ ...record, migrations: { ...record.migrations, [id]: entry } }),
+      beforeStart: (id, entry) => {
+        // a new attempt starts its entry afresh, but keeps what its way out recorded
+        const { notifiedAt, stopped } = record.migrations[id] ?? {};
+        const kept = { ...(notifiedAt ? { notifiedAt } : {}), ...(stopped ? { stopped } : {}) };
+        return save({ ...record, migrations: { ...record.migrations, [id]: { ...kept, ...entry } } });
+      },
       remember: async (id, patch) => {
-        const entry = record.migrations[id];
-        if (entry)
-          await save({ ...record, migrations: { ...record.migrations, [id]: { ...entry, ...patch } } });
+        // made before any attempt (notify's clock, a stop): no start yet, so a resumed one times its move from its own start
+        const entry = record.migrations[id] ?? { attempts: 0, startedAt: '' };
+        await save({ ...record, migrations: { ...record.migrations, [id]: { ...entry, ...patch } } });
       },
       progress: (items) => ctx.progress(items),
     });
     const workloads = await migrator.run();
-    return summarize(this.name, workloads, signal.aborted);
+    return summarize(this.name, mapping.host, workloads, signal.aborted);
   }
 
   async restore(node: NodeRef, ctx: RestoreContext): Promise<void> {
     const { compute, nova } = this.#o;
-    const rec = parseNovaRecord(ctx.record);
-    if (!rec) return this.#restoreUnrecorded(node, ctx);
+    const recorded = parseNovaRecord(ctx.record);
+    if (!recorded) return this.#restoreUnrecorded(node, ctx);
+    const rec = await startStopped(this.#o.compute, recorded, ctx);
     if (!rec.disabledByUs) {
       ctx.log.info('nova: nothing to restore (the service was not disabled by drainer)');
       return;
@@ -264,7 +287,28 @@ export class NovaPlugin implements BackendPlugin {
   }
 }
 
-function summarize(plugin: string, workloads: WorkloadProgress[], cancelled: boolean): Outcome {
+function invalidPolicy(lines: readonly string[]): PlanBlocker {
+  return {
+    kind: 'invalid-policy',
+    message:
+      `nova: ${lines.length} server(s) name a way out drainer does not know: ${lines.join('; ')}; ` +
+      `set ${MAINTENANCE_KEY} to one of ${WAYS.join(', ')} or remove it`,
+  };
+}
+
+/** Node mode manual: drainer moves nothing; someone else empties the host while the gate holds. */
+function manualWorkload(s: NovaServer, node: string): PlannedWorkload {
+  return {
+    id: s.id,
+    name: s.name,
+    owner: s.tenant_id ?? '',
+    state: taskStateOf(s) ? `${s.status} (${taskStateOf(s)})` : s.status,
+    action: 'external',
+    why: `node ${node} ${MIGRATION_MODE_KEY}=manual: moved by someone else; the drain waits until the host is empty`,
+  };
+}
+
+function summarize(plugin: string, host: string, workloads: WorkloadProgress[], cancelled: boolean): Outcome {
   const count = (s: WorkloadProgress['state']) => workloads.filter((w) => w.state === s).length;
   const moved = count('succeeded');
   const notMoved = workloads.filter((w) => w.state !== 'succeeded' && w.state !== 'skipped');
@@ -274,5 +318,10 @@ function summarize(plugin: string, workloads: WorkloadProgress[], cancelled: boo
   if (count('migrating') + count('pending'))
     parts.push(`${count('migrating') + count('pending')} unfinished`);
   if (cancelled) parts.push('cancelled');
-  return { plugin, succeeded: notMoved.length === 0, workloads, message: parts.join(', ') };
+  // every server still on the host, by name and why (a stopped or skipped one stays by choice)
+  const gone = (w: WorkloadProgress) => w.state === 'skipped' && /^deleted/.test(w.message ?? '');
+  const stays = workloads.filter((w) => w.state !== 'succeeded' && !gone(w));
+  const staying = stays.map((w) => `${w.name} (${w.state}${w.message ? `: ${w.message}` : ''})`);
+  const text = staying.length ? `${parts.join(', ')}; on ${host}: ${staying.join('; ')}` : parts.join(', ');
+  return { plugin, succeeded: notMoved.length === 0, workloads, message: text };
 }

@@ -26,6 +26,8 @@ export interface NovaServer {
   status: string;
   tenant_id?: string;
   locked?: boolean;
+  /** The server's metadata (its owner's key → value); drainer reads drainer.dev:maintenance. */
+  metadata?: Record<string, string>;
   /** When Nova last changed the server (ISO 8601, Nova's clock). */
   updated?: string;
   /** When it was created (ISO 8601). */

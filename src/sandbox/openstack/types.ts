@@ -42,6 +42,8 @@ export interface ServerSpec {
   /** How fast the guest dirties its memory, MB/s (default 0); near the link's bandwidth it never converges. */
   dirtyMbPerSecond?: number;
   locked?: boolean;
+  /** Server metadata (keys as Nova allows: ^[a-zA-Z0-9-_:. ]{1,255}$), e.g. drainer.dev:maintenance. */
+  metadata?: Record<string, string>;
 }
 
 export interface NovaFaults {

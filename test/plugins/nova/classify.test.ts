@@ -11,7 +11,7 @@ const server = (status: string, task: string | null = null, extra: Partial<NovaS
   'OS-EXT-SRV-ATTR:host': 'h',
   ...extra,
 });
-const on = { coldMigrateStopped: true };
+const on = { coldMigrateStopped: true, notifyTimeout: 60 };
 
 describe('classify', () => {
   it.each([
@@ -44,7 +44,7 @@ describe('classify', () => {
       state: 'ACTIVE (rebooting)',
       owner: 'p1',
     });
-    expect(planWorkload(server('SHUTOFF'), { coldMigrateStopped: false })).toMatchObject({
+    expect(planWorkload(server('SHUTOFF'), { coldMigrateStopped: false, notifyTimeout: 60 })).toMatchObject({
       action: 'none',
       blocker: expect.stringMatching(/coldMigrateStopped/),
     });

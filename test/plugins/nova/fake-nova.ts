@@ -16,6 +16,8 @@ export interface FakeServer {
   task_state: string | null;
   host: string;
   locked?: boolean;
+  /** Server metadata (drainer reads drainer.dev:maintenance). */
+  metadata?: Record<string, string>;
   /** Ticks a migration takes (default 2). */
   ticks?: number;
   /** The next N migration attempts fail asynchronously (server back on the source). */
@@ -392,6 +394,7 @@ export class FakeNova {
       tenant_id: s.tenant_id,
       status: s.status,
       locked: s.locked ?? false,
+      metadata: { ...s.metadata },
       ...(this.hideHost ? {} : { 'OS-EXT-SRV-ATTR:host': s.host }),
       'OS-EXT-STS:task_state': s.task_state,
       ...(s.updatedAt !== undefined

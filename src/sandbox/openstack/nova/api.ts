@@ -22,6 +22,14 @@ import {
   serverMigrationAction,
   showServerMigration,
 } from './migrations.ts';
+import {
+  deleteMetadataItem,
+  listMetadata,
+  mergeMetadata,
+  replaceMetadata,
+  setMetadataItem,
+  showMetadataItem,
+} from './metadata.ts';
 import type { NovaModel } from './model.ts';
 import { listServers, showServer } from './servers.ts';
 import { listServices, updateService } from './services.ts';
@@ -69,6 +77,12 @@ const ROUTES: [string, RegExp, Handler][] = [
   ['GET', /^servers\/detail$/, (c) => listServers(c, true)],
   ['GET', /^servers\/([^/]+)$/, showServer],
   ['POST', /^servers\/([^/]+)\/action$/, serverAction],
+  ['GET', /^servers\/([^/]+)\/metadata$/, listMetadata],
+  ['POST', /^servers\/([^/]+)\/metadata$/, mergeMetadata],
+  ['PUT', /^servers\/([^/]+)\/metadata$/, replaceMetadata],
+  ['GET', /^servers\/([^/]+)\/metadata\/([^/]+)$/, showMetadataItem],
+  ['PUT', /^servers\/([^/]+)\/metadata\/([^/]+)$/, setMetadataItem],
+  ['DELETE', /^servers\/([^/]+)\/metadata\/([^/]+)$/, deleteMetadataItem],
   ['GET', /^servers\/([^/]+)\/migrations$/, listServerMigrations],
   ['GET', /^servers\/([^/]+)\/migrations\/([^/]+)$/, showServerMigration],
   ['DELETE', /^servers\/([^/]+)\/migrations\/([^/]+)$/, abortServerMigration],

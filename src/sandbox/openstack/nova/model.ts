@@ -64,6 +64,8 @@ export interface Server {
   reservationId: string;
   /** The fault Nova shows for a server in ERROR (`fault.message`). */
   fault?: string;
+  /** The server's metadata (key → string), as GET /servers/{id}/metadata shows it. */
+  metadata: Record<string, string>;
   /** vm_state to go back to after a cold migration is confirmed or reverted. */
   preResizeVmState?: string;
 }
@@ -220,6 +222,7 @@ export class NovaModel {
       updatedAt: created + this.clockAhead(id),
       instanceName: `instance-${(this.#nextInstance++).toString(16).padStart(8, '0')}`,
       reservationId: `r-${hexId().slice(0, 8)}`,
+      metadata: { ...spec.metadata },
     };
     if (vmState === 'resized') {
       server.preResizeVmState = 'active';

@@ -59,7 +59,7 @@ export function renderServer(ctx: NovaContext, s: Server, show = false): Record<
     status: serverStatus(s.vmState, s.taskState),
     tenant_id: s.tenantId,
     user_id: s.userId,
-    metadata: {},
+    metadata: { ...s.metadata },
     // Nova: sha224(project_id + host), so clients can group servers by host without seeing it.
     hostId: s.host
       ? createHash('sha224')

@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import { memoryText } from '../../src/core/copy-text.ts';
+import { MemoryFall, memoryLeft } from '../../src/core/memory-left.ts';
+import type { WorkloadProgress } from '../../src/core/plugin.ts';
+
+const GIB = 1024 ** 3;
+const vm = (
+  name: string,
+  state: WorkloadProgress['state'],
+  gib: number,
+  extra: Partial<WorkloadProgress> = {},
+) =>
+  ({
+    id: name,
+    name,
+    state,
+    action: 'live-migrate',
+    attempts: 1,
+    memoryBytes: gib * GIB,
+    ...extra,
+  }) as WorkloadProgress;
+
+describe('the memory left to move off a node', () => {
+  it('sums the VMs still on the host (moved and skipped ones are not) with an ETA from the rate so far', () => {
+    const t0 = Date.parse('2026-01-01T00:00:00Z');
+    const items = [
+      vm('a', 'succeeded', 4, { startedAt: new Date(t0).toISOString(), durationMs: 20_000 }),
+      vm('b', 'succeeded', 4, { startedAt: new Date(t0 + 20_000).toISOString(), durationMs: 20_000 }),
+      vm('c', 'migrating', 8),
+      vm('d', 'failed', 2),
+      vm('e', 'skipped', 16),
+    ];
+
+    // 8 GiB in 40 s: 10 GiB left takes 50 s
+    expect(memoryLeft(items)).toEqual({
+      leftBytes: 10 * GIB,
+      bytesPerSecond: Math.round((8 * GIB) / 40),
+      etaSeconds: 50,
+    });
+    expect(memoryText({ memoryLeftBytes: 10 * GIB, bytesPerSecond: (8 * GIB) / 40 })).toBe(
+      '10 GiB left, ETA ~50s',
+    );
+  });
+
+  it('has no rate before anything moved, and no figure when no VM says its memory', () => {
+    expect(memoryLeft([vm('c', 'pending', 8)])).toEqual({ leftBytes: 8 * GIB });
+    expect(memoryText({ memoryLeftBytes: 8 * GIB })).toBe('8 GiB left');
+    expect(
+      memoryLeft([{ id: 'x', name: 'x', state: 'pending', action: 'live-migrate', attempts: 0 }]),
+    ).toBeUndefined();
+    expect(memoryText({})).toBe('');
+  });
+
+  it('remembers when it last fell: a flat or rising value keeps the old time', () => {
+    const fall = new MemoryFall();
+    expect(fall.seen(10, 1_000)).toBe(1);
+    expect(fall.seen(10, 5_000)).toBe(1);
+    expect(fall.seen(12, 6_000)).toBe(1);
+    expect(fall.seen(8, 9_000)).toBe(9);
+  });
+});
