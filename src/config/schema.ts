@@ -97,7 +97,19 @@ export const kubevirtSchema = z.strictObject({
     'how KubeVirt is asked to migrate: its drain taint, launcher-pod eviction, or both',
   ),
   triggerGraceSeconds: dflt(duration(), 30, 'with trigger "both": wait before evicting'),
-  migrationTimeout: dflt(duration(), 1800, 'per-VMI deadline'),
+  migrationTimeout: opt(
+    duration(),
+    "fixed per-VMI deadline of a running migration (unset: from the guest's memory, see migrationTimeoutPerGiB)",
+  ),
+  migrationTimeoutPerGiB: opt(
+    duration(),
+    "per-VMI deadline per GiB of guest memory (unset: the KubeVirt CR's completionTimeoutPerGiB, else KubeVirt's default 150)",
+  ),
+  migrationTimeoutMargin: dflt(
+    duration(),
+    600,
+    'added to the per-GiB deadline: scheduling the target and the handover',
+  ),
   nonMigratable: dflt(
     z.enum(['block', 'shutdown', 'skip']),
     'block',

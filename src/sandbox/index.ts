@@ -75,6 +75,8 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
         store: kube.store,
         clock,
         evictionHooks: kube.evictionHooks,
+        createHooks: kube.createHooks,
+        extensions: kube.extensions,
         timings: { ...scenario.timings, migrationSeconds: scenario.kubevirt.migrationSeconds },
         ...(opts.log ? { log: opts.log } : {}),
       },

@@ -20,6 +20,7 @@ import { readRecord, toPluginRecord, type KubevirtRecord } from './record.ts';
 import { finalize, handledPods, outcomeOf, planned, staticProgress } from './report.ts';
 import { clusterSettings } from './settings.ts';
 import { shutDown } from './shutdown.ts';
+import { migrationDeadline } from './timeout.ts';
 import { Tracker } from './tracker.ts';
 import { Triggers, type RecordKeeper } from './triggers.ts';
 import type { ClusterSettings, PodLite } from './types.ts';
@@ -109,7 +110,7 @@ export class KubevirtPlugin implements BackendPlugin {
       api,
       log: ctx.log,
       now: this.#now,
-      timeoutMs: config.migrationTimeout * 1000,
+      deadline: (vmi) => migrationDeadline(vmi, config, settings.completionTimeoutPerGiB),
     });
     tracker.begin(movers);
     if (movers.length > 0 && config.trigger !== 'eviction') await triggers.taint(ctx.signal);
@@ -245,7 +246,8 @@ export class KubevirtPlugin implements BackendPlugin {
           }
         },
         pollMs: config.pollInterval * 1000,
-        timeoutMs: config.migrationTimeout * 1000,
+        // stopping a guest is no copy: the fixed deadline, else the margin
+        timeoutMs: (config.migrationTimeout ?? config.migrationTimeoutMargin) * 1000,
       },
       ctx.signal,
     );
