@@ -116,6 +116,11 @@ export const kubevirtSchema = z.strictObject({
     'VMIs that must migrate but cannot: fail the evacuation, stop them, or leave them',
   ),
   pollInterval: dflt(duration(), 2, 'how often VMIs and migrations are listed'),
+  external: dflt(
+    z.enum(['migrate', 'mark']),
+    'migrate',
+    'VMIs with evictionStrategy External: drainer marks them by eviction and migrates them itself once KubeVirt names the node (migrate), or only marks them for their own controller (mark)',
+  ),
 });
 
 export const drainSchema = z.strictObject({

@@ -32,14 +32,15 @@ function liveMigratable(vmi: Vmi): { migratable: boolean; reason?: string } {
   return { migratable: false, reason: c?.reason ?? c?.message ?? 'no LiveMigratable condition' };
 }
 
-function classOf(strategy: EvictionStrategy, migratable: boolean): VmiClass {
+function classOf(strategy: EvictionStrategy, migratable: boolean, external: External): VmiClass {
   switch (strategy) {
     case 'LiveMigrate':
       return migratable ? 'migrate' : 'blocked';
     case 'LiveMigrateIfPossible':
       return migratable ? 'migrate' : 'stop';
     case 'External':
-      return 'external';
+      // drainer as the External controller moves it like a LiveMigrate VMI
+      return external === 'mark' ? 'external' : migratable ? 'migrate' : 'blocked';
     case 'None':
       return 'stop';
   }
@@ -60,14 +61,17 @@ function reasonOf(klass: VmiClass, strategy: EvictionStrategy, notMigratable: st
   return `evictionStrategy ${strategy}`;
 }
 
+type External = KubevirtConfig['external'];
+
 export function classify(
   vmi: Vmi,
   cluster: ClusterSettings,
   policy: KubevirtConfig['nonMigratable'],
+  external: External = 'migrate',
 ): Classified {
   const strategy = effectiveStrategy(vmi, cluster);
   const { migratable, reason } = liveMigratable(vmi);
-  const klass = classOf(strategy, migratable);
+  const klass = classOf(strategy, migratable, external);
   return {
     vmi,
     key: vmiKey(vmi),

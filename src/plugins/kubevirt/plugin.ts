@@ -14,7 +14,7 @@ import type {
 } from '../../core/plugin.ts';
 import type { Logger } from '../../observability/logger.ts';
 import { kubevirtVerdict } from './capacity.ts';
-import { classify, type Classified } from './classify.ts';
+import { classify, vmiKey, type Classified } from './classify.ts';
 import type { KubevirtApi } from './port.ts';
 import { readRecord, toPluginRecord, type KubevirtRecord } from './record.ts';
 import { finalize, handledPods, outcomeOf, planned, staticProgress } from './report.ts';
@@ -22,6 +22,8 @@ import { clusterSettings } from './settings.ts';
 import { shutDown } from './shutdown.ts';
 import { migrationDeadline } from './timeout.ts';
 import { Tracker } from './tracker.ts';
+import { unmarkEvicted } from './unmark.ts';
+import { ExternalController } from './external.ts';
 import { Triggers, type RecordKeeper } from './triggers.ts';
 import type { ClusterSettings, PodLite } from './types.ts';
 
@@ -113,9 +115,18 @@ export class KubevirtPlugin implements BackendPlugin {
       deadline: (vmi) => migrationDeadline(vmi, config, settings.completionTimeoutPerGiB),
     });
     tracker.begin(movers);
-    if (movers.length > 0 && config.trigger !== 'eviction') await triggers.taint(ctx.signal);
-    // KubeVirt's taint path ignores External VMIs; an eviction marks them for their own controller
-    if (externals.length > 0) await triggers.evict(externals, ctx.signal);
+    const viaKubevirt = movers.filter((c) => c.strategy !== 'External');
+    if (viaKubevirt.length > 0 && config.trigger !== 'eviction') await triggers.taint(ctx.signal);
+    // KubeVirt's taint path ignores External VMIs; an eviction marks them (for drainer, or their controller)
+    const toMark = [...externals, ...movers.filter((c) => c.strategy === 'External').map((c) => c.vmi)];
+    if (toMark.length > 0) await triggers.evict(toMark, ctx.signal);
+    const external = new ExternalController({
+      api,
+      node: node.name,
+      log: ctx.log,
+      now: this.#now,
+      vmis: new Set(movers.filter((c) => c.strategy === 'External').map((c) => c.key)),
+    });
 
     const evictFrom =
       config.trigger === 'eviction'
@@ -123,11 +134,11 @@ export class KubevirtPlugin implements BackendPlugin {
         : config.trigger === 'both'
           ? this.#now() + config.triggerGraceSeconds * 1000
           : Infinity;
-    await this.#follow(tracker, triggers, evictFrom, classified, ctx);
+    await this.#follow(tracker, triggers, external, evictFrom, classified, ctx);
 
     let workloads = this.#progress(classified, tracker);
     if (ctx.signal.aborted) {
-      await this.#cancel(node, tracker, triggers, ctx);
+      await this.#cancel(node, tracker, triggers, externals.map(vmiKey), ctx);
     } else {
       workloads = await this.#shutdownBlocked(node, classified, tracker, workloads, ctx);
     }
@@ -160,6 +171,7 @@ export class KubevirtPlugin implements BackendPlugin {
   async #follow(
     tracker: Tracker,
     triggers: Triggers,
+    external: ExternalController,
     evictFrom: number,
     classified: readonly Classified[],
     ctx: EvacuationContext,
@@ -170,6 +182,7 @@ export class KubevirtPlugin implements BackendPlugin {
       try {
         // poll first: a resumed evacuation must see the migrations already running
         await tracker.poll(ctx.signal);
+        await external.migrate(tracker, ctx.signal);
         if (this.#now() >= evictFrom) {
           await triggers.evict(
             tracker.notStarted().map((k) => tracker.vmi(k)),
@@ -193,16 +206,24 @@ export class KubevirtPlugin implements BackendPlugin {
 
   /**
    * On a cancel with evacuation.abortOnCancel: take the drain taint back (while it stays, KubeVirt
-   * starts the migrations again), then delete the unfinished evacuation migrations of this node's
-   * VMIs: KubeVirt aborts a migration whose VMIM is deleted. A shutdown or deadline aborts nothing.
+   * starts the migrations again), take eviction marks back (KubeVirt v1.8+), then delete the
+   * unfinished migrations of this node's VMIs: KubeVirt aborts a migration whose VMIM is deleted.
+   * A shutdown or deadline aborts nothing.
    */
-  async #cancel(node: NodeRef, tracker: Tracker, triggers: Triggers, ctx: EvacuationContext): Promise<void> {
+  async #cancel(
+    node: NodeRef,
+    tracker: Tracker,
+    triggers: Triggers,
+    externals: readonly string[],
+    ctx: EvacuationContext,
+  ): Promise<void> {
     if (!ctx.abortOnCancel || !isCancelledError(ctx.signal.reason)) return;
     const signal = AbortSignal.timeout(CLEANUP_MS);
     const { api } = this.#deps;
     try {
       await triggers.removeOurTaint(signal);
       const ours = new Set(tracker.pending());
+      await unmarkEvicted(api, node.name, new Set([...ours, ...externals]), ctx.log, signal);
       const open = (await api.listMigrations(signal)).filter(
         (m) =>
           !['Succeeded', 'Failed'].includes(m.status?.phase ?? '') &&
@@ -291,7 +312,7 @@ export class KubevirtPlugin implements BackendPlugin {
         (v) =>
           !v.metadata.deletionTimestamp && v.status?.phase !== 'Succeeded' && v.status?.phase !== 'Failed',
       )
-      .map((v) => classify(v, settings, this.#deps.config.nonMigratable))
+      .map((v) => classify(v, settings, this.#deps.config.nonMigratable, this.#deps.config.external))
       .sort((a, b) => a.key.localeCompare(b.key));
   }
 

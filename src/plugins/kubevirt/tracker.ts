@@ -18,6 +18,8 @@ interface Entry {
   /** When a migration of this evacuation first left Pending: the per-VMI timeout runs from here. */
   migratingSince?: number;
   attempts: number;
+  /** This evacuation's migrations of the VMI as the last poll saw them. */
+  seen: { total: number; open: boolean; failed: number; lastFailedAt?: number };
   migration?: { namespace: string; name: string; phase: string; uid?: string };
   target?: string;
   finishedAt?: number;
@@ -51,7 +53,14 @@ export class Tracker {
   }
 
   begin(movers: readonly Classified[]): void {
-    for (const c of movers) this.#entries.set(c.key, { c, vmi: c.vmi, state: 'pending', attempts: 0 });
+    for (const c of movers)
+      this.#entries.set(c.key, {
+        c,
+        vmi: c.vmi,
+        state: 'pending',
+        attempts: 0,
+        seen: { total: 0, open: false, failed: 0 },
+      });
   }
 
   /** Adds a VMI to follow after the start (an External VMI once KubeVirt marked it). */
@@ -73,6 +82,12 @@ export class Tracker {
 
   vmi(key: string): Vmi | undefined {
     return this.#entries.get(key)?.vmi;
+  }
+
+  /** This evacuation's migrations of a VMI still to move, as the last poll saw them. */
+  seen(key: string): Entry['seen'] | undefined {
+    const e = this.#entries.get(key);
+    return e && (e.state === 'pending' || e.state === 'migrating') ? e.seen : undefined;
   }
 
   failed(): boolean {
@@ -101,6 +116,17 @@ export class Tracker {
   #update(e: Entry, migs: readonly Vmim[]): void {
     // an attempt is a migration KubeVirt started (one held Pending has not been tried yet)
     e.attempts = Math.max(e.attempts, migs.filter((m) => !isQueued(m)).length);
+    const failed = migs.filter((m) => m.status?.phase === 'Failed').length;
+    e.seen = {
+      total: migs.length,
+      open: migs.some((m) => !isFinal(m)),
+      failed,
+      ...(failed > e.seen.failed
+        ? { lastFailedAt: this.#deps.now() }
+        : e.seen.lastFailedAt !== undefined
+          ? { lastFailedAt: e.seen.lastFailedAt }
+          : {}),
+    };
     // KubeVirt keeps one open migration per VMI; else the newest finished one tells the story
     const latest = migs.find((m) => !isFinal(m)) ?? migs.at(-1);
     if (latest) this.#observe(e, latest);
@@ -140,7 +166,10 @@ export class Tracker {
     } else if (latest && e.migration) {
       this.#describe(e, latest, lastFailed);
     } else {
-      e.message = 'waiting for KubeVirt to start a migration';
+      e.message =
+        e.c.strategy === 'External'
+          ? 'evictionStrategy External: waiting for KubeVirt to mark it for evacuation (status.evacuationNodeName)'
+          : 'waiting for KubeVirt to start a migration';
     }
   }
 
@@ -148,8 +177,10 @@ export class Tracker {
   #describe(e: Entry, latest: Vmim, lastFailed: Vmim | undefined): void {
     const name = e.migration?.name ?? latest.metadata.name;
     // a failed attempt KubeVirt retries (the retry may already be queued: say both)
+    const retrier =
+      e.c.strategy === 'External' ? 'drainer retries (evictionStrategy External)' : 'KubeVirt retries';
     const failed = lastFailed
-      ? `migration ${lastFailed.metadata.name} failed (${failureReason(e.vmi, lastFailed)}); KubeVirt retries`
+      ? `migration ${lastFailed.metadata.name} failed (${failureReason(e.vmi, lastFailed)}); ${retrier}`
       : undefined;
     if (isQueued(latest)) {
       e.state = e.migratingSince === undefined ? 'pending' : 'migrating';
