@@ -2,7 +2,6 @@
 import { isNotFoundError } from '../../errors.ts';
 import type { KubeClients } from '../../kube/client.ts';
 import { errorForStatus } from '../../kube/errors.ts';
-import type { KubeStatus } from '../../kube/types.ts';
 import { addTaint, getNode, removeTaint } from '../../kube/node.ts';
 import type { NodeView, PodSpecView } from './views.ts';
 import type { CreateAnswer, EvictionAnswer, KubevirtApi } from './port.ts';
@@ -132,9 +131,10 @@ export function kubevirtApi(k: KubeClients): KubevirtApi {
       });
     },
     async createMigration(namespace, vmi, node, signal): Promise<CreateAnswer> {
+      const path = `${KV}/namespaces/${namespace}/virtualmachineinstancemigrations`;
       const res = await k.send({
         method: 'POST',
-        path: `${KV}/namespaces/${namespace}/virtualmachineinstancemigrations`,
+        path,
         body: {
           apiVersion: 'kubevirt.io/v1',
           kind: 'VirtualMachineInstanceMigration',
@@ -151,12 +151,7 @@ export function kubevirtApi(k: KubeClients): KubevirtApi {
           kind: 'refused',
           message: typeof body?.message === 'string' ? body.message : `HTTP ${res.code}`,
         };
-      throw errorForStatus(
-        res.code,
-        (res.body ?? {}),
-        'POST',
-        'virtualmachineinstancemigrations',
-      );
+      throw errorForStatus(res.code, res.body ?? {}, 'POST', path);
     },
     listNodes: (signal) => listAll<NodeView>('/api/v1/nodes', {}, signal),
     listActivePods: (signal) =>
