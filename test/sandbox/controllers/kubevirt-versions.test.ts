@@ -2,6 +2,7 @@
 // scenario, default v1.9). Each test names the KubeVirt file and function it follows.
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../../src/sandbox/index.ts';
+import type { KubeObject } from '../../../src/sandbox/kube/types.ts';
 import type { ScenarioInput } from '../../../src/sandbox/scenario.ts';
 import { cordon, evict, sandbox, statusOf, taint, vmi, VMIM, waitFor } from './helpers.ts';
 
@@ -22,7 +23,7 @@ const vms = (n: number, more: Partial<Kubevirt['vmis'] extends (infer V)[] | und
     ...more,
   }));
 const migrations = (s: Sandbox) => s.kube.store.list(VMIM, { namespace: 'vms' });
-const phase = (o: { status?: unknown }) => (o.status as { phase?: string } | undefined)?.phase;
+const phase = (o: KubeObject) => (o.status as { phase?: string } | undefined)?.phase;
 const events = (s: Sandbox) =>
   s.kube.store
     .list('events', { namespace: 'vms' })
