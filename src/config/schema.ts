@@ -116,6 +116,11 @@ export const kubevirtSchema = z.strictObject({
     'VMIs that must migrate but cannot: fail the evacuation, stop them, or leave them',
   ),
   pollInterval: dflt(duration(), 2, 'how often VMIs and migrations are listed'),
+  notifyTimeout: dflt(
+    duration(),
+    1800,
+    'drainer.dev/maintenance: notify on a VM/VMI: how long its owner has to move it before drainer live-migrates it',
+  ),
   external: dflt(
     z.enum(['migrate', 'mark']),
     'migrate',

@@ -66,6 +66,10 @@ const NOT_EXERCISED = new Set([
   'create kubevirt.io/virtualmachineinstancemigrations',
   // take an eviction mark back on a cancel with abortOnCancel (KubeVirt v1.8+; trigger eviction)
   'update subresources.kubevirt.io/virtualmachineinstances/evacuate/cancel',
+  // drainer.dev/maintenance on a VirtualMachine (the demo's VMIs have none), and its stop/start
+  'get kubevirt.io/virtualmachines',
+  'update subresources.kubevirt.io/virtualmachines/stop',
+  'update subresources.kubevirt.io/virtualmachines/start',
   // names the blocking PodDisruptionBudget when an eviction answers 429
   'list policy/poddisruptionbudgets',
   // an eviction answered 429 watches the budgets to retry as soon as one allows a disruption

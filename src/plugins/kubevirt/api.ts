@@ -5,7 +5,7 @@ import { errorForStatus } from '../../kube/errors.ts';
 import { addTaint, getNode, removeTaint } from '../../kube/node.ts';
 import type { NodeView, PodSpecView } from './views.ts';
 import type { CreateAnswer, EvictionAnswer, KubevirtApi } from './port.ts';
-import type { KubeVirtCr, PodLite, Vmi, Vmim } from './types.ts';
+import type { KubeVirtCr, PodLite, Vmi, Vmim, VmLite } from './types.ts';
 
 const KV = '/apis/kubevirt.io/v1';
 const SUBRESOURCES = '/apis/subresources.kubevirt.io/v1';
@@ -112,6 +112,25 @@ export function kubevirtApi(k: KubeClients): KubevirtApi {
       } catch (err) {
         if (!isNotFoundError(err)) throw err;
       }
+    },
+    async getVm(namespace, name, signal) {
+      try {
+        return await k.request<VmLite>({
+          path: `${KV}/namespaces/${namespace}/virtualmachines/${name}`,
+          signal,
+        });
+      } catch (err) {
+        if (isNotFoundError(err)) return undefined;
+        throw err;
+      }
+    },
+    async vmAction(namespace, name, action, signal) {
+      await k.request({
+        method: 'PUT',
+        path: `${SUBRESOURCES}/namespaces/${namespace}/virtualmachines/${name}/${action}`,
+        body: {},
+        signal,
+      });
     },
     async canCancelEvacuation(signal) {
       try {

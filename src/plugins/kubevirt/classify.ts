@@ -1,9 +1,10 @@
 import type { KubevirtConfig } from '../../config/schema.ts';
 import type { PlannedAction } from '../../core/plugin.ts';
+import { invalidPolicy, MAINTENANCE_ANNOTATION, type PolicyRead } from './policy.ts';
 import type { ClusterSettings, EvictionStrategy, Vmi } from './types.ts';
 
-/** What happens to a VMI when its node is evacuated. */
-export type VmiClass = 'migrate' | 'blocked' | 'stop' | 'external';
+/** What happens to a VMI when its node is evacuated ('halt': drainer stops it, 'notify': its owner first). */
+export type VmiClass = 'migrate' | 'blocked' | 'stop' | 'external' | 'halt' | 'notify';
 
 export interface Classified {
   readonly vmi: Vmi;
@@ -11,6 +12,8 @@ export interface Classified {
   readonly strategy: EvictionStrategy;
   readonly migratable: boolean;
   readonly klass: VmiClass;
+  /** The VirtualMachine that owns it (drainer.dev/maintenance: stop stops that). */
+  readonly vm?: string;
   /** Why it cannot live-migrate (the LiveMigratable condition's reason), when it cannot. */
   readonly reason?: string;
   readonly action: PlannedAction;
@@ -62,21 +65,30 @@ function reasonOf(klass: VmiClass, strategy: EvictionStrategy, notMigratable: st
 }
 
 type External = KubevirtConfig['external'];
+const LIVE: PolicyRead = { policy: 'live', from: 'default' };
 
 export function classify(
   vmi: Vmi,
   cluster: ClusterSettings,
   policy: KubevirtConfig['nonMigratable'],
   external: External = 'migrate',
+  maintenance: PolicyRead = LIVE,
+  vm?: string,
 ): Classified {
   const strategy = effectiveStrategy(vmi, cluster);
   const { migratable, reason } = liveMigratable(vmi);
+  const base = { vmi, key: vmiKey(vmi), strategy, migratable, ...(vm ? { vm } : {}) };
+  if ('invalid' in maintenance) {
+    // refused before the first change, whatever nonMigratable says
+    return { ...base, klass: 'blocked', reason: invalidPolicy(maintenance, vmiKey(vmi)), action: 'none' };
+  }
+  if (maintenance.policy === 'stop')
+    return { ...base, klass: 'halt', reason: `${MAINTENANCE_ANNOTATION}: stop`, action: 'shutdown' };
   const klass = classOf(strategy, migratable, external);
+  if (maintenance.policy === 'notify' && klass === 'migrate')
+    return { ...base, klass: 'notify', reason: `${MAINTENANCE_ANNOTATION}: notify`, action: 'live-migrate' };
   return {
-    vmi,
-    key: vmiKey(vmi),
-    strategy,
-    migratable,
+    ...base,
     klass,
     ...(klass === 'migrate' ? {} : { reason: reasonOf(klass, strategy, reason) }),
     action: actionOf(klass, policy),

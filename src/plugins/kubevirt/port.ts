@@ -1,7 +1,7 @@
 // What the KubeVirt plugin needs from the Kubernetes API, as a small port: the plugin's
 // logic is tested against the sandbox through the real adapter (api.ts), and stays readable.
 import type { NodeView, PodSpecView, Taint } from './views.ts';
-import type { KubeVirtCr, PodLite, Vmi, Vmim } from './types.ts';
+import type { KubeVirtCr, PodLite, Vmi, Vmim, VmLite } from './types.ts';
 
 export type { Taint };
 
@@ -30,6 +30,10 @@ export interface KubevirtApi {
   removeTaint(node: string, key: string, effect: string, signal: AbortSignal): Promise<void>;
   evictPod(namespace: string, name: string, signal: AbortSignal): Promise<EvictionAnswer>;
   deletePod(namespace: string, name: string, signal: AbortSignal): Promise<void>;
+  /** A VirtualMachine, or undefined when it (or the CRD) does not exist. */
+  getVm(namespace: string, name: string, signal: AbortSignal): Promise<VmLite | undefined>;
+  /** PUT subresources.kubevirt.io …/virtualmachines/{name}/stop or /start. */
+  vmAction(namespace: string, name: string, action: 'stop' | 'start', signal: AbortSignal): Promise<void>;
   /** Whether KubeVirt serves evacuate/cancel (v1.8+), by discovery of subresources.kubevirt.io/v1. */
   canCancelEvacuation(signal: AbortSignal): Promise<boolean>;
   /** Takes a VMI's eviction mark back (PUT …/evacuate/cancel); KubeVirt refuses it while the drain taint is on. */

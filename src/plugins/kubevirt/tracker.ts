@@ -167,9 +167,11 @@ export class Tracker {
       this.#describe(e, latest, lastFailed);
     } else {
       e.message =
-        e.c.strategy === 'External'
-          ? 'evictionStrategy External: waiting for KubeVirt to mark it for evacuation (status.evacuationNodeName)'
-          : 'waiting for KubeVirt to start a migration';
+        e.c.klass === 'notify' && !e.vmi.status?.evacuationNodeName
+          ? 'drainer.dev/maintenance: notify: its owner may move it within kubevirt.notifyTimeout; then drainer has it live-migrated'
+          : e.c.strategy === 'External'
+            ? 'evictionStrategy External: waiting for KubeVirt to mark it for evacuation (status.evacuationNodeName)'
+            : 'waiting for KubeVirt to start a migration';
     }
   }
 

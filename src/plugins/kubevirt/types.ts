@@ -46,6 +46,12 @@ export interface Vmi {
   };
 }
 
+/** The fields of a VirtualMachine the plugin reads. */
+export interface VmLite {
+  metadata: ObjectMeta;
+  spec?: { runStrategy?: string; running?: boolean };
+}
+
 export interface Vmim {
   metadata: ObjectMeta;
   spec?: { vmiName?: string };

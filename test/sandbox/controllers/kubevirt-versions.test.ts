@@ -231,7 +231,9 @@ describe('KubeVirt emulation, evacuate/cancel (virt-api rest EvacuateCancelHandl
     const list = await api(sb, 'GET', '/apis/subresources.kubevirt.io/v1');
     const put = await api(sb, 'PUT', cancelPath, { evacuationNodeName: 'node-1' });
 
-    expect(list.body.resources).toEqual([]);
+    expect(list.body.resources.map((r: { name: string }) => r.name)).not.toContain(
+      'virtualmachineinstances/evacuate/cancel',
+    );
     expect(put.code).toBe(404);
   });
 
@@ -250,9 +252,9 @@ describe('KubeVirt emulation, evacuate/cancel (virt-api rest EvacuateCancelHandl
     });
     const done = await api(sb, 'PUT', cancelPath, { evacuationNodeName: 'node-1' });
 
-    expect(list.body.resources.map((r: { name: string }) => r.name)).toEqual([
+    expect(list.body.resources.map((r: { name: string }) => r.name)).toContain(
       'virtualmachineinstances/evacuate/cancel',
-    ]);
+    );
     expect(refused.code).toBe(400);
     expect(refused.body.message).toBe('Node "node-1" has NodeDrainTaintKey "kubevirt.io/drain:NoSchedule"');
     expect(done.code).toBe(200);

@@ -1,4 +1,5 @@
-// virt-api's subresources.kubevirt.io/v1, the one subresource drainer uses: from v1.8,
+// virt-api's subresources.kubevirt.io/v1, what drainer uses of it: VirtualMachine stop/start
+// (vm-actions.ts), and from v1.8
 // PUT …/virtualmachineinstances/{name}/evacuate/cancel with {evacuationNodeName} takes an eviction
 // mark back (KubeVirt's pkg/virt-api/rest, EvacuateCancelHandler and validateEvacuationNode).
 // Before v1.8 the group serves no such resource, which is how a client tells.
@@ -7,6 +8,7 @@ import { failure } from '../../kube/status.ts';
 import { RES, mutateStatus, tryGet, type StoreLike } from '../store.ts';
 import { taintsOf } from '../util.ts';
 import { readSettings } from './config.ts';
+import { vmAction } from './vm-actions.ts';
 import { vmiStatus } from './vmi.ts';
 
 /** The first minor version that serves evacuate/cancel. */
@@ -52,8 +54,15 @@ export function kubevirtSubresources(store: StoreLike): ApiExtension {
   return {
     group: 'subresources.kubevirt.io',
     version: 'v1',
-    resources: () =>
-      serves()
+    resources: () => [
+      ...['start', 'stop'].map((sub) => ({
+        name: `virtualmachines/${sub}`,
+        singularName: '',
+        namespaced: true,
+        kind: '',
+        verbs: ['update'],
+      })),
+      ...(serves()
         ? [
             {
               name: 'virtualmachineinstances/evacuate/cancel',
@@ -63,9 +72,20 @@ export function kubevirtSubresources(store: StoreLike): ApiExtension {
               verbs: ['update'],
             },
           ]
-        : [],
+        : []),
+    ],
     handle(method, segments, body) {
       const [nsWord, ns, plural, name, sub, verb, ...extra] = segments;
+      if (nsWord === 'namespaces' && ns && name && plural === 'virtualmachines' && !verb)
+        return sub === 'stop' || sub === 'start'
+          ? method === 'PUT'
+            ? vmAction(store, ns, name, sub)
+            : answer(
+                405,
+                'MethodNotAllowed',
+                'the server does not allow this method on the requested resource',
+              )
+          : undefined;
       const isCancel =
         nsWord === 'namespaces' &&
         plural === 'virtualmachineinstances' &&
