@@ -11,6 +11,14 @@ import type { Vmi, Vmim } from './types.ts';
 
 const FINAL_PHASES = new Set(['Succeeded', 'Failed']);
 
+/** This evacuation's migrations of a VMI as the last poll saw them. */
+export interface Seen {
+  readonly total: number;
+  readonly open: boolean;
+  readonly failed: number;
+  readonly lastFailedAt?: number;
+}
+
 interface Entry {
   readonly c: Classified;
   vmi: Vmi | undefined;
@@ -19,7 +27,7 @@ interface Entry {
   migratingSince?: number;
   attempts: number;
   /** This evacuation's migrations of the VMI as the last poll saw them. */
-  seen: { total: number; open: boolean; failed: number; lastFailedAt?: number };
+  seen: Seen;
   migration?: { namespace: string; name: string; phase: string; uid?: string };
   target?: string;
   finishedAt?: number;
@@ -85,7 +93,7 @@ export class Tracker {
   }
 
   /** This evacuation's migrations of a VMI still to move, as the last poll saw them. */
-  seen(key: string): Entry['seen'] | undefined {
+  seen(key: string): Seen | undefined {
     const e = this.#entries.get(key);
     return e && (e.state === 'pending' || e.state === 'migrating') ? e.seen : undefined;
   }
