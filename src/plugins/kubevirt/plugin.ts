@@ -250,7 +250,7 @@ export class KubevirtPlugin implements BackendPlugin {
 
   /**
    * On a cancel with evacuation.abortOnCancel: take the drain taint back (while it stays, KubeVirt
-   * starts the migrations again), take eviction marks back (KubeVirt v1.8+), then delete the
+   * starts the migrations again), take eviction marks back (KubeVirt v1.7+), then delete the
    * unfinished migrations of this node's VMIs: KubeVirt aborts a migration whose VMIM is deleted.
    * A shutdown or deadline aborts nothing.
    */

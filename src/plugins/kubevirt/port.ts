@@ -34,7 +34,7 @@ export interface KubevirtApi {
   getVm(namespace: string, name: string, signal: AbortSignal): Promise<VmLite | undefined>;
   /** PUT subresources.kubevirt.io …/virtualmachines/{name}/stop or /start. */
   vmAction(namespace: string, name: string, action: 'stop' | 'start', signal: AbortSignal): Promise<void>;
-  /** Whether KubeVirt serves evacuate/cancel (v1.8+), by discovery of subresources.kubevirt.io/v1. */
+  /** Whether KubeVirt serves evacuate/cancel (v1.7+), by discovery of subresources.kubevirt.io/v1. */
   canCancelEvacuation(signal: AbortSignal): Promise<boolean>;
   /** Takes a VMI's eviction mark back (PUT …/evacuate/cancel); KubeVirt refuses it while the drain taint is on. */
   cancelEvacuation(namespace: string, name: string, node: string, signal: AbortSignal): Promise<void>;

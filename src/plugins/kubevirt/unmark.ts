@@ -1,5 +1,5 @@
 // Cancel with evacuation.abortOnCancel, for VMIs a launcher-pod eviction marked
-// (status.evacuationNodeName): from KubeVirt v1.8 the mark is taken back with
+// (status.evacuationNodeName): from KubeVirt v1.7 the mark is taken back with
 // PUT …/evacuate/cancel, which KubeVirt refuses while the drain taint is on (so it runs after the
 // taint is removed). Older KubeVirt serves no such subresource (found by discovery, not by version
 // guess): the mark stays, KubeVirt will migrate the VMI again, and drainer says so.
@@ -22,7 +22,7 @@ export async function unmarkEvicted(
     const stayMarked = marked.map(vmiKey);
     log.warn(
       { vmis: stayMarked },
-      'KubeVirt before v1.8 cannot take an eviction mark back: it will migrate these VMIs again',
+      'this KubeVirt (before v1.7) cannot take an eviction mark back: it will migrate these VMIs again',
     );
     return { unmarked: [], stayMarked };
   }

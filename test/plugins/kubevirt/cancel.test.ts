@@ -155,9 +155,9 @@ describe('KubeVirt plugin, cancel', () => {
       }
     });
 
-    it('v1.7: KubeVirt serves no evacuate/cancel, so the marks stay (the documented limitation) and nothing is PUT', async () => {
+    it('v1.6: KubeVirt serves no evacuate/cancel, so the marks stay (the documented limitation) and nothing is PUT', async () => {
       w = await world({
-        version: 'v1.7',
+        version: 'v1.6',
         parallelOutboundMigrationsPerNode: 1,
         vmis: [vm('vm-a', { migrationSeconds: 30 }), vm('vm-b', { migrationSeconds: 30 })],
       });

@@ -221,12 +221,12 @@ describe('KubeVirt emulation, virt-api admission', () => {
   );
 });
 
-describe('KubeVirt emulation, evacuate/cancel (virt-api rest EvacuateCancelHandler, v1.8+)', () => {
+describe('KubeVirt emulation, evacuate/cancel (virt-api rest EvacuateCancelHandler, v1.7+)', () => {
   const cancelPath =
     '/apis/subresources.kubevirt.io/v1/namespaces/vms/virtualmachineinstances/vm-1/evacuate/cancel';
 
-  it('is not in discovery before v1.8, and not served', async () => {
-    sb = await sandbox(kubevirt({ version: 'v1.7', vmis: vms(1) }));
+  it('is not in discovery before v1.7, and not served', async () => {
+    sb = await sandbox(kubevirt({ version: 'v1.6', vmis: vms(1) }));
 
     const list = await api(sb, 'GET', '/apis/subresources.kubevirt.io/v1');
     const put = await api(sb, 'PUT', cancelPath, { evacuationNodeName: 'node-1' });

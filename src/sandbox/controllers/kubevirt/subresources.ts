@@ -1,8 +1,8 @@
 // virt-api's subresources.kubevirt.io/v1, what drainer uses of it: VirtualMachine stop/start
-// (vm-actions.ts), and from v1.8
+// (vm-actions.ts), and from v1.7 (v1.7.0 release notes, PR #16097)
 // PUT …/virtualmachineinstances/{name}/evacuate/cancel with {evacuationNodeName} takes an eviction
 // mark back (KubeVirt's pkg/virt-api/rest, EvacuateCancelHandler and validateEvacuationNode).
-// Before v1.8 the group serves no such resource, which is how a client tells.
+// Before v1.7 the group serves no such resource, which is how a client tells.
 import type { ApiAnswer, ApiExtension } from '../../kube/extensions.ts';
 import { failure } from '../../kube/status.ts';
 import { RES, mutateStatus, tryGet, type StoreLike } from '../store.ts';
@@ -12,7 +12,7 @@ import { vmAction } from './vm-actions.ts';
 import { vmiStatus } from './vmi.ts';
 
 /** The first minor version that serves evacuate/cancel. */
-export const CANCEL_FROM_MINOR = 8;
+export const CANCEL_FROM_MINOR = 7;
 
 const answer = (code: number, reason: string, message: string): ApiAnswer => ({
   code,
