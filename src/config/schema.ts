@@ -107,13 +107,35 @@ export const kubevirtSchema = z.strictObject({
     'how KubeVirt is asked to migrate: its drain taint, launcher-pod eviction, or both',
   ),
   triggerGraceSeconds: dflt(duration(), 30, 'with trigger "both": wait before evicting'),
-  migrationTimeout: dflt(duration(), 1800, 'per-VMI deadline'),
+  migrationTimeout: opt(
+    duration(),
+    "fixed per-VMI deadline of a running migration (unset: from the guest's memory, see migrationTimeoutPerGiB)",
+  ),
+  migrationTimeoutPerGiB: opt(
+    duration(),
+    "per-VMI deadline per GiB of guest memory (unset: the KubeVirt CR's completionTimeoutPerGiB, else KubeVirt's default 150)",
+  ),
+  migrationTimeoutMargin: dflt(
+    duration(),
+    600,
+    'added to the per-GiB deadline: scheduling the target and the handover',
+  ),
   nonMigratable: dflt(
     z.enum(['block', 'shutdown', 'skip']),
     'block',
     'VMIs that must migrate but cannot: fail the evacuation, stop them, or leave them',
   ),
   pollInterval: dflt(duration(), 2, 'how often VMIs and migrations are listed'),
+  notifyTimeout: dflt(
+    duration(),
+    1800,
+    'drainer.dev/maintenance: notify on a VM/VMI: how long its owner has to move it before drainer live-migrates it',
+  ),
+  external: dflt(
+    z.enum(['migrate', 'mark']),
+    'migrate',
+    'VMIs with evictionStrategy External: drainer marks them by eviction and migrates them itself once KubeVirt names the node (migrate), or only marks them for their own controller (mark)',
+  ),
 });
 
 export const drainSchema = z.strictObject({

@@ -92,6 +92,8 @@ async function started(
         store: kube.store,
         clock,
         evictionHooks: kube.evictionHooks,
+        createHooks: kube.createHooks,
+        extensions: kube.extensions,
         timings: { ...scenario.timings, migrationSeconds: scenario.kubevirt.migrationSeconds },
         unpullableImages: scenario.unpullableImages,
         ...(opts.log ? { log: opts.log } : {}),

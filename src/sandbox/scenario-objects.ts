@@ -243,6 +243,11 @@ export function kubevirtObject(s: Scenario): KubeObject {
         },
       },
     },
+    status: {
+      phase: 'Deployed',
+      observedKubeVirtVersion: `${k.version}.0`,
+      targetKubeVirtVersion: `${k.version}.0`,
+    },
   };
 }
 

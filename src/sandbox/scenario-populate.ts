@@ -33,7 +33,12 @@ interface Owner {
   nodes: string[];
 }
 
-const KUBEVIRT_CRDS = ['kubevirts', 'virtualmachineinstances', 'virtualmachineinstancemigrations'];
+const KUBEVIRT_CRDS = [
+  'kubevirts',
+  'virtualmachineinstances',
+  'virtualmachines',
+  'virtualmachineinstancemigrations',
+];
 
 function createWithStatus(store: StoreLike, res: string, obj: KubeObject): KubeObject {
   const created = store.create(res, obj);

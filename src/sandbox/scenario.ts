@@ -123,6 +123,8 @@ const openstack = z
   })
   .strict();
 
+export const KUBEVIRT_VERSIONS = ['v1.4', 'v1.5', 'v1.6', 'v1.7', 'v1.8', 'v1.9'] as const;
+
 export const evictionStrategy = z.enum(['None', 'LiveMigrate', 'LiveMigrateIfPossible', 'External']);
 
 const vmi = z
@@ -149,6 +151,8 @@ const vmi = z
 const kubevirt = z
   .object({
     installed: z.boolean().default(true),
+    /** The KubeVirt release the emulation follows (docs/kubevirt.md, "Versions"). */
+    version: z.enum(KUBEVIRT_VERSIONS).default('v1.9'),
     namespace: name.default('kubevirt'),
     nodeDrainTaintKey: z.string().min(1).default('kubevirt.io/drain'),
     evictionStrategy: evictionStrategy.optional(),
@@ -213,8 +217,8 @@ const timings = z
     podStartSeconds: seconds.default(2),
     /** Each migration phase before Running (Scheduling … TargetReady). */
     migrationStepSeconds: seconds.default(0.5),
-    /** First wait before KubeVirt retries a failed evacuation migration; doubles each time. */
-    migrationBackoffSeconds: seconds.default(10),
+    /** How long KubeVirt holds an evacuation migration Pending after a failed one (20 s); doubles per consecutive failure. */
+    migrationBackoffSeconds: seconds.default(20),
   })
   .strict();
 

@@ -62,6 +62,14 @@ const key = (c: KubeCall) => `${c.verb} ${c.group || 'core'}/${c.resource}`;
 const NOT_EXERCISED = new Set([
   // abort of a running VMI migration: evacuation.abortOnCancel and an uncordon mid-migration
   'delete kubevirt.io/virtualmachineinstancemigrations',
+  // drainer as the controller of External VMIs (the demo scenario has none)
+  'create kubevirt.io/virtualmachineinstancemigrations',
+  // take an eviction mark back on a cancel with abortOnCancel (KubeVirt v1.8+; trigger eviction)
+  'update subresources.kubevirt.io/virtualmachineinstances/evacuate/cancel',
+  // drainer.dev/maintenance on a VirtualMachine (the demo's VMIs have none), and its stop/start
+  'get kubevirt.io/virtualmachines',
+  'update subresources.kubevirt.io/virtualmachines/stop',
+  'update subresources.kubevirt.io/virtualmachines/start',
   // names the blocking PodDisruptionBudget when an eviction answers 429
   'list policy/poddisruptionbudgets',
   // an eviction answered 429 watches the budgets to retry as soon as one allows a disruption

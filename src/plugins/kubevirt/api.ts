@@ -1,12 +1,15 @@
 // The KubevirtApi port over the project's Kubernetes client (src/kube).
 import { isNotFoundError } from '../../errors.ts';
 import type { KubeClients } from '../../kube/client.ts';
+import { errorForStatus } from '../../kube/errors.ts';
 import { addTaint, getNode, removeTaint } from '../../kube/node.ts';
 import type { NodeView, PodSpecView } from './views.ts';
-import type { EvictionAnswer, KubevirtApi } from './port.ts';
-import type { KubeVirtCr, PodLite, Vmi, Vmim } from './types.ts';
+import type { CreateAnswer, EvictionAnswer, KubevirtApi } from './port.ts';
+import type { KubeVirtCr, PodLite, Vmi, Vmim, VmLite } from './types.ts';
 
 const KV = '/apis/kubevirt.io/v1';
+const SUBRESOURCES = '/apis/subresources.kubevirt.io/v1';
+const CANCEL = 'virtualmachineinstances/evacuate/cancel';
 
 interface List<T> {
   items?: T[];
@@ -109,6 +112,65 @@ export function kubevirtApi(k: KubeClients): KubevirtApi {
       } catch (err) {
         if (!isNotFoundError(err)) throw err;
       }
+    },
+    async getVm(namespace, name, signal) {
+      try {
+        return await k.request<VmLite>({
+          path: `${KV}/namespaces/${namespace}/virtualmachines/${name}`,
+          signal,
+        });
+      } catch (err) {
+        if (isNotFoundError(err)) return undefined;
+        throw err;
+      }
+    },
+    async vmAction(namespace, name, action, signal) {
+      await k.request({
+        method: 'PUT',
+        path: `${SUBRESOURCES}/namespaces/${namespace}/virtualmachines/${name}/${action}`,
+        body: {},
+        signal,
+      });
+    },
+    async canCancelEvacuation(signal) {
+      try {
+        const list = await k.request<{ resources?: { name?: string }[] }>({ path: SUBRESOURCES, signal });
+        return (list.resources ?? []).some((r) => r.name === CANCEL);
+      } catch (err) {
+        if (isNotFoundError(err)) return false; // no virt-api group at all
+        throw err;
+      }
+    },
+    async cancelEvacuation(namespace, name, node, signal) {
+      await k.request({
+        method: 'PUT',
+        path: `${SUBRESOURCES}/namespaces/${namespace}/virtualmachineinstances/${name}/evacuate/cancel`,
+        body: { evacuationNodeName: node },
+        signal,
+      });
+    },
+    async createMigration(namespace, vmi, node, signal): Promise<CreateAnswer> {
+      const path = `${KV}/namespaces/${namespace}/virtualmachineinstancemigrations`;
+      const res = await k.send({
+        method: 'POST',
+        path,
+        body: {
+          apiVersion: 'kubevirt.io/v1',
+          kind: 'VirtualMachineInstanceMigration',
+          metadata: { generateName: 'drainer-evacuation-', namespace, labels: { 'drainer.dev/node': node } },
+          spec: { vmiName: vmi },
+        },
+        signal,
+      });
+      const body = res.body as { metadata?: { name?: string }; message?: unknown } | undefined;
+      if (res.code >= 200 && res.code < 300) return { kind: 'created', name: body?.metadata?.name ?? '' };
+      // KubeVirt's admission answers 400 (a second open migration, a VMI that cannot migrate)
+      if (res.code === 400 || res.code === 422)
+        return {
+          kind: 'refused',
+          message: typeof body?.message === 'string' ? body.message : `HTTP ${res.code}`,
+        };
+      throw errorForStatus(res.code, res.body ?? {}, 'POST', path);
     },
     listNodes: (signal) => listAll<NodeView>('/api/v1/nodes', {}, signal),
     listActivePods: (signal) =>

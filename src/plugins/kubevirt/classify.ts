@@ -1,9 +1,10 @@
 import type { KubevirtConfig } from '../../config/schema.ts';
 import type { PlannedAction } from '../../core/plugin.ts';
+import { invalidPolicy, MAINTENANCE_ANNOTATION, type PolicyRead } from './policy.ts';
 import type { ClusterSettings, EvictionStrategy, Vmi } from './types.ts';
 
-/** What happens to a VMI when its node is evacuated. */
-export type VmiClass = 'migrate' | 'blocked' | 'stop' | 'external';
+/** What happens to a VMI when its node is evacuated ('halt': drainer stops it, 'notify': its owner first). */
+export type VmiClass = 'migrate' | 'blocked' | 'stop' | 'external' | 'halt' | 'notify';
 
 export interface Classified {
   readonly vmi: Vmi;
@@ -11,6 +12,8 @@ export interface Classified {
   readonly strategy: EvictionStrategy;
   readonly migratable: boolean;
   readonly klass: VmiClass;
+  /** The VirtualMachine that owns it (drainer.dev/maintenance: stop stops that). */
+  readonly vm?: string;
   /** Why it cannot live-migrate (the LiveMigratable condition's reason), when it cannot. */
   readonly reason?: string;
   readonly action: PlannedAction;
@@ -32,14 +35,15 @@ function liveMigratable(vmi: Vmi): { migratable: boolean; reason?: string } {
   return { migratable: false, reason: c?.reason ?? c?.message ?? 'no LiveMigratable condition' };
 }
 
-function classOf(strategy: EvictionStrategy, migratable: boolean): VmiClass {
+function classOf(strategy: EvictionStrategy, migratable: boolean, external: External): VmiClass {
   switch (strategy) {
     case 'LiveMigrate':
       return migratable ? 'migrate' : 'blocked';
     case 'LiveMigrateIfPossible':
       return migratable ? 'migrate' : 'stop';
     case 'External':
-      return 'external';
+      // drainer as the External controller moves it like a LiveMigrate VMI
+      return external === 'mark' ? 'external' : migratable ? 'migrate' : 'blocked';
     case 'None':
       return 'stop';
   }
@@ -60,19 +64,31 @@ function reasonOf(klass: VmiClass, strategy: EvictionStrategy, notMigratable: st
   return `evictionStrategy ${strategy}`;
 }
 
+type External = KubevirtConfig['external'];
+const LIVE: PolicyRead = { policy: 'live', from: 'default' };
+
 export function classify(
   vmi: Vmi,
   cluster: ClusterSettings,
   policy: KubevirtConfig['nonMigratable'],
+  external: External = 'migrate',
+  maintenance: PolicyRead = LIVE,
+  vm?: string,
 ): Classified {
   const strategy = effectiveStrategy(vmi, cluster);
   const { migratable, reason } = liveMigratable(vmi);
-  const klass = classOf(strategy, migratable);
+  const base = { vmi, key: vmiKey(vmi), strategy, migratable, ...(vm ? { vm } : {}) };
+  if ('invalid' in maintenance) {
+    // refused before the first change, whatever nonMigratable says
+    return { ...base, klass: 'blocked', reason: invalidPolicy(maintenance, vmiKey(vmi)), action: 'none' };
+  }
+  if (maintenance.policy === 'stop')
+    return { ...base, klass: 'halt', reason: `${MAINTENANCE_ANNOTATION}: stop`, action: 'shutdown' };
+  const klass = classOf(strategy, migratable, external);
+  if (maintenance.policy === 'notify' && klass === 'migrate')
+    return { ...base, klass: 'notify', reason: `${MAINTENANCE_ANNOTATION}: notify`, action: 'live-migrate' };
   return {
-    vmi,
-    key: vmiKey(vmi),
-    strategy,
-    migratable,
+    ...base,
     klass,
     ...(klass === 'migrate' ? {} : { reason: reasonOf(klass, strategy, reason) }),
     action: actionOf(klass, policy),

@@ -14,13 +14,18 @@ import type {
 } from '../../core/plugin.ts';
 import type { Logger } from '../../observability/logger.ts';
 import { kubevirtVerdict } from './capacity.ts';
-import { classify, type Classified } from './classify.ts';
+import { classify, vmiKey, type Classified } from './classify.ts';
 import type { KubevirtApi } from './port.ts';
 import { readRecord, toPluginRecord, type KubevirtRecord } from './record.ts';
 import { finalize, handledPods, outcomeOf, planned, staticProgress } from './report.ts';
 import { clusterSettings } from './settings.ts';
 import { shutDown } from './shutdown.ts';
+import { migrationDeadline } from './timeout.ts';
 import { Tracker } from './tracker.ts';
+import { unmarkEvicted } from './unmark.ts';
+import { halt, restart, type HaltDeps } from './halt.ts';
+import { MAINTENANCE_ANNOTATION, ownerVm, readPolicy } from './policy.ts';
+import { ExternalController } from './external.ts';
 import { Triggers, type RecordKeeper } from './triggers.ts';
 import type { ClusterSettings, PodLite } from './types.ts';
 
@@ -80,7 +85,7 @@ export class KubevirtPlugin implements BackendPlugin {
       return m !== undefined && !m.completed && !m.failed;
     };
     const movers = classified
-      .filter((c) => c.klass === 'migrate' && !inFlight(c))
+      .filter((c) => (c.klass === 'migrate' || c.klass === 'notify') && !inFlight(c))
       .map((c) => ({ name: c.key, uid: c.vmi.metadata.uid }));
     if (!opts?.capacity || movers.length === 0) return plan;
     return { ...plan, capacity: await kubevirtVerdict(this.#deps.api, node.name, movers, signal) };
@@ -103,30 +108,53 @@ export class KubevirtPlugin implements BackendPlugin {
       record,
     });
     const movers = classified.filter((c) => c.klass === 'migrate');
+    const notifies = classified.filter((c) => c.klass === 'notify');
+    const halts = classified.filter((c) => c.klass === 'halt');
     const externals = classified.filter((c) => c.klass === 'external').map((c) => c.vmi);
     const tracker = new Tracker({
       node: node.name,
       api,
       log: ctx.log,
       now: this.#now,
-      timeoutMs: config.migrationTimeout * 1000,
+      deadline: (vmi) => migrationDeadline(vmi, config, settings.completionTimeoutPerGiB),
     });
-    tracker.begin(movers);
-    if (movers.length > 0 && config.trigger !== 'eviction') await triggers.taint(ctx.signal);
-    // KubeVirt's taint path ignores External VMIs; an eviction marks them for their own controller
-    if (externals.length > 0) await triggers.evict(externals, ctx.signal);
+    tracker.begin([...movers, ...notifies]);
+    // the drain taint moves every VMI of the node at once: VMIs that wait (notify) or stop need evictions
+    const trigger = notifies.length + halts.length > 0 ? 'eviction' : config.trigger;
+    if (trigger !== config.trigger)
+      ctx.log.info(
+        'drainer.dev/maintenance on a VMI of the node: evicting launcher pods instead of tainting',
+      );
+    const halted = halts.length ? await halt(halts, this.#haltDeps(node, record, ctx), ctx.signal) : [];
+    const viaKubevirt = movers.filter((c) => c.strategy !== 'External');
+    if (viaKubevirt.length > 0 && trigger !== 'eviction') await triggers.taint(ctx.signal);
+    // KubeVirt's taint path ignores External VMIs; an eviction marks them (for drainer, or their controller)
+    const toMark = [...externals, ...movers.filter((c) => c.strategy === 'External').map((c) => c.vmi)];
+    if (toMark.length > 0) await triggers.evict(toMark, ctx.signal);
+    const external = new ExternalController({
+      api,
+      node: node.name,
+      log: ctx.log,
+      now: this.#now,
+      vmis: new Set([...movers, ...notifies].filter((c) => c.strategy === 'External').map((c) => c.key)),
+    });
 
     const evictFrom =
-      config.trigger === 'eviction'
+      trigger === 'eviction'
         ? -Infinity
-        : config.trigger === 'both'
+        : trigger === 'both'
           ? this.#now() + config.triggerGraceSeconds * 1000
           : Infinity;
-    await this.#follow(tracker, triggers, evictFrom, classified, ctx);
+    // notify: the owner has notifyTimeout to move it; then it is evicted like the others
+    const notifyUntil = this.#now() + config.notifyTimeout * 1000;
+    const waiting = new Set(notifies.map((c) => c.key));
+    const mayEvict = (key: string) => !waiting.has(key) || this.#now() >= notifyUntil;
+    await this.#follow(tracker, triggers, external, { from: evictFrom, may: mayEvict }, classified, ctx);
 
-    let workloads = this.#progress(classified, tracker);
+    const byHalt = new Map(halted.map((w) => [w.name, w]));
+    let workloads = this.#progress(classified, tracker).map((w) => byHalt.get(w.name) ?? w);
     if (ctx.signal.aborted) {
-      await this.#cancel(node, tracker, triggers, ctx);
+      await this.#cancel(node, tracker, triggers, externals.map(vmiKey), ctx);
     } else {
       workloads = await this.#shutdownBlocked(node, classified, tracker, workloads, ctx);
     }
@@ -140,26 +168,52 @@ export class KubevirtPlugin implements BackendPlugin {
 
   async restore(node: NodeRef, ctx: RestoreContext): Promise<void> {
     const record = readRecord(ctx.record);
-    if (!record.taint) return;
+    if (!record.taint && !record.stopped) return;
     if (ctx.dryRun) {
-      ctx.log.info({ taint: record.taint.key }, 'would remove the drain taint drainer added');
+      ctx.log.info(
+        { taint: record.taint?.key, start: record.stopped?.map((s) => `${s.namespace}/${s.name}`) },
+        'would remove the drain taint drainer added and start the VirtualMachines it stopped',
+      );
       return;
     }
+    const kept = keeper(record, (r) => ctx.save(r));
     const triggers = new Triggers({
       api: this.#deps.api,
       node: node.name,
       log: ctx.log,
-      drainTaintKey: record.taint.key,
-      record: keeper(record, (r) => ctx.save(r)),
+      drainTaintKey: record.taint?.key ?? '',
+      record: kept,
     });
     await triggers.removeOurTaint(ctx.signal);
+    await restart(this.#deps.api, kept, ctx.log, ctx.signal);
+  }
+
+  #haltDeps(node: NodeRef, record: RecordKeeper, ctx: EvacuationContext): HaltDeps {
+    const { api, config, sleep } = this.#deps;
+    return {
+      api,
+      node: node.name,
+      log: ctx.log,
+      now: this.#now,
+      sleep: async (ms, signal) => {
+        try {
+          await (sleep ?? defaultSleep)(ms, signal);
+        } catch {
+          // aborted: the caller's loop sees the signal
+        }
+      },
+      pollMs: config.pollInterval * 1000,
+      timeoutMs: (config.migrationTimeout ?? config.migrationTimeoutMargin) * 1000,
+      record,
+    };
   }
 
   /** Polls until every mover has moved, failed or timed out, or the signal aborts. */
   async #follow(
     tracker: Tracker,
     triggers: Triggers,
-    evictFrom: number,
+    external: ExternalController,
+    evict: { readonly from: number; readonly may: (key: string) => boolean },
     classified: readonly Classified[],
     ctx: EvacuationContext,
   ): Promise<void> {
@@ -169,9 +223,13 @@ export class KubevirtPlugin implements BackendPlugin {
       try {
         // poll first: a resumed evacuation must see the migrations already running
         await tracker.poll(ctx.signal);
-        if (this.#now() >= evictFrom) {
+        await external.migrate(tracker, ctx.signal);
+        if (this.#now() >= evict.from) {
           await triggers.evict(
-            tracker.notStarted().map((k) => tracker.vmi(k)),
+            tracker
+              .notStarted()
+              .filter(evict.may)
+              .map((k) => tracker.vmi(k)),
             ctx.signal,
           );
         }
@@ -192,16 +250,24 @@ export class KubevirtPlugin implements BackendPlugin {
 
   /**
    * On a cancel with evacuation.abortOnCancel: take the drain taint back (while it stays, KubeVirt
-   * starts the migrations again), then delete the unfinished evacuation migrations of this node's
-   * VMIs: KubeVirt aborts a migration whose VMIM is deleted. A shutdown or deadline aborts nothing.
+   * starts the migrations again), take eviction marks back (KubeVirt v1.7+), then delete the
+   * unfinished migrations of this node's VMIs: KubeVirt aborts a migration whose VMIM is deleted.
+   * A shutdown or deadline aborts nothing.
    */
-  async #cancel(node: NodeRef, tracker: Tracker, triggers: Triggers, ctx: EvacuationContext): Promise<void> {
+  async #cancel(
+    node: NodeRef,
+    tracker: Tracker,
+    triggers: Triggers,
+    externals: readonly string[],
+    ctx: EvacuationContext,
+  ): Promise<void> {
     if (!ctx.abortOnCancel || !isCancelledError(ctx.signal.reason)) return;
     const signal = AbortSignal.timeout(CLEANUP_MS);
     const { api } = this.#deps;
     try {
       await triggers.removeOurTaint(signal);
       const ours = new Set(tracker.pending());
+      await unmarkEvicted(api, node.name, new Set([...ours, ...externals]), ctx.log, signal);
       const open = (await api.listMigrations(signal)).filter(
         (m) =>
           !['Succeeded', 'Failed'].includes(m.status?.phase ?? '') &&
@@ -245,7 +311,8 @@ export class KubevirtPlugin implements BackendPlugin {
           }
         },
         pollMs: config.pollInterval * 1000,
-        timeoutMs: config.migrationTimeout * 1000,
+        // stopping a guest is no copy: the fixed deadline, else the margin
+        timeoutMs: (config.migrationTimeout ?? config.migrationTimeoutMargin) * 1000,
       },
       ctx.signal,
     );
@@ -283,18 +350,27 @@ export class KubevirtPlugin implements BackendPlugin {
   }
 
   async #inventory(node: NodeRef, settings: ClusterSettings, signal: AbortSignal): Promise<Classified[]> {
-    const vmis = await this.#deps.api.listVmis(node.name, signal);
-    return vmis
-      .filter(
-        (v) =>
-          !v.metadata.deletionTimestamp && v.status?.phase !== 'Succeeded' && v.status?.phase !== 'Failed',
-      )
-      .map((v) => classify(v, settings, this.#deps.config.nonMigratable))
-      .sort((a, b) => a.key.localeCompare(b.key));
+    const { api, config } = this.#deps;
+    const vmis = (await api.listVmis(node.name, signal)).filter(
+      (v) => !v.metadata.deletionTimestamp && v.status?.phase !== 'Succeeded' && v.status?.phase !== 'Failed',
+    );
+    const classified = await Promise.all(
+      vmis.map(async (v) => {
+        // drainer.dev/maintenance: the VMI's own annotation, else its VirtualMachine's (one GET)
+        const vmName = ownerVm(v);
+        const own = v.metadata.annotations?.[MAINTENANCE_ANNOTATION] !== undefined;
+        const vm =
+          vmName && !own ? await api.getVm(v.metadata.namespace ?? 'default', vmName, signal) : undefined;
+        return classify(v, settings, config.nonMigratable, config.external, readPolicy(v, vm), vmName);
+      }),
+    );
+    return classified.sort((a, b) => a.key.localeCompare(b.key));
   }
 
   #progress(classified: readonly Classified[], tracker: Tracker): WorkloadProgress[] {
-    return classified.map((c) => (c.klass === 'migrate' ? tracker.progress(c) : staticProgress(c)));
+    return classified.map((c) =>
+      c.klass === 'migrate' || c.klass === 'notify' ? tracker.progress(c) : staticProgress(c),
+    );
   }
 }
 

@@ -1,7 +1,7 @@
 // What the KubeVirt plugin needs from the Kubernetes API, as a small port: the plugin's
 // logic is tested against the sandbox through the real adapter (api.ts), and stays readable.
 import type { NodeView, PodSpecView, Taint } from './views.ts';
-import type { KubeVirtCr, PodLite, Vmi, Vmim } from './types.ts';
+import type { KubeVirtCr, PodLite, Vmi, Vmim, VmLite } from './types.ts';
 
 export type { Taint };
 
@@ -11,6 +11,9 @@ export type EvictionAnswer =
   | { kind: 'evicted' } // 201: the pod is going away (the VMI stops)
   | { kind: 'gone' } // 404
   | { kind: 'refused'; message: string }; // another 429 (e.g. a PDB or a VMI that cannot migrate)
+
+/** Result of creating a migration: KubeVirt's admission refuses a second open one, or a VMI that cannot move. */
+export type CreateAnswer = { kind: 'created'; name: string } | { kind: 'refused'; message: string };
 
 export interface KubevirtApi {
   /** Every KubeVirt CR, or undefined when the kubevirts CRD is not installed. */
@@ -27,6 +30,16 @@ export interface KubevirtApi {
   removeTaint(node: string, key: string, effect: string, signal: AbortSignal): Promise<void>;
   evictPod(namespace: string, name: string, signal: AbortSignal): Promise<EvictionAnswer>;
   deletePod(namespace: string, name: string, signal: AbortSignal): Promise<void>;
+  /** A VirtualMachine, or undefined when it (or the CRD) does not exist. */
+  getVm(namespace: string, name: string, signal: AbortSignal): Promise<VmLite | undefined>;
+  /** PUT subresources.kubevirt.io …/virtualmachines/{name}/stop or /start. */
+  vmAction(namespace: string, name: string, action: 'stop' | 'start', signal: AbortSignal): Promise<void>;
+  /** Whether KubeVirt serves evacuate/cancel (v1.7+), by discovery of subresources.kubevirt.io/v1. */
+  canCancelEvacuation(signal: AbortSignal): Promise<boolean>;
+  /** Takes a VMI's eviction mark back (PUT …/evacuate/cancel); KubeVirt refuses it while the drain taint is on. */
+  cancelEvacuation(namespace: string, name: string, node: string, signal: AbortSignal): Promise<void>;
+  /** Creates a VirtualMachineInstanceMigration (drainer as the controller of External VMIs). */
+  createMigration(namespace: string, vmi: string, node: string, signal: AbortSignal): Promise<CreateAnswer>;
   /** For the capacity check: every Node, and every pod not finished (both read-only). */
   listNodes(signal: AbortSignal): Promise<NodeView[]>;
   listActivePods(signal: AbortSignal): Promise<PodSpecView[]>;

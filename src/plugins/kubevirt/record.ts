@@ -8,13 +8,25 @@ import type { PluginRecord } from '../../core/plugin.ts';
 export interface KubevirtRecord {
   /** The drain taint we added (restore removes it only when set). */
   taint?: { key: string; effect: string };
+  /** VirtualMachines drainer stopped (drainer.dev/maintenance: stop): restore starts them again. */
+  stopped?: { namespace: string; name: string }[];
 }
 
+const isRef = (v: unknown): v is { namespace: string; name: string } =>
+  !!v &&
+  typeof (v as { namespace?: unknown }).namespace === 'string' &&
+  typeof (v as { name?: unknown }).name === 'string';
+
 export function readRecord(r: PluginRecord | undefined): KubevirtRecord {
-  const taint = (r as { taint?: { key?: unknown; effect?: unknown } } | undefined)?.taint;
-  return taint && typeof taint.key === 'string' && typeof taint.effect === 'string'
-    ? { taint: { key: taint.key, effect: taint.effect } }
-    : {};
+  const raw = r as { taint?: { key?: unknown; effect?: unknown }; stopped?: unknown } | undefined;
+  const taint = raw?.taint;
+  const stopped = Array.isArray(raw?.stopped) ? raw.stopped.filter(isRef) : [];
+  return {
+    ...(taint && typeof taint.key === 'string' && typeof taint.effect === 'string'
+      ? { taint: { key: taint.key, effect: taint.effect } }
+      : {}),
+    ...(stopped.length ? { stopped: stopped.map(({ namespace, name }) => ({ namespace, name })) } : {}),
+  };
 }
 
 export const toPluginRecord = (r: KubevirtRecord): PluginRecord =>

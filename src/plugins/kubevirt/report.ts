@@ -31,6 +31,7 @@ export function staticProgress(c: Classified): WorkloadProgress {
   if (c.klass === 'external')
     return line('skipped', 'evictionStrategy External: its own controller moves it');
   if (c.klass === 'stop') return line('skipped', `left to the pod drain, which stops it (${because(c)})`);
+  if (c.klass === 'halt') return line('pending', `to be stopped (${because(c)})`);
   if (c.action === 'none') return line('blocked', because(c));
   if (c.action === 'skip') return line('skipped', `left running (nonMigratable: skip): ${because(c)}`);
   return line('pending', `to be stopped (nonMigratable: shutdown): ${because(c)}`);

@@ -30,6 +30,7 @@ export function clusterSettings(kubevirts: readonly KubeVirtCr[] | undefined): C
   const cr = kubevirts.find((k) => k.status?.phase === 'Deployed') ?? kubevirts[0];
   const conf = cr?.spec?.configuration ?? {};
   const migrations = conf.migrations ?? {};
+  const perGiB = migrations.completionTimeoutPerGiB;
   return {
     installed: true,
     drainTaintKey:
@@ -39,5 +40,6 @@ export function clusterSettings(kubevirts: readonly KubeVirtCr[] | undefined): C
     evictionStrategy: asStrategy(conf.evictionStrategy) ?? 'None',
     parallelMigrationsPerCluster: positiveInt(migrations.parallelMigrationsPerCluster, 5),
     parallelOutboundMigrationsPerNode: positiveInt(migrations.parallelOutboundMigrationsPerNode, 2),
+    ...(typeof perGiB === 'number' && perGiB > 0 ? { completionTimeoutPerGiB: perGiB } : {}),
   };
 }

@@ -1,23 +1,34 @@
 // Follows the migrations of the VMIs that must move: one VMI list and one VMIM list per poll
-// (plus one GET per VMI that just left the node, to see where it went).
+// (plus one GET per VMI that just left the node, to see where it went). A VMIM that KubeVirt holds
+// Pending is queued, not migrating; the per-VMI clock starts at its first phase past Pending.
 import type { WorkloadProgress, WorkloadState } from '../../core/plugin.ts';
 import type { Logger } from '../../observability/logger.ts';
 import { migratedAway, vmiKey, type Classified } from './classify.ts';
+import { handoffState, isFinal, isQueued, queuePlaces } from './migration-view.ts';
 import type { KubevirtApi } from './port.ts';
+import type { Deadline } from './timeout.ts';
 import type { Vmi, Vmim } from './types.ts';
 
 const FINAL_PHASES = new Set(['Succeeded', 'Failed']);
-const isFinal = (m: Vmim): boolean => FINAL_PHASES.has(m.status?.phase ?? '');
+
+/** This evacuation's migrations of a VMI as the last poll saw them. */
+export interface Seen {
+  readonly total: number;
+  readonly open: boolean;
+  readonly failed: number;
+  readonly lastFailedAt?: number;
+}
 
 interface Entry {
   readonly c: Classified;
   vmi: Vmi | undefined;
   state: Extract<WorkloadState, 'pending' | 'migrating' | 'succeeded' | 'failed' | 'skipped'>;
-  readonly trackedSince: number;
-  /** When the first migration of this evacuation was seen: the per-VMI timeout runs from here. */
+  /** When a migration of this evacuation first left Pending: the per-VMI timeout runs from here. */
   migratingSince?: number;
   attempts: number;
-  migration?: { namespace: string; name: string; phase: string };
+  /** This evacuation's migrations of the VMI as the last poll saw them. */
+  seen: Seen;
+  migration?: { namespace: string; name: string; phase: string; uid?: string };
   target?: string;
   finishedAt?: number;
   message?: string;
@@ -28,8 +39,14 @@ export interface TrackerDeps {
   readonly api: KubevirtApi;
   readonly log: Logger;
   readonly now: () => number;
-  /** kubevirt.migrationTimeout in ms. */
-  readonly timeoutMs: number;
+  /** The deadline of one VMI's running migration. */
+  readonly deadline: (vmi: Vmi) => Deadline;
+}
+
+/** Where a queued migration stands, from the last poll. */
+interface Queue {
+  readonly places: ReadonlyMap<string, number>;
+  readonly of: number;
 }
 
 export class Tracker {
@@ -37,15 +54,26 @@ export class Tracker {
   readonly #entries = new Map<string, Entry>();
   /** Migrations already finished when tracking began: history, not attempts of this evacuation. */
   #history: Set<string> | undefined;
+  #queue: Queue = { places: new Map(), of: 0 };
 
   constructor(deps: TrackerDeps) {
     this.#deps = deps;
   }
 
   begin(movers: readonly Classified[]): void {
-    const now = this.#deps.now();
     for (const c of movers)
-      this.#entries.set(c.key, { c, vmi: c.vmi, state: 'pending', trackedSince: now, attempts: 0 });
+      this.#entries.set(c.key, {
+        c,
+        vmi: c.vmi,
+        state: 'pending',
+        attempts: 0,
+        seen: { total: 0, open: false, failed: 0 },
+      });
+  }
+
+  /** Adds a VMI to follow after the start (an External VMI once KubeVirt marked it). */
+  add(c: Classified): void {
+    if (!this.#entries.has(c.key)) this.begin([c]);
   }
 
   /** VMIs still expected to move. */
@@ -64,6 +92,12 @@ export class Tracker {
     return this.#entries.get(key)?.vmi;
   }
 
+  /** This evacuation's migrations of a VMI still to move, as the last poll saw them. */
+  seen(key: string): Seen | undefined {
+    const e = this.#entries.get(key);
+    return e && (e.state === 'pending' || e.state === 'migrating') ? e.seen : undefined;
+  }
+
   failed(): boolean {
     return [...this.#entries.values()].some((e) => e.state === 'failed');
   }
@@ -73,6 +107,7 @@ export class Tracker {
     const [onNode, migrations] = await Promise.all([api.listVmis(node, signal), api.listMigrations(signal)]);
     this.#history ??= new Set(migrations.filter(isFinal).map((m) => m.metadata.uid ?? m.metadata.name));
     const history = this.#history;
+    this.#queue = queuePlaces(migrations);
     const byKey = new Map(onNode.map((v) => [vmiKey(v), v]));
     const migsByKey = groupMigrations(
       migrations.filter((m) => !history.has(m.metadata.uid ?? m.metadata.name)),
@@ -87,25 +122,43 @@ export class Tracker {
   }
 
   #update(e: Entry, migs: readonly Vmim[]): void {
-    e.attempts = Math.max(e.attempts, migs.length);
+    // an attempt is a migration KubeVirt started (one held Pending has not been tried yet)
+    e.attempts = Math.max(e.attempts, migs.filter((m) => !isQueued(m)).length);
+    const failed = migs.filter((m) => m.status?.phase === 'Failed').length;
+    e.seen = {
+      total: migs.length,
+      open: migs.some((m) => !isFinal(m)),
+      failed,
+      ...(failed > e.seen.failed
+        ? { lastFailedAt: this.#deps.now() }
+        : e.seen.lastFailedAt !== undefined
+          ? { lastFailedAt: e.seen.lastFailedAt }
+          : {}),
+    };
     // KubeVirt keeps one open migration per VMI; else the newest finished one tells the story
     const latest = migs.find((m) => !isFinal(m)) ?? migs.at(-1);
     if (latest) this.#observe(e, latest);
-    this.#judge(e, latest);
+    this.#judge(e, latest, migs.filter((m) => m.status?.phase === 'Failed').at(-1));
   }
 
   #observe(e: Entry, m: Vmim): void {
-    e.migratingSince ??= this.#deps.now();
-    const phase = m.status?.phase ?? 'Pending';
+    const phase = m.status?.phase || 'Pending';
+    if (!isQueued(m)) e.migratingSince ??= this.#deps.now();
     if (e.migration?.name !== m.metadata.name || e.migration.phase !== phase)
       this.#deps.log.debug({ vmi: e.c.key, migration: m.metadata.name, phase }, 'migration phase');
-    e.migration = { namespace: m.metadata.namespace ?? 'default', name: m.metadata.name, phase };
-    e.target = m.status?.migrationState?.targetNode ?? e.target;
+    e.migration = {
+      namespace: m.metadata.namespace ?? 'default',
+      name: m.metadata.name,
+      phase,
+      ...(m.metadata.uid ? { uid: m.metadata.uid } : {}),
+    };
+    e.target = handoffState(e.vmi, m)?.targetNode ?? e.target;
   }
 
-  #judge(e: Entry, latest: Vmim | undefined): void {
-    const { now, node, log, timeoutMs } = this.#deps;
+  #judge(e: Entry, latest: Vmim | undefined, lastFailed: Vmim | undefined): void {
+    const { now, node, log } = this.#deps;
     const phase = e.vmi?.status?.phase;
+    const deadline = e.vmi && e.migratingSince !== undefined ? this.#deps.deadline(e.vmi) : undefined;
     if (!e.vmi) {
       this.#finish(e, 'skipped', 'the VMI was deleted during the evacuation');
     } else if (migratedAway(e.vmi, node)) {
@@ -115,19 +168,44 @@ export class Tracker {
     } else if (phase === 'Succeeded' || phase === 'Failed') {
       this.#finish(e, 'skipped', `the VMI stopped on the node (phase ${phase}) instead of migrating`);
       log.warn({ vmi: e.c.key, phase }, 'VMI stopped instead of migrating');
-    } else if (now() - (e.migratingSince ?? e.trackedSince) > timeoutMs) {
-      const secs = Math.round(timeoutMs / 1000);
-      this.#finish(e, 'failed', `not migrated within ${secs}s (kubevirt.migrationTimeout)${this.#last(e)}`);
+    } else if (deadline && now() - (e.migratingSince ?? now()) > deadline.ms) {
+      const secs = Math.round(deadline.ms / 1000);
+      this.#finish(e, 'failed', `not migrated within ${secs}s (${deadline.why})${this.#last(e)}`);
     } else if (latest && e.migration) {
-      e.state = 'migrating';
-      const why = latest.status?.migrationState?.failureReason;
-      e.message =
-        e.migration.phase === 'Failed'
-          ? `migration ${e.migration.name} failed${why ? ` (${why})` : ''}; KubeVirt retries`
-          : `migration ${e.migration.name} ${e.migration.phase}`;
+      this.#describe(e, latest, lastFailed);
     } else {
-      e.message = 'waiting for KubeVirt to start a migration';
+      e.message =
+        e.c.klass === 'notify' && !e.vmi.status?.evacuationNodeName
+          ? 'drainer.dev/maintenance: notify: its owner may move it within kubevirt.notifyTimeout; then drainer has it live-migrated'
+          : e.c.strategy === 'External'
+            ? 'evictionStrategy External: waiting for KubeVirt to mark it for evacuation (status.evacuationNodeName)'
+            : 'waiting for KubeVirt to start a migration';
     }
+  }
+
+  /** The state and message of a VMI with a migration: queued, running (to where), or failed (why). */
+  #describe(e: Entry, latest: Vmim, lastFailed: Vmim | undefined): void {
+    const name = e.migration?.name ?? latest.metadata.name;
+    // a failed attempt KubeVirt retries (the retry may already be queued: say both)
+    const retrier =
+      e.c.strategy === 'External' ? 'drainer retries (evictionStrategy External)' : 'KubeVirt retries';
+    const failed = lastFailed
+      ? `migration ${lastFailed.metadata.name} failed (${failureReason(e.vmi, lastFailed)}); ${retrier}`
+      : undefined;
+    if (isQueued(latest)) {
+      e.state = e.migratingSince === undefined ? 'pending' : 'migrating';
+      const place = this.#queue.places.get(latest.metadata.uid ?? latest.metadata.name);
+      const where = place ? `, ${place} of ${this.#queue.of} waiting in the cluster` : '';
+      const queued = `queued by KubeVirt (migration ${name} Pending${where})`;
+      e.message = failed ? `${failed}; ${queued}` : queued;
+      return;
+    }
+    e.state = 'migrating';
+    if (latest.status?.phase === 'Failed') {
+      e.message = failed ?? `migration ${name} failed`;
+      return;
+    }
+    e.message = `migration ${name} ${e.migration?.phase ?? ''}${e.target ? ` to ${e.target}` : ''}`;
   }
 
   #last(e: Entry): string {
@@ -147,13 +225,17 @@ export class Tracker {
     const e = this.#entries.get(c.key);
     const base = { id: c.vmi.metadata.uid ?? c.key, name: c.key, action: c.action, source: this.#deps.node };
     if (!e) return { ...base, state: 'pending', attempts: 0 };
-    const since = e.migratingSince ?? e.trackedSince;
+    const since = e.migratingSince;
     return {
       ...base,
       state: e.state,
       attempts: e.attempts,
-      startedAt: new Date(since).toISOString(),
-      durationMs: Math.max(0, (e.finishedAt ?? this.#deps.now()) - since),
+      ...(since !== undefined
+        ? {
+            startedAt: new Date(since).toISOString(),
+            durationMs: Math.max(0, (e.finishedAt ?? this.#deps.now()) - since),
+          }
+        : {}),
       ...(e.target ? { target: e.target } : {}),
       ...(e.message ? { message: e.message } : {}),
     };
@@ -167,6 +249,10 @@ export class Tracker {
     });
   }
 }
+
+/** Why a migration failed: KubeVirt's failureReason where it wrote one, else where to look. */
+const failureReason = (vmi: Vmi | undefined, m: Vmim): string =>
+  handoffState(vmi, m)?.failureReason ?? 'reason in Events';
 
 function splitKey(key: string): [string, string] {
   const i = key.indexOf('/');

@@ -32,14 +32,24 @@ export interface MigrationState {
 
 export interface Vmi {
   metadata: ObjectMeta;
-  spec?: { evictionStrategy?: string };
+  spec?: {
+    evictionStrategy?: string;
+    domain?: { memory?: { guest?: string }; resources?: { requests?: { memory?: string } } };
+  };
   status?: {
     nodeName?: string;
     phase?: string;
     conditions?: Condition[];
     migrationState?: MigrationState;
     evacuationNodeName?: string;
+    memory?: { guestCurrent?: string };
   };
+}
+
+/** The fields of a VirtualMachine the plugin reads. */
+export interface VmLite {
+  metadata: ObjectMeta;
+  spec?: { runStrategy?: string; running?: boolean };
 }
 
 export interface Vmim {
@@ -63,6 +73,8 @@ export interface ClusterSettings {
   readonly evictionStrategy: EvictionStrategy;
   readonly parallelMigrationsPerCluster: number;
   readonly parallelOutboundMigrationsPerNode: number;
+  /** spec.configuration.migrations.completionTimeoutPerGiB, when the CR sets it. */
+  readonly completionTimeoutPerGiB?: number;
 }
 
 /** The KubeVirt CR fields read for the cluster settings. */
@@ -75,6 +87,7 @@ export interface KubeVirtCr {
         nodeDrainTaintKey?: unknown;
         parallelMigrationsPerCluster?: unknown;
         parallelOutboundMigrationsPerNode?: unknown;
+        completionTimeoutPerGiB?: unknown;
       };
     };
   };

@@ -26,6 +26,7 @@ export const RES = {
   kubevirts: 'kubevirts.kubevirt.io',
   vmis: 'virtualmachineinstances.kubevirt.io',
   vmims: 'virtualmachineinstancemigrations.kubevirt.io',
+  vms: 'virtualmachines.kubevirt.io',
   crds: 'customresourcedefinitions.apiextensions.k8s.io',
 } as const;
 

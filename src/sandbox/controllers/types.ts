@@ -1,6 +1,7 @@
 // What every simulated controller receives.
 import type { Logger } from '../../observability/logger.ts';
 import type { Clock } from '../clock.ts';
+import type { ApiExtension, CreateHook } from '../kube/extensions.ts';
 import type { EvictionHookLike } from './kubevirt/eviction-hook.ts';
 import type { StoreLike } from './store.ts';
 
@@ -19,7 +20,7 @@ export const defaultTimings: ControllerTimings = {
   podStartSeconds: 2,
   migrationStepSeconds: 0.5,
   migrationSeconds: 8,
-  migrationBackoffSeconds: 10,
+  migrationBackoffSeconds: 20,
 };
 
 export interface ControllerDeps {
@@ -30,6 +31,10 @@ export interface ControllerDeps {
   unpullableImages?: readonly string[];
   /** The API server's eviction hooks (KubeVirt adds one). */
   evictionHooks?: EvictionHookLike[];
+  /** The API server's validating admission on create (KubeVirt's VMIM admitter). */
+  createHooks?: CreateHook[];
+  /** The API server's aggregated groups (KubeVirt's subresources.kubevirt.io). */
+  extensions?: ApiExtension[];
   log?: Logger;
 }
 

@@ -111,7 +111,7 @@ function kubevirt(
   };
 }
 
-/** NodeMaintenance (medik8s and legacy kubevirt groups), KubeVirt, VMI and VMIM definitions. */
+/** NodeMaintenance (medik8s and legacy kubevirt groups), KubeVirt, VMI, VM and VMIM definitions. */
 export function drainerCrds(): KubeObject[] {
   return [
     nodeMaintenance('nodemaintenance.medik8s.io', ['nm']),
@@ -130,6 +130,12 @@ export function drainerCrds(): KubeObject[] {
         { name: 'Phase', type: 'string', jsonPath: '.status.phase' },
         { name: 'NodeName', type: 'string', jsonPath: '.status.nodeName' },
       ],
+    ),
+    kubevirt(
+      'virtualmachines',
+      'VirtualMachine',
+      ['vm', 'vms'],
+      [{ name: 'Status', type: 'string', jsonPath: '.status.printableStatus' }],
     ),
     kubevirt(
       'virtualmachineinstancemigrations',

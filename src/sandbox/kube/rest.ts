@@ -3,6 +3,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { withCreateDefaults } from './defaults.ts';
 import { evict, type EvictionHook } from './eviction.ts';
+import type { CreateHook } from './extensions.ts';
 import type { ResourceType } from './resources.ts';
 import { badRequest, methodNotAllowed, notFoundPath, success } from './status.ts';
 import type { ObjectStore } from './store.ts';
@@ -13,6 +14,7 @@ import { serveWatch, type WatchOptions } from './watch-stream.ts';
 export interface RestContext {
   store: ObjectStore;
   evictionHooks: readonly EvictionHook[];
+  createHooks: readonly CreateHook[];
   now: () => number;
   watch: WatchOptions;
 }
@@ -167,6 +169,10 @@ function handlePost(ctx: RestContext, r: ResourceRequest, dryRun: boolean, reply
   const obj = asObject(r.body);
   checkBodyNames(r, obj);
   if (rt.namespaced) obj.metadata.namespace = r.namespace ?? obj.metadata.namespace;
+  for (const hook of ctx.createHooks) {
+    const refused = hook(rt.id, obj);
+    if (refused) return reply(refused.code, refused);
+  }
   reply(201, dryRun ? obj : store.createRef(rt.id, prepareCreate(rt, obj)));
 }
 

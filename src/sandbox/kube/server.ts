@@ -13,6 +13,7 @@ import type { Clock } from '../clock.ts';
 import { drainerCrds } from './crds.ts';
 import { apiGroupDoc, apiGroupList, coreVersions, resourceList, versionInfo } from './discovery.ts';
 import type { EvictionHook } from './eviction.ts';
+import { extensionGroups, serveExtension, type ApiExtension, type CreateHook } from './extensions.ts';
 import { FaultInjector, type KubeFaults } from './faults.ts';
 import { answerMalformedLikeGo } from './malformed.ts';
 import { openApiDocument } from './openapi.ts';
@@ -60,6 +61,10 @@ export interface KubeApiServer {
   kubeconfig(): string;
   requestLog: RequestLogEntry[];
   evictionHooks: EvictionHook[];
+  /** Validating admission on create (KubeVirt's VMIM admitter adds one). */
+  createHooks: CreateHook[];
+  /** Aggregated API groups (KubeVirt's subresources.kubevirt.io). */
+  extensions: ApiExtension[];
   faults: KubeFaults;
   /** PEM of the self-signed certificate when tls is on (also in the kubeconfig). */
   caCert?: string;
@@ -104,9 +109,12 @@ export async function startKubeApiServer(opts: KubeApiServerOptions = {}): Promi
   const faults = new FaultInjector(now, () => store.compactHistory());
   const requestLog: RequestLogEntry[] = [];
   const evictionHooks: EvictionHook[] = [];
+  const createHooks: CreateHook[] = [];
+  const extensions: ApiExtension[] = [];
   const ctx: RestContext = {
     store,
     evictionHooks,
+    createHooks,
     now,
     watch: {
       bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 10_000,
@@ -209,13 +217,18 @@ export async function startKubeApiServer(opts: KubeApiServerOptions = {}): Promi
         const doc = openApiDocument(store.resources(), p);
         return doc ? reply(200, doc) : reply(404, notFoundPath().status);
       }
+      const segments = p.split('/').filter(Boolean).map(decodeURIComponent);
+      const extended = serveExtension(extensions, method, segments, body);
+      if (extended) return reply(extended.code, extended.body);
       const r = parseRoute(p);
       const resources = store.resources();
       switch (r.kind) {
         case 'coreVersions':
           return reply(200, coreVersions(serverAddress));
-        case 'groupList':
-          return reply(200, apiGroupList(resources));
+        case 'groupList': {
+          const list = apiGroupList(resources);
+          return reply(200, { ...list, groups: [...list.groups, ...extensionGroups(extensions)] });
+        }
         case 'group': {
           const g = apiGroupDoc(resources, r.group);
           return g ? reply(200, g) : reply(404, notFoundPath().status);
@@ -269,6 +282,8 @@ export async function startKubeApiServer(opts: KubeApiServerOptions = {}): Promi
     store,
     requestLog,
     evictionHooks,
+    createHooks,
+    extensions,
     faults,
     caCert,
     kubeconfig: () => kubeconfigYaml(url, caCert, token),

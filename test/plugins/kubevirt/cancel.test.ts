@@ -104,4 +104,71 @@ describe('KubeVirt plugin, cancel', () => {
       taint: { key: 'kubevirt.io/drain', effect: 'NoSchedule' },
     });
   });
+
+  describe('eviction marks (trigger: eviction), evacuate/cancel found by discovery', () => {
+    const evacuationNodeName = (w: World, name: string) =>
+      (
+        w.sb.kube.store.get('virtualmachineinstances.kubevirt.io', 'vms', name).status as {
+          evacuationNodeName?: string;
+        }
+      ).evacuationNodeName;
+
+    /** Evacuates node-1 by eviction and cancels once vm-a's migration runs (vm-b still queued). */
+    async function cancelledByEviction(w: World) {
+      const stop = new AbortController();
+      const ctx = context({ signal: stop.signal, abortOnCancel: true });
+      const running = w.plugin({ trigger: 'eviction' }).evacuate({ name: 'node-1' }, ctx);
+      await until('vm-a migrating', () => phase(migrationsOf(w, 'vm-a')[0]) === 'Running');
+      stop.abort(new CancelledError('node uncordoned'));
+      return running;
+    }
+
+    it('v1.9: cancel with abortOnCancel un-marks the evicted VMIs (PUT evacuate/cancel), so KubeVirt starts no migration again', async () => {
+      w = await world({
+        parallelOutboundMigrationsPerNode: 1,
+        vmis: [vm('vm-a', { migrationSeconds: 30 }), vm('vm-b', { migrationSeconds: 30 })],
+      });
+
+      await cancelledByEviction(w);
+
+      expect(evacuationNodeName(w, 'vm-a')).toBeUndefined();
+      expect(evacuationNodeName(w, 'vm-b')).toBeUndefined();
+      const cancels = w.sb.kube.requestLog.filter((r) => r.path.endsWith('/evacuate/cancel'));
+      expect(cancels.map((r) => [r.method, r.path, r.status])).toEqual(
+        expect.arrayContaining([
+          [
+            'PUT',
+            '/apis/subresources.kubevirt.io/v1/namespaces/vms/virtualmachineinstances/vm-a/evacuate/cancel',
+            200,
+          ],
+          [
+            'PUT',
+            '/apis/subresources.kubevirt.io/v1/namespaces/vms/virtualmachineinstances/vm-b/evacuate/cancel',
+            200,
+          ],
+        ]),
+      );
+      await w.sb.clock.sleep(20_000); // longer than KubeVirt's retry backoff
+      for (const name of ['vm-a', 'vm-b']) {
+        expect(nodeOf(w, name)).toBe('node-1');
+        expect(migrationsOf(w, name).filter((m) => phase(m) !== 'Failed')).toEqual([]);
+      }
+    });
+
+    it('v1.6: KubeVirt serves no evacuate/cancel, so the marks stay (the documented limitation) and nothing is PUT', async () => {
+      w = await world({
+        version: 'v1.6',
+        parallelOutboundMigrationsPerNode: 1,
+        vmis: [vm('vm-a', { migrationSeconds: 30 }), vm('vm-b', { migrationSeconds: 30 })],
+      });
+
+      await cancelledByEviction(w);
+
+      expect(w.sb.kube.requestLog).toContainEqual(
+        expect.objectContaining({ method: 'GET', path: '/apis/subresources.kubevirt.io/v1', status: 200 }),
+      );
+      expect(w.sb.kube.requestLog.filter((r) => r.path.endsWith('/evacuate/cancel'))).toEqual([]);
+      expect(evacuationNodeName(w, 'vm-b')).toBe('node-1'); // KubeVirt will migrate it again
+    });
+  });
 });

@@ -80,13 +80,21 @@ describe('VMI classification', () => {
     expect(classify(vmi('LiveMigrate', false), cluster, 'skip').action).toBe('skip');
   });
 
-  it('leaves None and non-migratable LiveMigrateIfPossible VMIs to the pod drain, External to its controller', () => {
+  it('leaves None and non-migratable LiveMigrateIfPossible VMIs to the pod drain, External to drainer as its controller (or, with external: mark, to its own)', () => {
     expect(classify(vmi('None', true), cluster, 'block')).toMatchObject({
       klass: 'stop',
       action: 'shutdown',
     });
     expect(classify(vmi('LiveMigrateIfPossible', false), cluster, 'block')).toMatchObject({ klass: 'stop' });
     expect(classify(vmi('External', true), cluster, 'block')).toMatchObject({
+      klass: 'migrate',
+      action: 'live-migrate',
+    });
+    expect(classify(vmi('External', false), cluster, 'block')).toMatchObject({
+      klass: 'blocked',
+      action: 'none',
+    });
+    expect(classify(vmi('External', true), cluster, 'block', 'mark')).toMatchObject({
       klass: 'external',
       action: 'external',
     });

@@ -69,8 +69,20 @@ describe('KubeVirt plugin, trigger both', () => {
     expect(evictionPosts(w)).toEqual([]);
   });
 
-  it('after the grace time, evicts the launcher pods of the VMIs that have no migration yet', async () => {
+  it('on KubeVirt v1.9 every VMI has a migration at once (queued Pending), so nothing is evicted after the grace time', async () => {
     w = await world(queued);
+
+    const outcome = await w
+      .plugin({ trigger: 'both', triggerGraceSeconds: 1 })
+      .evacuate({ name: 'node-1' }, context());
+
+    expect(outcome.succeeded).toBe(true);
+    expect(evictionPosts(w)).toEqual([]);
+    for (const name of ['vm-a', 'vm-b', 'vm-c']) expect(nodeOf(w, name)).not.toBe('node-1');
+  });
+
+  it('up to KubeVirt v1.8 (its evacuation controller throttles): after the grace time, evicts the launcher pods of the VMIs that have no migration yet', async () => {
+    w = await world({ ...queued, version: 'v1.8' });
     const startedBeforeEviction = new Set<string>();
     const evicted: string[] = [];
     w.sb.kube.evictionHooks.unshift((pod) => {

@@ -32,7 +32,7 @@ const everyKind = {
     vm('vm-stuck', stuck),
   ],
 };
-const MOVERS = ['vm-live', 'vm-default', 'vm-ifp'];
+const MOVERS = ['vm-live', 'vm-default', 'vm-ifp', 'vm-ext'];
 const podOf = (name: string) => ({ namespace: 'vms', name: launcherOf(w!, name)?.metadata.name });
 
 describe('KubeVirt plugin, eviction strategies', () => {
@@ -48,7 +48,7 @@ describe('KubeVirt plugin, eviction strategies', () => {
       'vms/vm-ifp': ['live-migrate', undefined],
       'vms/vm-ifp-stuck': ['shutdown', undefined],
       'vms/vm-none': ['shutdown', undefined],
-      'vms/vm-ext': ['external', undefined],
+      'vms/vm-ext': ['live-migrate', undefined],
       'vms/vm-stuck': ['none', 'DisksNotLiveMigratable'],
     });
     expect(w.sb.kube.store.list('virtualmachineinstancemigrations.kubevirt.io')).toEqual([]); // no side effects
@@ -68,25 +68,24 @@ describe('KubeVirt plugin, eviction strategies', () => {
       expect(byName(outcome)[`vms/${name}`]?.state).toBe('succeeded');
     }
     // what cannot or need not migrate is still running where it was
-    for (const name of ['vm-stuck', 'vm-none', 'vm-ifp-stuck', 'vm-ext']) {
+    for (const name of ['vm-stuck', 'vm-none', 'vm-ifp-stuck']) {
       expect(nodeOf(w, name)).toBe('node-1');
       expect(phaseOf(w, name)).toBe('Running');
     }
     expect(byName(outcome)['vms/vm-none']).toMatchObject({ state: 'skipped', action: 'shutdown' });
     expect(byName(outcome)['vms/vm-ifp-stuck']?.message).toMatch(/DisksNotLiveMigratable/);
-    // the pod drain leaves the blocked and External launchers alone, and stops vm-none's
+    // the pod drain leaves the blocked launcher alone (and the movers' while they remain), and stops vm-none's
     expect(outcome.handledPods).toContainEqual(pods.stuck);
-    expect(outcome.handledPods).toContainEqual(pods.ext);
     expect(outcome.handledPods).not.toContainEqual(pods.none);
-    // the only eviction asked for marks the External VMI; nothing was deleted
+    // the only eviction asked for marks the External VMI (drainer then migrates it); nothing was deleted
     expect(evictionPosts(w)).toEqual([`/api/v1/namespaces/vms/pods/${pods.ext.name}/eviction`]);
     expect(w.sb.kube.requestLog.filter((r) => r.method === 'DELETE')).toEqual([]);
   });
 
-  it('marks an External VMI for its own controller with an eviction, and moves nothing of it', async () => {
+  it('external: mark: marks an External VMI for its own controller with an eviction, and moves nothing of it', async () => {
     w = await world({ vmis: [vm('vm-ext', { evictionStrategy: 'External' })] });
 
-    const outcome = await w.plugin().evacuate({ name: 'node-1' }, context());
+    const outcome = await w.plugin({ external: 'mark' }).evacuate({ name: 'node-1' }, context());
 
     expect(outcome.succeeded).toBe(true);
     expect(byName(outcome)['vms/vm-ext']).toMatchObject({ state: 'skipped', action: 'external' });

@@ -97,7 +97,7 @@ describe('KubeVirt simulation', () => {
     expect(statusOf(vmi(sb, 'vm-none')).nodeName).toBe('node-1');
   });
 
-  it('answers the eviction of a launcher pod with 429 and migrates the VMI', async () => {
+  it('answers the eviction of a launcher pod with 429 and migrates the VMI (pod-eviction-admitter.go admitLauncherPod)', async () => {
     sb = await sandbox(
       kubevirt({
         vmis: [
@@ -117,9 +117,13 @@ describe('KubeVirt simulation', () => {
     const again = await evict(sb, 'vms', pod);
 
     expect(first.code).toBe(429);
-    expect(first.body.message).toContain('Eviction triggered evacuation of VMI vms/vm-a');
+    expect(first.body.message).toBe(
+      'admission webhook "virt-launcher-eviction-interceptor.kubevirt.io" denied the request: Eviction triggered evacuation of VMI "vms/vm-a"',
+    );
     expect(again.code).toBe(429);
-    expect(again.body.message).toContain('Evacuation in progress');
+    expect(again.body.message).toMatch(
+      /denied the request: Evacuation in progress: Eviction triggered evacuation of VMI "vms\/vm-a"$/,
+    );
     expect(statusOf(vmi(sb, 'vm-a')).evacuationNodeName).toBe('node-1');
     await waitFor(() => migrationsOf(sb!, 'vm-a').length === 1);
     await waitFor(() => statusOf(vmi(sb!, 'vm-a')).nodeName !== 'node-1');
@@ -139,10 +143,17 @@ describe('KubeVirt simulation', () => {
     expect(migrations(sb)).toHaveLength(0);
   });
 
-  it('marks External VMIs for evacuation without migrating them', async () => {
+  it('marks External VMIs on eviction only, never under the drain taint, and migrates none (evacuation.go: VMIMigratableOnEviction)', async () => {
     sb = await sandbox(
-      kubevirt({ evictionStrategy: 'External', vmis: [{ name: 'vm-a', namespace: 'vms', node: 'node-1' }] }),
+      kubevirt({
+        evictionStrategy: 'External',
+        vmis: [
+          { name: 'vm-a', namespace: 'vms', node: 'node-1' },
+          { name: 'vm-b', namespace: 'vms', node: 'node-2' },
+        ],
+      }),
     );
+    taint(sb, 'node-2', 'kubevirt.io/drain');
 
     const res = await evict(sb, 'vms', launcher(sb, 'vm-a').metadata.name!);
 
@@ -150,6 +161,7 @@ describe('KubeVirt simulation', () => {
     expect(statusOf(vmi(sb, 'vm-a')).evacuationNodeName).toBe('node-1');
     await sb.clock.sleep(2000);
     expect(migrations(sb)).toHaveLength(0);
+    expect(statusOf(vmi(sb, 'vm-b')).evacuationNodeName).toBeUndefined();
   });
 
   it('keeps a non-migratable LiveMigrate VMI where it is and blocks its eviction', async () => {
@@ -174,7 +186,9 @@ describe('KubeVirt simulation', () => {
     const res = await evict(sb, 'vms', launcher(sb, 'vm-a').metadata.name!);
 
     expect(res.code).toBe(429);
-    expect(res.body.message).toMatch(/cannot migrate/);
+    expect(res.body.message).toMatch(
+      /denied the request: VMI vm-a is configured with an eviction strategy but is not live-migratable$/,
+    );
     await sb.clock.sleep(2000);
     expect(migrations(sb)).toHaveLength(0);
     expect(statusOf(vmi(sb, 'vm-a'))).toMatchObject({ phase: 'Running', nodeName: 'node-1' });

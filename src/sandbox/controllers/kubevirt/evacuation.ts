@@ -1,33 +1,36 @@
-// The evacuation controller: VMIs on a node carrying the drain taint, or whose launcher eviction was
-// requested (status.evacuationNodeName), get a VirtualMachineInstanceMigration, within the cluster
-// and per-node limits; a failed one is retried after a doubling backoff, as KubeVirt does.
+// The evacuation controller (KubeVirt's pkg/virt-controller/watch/drain/evacuation/evacuation.go,
+// sync): on a node with the drain taint every VMI, elsewhere the VMIs marked by the eviction
+// webhook (status.evacuationNodeName), that want to live-migrate on eviction (LiveMigrate, or
+// LiveMigrateIfPossible when migratable) get a VirtualMachineInstanceMigration. It never marks a VMI
+// itself: External VMIs are left to their own controller. From v1.9 (MigrationPriorityQueue GA) it
+// creates every migration at once and the migration controller throttles them; up to v1.8 it
+// throttles itself, creating no more than the free slots (parallelMigrationsPerCluster, and
+// parallelOutboundMigrationsPerNode per node; counted here as every unfinished migration).
 import type { KubeObject } from '../../kube/types.ts';
-import { Timers } from '../loop.ts';
-import { RES, mutateStatus } from '../store.ts';
+import { RES } from '../store.ts';
 import { taintsOf } from '../util.ts';
 import { readSettings } from './config.ts';
+import { recordEvent } from './events.ts';
 import { isFinal, type VirtControllerDeps } from './migration.ts';
 import {
   EVACUATION_ANNOTATION,
-  effectiveStrategy,
   isRunning,
   migratesOnEvacuation,
+  notMigratableReason,
   vmiStatus,
 } from './vmi.ts';
+import { effectiveStrategy } from './vmi.ts';
 
-const MAX_BACKOFF_MS = 5 * 60_000;
+/** KubeVirt creates every evacuation migration at once from this minor version on. */
+export const QUEUE_ALL_FROM_MINOR = 9;
 
-export function createEvacuationController(deps: VirtControllerDeps, signal: AbortSignal) {
-  const { store, clock, timings, history } = deps;
-  const timers = new Timers((ms, fn) => clock.after(ms, fn), signal, deps.onError);
+const vmiKeyOfMigration = (m: KubeObject): string =>
+  `${m.metadata.namespace}/${(m.spec as { vmiName?: string }).vmiName}`;
 
-  /** Milliseconds until a retry is allowed (0 = now). */
-  const backoffLeft = (vmi: KubeObject): number => {
-    const f = history.failures.get(vmi.metadata.uid ?? '');
-    if (!f) return 0;
-    const wait = Math.min(MAX_BACKOFF_MS, timings.migrationBackoffSeconds * 1000 * 2 ** (f.count - 1));
-    return Math.max(0, f.lastAt + wait - clock.now());
-  };
+export function createEvacuationController(deps: VirtControllerDeps, _signal: AbortSignal) {
+  const { store, clock } = deps;
+  /** VMIs told "not migrateable" once (KubeVirt repeats it; once is enough here). */
+  const told = new Set<string>();
 
   const reconcile = () => {
     const settings = readSettings(store);
@@ -38,58 +41,55 @@ export function createEvacuationController(deps: VirtControllerDeps, signal: Abo
         .map((n) => n.metadata.name),
     );
     const open = store.list(RES.vmims).filter((m) => !isFinal(m) && !m.metadata.deletionTimestamp);
-    const migrating = new Set(
-      open.map((m) => `${m.metadata.namespace}/${(m.spec as { vmiName?: string }).vmiName}`),
-    );
+    const migrating = new Set(open.map(vmiKeyOfMigration));
     const sourceOf = new Map<string, string>();
     const candidates: KubeObject[] = [];
     for (const vmi of store.list(RES.vmis)) {
       if (!isRunning(vmi)) continue;
       const node = vmiStatus(vmi).nodeName ?? '';
-      sourceOf.set(`${vmi.metadata.namespace}/${vmi.metadata.name}`, node);
-      const evicted = vmiStatus(vmi).evacuationNodeName === node;
-      if (!evicted && !tainted.has(node)) continue;
-      if (effectiveStrategy(vmi, settings) === 'External') {
-        // Someone else moves it; KubeVirt only marks it.
-        if (!evicted)
-          mutateStatus(
-            store,
-            RES.vmis,
-            vmi,
-            (v) => void (v.status = { ...vmiStatus(v), evacuationNodeName: node }),
-          );
-        continue;
+      const key = `${vmi.metadata.namespace}/${vmi.metadata.name}`;
+      sourceOf.set(key, node);
+      const marked = vmiStatus(vmi).evacuationNodeName === node;
+      if (!marked && !tainted.has(node)) continue;
+      const strategy = effectiveStrategy(vmi, settings);
+      if (strategy === 'LiveMigrate' && notMigratableReason(vmi) && !told.has(key)) {
+        told.add(key);
+        recordEvent(store, clock, vmi, 'Normal', 'FailedCreate', 'VirtualMachineInstance is not migrateable');
       }
-      if (!migratesOnEvacuation(vmi, settings)) continue;
-      if (migrating.has(`${vmi.metadata.namespace}/${vmi.metadata.name}`)) continue;
-      const wait = backoffLeft(vmi);
-      if (wait > 0) {
-        timers.set(vmi.metadata.uid ?? '', wait, deps.wake);
-        continue;
-      }
+      if (!migratesOnEvacuation(vmi, settings) || migrating.has(key)) continue;
       candidates.push(vmi);
     }
+    const queueAll = settings.minor >= QUEUE_ALL_FROM_MINOR;
     let total = open.length;
     const perNode = new Map<string, number>();
     for (const m of open) {
-      const src = sourceOf.get(`${m.metadata.namespace}/${(m.spec as { vmiName?: string }).vmiName}`) ?? '';
+      const src = sourceOf.get(vmiKeyOfMigration(m)) ?? '';
       perNode.set(src, (perNode.get(src) ?? 0) + 1);
     }
     for (const vmi of candidates) {
-      if (total >= settings.parallelMigrationsPerCluster) break;
       const node = vmiStatus(vmi).nodeName ?? '';
-      if ((perNode.get(node) ?? 0) >= settings.parallelOutboundMigrationsPerNode) continue;
-      store.create(RES.vmims, {
+      if (!queueAll) {
+        if (total >= settings.parallelMigrationsPerCluster) break;
+        if ((perNode.get(node) ?? 0) >= settings.parallelOutboundMigrationsPerNode) continue;
+      }
+      const created = store.create(RES.vmims, {
         apiVersion: 'kubevirt.io/v1',
         kind: 'VirtualMachineInstanceMigration',
         metadata: {
           generateName: 'kubevirt-evacuation-',
           namespace: vmi.metadata.namespace,
           annotations: { [EVACUATION_ANNOTATION]: node },
-          labels: { 'kubevirt.io/vmi-name': vmi.metadata.name ?? '' },
         },
         spec: { vmiName: vmi.metadata.name },
       });
+      recordEvent(
+        store,
+        clock,
+        vmi,
+        'Normal',
+        'SuccessfulCreate',
+        `Created Migration ${created.metadata.name ?? ''}`,
+      );
       total++;
       perNode.set(node, (perNode.get(node) ?? 0) + 1);
     }

@@ -3,16 +3,32 @@
 import { createLoop, watchAll } from '../loop.ts';
 import { RES } from '../store.ts';
 import type { StartController } from '../types.ts';
+import { migrationCreateAdmitter } from './admission.ts';
 import { kubevirtEvictionHook } from './eviction-hook.ts';
+import { kubevirtSubresources } from './subresources.ts';
 import { createEvacuationController } from './evacuation.ts';
 import { reconcileVmis } from './lifecycle.ts';
 import { createMigrationController, MigrationHistory } from './migration.ts';
 
 export { MigrationHistory } from './migration.ts';
 
+/** Adds `item` to the API server's list until the signal aborts. */
+function lend<T>(list: T[] | undefined, item: T, signal: AbortSignal): void {
+  if (!list) return;
+  list.push(item);
+  signal.addEventListener(
+    'abort',
+    () => {
+      const i = list.indexOf(item);
+      if (i >= 0) list.splice(i, 1);
+    },
+    { once: true },
+  );
+}
+
 /** Starts the KubeVirt simulation; pass a MigrationHistory to observe concurrency and failures. */
 export function startKubevirtWith(history: MigrationHistory): StartController {
-  return ({ store, clock, timings, evictionHooks, log }, signal) => {
+  return ({ store, clock, timings, evictionHooks, createHooks, extensions, log }, signal) => {
     const onError = (e: unknown) => log?.warn({ err: e }, 'sandbox kubevirt controller');
     const loop = createLoop(
       () => {
@@ -42,18 +58,10 @@ export function startKubevirtWith(history: MigrationHistory): StartController {
     });
     signal.addEventListener('abort', off, { once: true });
 
-    if (evictionHooks) {
-      const hook = kubevirtEvictionHook(store, wake);
-      evictionHooks.push(hook);
-      signal.addEventListener(
-        'abort',
-        () => {
-          const i = evictionHooks.indexOf(hook);
-          if (i >= 0) evictionHooks.splice(i, 1);
-        },
-        { once: true },
-      );
-    }
+    // virt-api's webhooks and subresources, served by the API server while KubeVirt runs
+    lend(evictionHooks, kubevirtEvictionHook(store, wake), signal);
+    lend(createHooks, migrationCreateAdmitter(store), signal);
+    lend(extensions, kubevirtSubresources(store), signal);
     loop.trigger();
   };
 }

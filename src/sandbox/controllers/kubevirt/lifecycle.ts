@@ -59,6 +59,16 @@ function place(store: StoreLike, clock: Clock, vmi: KubeObject): void {
       ],
       interfaces: [{ name: 'default', ipAddress: ip, ipAddresses: [ip] }],
       guestOSInfo: {},
+      // KubeVirt reports the guest memory it booted with (MemoryStatus)
+      ...(guestMemory(v)
+        ? {
+            memory: {
+              guestAtBoot: guestMemory(v),
+              guestCurrent: guestMemory(v),
+              guestRequested: guestMemory(v),
+            },
+          }
+        : {}),
       launcherContainerImageVersion: 'quay.io/kubevirt/virt-launcher:v1.5.0',
       migrationMethod: 'LiveMigration',
       migrationTransport: 'Unix',
@@ -68,6 +78,10 @@ function place(store: StoreLike, clock: Clock, vmi: KubeObject): void {
     v.status = status;
   });
 }
+
+const guestMemory = (vmi: KubeObject): string | undefined =>
+  (vmi.spec as { domain?: { resources?: { requests?: { memory?: string } } } } | undefined)?.domain?.resources
+    ?.requests?.memory;
 
 function shutDown(store: StoreLike, clock: Clock, vmi: KubeObject): void {
   mutateStatus(store, RES.vmis, vmi, (v) => {
