@@ -2,6 +2,7 @@
 // nothing more (its record stays, and the gate goes with the DaemonSet that owns it); installed again it
 // resumes. Outside an evacuation nothing of drainer's is left, on either side.
 import { describe, expect, it } from 'vitest';
+import { waitFor } from '../functional/support/wait.ts';
 import { figure, seconds, useReal } from './support/context.ts';
 import { currentOverlay, install, uninstall } from './support/install.ts';
 import { NAMESPACE } from './support/overlay.ts';
@@ -14,14 +15,24 @@ describe('uninstall', () => {
     await r.cluster.waitGateHeld();
     const servers = await r.nova.boot('uninstall', 4);
     await r.cluster.cordon();
-    await r.cluster.waitPhase('Evacuating', 120_000);
+    // under way: the service disabled and a first server moving
+    await waitFor(
+      async () => {
+        const disabled = (await r.nova.service()).disabledReason?.startsWith('drainer:');
+        const moving = (await r.nova.stillOnHost(servers)).some((s) => s.taskState !== null);
+        return disabled && (moving || (await r.nova.stillOnHost(servers)).length < servers.length)
+          ? true
+          : undefined;
+      },
+      { what: 'the evacuation under way in Nova', timeoutMs: 120_000, intervalMs: 250 },
+    );
 
     const overlay = currentOverlay(r);
     try {
       await uninstall(r, overlay);
       const onHost = (await r.nova.stillOnHost(servers)).length;
       figure(ctx, 'servers on the host when drainer was gone', `${onHost} of ${servers.length}`);
-      expect(await r.k.get(['pdb', '-n', NAMESPACE])).toBeUndefined();
+      expect((await r.k.get(['pdb', '-n', NAMESPACE]))?.items ?? []).toEqual([]);
       expect(await r.cluster.phase()).toBe('Evacuating');
       expect((await r.nova.service()).disabledReason).toMatch(/^drainer:/);
 
@@ -37,6 +48,9 @@ describe('uninstall', () => {
 
   it('outside an evacuation: nothing of drainer is left on the cluster or in Nova', async () => {
     const r = real();
+    // installed even when the case before failed half way
+    if ((await r.cluster.agents()).length === 0) (await install(r)).overlay.remove();
+    await r.cluster.ensureInService();
     await r.cluster.waitGateHeld();
     const overlay = currentOverlay(r);
     try {

@@ -147,7 +147,9 @@ export class Cluster {
   /** After a case: uncordoned and in service (no-op when it already is). */
   async ensureInService(): Promise<void> {
     if ((await this.node()).spec.unschedulable) await this.uncordon();
-    if ((await this.record()) !== undefined) await this.waitPhase(undefined, 180_000);
+    // without an agent (drainer not installed) nobody restores: the next install does
+    if ((await this.record()) !== undefined && (await this.agents()).length > 0)
+      await this.waitPhase(undefined, 180_000);
   }
 
   /** The agent container's working set from the kubelet's summary API, in bytes. */

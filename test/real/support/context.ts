@@ -4,7 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import yaml from 'js-yaml';
 import { readFileSync } from 'node:fs';
-import { afterAll, afterEach, beforeAll, type TestContext } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, type TestContext } from 'vitest';
 import { Cluster } from './cluster.ts';
 import { realEnv, type RealEnv } from './env.ts';
 import { kubectl, type Kubectl } from './kubectl.ts';
@@ -51,6 +51,10 @@ export function useReal(): () => Real {
     const env = realEnv();
     const k = kubectl(env);
     real = { env, k, cluster: new Cluster(env, k), nova: await Nova.open(env) };
+  });
+  // each case starts from a node in service, whatever an earlier run left
+  beforeEach(async () => {
+    await real?.cluster.ensureInService();
   });
   // a case that failed half way leaves the node in service again before its servers are deleted
   afterEach(async () => {

@@ -50,7 +50,8 @@ export function apiServerControl(env: Env = process.env): ApiServerControl {
             return true;
           }
         },
-        { what: `kube-apiserver (pid ${pid}) to exit`, timeoutMs: 60_000, intervalMs: 200 },
+        // its graceful termination waits up to 60 s for the requests in flight (watches) before it exits
+        { what: `kube-apiserver (pid ${pid}) to exit`, timeoutMs: 120_000, intervalMs: 200 },
       );
     },
     start: () => sh(`"${up}" >/dev/null`, 300_000),

@@ -1,4 +1,4 @@
-// The real suite's files share one cluster and build on each other (1-install first, 9-uninstall last):
+// The real suite's files share one cluster and build on each other (01-install first, 10-uninstall last):
 // they run in the order of their names, never by vitest's cached durations.
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 

@@ -32,7 +32,7 @@ describe('a drain right after a restore', () => {
     );
     figure(ctx, 'drain took', `${seconds(done.endedAt - drain.startedAt)} s`);
 
-    expect(Cluster.held(gateAtEnable), JSON.stringify(gateAtEnable)).toBe(true);
+    expect.soft(Cluster.held(gateAtEnable), JSON.stringify(gateAtEnable)).toBe(true);
     expect(done.code, done.stderr).toBe(0);
     // drainer found the host empty before the drain returned (a gate still Pending lets it through at once)
     expect(phaseAtReturn).toBe('Evacuated');

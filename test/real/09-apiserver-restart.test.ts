@@ -18,10 +18,14 @@ describe('an API-server restart mid-evacuation', () => {
     await r.cluster.cordon();
     await r.cluster.waitPhase('Evacuating', 120_000);
     const stoppedAt = Date.now();
-    await api.stop();
-    const onHostWhileDown = (await r.nova.stillOnHost(servers)).length;
-    await sleep(15_000);
-    await api.start();
+    let onHostWhileDown: number;
+    try {
+      await api.stop();
+      onHostWhileDown = (await r.nova.stillOnHost(servers)).length;
+      await sleep(15_000);
+    } finally {
+      await api.start();
+    }
     const backAt = Date.now();
     await r.cluster.waitPhase('Evacuated');
     figure(ctx, 'API server down', `${seconds(backAt - stoppedAt)} s`);
