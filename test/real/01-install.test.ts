@@ -1,8 +1,10 @@
 // The stock install on a real cluster: `kubectl apply -k` of the test overlay brings the agent to Ready, its
 // drain gate holds as the real disruption controller counts it, and the gate pod passes Pod Security
 // `restricted` on the real admission plugin.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { figure, seconds, useReal } from './support/context.ts';
+import { REPO, figure, seconds, useReal } from './support/context.ts';
 import { install, removeLeftovers } from './support/install.ts';
 import { NAMESPACE } from './support/overlay.ts';
 
@@ -28,6 +30,16 @@ describe('install', () => {
       expectedPods: 1,
     });
     expect(await r.cluster.phase()).toBeUndefined();
+
+    // the agent runs the image the manifests name, the one built from the Dockerfile into the node
+    const stock = /image: (\S+)/.exec(readFileSync(path.join(REPO, 'daemonset/daemonset.yaml'), 'utf8'))?.[1];
+    const agent = await r.cluster.readyAgent();
+    expect(agent.spec.containers[0].image).toBe(stock);
+    expect(agent.status.containerStatuses[0].image).toBe(stock);
+    const onNode = ((await r.cluster.node()).status.images as { names?: string[] }[]).flatMap(
+      (i) => i.names ?? [],
+    );
+    expect(onNode).toContain(stock);
 
     const version = JSON.parse(await r.k.ok(['version', '-o', 'json']));
     const image = ((await r.cluster.node()).status.images as { names: string[]; sizeBytes: number }[]).find(
