@@ -19,7 +19,10 @@ describe('kubectl drain', () => {
     await departures.end();
 
     expect(done.code, done.stderr).toBe(0);
-    expect(leftAtReturn.map((s) => s.name)).toEqual([]);
+    expect(
+      leftAtReturn.map((s) => s.name),
+      'servers still on the host when kubectl drain returned',
+    ).toEqual([]);
     expect(departures.lastLeftAt).toBeDefined();
     expect(done.endedAt).toBeGreaterThanOrEqual(departures.lastLeftAt!);
     expect(await r.cluster.phase()).toBe('Evacuated');

@@ -31,7 +31,10 @@ describe('kubectl rollout restart ds/drainer while a drain is held', () => {
 
     expect(newAgent.metadata.uid).not.toBe(oldAgent.metadata.uid);
     expect(done.code, done.stderr).toBe(0);
-    expect(leftAtReturn.map((s) => s.name)).toEqual([]);
+    expect(
+      leftAtReturn.map((s) => s.name),
+      'servers still on the host when kubectl drain returned',
+    ).toEqual([]);
     expect(done.endedAt).toBeGreaterThanOrEqual(departures.lastLeftAt!);
     figure(
       ctx,

@@ -25,7 +25,10 @@ describe('the gate pod deleted while a drain is held', () => {
     figure(ctx, 'drain took', `${seconds(done.endedAt - drain.startedAt)} s`);
 
     expect(done.code, done.stderr).toBe(0);
-    expect(leftAtReturn.map((s) => s.name)).toEqual([]);
+    expect(
+      leftAtReturn.map((s) => s.name),
+      'servers still on the host when kubectl drain returned',
+    ).toEqual([]);
 
     await r.cluster.backInService();
   });
