@@ -1,5 +1,6 @@
-// The image: a build stage with dev dependencies bundles src/ into dist/ (esbuild), a run stage with
-// production dependencies only starts `node dist/cli.js` as a numeric non-root user. No Docker engine
+// The image: a build stage with dev dependencies bundles src/ into dist/ (esbuild), a second stage gathers
+// production dependencies and node with its libraries, and a final stage from scratch (no npm, no shell) starts
+// `node dist/cli.js` as a numeric non-root user. No Docker engine
 // runs here, so check the Dockerfile's shape and that the build it runs yields a working dist/cli.js
 // whose daemon loads no sandbox, demo or bench code, no client-node, yargs, zod or undici.
 import { execFile } from 'node:child_process';
@@ -42,20 +43,32 @@ function stages(text: string): Stage[] {
 const args = (s: Stage, op: string) => s.steps.filter((i) => i.op === op).map((i) => i.args);
 
 describe('Dockerfile', () => {
-  const [build, final] = [stages(dockerfile)[0], stages(dockerfile).at(-1)] as [Stage, Stage];
+  const all = stages(dockerfile);
+  const [build, runtime, final] = [all[0], all[1], all.at(-1)] as [Stage, Stage, Stage];
 
-  it('builds with dev dependencies in one stage and runs with production dependencies in another', () => {
-    expect(stages(dockerfile)).toHaveLength(2);
+  it('builds with dev dependencies, gathers production dependencies in another stage, and runs from neither', () => {
+    expect(all).toHaveLength(3);
     expect(args(build, 'RUN').join('\n')).toMatch(/npm ci(?!.*--omit=dev)/);
     expect(args(build, 'RUN').join('\n')).toMatch(/npm run build/);
-    expect(args(final, 'RUN').join('\n')).toMatch(/npm ci --omit=dev/);
+    expect(args(runtime, 'RUN').join('\n')).toMatch(/npm ci --omit=dev/);
     expect(args(final, 'COPY')).toContain(`--from=${build.name} /app/dist ./dist`);
+    expect(args(final, 'COPY')).toContain(`--from=${runtime.name} /app/node_modules ./node_modules`);
     // the sandbox (drainer sandbox/demo) reads scenarios/ next to dist/
     expect(args(final, 'COPY')).toContain('scenarios ./scenarios');
   });
 
+  it('runs on nothing but node and the libraries it links: no npm, no shell, no RUN in the final stage', () => {
+    expect(final.from).toBe('scratch');
+    expect(args(final, 'RUN')).toEqual([]);
+    expect(args(final, 'COPY')).toContain(`--from=${runtime.name} /rootfs /`);
+    const gather = args(runtime, 'RUN').join('\n');
+    expect(gather).toMatch(/cp \/usr\/local\/bin\/node \/rootfs\/usr\/local\/bin\/node/);
+    expect(gather).toMatch(/ldd \/usr\/local\/bin\/node/);
+    expect(args(final, 'ENV')).toContain('PATH=/usr/local/bin');
+  });
+
   it('pins the Node 24 base image by full version', () => {
-    for (const s of stages(dockerfile))
+    for (const s of all.filter((x) => x !== final))
       expect(s.from).toMatch(/^node:24\.\d+\.\d+-[a-z-]+$|@sha256:[0-9a-f]{64}$/);
   });
 

@@ -1,0 +1,43 @@
+// The API server goes away in the middle of an evacuation (an upgrade of the control plane) and comes back:
+// the agent's watches and writes recover, and the evacuation finishes with every server moved.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { describe, expect, it } from 'vitest';
+import { figure, seconds, useReal } from './support/context.ts';
+import { apiServerControl } from './support/kit.ts';
+
+const real = useReal();
+
+describe('an API-server restart mid-evacuation', () => {
+  it('the evacuation finishes after the API server is back', async (ctx) => {
+    const r = real();
+    const api = apiServerControl();
+    await r.cluster.waitGateHeld();
+    const servers = await r.nova.boot('apiserver', 4);
+    const agent = (await r.cluster.readyAgent())!;
+
+    await r.cluster.cordon();
+    await r.cluster.waitPhase('Evacuating', 120_000);
+    const stoppedAt = Date.now();
+    let onHostWhileDown: number;
+    try {
+      await api.stop();
+      onHostWhileDown = (await r.nova.stillOnHost(servers)).length;
+      await sleep(15_000);
+    } finally {
+      await api.start();
+    }
+    const backAt = Date.now();
+    await r.cluster.waitPhase('Evacuated');
+    figure(ctx, 'API server down', `${seconds(backAt - stoppedAt)} s`);
+    figure(ctx, 'servers on the host when it stopped', `${onHostWhileDown} of ${servers.length}`);
+    figure(ctx, 'API server back to Evacuated', `${seconds(Date.now() - backAt)} s`);
+
+    expect((await r.nova.stillOnHost(servers)).map((s) => s.name)).toEqual([]);
+    expect((await r.nova.service()).status).toBe('disabled');
+    const now = (await r.cluster.readyAgent())!;
+    figure(ctx, 'agent restarts', now.status.containerStatuses?.[0]?.restartCount ?? 0);
+    expect(now.metadata.uid).toBe(agent.metadata.uid);
+
+    await r.cluster.backInService();
+  });
+});

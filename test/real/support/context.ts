@@ -1,0 +1,75 @@
+// One case file's world: the environment, kubectl, the cluster and Nova. Cleanup of what a case booted runs
+// after each test, even when it failed.
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import yaml from 'js-yaml';
+import { readFileSync } from 'node:fs';
+import { afterAll, afterEach, beforeAll, beforeEach, type TestContext } from 'vitest';
+import { Cluster } from './cluster.ts';
+import { realEnv, type RealEnv } from './env.ts';
+import { kubectl, type Kubectl } from './kubectl.ts';
+import { Nova } from './nova.ts';
+
+export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+
+export interface Real {
+  env: RealEnv;
+  k: Kubectl;
+  cluster: Cluster;
+  nova: Nova;
+}
+
+/** A figure for REAL.md, kept on the test (test/real/support/reporter.ts writes it). */
+declare module 'vitest' {
+  interface TaskMeta {
+    figures?: Record<string, string | number>;
+  }
+}
+
+export function figure(ctx: TestContext, name: string, value: string | number): void {
+  ctx.task.meta.figures = { ...ctx.task.meta.figures, [name]: value };
+}
+
+/** The API server's address from the kubeconfig (the agent on the host's network dials it directly). */
+export function apiServer(kubeconfig: string): { host: string; port: string } {
+  const kc = yaml.load(readFileSync(kubeconfig, 'utf8')) as {
+    'current-context': string;
+    contexts: { name: string; context: { cluster: string } }[];
+    clusters: { name: string; cluster: { server: string } }[];
+  };
+  const ctx = kc.contexts.find((c) => c.name === kc['current-context']) ?? kc.contexts[0];
+  const cluster = kc.clusters.find((c) => c.name === ctx?.context.cluster) ?? kc.clusters[0];
+  const url = new URL(cluster!.cluster.server);
+  return { host: url.hostname, port: url.port || '443' };
+}
+
+export const seconds = (ms: number): number => Math.round(ms / 100) / 10;
+
+export function useReal(): () => Real {
+  let real: Real | undefined;
+  beforeAll(async () => {
+    const env = realEnv();
+    const k = kubectl(env);
+    real = { env, k, cluster: new Cluster(env, k), nova: await Nova.open(env) };
+  });
+  // each case starts from a node in service, whatever an earlier run left
+  beforeEach(async () => {
+    await real?.cluster.ensureInService();
+  });
+  // a case that failed half way leaves the node in service again before its servers are deleted
+  afterEach(async () => {
+    if (!real) return;
+    try {
+      await real.cluster.ensureInService();
+    } finally {
+      await real.nova.cleanup.run();
+    }
+  });
+  afterAll(async () => {
+    await real?.nova.cleanup.run();
+  });
+  return () => {
+    if (!real) throw new Error('the real world is not set up (beforeAll failed?)');
+    return real;
+  };
+}

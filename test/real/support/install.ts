@@ -1,0 +1,46 @@
+// Installing and removing drainer the operator's way: `kubectl apply -k` / `kubectl delete -k` of the test
+// overlay (support/overlay.ts), and waiting for what the API server shows.
+import { waitFor } from '../../functional/support/wait.ts';
+
+import { apiServer, REPO, type Real } from './context.ts';
+import { readOpenrc } from './env.ts';
+import { NAMESPACE, NODE_LABEL, writeOverlay, type Overlay } from './overlay.ts';
+
+/** Applies the overlay; resolves with the time from apply to the agent pod Ready, in ms. */
+export async function install(r: Real): Promise<{ overlay: Overlay; readyMs: number }> {
+  const overlay = writeOverlay(REPO, r.env, readOpenrc(r.env.openrc), apiServer(r.env.kubeconfig));
+  await r.k.ok(['label', 'node', r.env.node, `${NODE_LABEL.key}=${NODE_LABEL.value}`, '--overwrite']);
+  const t0 = Date.now();
+  await r.k.ok(['apply', '-k', overlay.dir]);
+  await waitFor(async () => ((await r.cluster.readyAgent()) ? true : undefined), {
+    what: `a Ready drainer agent on ${r.env.node}`,
+    timeoutMs: 180_000,
+    intervalMs: 250,
+  });
+  return { overlay, readyMs: Date.now() - t0 };
+}
+
+/** `kubectl delete -k` of the overlay, waiting until the namespace is gone. */
+export async function uninstall(r: Real, overlay: Overlay): Promise<void> {
+  await r.k.ok(['delete', '-k', overlay.dir, '--ignore-not-found', '--wait=true'], { timeoutMs: 300_000 });
+  await waitFor(async () => ((await r.k.get(['namespace', NAMESPACE])) ? undefined : true), {
+    what: `namespace ${NAMESPACE} to be gone`,
+    timeoutMs: 180_000,
+  });
+}
+
+/** The overlay of a previous run, for a clean start: removes drainer if a run left it installed. */
+export async function removeLeftovers(r: Real): Promise<void> {
+  if (!(await r.k.get(['namespace', NAMESPACE]))) return;
+  const overlay = writeOverlay(REPO, r.env, readOpenrc(r.env.openrc), apiServer(r.env.kubeconfig));
+  try {
+    await uninstall(r, overlay);
+  } finally {
+    overlay.remove();
+  }
+}
+
+/** The overlay written again (same content) for a later file, which did not install it. */
+export function currentOverlay(r: Real): Overlay {
+  return writeOverlay(REPO, r.env, readOpenrc(r.env.openrc), apiServer(r.env.kubeconfig));
+}

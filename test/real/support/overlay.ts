@@ -1,0 +1,140 @@
+// The test overlay: the stock `daemonset/` plus only what this test cluster needs, generated into a temp
+// dir and applied with `kubectl apply -k` (README "Real cluster tests" says what and why).
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import yaml from 'js-yaml';
+import type { RealEnv } from './env.ts';
+
+export const NAMESPACE = 'drainer';
+export const NODE_LABEL = { key: 'openstack-compute-node', value: 'enabled' } as const;
+
+export interface Overlay {
+  dir: string;
+  remove(): void;
+}
+
+/** clouds.yaml for the Secret drainer-openstack (cloud `drainer`, as the DaemonSet's OS_CLOUD says). */
+export function cloudsYaml(os: Record<string, string>): string {
+  const auth: Record<string, string> = {};
+  const keys = [
+    'auth_url',
+    'username',
+    'password',
+    'project_name',
+    'user_domain_name',
+    'project_domain_name',
+  ];
+  for (const k of keys) {
+    const v = os[`OS_${k.toUpperCase()}`];
+    if (v) auth[k] = v;
+  }
+  const cloud = {
+    auth_type: 'password',
+    auth,
+    region_name: os.OS_REGION_NAME,
+    interface: os.OS_INTERFACE ?? 'public',
+  };
+  return yaml.dump({ clouds: { drainer: cloud } });
+}
+
+/** The stock ConfigMap's config.yaml with the node → compute host mapping added. */
+function configWithMapping(repo: string, env: RealEnv): string {
+  const cm = yaml.load(readFileSync(path.join(repo, 'daemonset/configmap.yaml'), 'utf8')) as {
+    data: { 'config.yaml': string };
+  };
+  const config = yaml.load(cm.data['config.yaml']) as { nova?: Record<string, unknown> };
+  config.nova = { ...config.nova, hostMapping: { [env.node]: env.novaHost } };
+  return yaml.dump(config);
+}
+
+/** What the kit's cluster needs and the stock manifests do not have; everything else stays as shipped. */
+export function overlayKustomization(
+  repo: string,
+  dir: string,
+  env: RealEnv,
+  apiHost: string,
+  apiPort: string,
+) {
+  const rel = path.relative(dir, path.join(repo, 'daemonset'));
+  const daemonSet = [
+    // no kube-proxy: the Service address 10.0.0.1 routes nowhere, so the agent uses the host's network and
+    // the API server's own address (explicit env wins over what the kubelet injects)
+    { op: 'add', path: '/spec/template/spec/hostNetwork', value: true },
+    {
+      op: 'add',
+      path: '/spec/template/spec/containers/0/env/-',
+      value: { name: 'KUBERNETES_SERVICE_HOST', value: apiHost },
+    },
+    {
+      op: 'add',
+      path: '/spec/template/spec/containers/0/env/-',
+      value: { name: 'KUBERNETES_SERVICE_PORT', value: apiPort },
+    },
+    // on the host's network the port must be free there: 8080 is a popular one
+    {
+      op: 'add',
+      path: '/spec/template/spec/containers/0/env/-',
+      value: { name: 'DRAINER_SERVER_PORT', value: String(env.agentPort) },
+    },
+    { op: 'replace', path: '/spec/template/spec/containers/0/ports/0/containerPort', value: env.agentPort },
+    {
+      op: 'replace',
+      path: '/spec/template/metadata/annotations/prometheus.io~1port',
+      value: String(env.agentPort),
+    },
+  ];
+  return {
+    apiVersion: 'kustomize.config.k8s.io/v1beta1',
+    kind: 'Kustomization',
+    resources: [rel, 'secret.yaml'],
+    // the CRD the NodeMaintenance case needs (no medik8s operator here), as README "Install on a cluster" says
+    components: [`${rel}/components/nodemaintenance-crd`],
+    patches: [
+      { target: { kind: 'DaemonSet', name: 'drainer' }, patch: JSON.stringify(daemonSet) },
+      {
+        target: { kind: 'ConfigMap', name: 'drainer-config' },
+        patch: JSON.stringify([
+          { op: 'replace', path: '/data/config.yaml', value: configWithMapping(repo, env) },
+        ]),
+      },
+      // hostNetwork is forbidden from Pod Security `baseline` up: the namespace must allow it for the agent
+      // (the gate pod is still checked against `restricted` by the install case, with a server-side dry run)
+      {
+        target: { kind: 'Namespace', name: NAMESPACE },
+        patch: JSON.stringify([
+          {
+            op: 'replace',
+            path: '/metadata/labels/pod-security.kubernetes.io~1enforce',
+            value: 'privileged',
+          },
+        ]),
+      },
+    ],
+  };
+}
+
+/** Writes the overlay (kustomization and the Secret from the openrc, mode 0600) into a fresh temp dir. */
+export function writeOverlay(
+  repo: string,
+  env: RealEnv,
+  os: Record<string, string>,
+  api: { host: string; port: string },
+): Overlay {
+  const dir = mkdtempSync(path.join(tmpdir(), 'drainer-real-overlay-'));
+  const secret = {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: {
+      name: 'drainer-openstack',
+      namespace: NAMESPACE,
+      labels: { 'app.kubernetes.io/name': 'drainer' },
+    },
+    type: 'Opaque',
+    stringData: { 'clouds.yaml': cloudsYaml(os) },
+  };
+  writeFileSync(path.join(dir, 'secret.yaml'), yaml.dump(secret), { mode: 0o600 });
+  const k = overlayKustomization(repo, dir, env, api.host, api.port);
+  writeFileSync(path.join(dir, 'kustomization.yaml'), yaml.dump(k, { lineWidth: -1 }));
+  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
