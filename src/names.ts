@@ -12,3 +12,5 @@ export const START_NOW_ANNOTATION = 'drainer.dev/start-now';
 export const UNREADABLE_ANNOTATION = 'drainer.dev/state-unreadable';
 /** A Node labelled with this set to "true" opts out: drainer reports it and never evacuates it. */
 export const IGNORE_LABEL = 'drainer.dev/ignore';
+/** On a Node without a record: a change of drainer's found there (restored, or left), JSON; drainer status shows it. */
+export const STRANDED_ANNOTATION = 'drainer.dev/stranded';

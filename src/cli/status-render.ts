@@ -87,7 +87,7 @@ export function renderStatus(
         sinceText(r, now),
         slotOrQueue(r),
         progressText(r),
-        r.phase === 'Ignored' ? '' : oneLine(r.gate ?? 'off', wide),
+        r.phase === 'Ignored' || r.stranded ? '' : oneLine(r.gate ?? 'off', wide),
         ...(agents ? [agentText(r, now)] : []),
         oneLine(r.lastError ?? (r.waiting ? `waiting: ${r.waiting.reason}` : undefined), wide),
       ]),

@@ -4,7 +4,8 @@
 import { leaseExpired } from './fleet/budget.ts';
 import type { LeaseView } from './fleet/types.ts';
 import { nodeOfLease } from './node-lease.ts';
-import { IGNORE_LABEL } from '../names.ts';
+import { IGNORE_LABEL, STRANDED_ANNOTATION } from '../names.ts';
+import { RESTORED_SHOWN_MS, strandedNotes, type StrandedNote } from './stranded-check.ts';
 import type { NodeObject } from './objects.ts';
 import {
   parseRecord,
@@ -19,7 +20,7 @@ import { gateText } from './gate/view.ts';
 export interface FleetRow {
   readonly node: string;
   /** `Ignored`: the node opts out (drainer.dev/ignore=true) and carries no record. */
-  readonly phase: Phase | 'Ignored';
+  readonly phase: Phase | 'Ignored' | 'Stranded' | 'InService';
   /** The node carries drainer.dev/ignore=true: reported, never evacuated. */
   readonly ignored?: true;
   readonly trigger: string;
@@ -37,6 +38,11 @@ export interface FleetRow {
   readonly agent?: AgentState;
   /** The drain gate: held (with what is left), released, or held by a Failed evacuation. */
   readonly gate?: string;
+  /**
+   * No record, but a change of drainer's was found stranded on the node (drainer.dev/stranded):
+   * phase `Stranded` while it is left in place, `InService` for a day after it was restored.
+   */
+  readonly stranded?: readonly StrandedNote[];
 }
 
 export interface AgentState {
@@ -111,8 +117,33 @@ function row(n: NodeObject, rec: NodeRecord, position: number | undefined, gate:
   };
 }
 
+/** A node without a record where a stranded change was found (left, or restored in the last day). */
+function strandedRow(n: NodeObject, now: Date): FleetRow | undefined {
+  const notes = strandedNotes(n.metadata?.annotations?.[STRANDED_ANNOTATION]).filter(
+    (s) => !s.restored || Date.parse(s.at) + RESTORED_SHOWN_MS > now.getTime(),
+  );
+  const first = notes[0];
+  if (!first) return undefined;
+  const left = notes.some((s) => !s.restored);
+  const text = notes
+    .map(
+      (s) =>
+        `${s.what} left by drainer with no record (reason "${s.reason}"): ${s.restored ? 'restored' : 'still in place'}`,
+    )
+    .join('; ');
+  return {
+    node: nameOf(n),
+    phase: left ? 'Stranded' : 'InService',
+    trigger: '',
+    since: first.at,
+    progress: {},
+    lastError: text,
+    stranded: notes,
+  };
+}
+
 /**
- * One row per node with a record or the opt-out label, sorted by node name; with `agents`, each row
+ * One row per node with a record, a stranded change or the opt-out label, sorted by node name; with `agents`, each row
  * says whether its agent lives.
  */
 export function fleetRows(
@@ -127,7 +158,9 @@ export function fleetRows(
     const rec = parseRecord(n.metadata?.annotations?.[STATE_ANNOTATION], now);
     const ignored = ignoredNode(n);
     if (!rec) {
-      if (ignored)
+      const stranded = strandedRow(n, now);
+      if (stranded) rows.push({ ...stranded, ...(ignored ? { ignored: true as const } : {}) });
+      else if (ignored)
         rows.push({ node: nameOf(n), phase: 'Ignored', ignored: true, trigger: '', since: '', progress: {} });
       continue;
     }

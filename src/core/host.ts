@@ -11,6 +11,8 @@ import type {
   Plan,
   PlanOptions,
   PluginRecord,
+  StrandedChange,
+  StrandedOptions,
   WorkloadProgress,
 } from './plugin.ts';
 
@@ -244,6 +246,26 @@ export class PluginHost {
         }
       }),
     );
+  }
+
+  /** Every plugin's stranded change (no record on the node); a plugin that fails is logged and skipped. */
+  async stranded(
+    node: NodeRef,
+    opts: StrandedOptions,
+  ): Promise<{ plugin: string; change: StrandedChange }[]> {
+    const found = await Promise.all(
+      this.plugins.map(async (p) => {
+        if (!p.stranded) return undefined;
+        try {
+          const change = await p.stranded(node, opts);
+          return change ? { plugin: p.name, change } : undefined;
+        } catch (error) {
+          this.#failed(p.name, 'stranded check', error);
+          return undefined;
+        }
+      }),
+    );
+    return found.filter((f) => f !== undefined);
   }
 
   #failed(plugin: string, operation: string, error: unknown): void {

@@ -128,6 +128,24 @@ export interface RestoreContext {
   save(record: PluginRecord): Promise<void>;
 }
 
+/** A change of drainer's found with no record to own it (core/stranded.ts), and what was done about it. */
+export interface StrandedChange {
+  /** What, e.g. "nova-compute service on host-a". */
+  readonly what: string;
+  /** The reason drainer left on it (e.g. the disabled_reason). */
+  readonly reason: string;
+  /** true: undone now (the node is in service); false: left (the node is not in service). */
+  readonly restored: boolean;
+}
+
+export interface StrandedOptions {
+  readonly signal: AbortSignal;
+  /** The node is in service: what is recognisably drainer's is undone. */
+  readonly inService: boolean;
+  readonly dryRun: boolean;
+  readonly log: Logger;
+}
+
 export interface PlanOptions {
   /** Compute the capacity verdict (false when evacuation.capacityCheck is off). */
   readonly capacity?: boolean;
@@ -141,6 +159,12 @@ export interface BackendPlugin {
   evacuate(node: NodeRef, ctx: EvacuationContext): Promise<Outcome>;
   /** Undoes only what ctx.record says this plugin changed. */
   restore(node: NodeRef, ctx: RestoreContext): Promise<void>;
+  /**
+   * Optional: with no record on the node, is a change of drainer's still in place (e.g. nova-compute
+   * disabled with drainer's reason after the Node was deleted and registered again)? Undone when
+   * `inService`; answers what was found, or undefined for nothing.
+   */
+  stranded?(node: NodeRef, opts: StrandedOptions): Promise<StrandedChange | undefined>;
   /**
    * Optional, for backends behind credentials of their own (a cloud): can they still sign in?
    * At most one request (reusing a valid token costs none); throws AuthError when rejected. The

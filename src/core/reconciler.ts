@@ -24,6 +24,7 @@ import {
   type RecordRead,
 } from './record.ts';
 import { restoreNode } from './restore.ts';
+import { checkStranded } from './stranded-check.ts';
 import { retryDelayMs } from './retry-backoff.ts';
 import { guardedPersist } from './record-write.ts';
 import { reopen, strayOnHost } from './gate/recheck.ts';
@@ -41,6 +42,8 @@ export class Reconciler {
   readonly #events = new Set<Promise<void>>();
   /** Nodes whose drain gate this process has set from the record (once, at the first pass). */
   readonly #gateSynced = new Set<string>();
+  /** The Node (uid) whose stranded changes this process has looked for: once per Node object. */
+  readonly #strandedSeen = new Map<string, string>();
   /** When an Evacuated node's host was last listed (after Evacuated: once per resync). */
   readonly #checkedAt = new Map<string, number>();
 
@@ -114,6 +117,7 @@ export class Reconciler {
       return this.#ignored(run, desired, resync);
     if (desired.state === 'Evacuated') return this.#toEvacuated(run, desired, resync);
     if (record) return restoreNode(run);
+    await this.#stranded(run, true);
     await releaseMaintenances(run);
     return resync;
   }
@@ -122,7 +126,20 @@ export class Reconciler {
     const text = `node ${run.nodeName} is labelled ${IGNORE_LABEL}=true: not evacuated (trigger ${desired.trigger})`;
     run.log.info({ trigger: desired.trigger }, text);
     await run.event('Warning', 'EvacuationBlocked', text);
+    await this.#stranded(run, false);
     return resync;
+  }
+
+  /**
+   * No record: is a change of drainer's stranded on the node (a Node deleted and registered again)?
+   * Looked for once per Node object (its uid) in this process: at the agent's start and when the
+   * Node comes back, not at every pass (it costs the cloud a request).
+   */
+  async #stranded(run: NodeRun, inService: boolean): Promise<void> {
+    const uid = run.node.metadata?.uid ?? '';
+    if (this.#strandedSeen.get(run.nodeName) === uid) return;
+    await checkStranded(run, inService);
+    this.#strandedSeen.set(run.nodeName, uid);
   }
 
   /**

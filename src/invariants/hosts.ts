@@ -55,12 +55,12 @@ export const movesOf = (world: World, serverId: string): WorldMigration[] =>
 
 /**
  * Where the server ran at time t: its host now, walked back through every move that ended after t.
- * Undefined when Nova does not show its host.
+ * Undefined when Nova does not show its host, or the server was created after t.
  */
 export function serverHostAt(world: World, serverId: string, t: number): string | undefined {
   const server = world.nova?.servers.find((s) => s.id === serverId);
   let host = server?.host;
-  if (host === undefined) return undefined;
+  if (host === undefined || (server?.createdAt !== undefined && t < server.createdAt)) return undefined;
   const later = movesOf(world, serverId).filter((m) => (m.updatedAt ?? 0) > t);
   for (const m of later.reverse()) host = m.source;
   return host;

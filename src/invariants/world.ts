@@ -69,6 +69,8 @@ export interface WorldServer {
   /** OS-EXT-SRV-ATTR:host; undefined when Nova does not show it. */
   readonly host?: string;
   readonly status: string;
+  /** epoch ms of Nova's `created`: it was on no host before. */
+  readonly createdAt?: number;
 }
 
 export interface WorldMigration {

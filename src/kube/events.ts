@@ -36,7 +36,9 @@ export type EventReason =
   /** `drainer restore --force` without a readable record: what was recognisably ours is undone. */
   | 'RestoreForced'
   /** The cloud rejected drainer's credentials (Keystone 401): fix the secret, not the capacity. */
-  | 'CloudAuthFailed';
+  | 'CloudAuthFailed'
+  /** A change of drainer's with no record to own it (nova-compute left disabled): restored, or why not. */
+  | 'StrandedService';
 
 export type EventType = 'Normal' | 'Warning';
 

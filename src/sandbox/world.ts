@@ -12,6 +12,7 @@ const server = (s: ServerView): WorldServer => ({
   name: s.name,
   ...(s.host ? { host: s.host } : {}),
   status: s.status,
+  createdAt: s.createdAt,
 });
 
 /** All of Nova at once: the emulation has no policy that hides anything. */

@@ -19,6 +19,8 @@ import type {
   Outcome,
   Plan,
   PluginRecord,
+  StrandedChange,
+  StrandedOptions,
   WorkloadProgress,
 } from '../../src/core/plugin.ts';
 import { createLogger, type Logger } from '../../src/observability/logger.ts';
@@ -277,6 +279,8 @@ export interface FakePlugin {
     record: PluginRecord | undefined;
     save: (r: PluginRecord) => Promise<void>;
   }) => Promise<void>;
+  /** A change of drainer's found with no record (the node in service or not). */
+  stranded?: (inService: boolean) => Promise<StrandedChange | undefined>;
 }
 
 /** The real plugin host over scripted plugins, counting calls. */
@@ -302,6 +306,9 @@ export class FakeHost implements EvacuationHost {
     this.restoreCalls++;
     return this.#host.restore(node, opts);
   }
+  stranded(node: NodeRef, opts: StrandedOptions) {
+    return this.#host.stranded(node, opts);
+  }
 }
 
 function toBackend(p: FakePlugin): BackendPlugin {
@@ -317,6 +324,7 @@ function toBackend(p: FakePlugin): BackendPlugin {
         trigger: ctx.trigger,
       }),
     restore: async (_node, ctx) => p.restore?.({ record: ctx.record, save: (r) => ctx.save(r) }),
+    ...(p.stranded ? { stranded: (_node: NodeRef, o: StrandedOptions) => p.stranded!(o.inService) } : {}),
   };
 }
 

@@ -13,6 +13,9 @@ describe('drainer daemon (full stack)', () => {
   it('serves readiness and metrics, evacuates on cordon, and stops on SIGTERM leaving the cordon', async () => {
     stack = await startStack({ scenario: smallWorld({ servers: 2 }) });
     const s = stack;
+    // the daemon's pod-style wire sends a DELETE body without Content-Length: the leftover bytes
+    // corrupt the keep-alive connection and a later request is answered 400 (issue 28 item 1)
+    s.expectBroken('unexpected-4xx', 'issue 28 item 1: DELETE without Content-Length');
     // the kubeconfig still wins over the in-cluster environment
     const daemon = await startDaemon(s, 'node-a', { KUBERNETES_SERVICE_HOST: '10.0.0.1' });
     await until('ready', async () => (await daemon.get('/readyz')).status === 200);

@@ -15,6 +15,9 @@ describe('the monitoring kit against a real daemon', () => {
   it('every metric name in the alerts and the dashboard is exposed by /metrics after an evacuation', async () => {
     stack = await startStack({ scenario: smallWorld({ servers: 3 }) });
     const s = stack;
+    // the daemon's pod-style wire sends a DELETE body without Content-Length: the leftover bytes
+    // corrupt the keep-alive connection and a later request is answered 400 (issue 28 item 1)
+    s.expectBroken('unexpected-4xx', 'issue 28 item 1: DELETE without Content-Length');
     const daemon = await startDaemon(s, 'node-a');
     await s.cordon('node-a');
     await until('evacuated', async () => (await s.record('node-a'))?.phase === 'Evacuated');

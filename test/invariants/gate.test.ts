@@ -68,6 +68,28 @@ describe('nothing evicts or deletes the gate while a VM is on the node', () => {
     ]);
   });
 
+  it('counts no server created after the request (forced onto the host later)', () => {
+    const w = moved({ observations: { requests: [{ method: 'DELETE', path: POD, status: 200, at: T0 }] } });
+    const later = { ...w, nova: { ...w.nova!, servers: [{ ...w.nova!.servers[0]!, createdAt: T0 + 1 }] } };
+    expect(gateDisruptedWhileOccupied(later, OPTS)).toEqual([]);
+  });
+
+  it("excuses a delete after an operator's drainer release (the documented override), not an eviction", () => {
+    const released = {
+      reason: 'DrainGateReleased',
+      kind: 'Node',
+      name: 'node-a',
+      message: 'drain gate released by an operator (drainer release) while Failed: drains of node-a go on',
+      count: 1,
+    };
+    const requests = [
+      { method: 'DELETE', path: POD, status: 200, at: T0 },
+      { method: 'POST', path: `${POD}/eviction`, status: 201, at: T0 },
+    ];
+    const found = gateDisruptedWhileOccupied(moved({ events: [released], observations: { requests } }), OPTS);
+    expect(found.map((v) => v.evidence)).toEqual([expect.stringContaining('gate evicted')]);
+  });
+
   it('says nothing without the observation of requests (a live cluster)', () => {
     expect(gateDisruptedWhileOccupied(moved(), OPTS)).toEqual([]);
   });

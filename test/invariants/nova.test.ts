@@ -109,12 +109,19 @@ describe('every MigrationSucceeded and moved count matches Nova; no MigrationFai
       ['migration-succeeded-unconfirmed'],
     ],
     [
-      'succeeded, then moved back by someone',
+      'succeeded, then moved back by a later migration',
       [succeeded],
       nova('host-a', [
         ['host-a', 'host-b'],
         ['host-b', 'host-a'],
       ]),
+      {},
+      [],
+    ],
+    [
+      'succeeded, migration completed, but the server never left (Nova reported from the field)',
+      [succeeded],
+      nova('host-a', [['host-a', 'host-b']]),
       {},
       ['migration-succeeded-unconfirmed'],
     ],

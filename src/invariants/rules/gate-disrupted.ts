@@ -34,11 +34,21 @@ function onNodeAt(world: World, node: string, t: number, opts: CheckOptions): st
   return [...servers, ...vmis];
 }
 
+/**
+ * An operator's `drainer release` opens the gate with VMs left on purpose (its Event says so): the
+ * documented override, not a broken promise. The Event carries no time we can compare, so a release
+ * excuses every deletion of that node's gate in the observed span.
+ */
+const releasedByOperator = (world: World, node: string): boolean =>
+  world.events.some(
+    (e) => e.reason === 'DrainGateReleased' && e.name === node && e.message.includes('by an operator'),
+  );
+
 export function gateDisruptedWhileOccupied(world: World, opts: CheckOptions): Violation[] {
   const out: Violation[] = [];
   for (const r of world.observations?.requests ?? []) {
     const hit = disruptedGate(r, opts.namespace);
-    if (!hit) continue;
+    if (!hit || (hit.how === 'deleted' && releasedByOperator(world, hit.node))) continue;
     const left = onNodeAt(world, hit.node, r.at, opts);
     if (!left.length) continue;
     const who = r.userAgent ? ` by ${r.userAgent}` : '';

@@ -10,15 +10,32 @@ const SERVER_ID = /^nova: .* \(([^()\s]+)\): /;
 
 const serverIdOf = (e: WorldEvent): string | undefined => SERVER_ID.exec(e.message)?.[1];
 
-/** Did Nova move the server off host, and is it not back there since? */
-function movedOff(world: World, serverId: string, host: string): boolean {
+/** Did Nova move the server off host (a finished migration), and where is it now: off, or back by a later one? */
+function moveOff(world: World, serverId: string, host: string): 'never' | 'off' | 'back' | 'unexplained' {
   const moves = movesOf(world, serverId);
   const lastOff = moves.findLastIndex((m) => m.source === host);
-  if (lastOff < 0) return false;
+  if (lastOff < 0) return 'never';
   const back = moves.slice(lastOff + 1).some((m) => m.dest === host);
   const now = world.nova?.servers.find((s) => s.id === serverId)?.host;
-  return !back && now !== host;
+  if (now !== host) return 'off';
+  // on the host again: only a later migration onto it explains that
+  return back ? 'back' : 'unexplained';
 }
+
+/** Off the host now, by a finished migration. */
+const movedOff = (world: World, serverId: string, host: string): boolean =>
+  moveOff(world, serverId, host) === 'off';
+
+/** Moved off the host by Nova at some point (off now, or brought back since by a later migration). */
+const everMovedOff = (world: World, serverId: string, host: string): boolean =>
+  ['off', 'back'].includes(moveOff(world, serverId, host));
+
+/** "12 live-migration node-a→node-b completed, …" (every status), or "none". */
+const migrationsText = (world: World, serverId: string): string =>
+  (world.nova?.migrations ?? [])
+    .filter((m) => m.serverId === serverId)
+    .map((m) => `${m.id} ${m.source}→${m.dest ?? '?'} ${m.status}`)
+    .join(', ') || 'none';
 
 const nodeEvents = (world: World, reason: string) =>
   world.events.filter((e) => e.kind === 'Node' && e.reason === reason && e.message.startsWith('nova: '));
@@ -31,12 +48,12 @@ function succeededUnconfirmed(world: World, opts: CheckOptions): Violation[] {
     const server = world.nova?.servers.find((s) => s.id === id);
     // a server deleted since, or a host not known: nothing to compare with
     if (!id || !host || !server || server.host === undefined) continue;
-    if (movedOff(world, id, host)) continue;
+    if (everMovedOff(world, id, host)) continue;
     out.push(
       violation(
         'migration-succeeded-unconfirmed',
         `node/${e.name}`,
-        `Event MigrationSucceeded "${e.message}", but Nova shows server ${server.name} on ${server.host} with ${movesOf(world, id).filter((m) => m.source === host).length} finished migration(s) off ${host}`,
+        `Event MigrationSucceeded "${e.message}", but Nova shows server ${server.name} on ${server.host}; its migrations: ${migrationsText(world, id)}`,
         `look at the server in Nova (\`openstack server migration list --server ${id}\`); drainer's report is wrong: file it with the agent's log`,
       ),
     );
@@ -70,7 +87,7 @@ function movedCounts(world: World, opts: CheckOptions): Violation[] {
     const rec = recordOf(n);
     const host = hostOfNode(world, n.name, opts);
     if (!rec || !host || !world.nova) continue;
-    const movedByNova = world.nova.servers.filter((s) => movedOff(world, s.id, host)).length;
+    const movedByNova = world.nova.servers.filter((s) => everMovedOff(world, s.id, host)).length;
     const claims = [
       ...(rec.outcomes ?? []).filter((o) => o.plugin === 'nova').map((o) => ['outcome', o.moved] as const),
       ...(rec.progress?.nova ? [['progress', rec.progress.nova.moved] as const] : []),
@@ -81,7 +98,7 @@ function movedCounts(world: World, opts: CheckOptions): Violation[] {
         violation(
           'moved-count-exceeds-nova',
           `node/${n.name}`,
-          `the record's nova ${where} says ${moved} moved, but Nova shows ${movedByNova} server(s) moved off ${host} and not back`,
+          `the record's nova ${where} says ${moved} moved, but Nova shows ${movedByNova} server(s) moved off ${host}`,
           `compare \`drainer status -o json\` with \`openstack server list --all-projects --host ${host}\`; trust Nova`,
         ),
       );

@@ -9,6 +9,8 @@ import type {
   PlanBlocker,
   PlanOptions,
   RestoreContext,
+  StrandedChange,
+  StrandedOptions,
   WorkloadProgress,
 } from '../../core/plugin.ts';
 import type { NovaConfig } from '../../config/schema.ts';
@@ -21,6 +23,7 @@ import { resolveServiceHost, type HostMapping } from './mapping.ts';
 import { Migrator } from './migrator.ts';
 import type { PlacementClient } from './placement.ts';
 import { parseNovaRecord, toPluginRecord, type NovaRecord } from './record.ts';
+import { novaStranded } from './stranded.ts';
 import { hostOf, taskStateOf, type NovaService } from './types.ts';
 
 export interface NovaPluginOptions {
@@ -157,6 +160,11 @@ export class NovaPlugin implements BackendPlugin {
       ctx.log.info({ host: rec.host }, 'nova-compute service enabled');
     }
     await ctx.save(toPluginRecord({ ...rec, disabledByUs: false }));
+  }
+
+  /** No record on the node: the service disabled with drainer's reason is stranded (enabled when in service). */
+  stranded(node: NodeRef, opts: StrandedOptions): Promise<StrandedChange | undefined> {
+    return novaStranded(this.#o.compute, this.#o.nova, node, opts);
   }
 
   /**

@@ -149,6 +149,8 @@ export interface ServerView {
   taskState: string | null;
   ramMb: number;
   locked: boolean;
+  /** epoch ms (Nova's `created`). */
+  createdAt: number;
 }
 
 export interface ServiceView {

@@ -320,6 +320,7 @@ export class NovaModel {
       taskState: s.taskState,
       ramMb: s.ramMb,
       locked: s.locked,
+      createdAt: s.createdAt,
     };
   }
 }

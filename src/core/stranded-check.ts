@@ -1,0 +1,56 @@
+// The agent's look for stranded changes (core/stranded.ts): on a node with no record, a change of
+// drainer's still in place is undone when the node is in service, and told in either case: an Event
+// StrandedService, and the drainer.dev/stranded annotation that `drainer status` shows.
+import { STRANDED_ANNOTATION } from '../names.ts';
+import type { StrandedChange } from './plugin.ts';
+import type { NodeRun } from './run-context.ts';
+
+/** One change found, as the annotation keeps it (JSON list). */
+export interface StrandedNote extends StrandedChange {
+  readonly plugin: string;
+  /** When it was found (ISO). */
+  readonly at: string;
+}
+
+/** The notes on a Node, or none when absent or not ours to read. */
+export function strandedNotes(text: string | undefined): StrandedNote[] {
+  if (!text) return [];
+  try {
+    const v: unknown = JSON.parse(text);
+    return Array.isArray(v) ? (v as StrandedNote[]).filter((n) => typeof n?.what === 'string') : [];
+  } catch {
+    return [];
+  }
+}
+
+/** How long `drainer status` shows a change that was restored. */
+export const RESTORED_SHOWN_MS = 24 * 3600_000;
+
+const eventText = (node: string, plugin: string, c: StrandedChange): string => {
+  const found = `${plugin}: ${c.what} was left by drainer (reason "${c.reason}") with no record on node ${node} (the Node was deleted and registered again, or its record removed)`;
+  return c.restored
+    ? `${found}: restored, the node is in service`
+    : `${found}: left as it is, the node is not in service; \`drainer restore --node ${node}\` undoes it`;
+};
+
+export async function checkStranded(run: NodeRun, inService: boolean): Promise<void> {
+  const found =
+    (await run.deps.host.stranded?.(
+      { name: run.nodeName },
+      { signal: run.signal, inService, dryRun: run.deps.config.dryRun, log: run.log },
+    )) ?? [];
+  const at = run.now().toISOString();
+  const had = strandedNotes(run.node.metadata?.annotations?.[STRANDED_ANNOTATION]);
+  for (const { plugin, change } of found) {
+    const text = eventText(run.nodeName, plugin, change);
+    run.log.warn({ plugin, what: change.what, restored: change.restored }, text);
+    await run.event(change.restored ? 'Normal' : 'Warning', 'StrandedService', text);
+  }
+  // kept: what was found now, and what was restored lately (status shows it for a day)
+  const recent = had.filter((n) => n.restored && Date.parse(n.at) + RESTORED_SHOWN_MS > run.now().getTime());
+  const notes = [...found.map(({ plugin, change }) => ({ plugin, ...change, at })), ...recent];
+  const text = notes.length ? JSON.stringify(notes) : null;
+  if (text === (had.length ? (run.node.metadata?.annotations?.[STRANDED_ANNOTATION] ?? null) : null)) return;
+  if (!notes.length && !had.length) return;
+  await run.deps.cluster.setNodeAnnotation(run.nodeName, STRANDED_ANNOTATION, text);
+}

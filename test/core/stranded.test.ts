@@ -1,0 +1,108 @@
+// A change of drainer's stranded on a node with no record (issue 27 item 6): the agent undoes it
+// when the node is in service, tells it in an Event either way, and `drainer status` shows it.
+import { describe, expect, it } from 'vitest';
+import { configSchema } from '../../src/config/schema.ts';
+import { fleetRows } from '../../src/core/fleet-view.ts';
+import { Reconciler } from '../../src/core/reconciler.ts';
+import { strandedAction } from '../../src/core/stranded.ts';
+import type { StrandedChange } from '../../src/core/plugin.ts';
+import { IGNORE_LABEL, STRANDED_ANNOTATION } from '../../src/names.ts';
+import { FakeCluster, FakeHost, quietLogger, succeeded } from './fakes.ts';
+
+const DISABLED = { status: 'disabled', disabledReason: 'drainer: cordon 2026-11-25T09:00:00Z' };
+
+describe('strandedAction: the one predicate the agent and drainer doctor share', () => {
+  it.each([
+    ['disabled by drainer, no record, in service', DISABLED, false, true, 'restore'],
+    ['disabled by drainer, no record, not in service', DISABLED, false, false, 'report'],
+    ['disabled by drainer, a record owns it', DISABLED, true, true, 'none'],
+    ['disabled by someone else', { status: 'disabled', disabledReason: 'rack swap' }, false, true, 'none'],
+    ['disabled without a reason', { status: 'disabled', disabledReason: null }, false, true, 'none'],
+    ['enabled', { status: 'enabled', disabledReason: null }, false, true, 'none'],
+  ])('%s: %s', (_what, service, hasRecord, inService, action) => {
+    expect(strandedAction({ service, prefix: 'drainer:', hasRecord, inService })).toBe(action);
+  });
+});
+
+function setup(found: (inService: boolean) => StrandedChange | undefined) {
+  const cluster = new FakeCluster();
+  const asked: boolean[] = [];
+  const host = new FakeHost([
+    {
+      name: 'nova',
+      evacuate: async () => succeeded('nova'),
+      stranded: async (inService) => {
+        asked.push(inService);
+        return found(inService);
+      },
+    },
+  ]);
+  const config = configSchema.parse({});
+  const reconciler = new Reconciler({ cluster, host, config, log: quietLogger() });
+  const reconcile = () => reconciler.reconcile('node-7', new AbortController().signal);
+  return { cluster, asked, reconcile };
+}
+
+const change = (restored: boolean): StrandedChange => ({
+  what: 'nova-compute service on host-7',
+  reason: DISABLED.disabledReason,
+  restored,
+});
+
+describe('the agent on a node with no record', () => {
+  it('restores a stranded service of a node in service, with a Normal Event and a note status shows', async () => {
+    const { cluster, asked, reconcile } = setup((inService) => change(inService));
+    cluster.addNode('node-7');
+
+    await reconcile();
+
+    expect(asked).toEqual([true]);
+    expect(cluster.events.map((e) => [e.type, e.reason])).toEqual([['Normal', 'StrandedService']]);
+    expect(cluster.events[0]?.message).toContain('nova-compute service on host-7 was left by drainer');
+    const [row] = fleetRows([cluster.node('node-7')], new Date());
+    expect(row).toMatchObject({
+      node: 'node-7',
+      phase: 'InService',
+      lastError: expect.stringContaining('restored'),
+    });
+  });
+
+  it('looks once per Node object: not at every pass, again when the Node was registered anew', async () => {
+    const { cluster, asked, reconcile } = setup(() => undefined);
+    const node = cluster.addNode('node-7');
+    const registered = (uid: string) => Object.assign(node.metadata, { uid });
+    registered('uid-1');
+
+    await reconcile();
+    await reconcile();
+    expect(asked).toHaveLength(1);
+
+    registered('uid-2');
+    await reconcile();
+    expect(asked).toHaveLength(2);
+    expect(cluster.events).toEqual([]);
+    expect(cluster.node('node-7').metadata.annotations?.[STRANDED_ANNOTATION]).toBeUndefined();
+  });
+
+  it('only reports it on a node that is not to be evacuated (opted out): Warning Event, status Stranded', async () => {
+    const { cluster, asked, reconcile } = setup((inService) => change(inService));
+    const node = cluster.addNode('node-7', { unschedulable: true });
+    node.metadata.labels = { [IGNORE_LABEL]: 'true' };
+
+    await reconcile();
+
+    expect(asked).toEqual([false]);
+    const told = cluster.events.find((e) => e.reason === 'StrandedService');
+    expect(told?.type).toBe('Warning');
+    expect(told?.message).toContain('drainer restore --node node-7');
+    const [row] = fleetRows([cluster.node('node-7')], new Date());
+    expect(row).toMatchObject({ phase: 'Stranded', ignored: true });
+  });
+
+  it('status stops showing a restored one after a day', () => {
+    const note = { plugin: 'nova', ...change(true), at: '2026-11-24T09:00:00.000Z' };
+    const node = { metadata: { name: 'n', annotations: { [STRANDED_ANNOTATION]: JSON.stringify([note]) } } };
+    expect(fleetRows([node], new Date('2026-11-24T20:00:00Z'))).toHaveLength(1);
+    expect(fleetRows([node], new Date('2026-11-25T10:00:00Z'))).toEqual([]);
+  });
+});
