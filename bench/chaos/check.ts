@@ -3,7 +3,12 @@
 // seen; a state that heals (a gate being re-created, a NodeMaintenance status not yet written, a
 // Lease of a killed agent) is counted only when it outlives a grace period, and at the end, after
 // the fleet was given time to settle, it must be gone.
-import { checkInvariants, checkOptionsOf, type CheckOptions, type Violation } from '../../src/invariants/index.ts';
+import {
+  checkInvariants,
+  checkOptionsOf,
+  type CheckOptions,
+  type Violation,
+} from '../../src/invariants/index.ts';
 import type { ObservedRequest, World } from '../../src/invariants/world.ts';
 import { readSandboxWorld } from '../../src/sandbox/world.ts';
 import { recordOf } from '../../src/invariants/hosts.ts';
@@ -66,7 +71,9 @@ export class Checker {
     let err: unknown;
     for (let i = 0; i < 20; i++) {
       try {
-        const w = await readSandboxWorld(this.#fleet.sandbox, this.#fleet.k, { namespace: this.#opts.namespace });
+        const w = await readSandboxWorld(this.#fleet.sandbox, this.#fleet.k, {
+          namespace: this.#opts.namespace,
+        });
         if (!consume) return { ...w, observations: {} };
         const all = w.observations?.requests ?? [];
         const from = this.#lastRequest ? all.lastIndexOf(this.#lastRequest) + 1 : 0;
@@ -118,7 +125,13 @@ export class Checker {
         if (!final && now - since < this.#graceMs) continue;
       }
       this.#counted.add(key);
-      this.#note({ id: v.id, object: v.object, evidence: v.evidence, round, ...(final ? { atEnd: true } : {}) });
+      this.#note({
+        id: v.id,
+        object: v.object,
+        evidence: v.evidence,
+        round,
+        ...(final ? { atEnd: true } : {}),
+      });
     }
     for (const key of this.#since.keys()) if (!seen.has(key)) this.#since.delete(key);
     if (final) {

@@ -70,7 +70,10 @@ export class Drains {
 
   async #drain(node: string): Promise<boolean> {
     const proxy = await this.#fleet.toolsProxy();
-    const kubeconfig = this.#fleet.sandbox.kube.kubeconfig().split(this.#fleet.sandbox.kube.url).join(proxy.url);
+    const kubeconfig = this.#fleet.sandbox.kube
+      .kubeconfig()
+      .split(this.#fleet.sandbox.kube.url)
+      .join(proxy.url);
     try {
       if (this.tool === 'kubectl drain') return await this.#kubectl(node, kubeconfig);
       const k = createKubeClients({ kubeconfigYaml: kubeconfig });

@@ -27,7 +27,12 @@ export class Operator {
     this.#namespace = namespace;
   }
 
-  async #call(method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<Answer> {
+  async #call(
+    method: string,
+    path: string,
+    body?: unknown,
+    contentType = 'application/json',
+  ): Promise<Answer> {
     const text = body === undefined ? undefined : JSON.stringify(body);
     const res = await fetch(`${this.#url}${path}`, {
       method,

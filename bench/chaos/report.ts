@@ -67,9 +67,9 @@ export function renderReliability(r: ReportInput): string {
     '## How to read it',
     '',
     '- A safety promise (gate disrupted while occupied, a false migration report, an unexpected 4xx, the budget, a drain that returned with VMs on the node) counts the moment it is seen.',
-    '- A state that heals (a deleted gate not yet re-created, a NodeMaintenance status not yet written, a killed agent\'s Lease) counts only if it outlives the grace period, and must be gone after the settle.',
+    "- A state that heals (a deleted gate not yet re-created, a NodeMaintenance status not yet written, a killed agent's Lease) counts only if it outlives the grace period, and must be gone after the settle.",
     '- At the end every node must be back in service, or Evacuated with nothing left on it (`not-settled` otherwise).',
-    '- The seed fixes the schedule (Nova\'s 5xx draws come from the sandbox\'s own fixed seed); the agents run in real time, so the interleaving can differ between two runs of one seed.',
+    "- The seed fixes the schedule (Nova's 5xx draws come from the sandbox's own fixed seed); the agents run in real time, so the interleaving can differ between two runs of one seed.",
     '',
   );
   return lines.join('\n');

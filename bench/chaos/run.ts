@@ -55,7 +55,8 @@ async function main(): Promise<void> {
   }
   const seed = positiveInt('seed', args.seed, 1);
   const rounds = positiveInt('rounds', args.rounds, 200);
-  const shrinkSeconds = args['shrink-seconds'] === '0' ? 0 : positiveInt('shrink-seconds', args['shrink-seconds'], 300);
+  const shrinkSeconds =
+    args['shrink-seconds'] === '0' ? 0 : positiveInt('shrink-seconds', args['shrink-seconds'], 300);
   let steps: Step[];
   if (args.steps) {
     try {
@@ -85,7 +86,9 @@ async function main(): Promise<void> {
   if (result.firstFailingRound !== undefined && shrinkSeconds > 0) {
     const ids = new Set(result.findings.filter((f) => f.round === result.firstFailingRound).map((f) => f.id));
     if (ids.size === 0) for (const f of result.findings) ids.add(f.id);
-    say(`chaos: shrinking the first ${result.firstFailingRound} steps (failing with ${[...ids].join(', ')}), up to ${shrinkSeconds} s`);
+    say(
+      `chaos: shrinking the first ${result.firstFailingRound} steps (failing with ${[...ids].join(', ')}), up to ${shrinkSeconds} s`,
+    );
     shrunk = await shrink(
       steps.slice(0, result.firstFailingRound),
       async (candidate) => {
@@ -94,7 +97,9 @@ async function main(): Promise<void> {
       },
       { deadline: Date.now() + shrinkSeconds * 1000 },
     );
-    say(`chaos: seed ${seed} fails; shortest schedule found (${shrunk.steps.length} steps, ${shrunk.tries} tries):`);
+    say(
+      `chaos: seed ${seed} fails; shortest schedule found (${shrunk.steps.length} steps, ${shrunk.tries} tries):`,
+    );
     for (const s of shrunk.steps) say(`  ${describeStep(s)}`);
     say(`  as --steps JSON: ${JSON.stringify(shrunk.steps)}`);
   }

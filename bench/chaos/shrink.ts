@@ -30,7 +30,7 @@ export async function shrink<T>(
   const out = (complete: boolean): ShrinkResult<T> => ({ steps, tries, complete });
   for (;;) {
     let removed = false;
-    for (let at = 0; at < steps.length; ) {
+    for (let at = 0; at < steps.length;) {
       if (now() >= o.deadline || tries >= maxTries) return out(false);
       const candidate = [...steps.slice(0, at), ...steps.slice(at + chunk)];
       tries++;
