@@ -16,18 +16,21 @@ import { vmsOn, type Drains } from './drains.ts';
 import type { Fleet } from './fleet.ts';
 import { CHAOS_USER_AGENT } from './operator.ts';
 
+const DRAIN_RETURNED_OCCUPIED_ID = 'drain-returned-occupied';
+
 /** Broken once seen. Every other invariant id heals and is judged after a grace period. */
-const SAFETY = new Set<string>([
+export const SAFETY: ReadonlySet<string> = new Set<string>([
   'gate-disrupted-while-occupied',
   'migration-succeeded-unconfirmed',
   'moved-count-exceeds-nova',
   'migration-failed-but-moved',
   'unexpected-4xx',
   'budget-exceeded',
+  DRAIN_RETURNED_OCCUPIED_ID,
 ]);
 
 /** The soak's own findings on top of the invariants of src/invariants. */
-export const DRAIN_RETURNED_OCCUPIED = 'drain-returned-occupied';
+export const DRAIN_RETURNED_OCCUPIED = DRAIN_RETURNED_OCCUPIED_ID;
 export const NOT_SETTLED = 'not-settled';
 
 export interface Finding {
@@ -40,9 +43,15 @@ export interface Finding {
   readonly atEnd?: boolean;
 }
 
-/** One key per broken promise: an unexpected 4xx once per path, other findings once per evidence. */
-const keyOf = (v: Pick<Violation, 'id' | 'object' | 'evidence'>, persistent: boolean): string =>
-  v.id === 'unexpected-4xx' || persistent ? `${v.id} ${v.object}` : `${v.id} ${v.object} ${v.evidence}`;
+/**
+ * One key per broken promise: an unexpected 4xx once per path, a false report once per Event (its
+ * evidence names where the server is now, which changes), a healing state once per object.
+ */
+function keyOf(v: Pick<Violation, 'id' | 'object' | 'evidence'>, persistent: boolean): string {
+  if (v.id === 'unexpected-4xx' || persistent) return `${v.id} ${v.object}`;
+  const event = /^Event \w+ "([^"]*)"/.exec(v.evidence)?.[1];
+  return `${v.id} ${v.object} ${event ?? v.evidence}`;
+}
 
 export class Checker {
   readonly #fleet: Fleet;

@@ -8,6 +8,7 @@ import { cpus } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { SAFETY } from './check.ts';
 import { renderReliability } from './report.ts';
 import { describeStep, makeSchedule, type Step } from './schedule.ts';
 import { FLEET_NODES } from './fleet.ts';
@@ -92,7 +93,9 @@ async function main(): Promise<void> {
     shrunk = await shrink(
       steps.slice(0, result.firstFailingRound),
       async (candidate) => {
-        const r = await runSoak({ seed, steps: candidate, stopAtFirst: true, settleMs: 30_000 });
+        // a safety finding shows in its round: no settle needed to see it again
+        const settleMs = [...ids].every((id) => SAFETY.has(id)) ? 0 : 30_000;
+        const r = await runSoak({ seed, steps: candidate, stopAtFirst: true, settleMs });
         return r.findings.some((f) => ids.has(f.id));
       },
       { deadline: Date.now() + shrinkSeconds * 1000 },
