@@ -31,7 +31,9 @@ function positiveInt(name: string, v: string | undefined, dflt: number): number 
 function commit(): string {
   try {
     const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: REPO }).toString().trim();
-    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: REPO }).toString().trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: REPO })
+      .toString()
+      .trim();
     return dirty ? `${head} (with uncommitted changes)` : head;
   } catch {
     return 'unknown';
