@@ -64,6 +64,8 @@ export class Checker {
   #logAt = 0;
   #drainAt = 0;
   readonly findings: Finding[] = [];
+  /** Drains that returned after someone put their node back in service (not judged). */
+  overruledDrains = 0;
   /** Each node as the final check saw it: its record's phase (InService without one), what is left on it. */
   endState: { node: string; phase: string; unschedulable: boolean; left: number }[] = [];
 
@@ -105,7 +107,8 @@ export class Checker {
 
   #drainReturns(round: number): void {
     for (const d of this.#drains.returns.slice(this.#drainAt)) {
-      if (d.ok && d.left.length)
+      if (d.ok && d.contradicted) this.overruledDrains++;
+      if (d.ok && d.left.length && !d.contradicted)
         this.#note({
           id: DRAIN_RETURNED_OCCUPIED,
           object: `node/${d.node}`,

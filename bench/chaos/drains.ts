@@ -20,6 +20,11 @@ export interface DrainReturn {
   readonly ok: boolean;
   /** What was still on the node when the drain returned successfully. */
   readonly left: string[];
+  /**
+   * Someone put the node back in service while the drain ran (an uncordon, the Node registered
+   * again): its return then promises nothing about the host.
+   */
+  readonly contradicted: boolean;
 }
 
 /** What of the node's VMs is on it now: Nova servers by host, VMIs by their node label. */
@@ -35,6 +40,7 @@ export function vmsOn(fleet: Fleet, node: string): string[] {
 export class Drains {
   readonly #fleet: Fleet;
   readonly #running = new Map<string, Promise<void>>();
+  readonly #contradicted = new Set<string>();
   readonly #stop = new AbortController();
   readonly returns: DrainReturn[] = [];
   readonly tool = existsSync(KUBECTL) ? 'kubectl drain' : 'Eviction API';
@@ -46,14 +52,20 @@ export class Drains {
   /** Starts a drain of the node unless one runs already; false then. */
   start(node: string): boolean {
     if (this.#running.has(node)) return false;
+    this.#contradicted.delete(node);
     const run = this.#drain(node)
       .then((ok) => {
         const left = ok ? vmsOn(this.#fleet, node) : [];
-        this.returns.push({ node, ok, left });
+        this.returns.push({ node, ok, left, contradicted: this.#contradicted.has(node) });
       })
       .finally(() => this.#running.delete(node));
     this.#running.set(node, run);
     return true;
+  }
+
+  /** The node was put back in service: a drain of it running now is overruled. */
+  contradict(node: string): void {
+    if (this.#running.has(node)) this.#contradicted.add(node);
   }
 
   get running(): number {

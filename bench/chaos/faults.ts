@@ -19,6 +19,7 @@ export async function runStep(step: Step, c: StepContext): Promise<boolean> {
   switch (step.kind) {
     case 'cordon':
     case 'uncordon':
+      if (step.kind === 'uncordon') c.drains.contradict(step.node);
       await operator.cordon(step.node, step.kind === 'cordon');
       return true;
     case 'maintenance-create':
@@ -40,6 +41,7 @@ export async function runStep(step: Step, c: StepContext): Promise<boolean> {
       await operator.deleteGatePdb(step.node);
       return true;
     case 'node-recreate':
+      c.drains.contradict(step.node); // registered again, schedulable
       await operator.recreateNode(step.node);
       return true;
     case 'clock-skew':

@@ -93,11 +93,27 @@ export class Operator {
     return this.#call('DELETE', `/api/v1/namespaces/${this.#namespace}/pods/${gateName(node)}`);
   }
 
-  deleteGatePdb(node: string): Promise<Answer> {
-    return this.#call(
-      'DELETE',
-      `/apis/policy/v1/namespaces/${this.#namespace}/poddisruptionbudgets/${gateName(node)}`,
-    );
+  /**
+   * Deletes the gate's PDB, and then its pod as the garbage collector would: the pod's controller
+   * is the PDB (the sandbox runs no garbage collector; a real cluster deletes the dependent pod).
+   */
+  async deleteGatePdb(node: string): Promise<Answer> {
+    const pdbPath = `/apis/policy/v1/namespaces/${this.#namespace}/poddisruptionbudgets/${gateName(node)}`;
+    const pdb = await this.#call('GET', pdbPath);
+    const gone = await this.#call('DELETE', pdbPath);
+    const uid = (pdb.body?.metadata as { uid?: string } | undefined)?.uid;
+    if (gone.status >= 300 || !uid) return gone;
+    const podPath = `/api/v1/namespaces/${this.#namespace}/pods/${gateName(node)}`;
+    const pod = await this.#call('GET', podPath);
+    const meta = pod.body?.metadata as { uid?: string; ownerReferences?: { uid: string }[] } | undefined;
+    if (meta?.ownerReferences?.some((o) => o.uid === uid))
+      await this.#call('DELETE', podPath, {
+        apiVersion: 'v1',
+        kind: 'DeleteOptions',
+        propagationPolicy: 'Background',
+        preconditions: { uid: meta.uid },
+      });
+    return gone;
   }
 
   /** The Node object is deleted and registered again as a kubelet does: same name and labels, no annotations, schedulable. */

@@ -42,6 +42,10 @@ export function renderReliability(r: ReportInput): string {
     ...STEP_KINDS.map((k) => `| ${k} | ${result.injected[k]} |`),
     `| (skipped: a drain of the node was already running) | ${result.skipped} |`,
     '',
+    `Drains (${result.drains.tool}): ${result.drains.returned} returned, ${result.drains.succeeded} of them with success; ` +
+      `${result.drains.overruled} of those ran while the soak put their node back in service (an uncordon or the Node registered again), ` +
+      'so their return promised nothing and was not judged; every other successful return was checked against Nova and the VMIs.',
+    '',
     '## Invariant violations, by id',
     '',
     '| invariant | violations |',
@@ -69,6 +73,7 @@ export function renderReliability(r: ReportInput): string {
     '- A safety promise (gate disrupted while occupied, a false migration report, an unexpected 4xx, the budget, a drain that returned with VMs on the node) counts the moment it is seen.',
     "- A state that heals (a deleted gate not yet re-created, a NodeMaintenance status not yet written, a killed agent's Lease) counts only if it outlives the grace period, and must be gone after the settle.",
     '- At the end every node must be back in service, or Evacuated with nothing left on it (`not-settled` otherwise).',
+    '- A deleted gate PDB takes its pod with it, as the garbage collector does in a real cluster (the sandbox runs none).',
     "- The seed fixes the schedule (Nova's 5xx draws come from the sandbox's own fixed seed); the agents run in real time, so the interleaving can differ between two runs of one seed.",
     '',
   );

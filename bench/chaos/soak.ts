@@ -37,6 +37,8 @@ export interface SoakResult {
   readonly settleMs: number;
   readonly settled: boolean;
   readonly endState: Checker['endState'];
+  /** The concurrent drains: which tool, how many returned 0, and how many of those were overruled by an uncordon. */
+  readonly drains: { tool: string; returned: number; succeeded: number; overruled: number };
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -99,6 +101,12 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
       settleMs: Date.now() - settleStart,
       settled,
       endState: checker.endState,
+      drains: {
+        tool: drains.tool,
+        returned: drains.returns.length,
+        succeeded: drains.returns.filter((d) => d.ok).length,
+        overruled: checker.overruledDrains,
+      },
     };
   } finally {
     await drains.settle(0);
