@@ -63,6 +63,13 @@ export const commandTable: readonly CommandEntry[] = [
     load: () => import('./status.ts'),
   },
   {
+    command: 'doctor',
+    describe:
+      "check drainer's promises against the live cluster and cloud (read-only): stranded services, gates, records without an agent; exit 0 all well, 3 findings, 1 could not look, 2 bad input",
+    plugins: false,
+    load: () => import('./doctor.ts'),
+  },
+  {
     command: 'config',
     describe: 'print the effective configuration (defaults < file < env < flags), secrets redacted',
     plugins: false,

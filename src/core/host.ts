@@ -69,6 +69,12 @@ export interface RestoreOptions {
   records: RecordStore;
 }
 
+/** The stranded changes the plugins found, and the plugins that could not look (asked again later). */
+export interface StrandedResult {
+  readonly found: readonly { readonly plugin: string; readonly change: StrandedChange }[];
+  readonly failed: readonly string[];
+}
+
 export interface RestoreResult {
   plugin: string;
   ok: boolean;
@@ -248,11 +254,9 @@ export class PluginHost {
     );
   }
 
-  /** Every plugin's stranded change (no record on the node); a plugin that fails is logged and skipped. */
-  async stranded(
-    node: NodeRef,
-    opts: StrandedOptions,
-  ): Promise<{ plugin: string; change: StrandedChange }[]> {
+  /** Every plugin's stranded change (no record on the node); a plugin that fails is logged and named in `failed`. */
+  async stranded(node: NodeRef, opts: StrandedOptions): Promise<StrandedResult> {
+    const failed: string[] = [];
     const found = await Promise.all(
       this.plugins.map(async (p) => {
         if (!p.stranded) return undefined;
@@ -261,11 +265,12 @@ export class PluginHost {
           return change ? { plugin: p.name, change } : undefined;
         } catch (error) {
           this.#failed(p.name, 'stranded check', error);
+          failed.push(p.name);
           return undefined;
         }
       }),
     );
-    return found.filter((f) => f !== undefined);
+    return { found: found.filter((f) => f !== undefined), failed };
   }
 
   #failed(plugin: string, operation: string, error: unknown): void {

@@ -133,13 +133,13 @@ export class Reconciler {
   /**
    * No record: is a change of drainer's stranded on the node (a Node deleted and registered again)?
    * Looked for once per Node object (its uid) in this process: at the agent's start and when the
-   * Node comes back, not at every pass (it costs the cloud a request).
+   * Node comes back, not at every pass (it costs the cloud a request); again while a plugin could not look.
    */
   async #stranded(run: NodeRun, inService: boolean): Promise<void> {
     const uid = run.node.metadata?.uid ?? '';
     if (this.#strandedSeen.get(run.nodeName) === uid) return;
-    await checkStranded(run, inService);
-    this.#strandedSeen.set(run.nodeName, uid);
+    // a plugin that could not look (its cloud down) is asked again at the next pass
+    if (await checkStranded(run, inService)) this.#strandedSeen.set(run.nodeName, uid);
   }
 
   /**

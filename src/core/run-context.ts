@@ -3,8 +3,8 @@ import type { Config } from '../config/schema.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { Cluster, EventReason } from './cluster.ts';
 import type { MaintenanceObject, NodeObject, ObjectRef } from './objects.ts';
-import type { EvacuateOptions, HostOutcome, RestoreOptions, RestoreResult } from './host.ts';
-import type { NodeRef, Plan, PlanOptions, StrandedChange, StrandedOptions } from './plugin.ts';
+import type { EvacuateOptions, HostOutcome, RestoreOptions, RestoreResult, StrandedResult } from './host.ts';
+import type { NodeRef, Plan, PlanOptions, StrandedOptions } from './plugin.ts';
 import type { NodeRecordStore, Phase } from './record.ts';
 import type { EvacuationBudget, GateState, StartGate, WaitKind } from './fleet/types.ts';
 import type { DrainGate } from './gate/gate.ts';
@@ -15,7 +15,7 @@ export interface EvacuationHost {
   evacuate(node: NodeRef, opts: EvacuateOptions): Promise<HostOutcome[]>;
   restore(node: NodeRef, opts: RestoreOptions): Promise<RestoreResult[]>;
   /** Changes of drainer's with no record to own them (optional: hosts without such plugins have none). */
-  stranded?(node: NodeRef, opts: StrandedOptions): Promise<{ plugin: string; change: StrandedChange }[]>;
+  stranded?(node: NodeRef, opts: StrandedOptions): Promise<StrandedResult>;
 }
 
 /** The few metrics the reconciler reports (the daemon maps them onto observability/metrics). */

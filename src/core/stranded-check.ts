@@ -33,24 +33,26 @@ const eventText = (node: string, plugin: string, c: StrandedChange): string => {
     : `${found}: left as it is, the node is not in service; \`drainer restore --node ${node}\` undoes it`;
 };
 
-export async function checkStranded(run: NodeRun, inService: boolean): Promise<void> {
-  const found =
-    (await run.deps.host.stranded?.(
-      { name: run.nodeName },
-      { signal: run.signal, inService, dryRun: run.deps.config.dryRun, log: run.log },
-    )) ?? [];
+/** Looks, acts and tells; answers false when a plugin could not look (look again at the next pass). */
+export async function checkStranded(run: NodeRun, inService: boolean): Promise<boolean> {
+  const { found, failed } = (await run.deps.host.stranded?.(
+    { name: run.nodeName },
+    { signal: run.signal, inService, dryRun: run.deps.config.dryRun, log: run.log },
+  )) ?? { found: [], failed: [] };
   const at = run.now().toISOString();
   const had = strandedNotes(run.node.metadata?.annotations?.[STRANDED_ANNOTATION]);
   for (const { plugin, change } of found) {
     const text = eventText(run.nodeName, plugin, change);
-    run.log.warn({ plugin, what: change.what, restored: change.restored }, text);
+    const fields = { plugin, what: change.what, restored: change.restored };
+    if (change.restored) run.log.info(fields, text);
+    else run.log.warn(fields, text);
     await run.event(change.restored ? 'Normal' : 'Warning', 'StrandedService', text);
   }
   // kept: what was found now, and what was restored lately (status shows it for a day)
   const recent = had.filter((n) => n.restored && Date.parse(n.at) + RESTORED_SHOWN_MS > run.now().getTime());
   const notes = [...found.map(({ plugin, change }) => ({ plugin, ...change, at })), ...recent];
   const text = notes.length ? JSON.stringify(notes) : null;
-  if (text === (had.length ? (run.node.metadata?.annotations?.[STRANDED_ANNOTATION] ?? null) : null)) return;
-  if (!notes.length && !had.length) return;
-  await run.deps.cluster.setNodeAnnotation(run.nodeName, STRANDED_ANNOTATION, text);
+  if (text !== (run.node.metadata?.annotations?.[STRANDED_ANNOTATION] ?? null))
+    await run.deps.cluster.setNodeAnnotation(run.nodeName, STRANDED_ANNOTATION, text);
+  return failed.length === 0;
 }

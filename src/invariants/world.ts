@@ -116,6 +116,8 @@ export interface ObservedRequest {
   /** epoch ms on the same clock as Nova's and KubeVirt's timestamps. */
   readonly at: number;
   readonly userAgent?: string;
+  /** An admitted delete or eviction of a pod that finalizers keep (not gone yet: a drain waits). */
+  readonly heldBy?: readonly string[];
 }
 
 export interface Observations {

@@ -84,6 +84,23 @@ describe('the agent on a node with no record', () => {
     expect(cluster.node('node-7').metadata.annotations?.[STRANDED_ANNOTATION]).toBeUndefined();
   });
 
+  it('asks again at the next pass when the plugin could not look (its cloud did not answer)', async () => {
+    let down = true;
+    const { cluster, asked, reconcile } = setup((inService) => {
+      if (down) throw new Error('nova did not answer');
+      return change(inService);
+    });
+    cluster.addNode('node-7');
+
+    await reconcile();
+    down = false;
+    await reconcile();
+    await reconcile();
+
+    expect(asked).toEqual([true, true]);
+    expect(cluster.events.map((e) => e.reason)).toEqual(['StrandedService']);
+  });
+
   it('only reports it on a node that is not to be evacuated (opted out): Warning Event, status Stranded', async () => {
     const { cluster, asked, reconcile } = setup((inService) => change(inService));
     const node = cluster.addNode('node-7', { unschedulable: true });

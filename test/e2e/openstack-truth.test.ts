@@ -96,6 +96,7 @@ describe('issue 23, Nova side (full stack)', () => {
       config: { openstack: { auth: { password } } },
     });
     const s = stack;
+    s.expect4xx(401, 'the story gives a wrong password on purpose: Keystone answers 401');
     const daemon = await startDaemon(s, 'node-a');
     try {
       const readyz = await until('the cloud check to fail', async () => {

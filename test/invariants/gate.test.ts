@@ -68,6 +68,11 @@ describe('nothing evicts or deletes the gate while a VM is on the node', () => {
     ]);
   });
 
+  it('counts no delete that a finalizer holds (the pod stays; a drain waits until it is gone)', () => {
+    const held = { method: 'DELETE', path: POD, status: 200, at: T0, heldBy: ['drainer.dev/gate'] };
+    expect(gateDisruptedWhileOccupied(moved({ observations: { requests: [held] } }), OPTS)).toEqual([]);
+  });
+
   it('counts no server created after the request (forced onto the host later)', () => {
     const w = moved({ observations: { requests: [{ method: 'DELETE', path: POD, status: 200, at: T0 }] } });
     const later = { ...w, nova: { ...w.nova!, servers: [{ ...w.nova!.servers[0]!, createdAt: T0 + 1 }] } };

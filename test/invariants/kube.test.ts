@@ -54,6 +54,12 @@ describe("the record's phase agrees with the NodeMaintenance status", () => {
       [nm('Running')],
       0,
     ],
+    [
+      'a record for a cordon beside a NodeMaintenance nobody took',
+      [node('node-a', rec('Evacuated'))],
+      [nm()],
+      1,
+    ],
   ])('%s', (_what, nodes, maintenances, n) => {
     expect(maintenancesAgree(world({ nodes, maintenances }), OPTS)).toHaveLength(n);
   });
@@ -104,9 +110,15 @@ describe('no request is answered 4xx except the expected ones', () => {
         msg: 'gone',
         err: { message: 'kubernetes DELETE /api/v1/namespaces/x/pods/p: 404 NotFound' },
       }),
+      JSON.stringify({
+        level: 40,
+        msg: 'refused',
+        err: { message: 'nova POST /v2.1/servers/s1/action → 400: No valid host was found' },
+      }),
     ];
     expect(unexpected4xx(world({ observations: { logLines } }), OPTS).map((v) => v.evidence)).toEqual([
       "the agent's log says kubernetes POST /api/v1/namespaces/default/events: 400",
+      "the agent's log says nova POST /v2.1/servers/s1/action: 400",
     ]);
     expect(unexpected4xx(world({ observations: { logLines } }), { ...OPTS, expected4xx: [400] })).toEqual([]);
   });

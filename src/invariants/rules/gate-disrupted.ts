@@ -1,5 +1,6 @@
 // Nothing evicts or deletes a node's drain gate pod while a server or VMI of the node is on it.
 // Needs the API server's answered requests (an observation); where they were not observed, says nothing.
+// A delete that finalizers hold is no removal: the pod stays, and kubectl drain waits until it is gone.
 import { GATE_PREFIX } from '../../kube/gate.ts';
 import { hostOfNode, serverHostAt, vmiNodeAt } from '../hosts.ts';
 import { violation, type Violation } from '../violation.ts';
@@ -12,7 +13,8 @@ function disruptedGate(r: ObservedRequest, namespace: string): { node: string; h
   const m = GATE_POD.exec(r.path);
   if (!m || decodeURIComponent(m[1] ?? '') !== namespace) return undefined;
   const name = decodeURIComponent(m[2] ?? '');
-  if (!name.startsWith(GATE_PREFIX)) return undefined;
+  // a finalizer keeps the pod (drainer's own while VMs remain): a drain still waits for it to go
+  if (!name.startsWith(GATE_PREFIX) || r.heldBy?.length) return undefined;
   const node = name.slice(GATE_PREFIX.length);
   if (m[3] && r.method === 'POST' && (r.status === 200 || r.status === 201)) return { node, how: 'evicted' };
   if (!m[3] && r.method === 'DELETE' && (r.status === 200 || r.status === 202))

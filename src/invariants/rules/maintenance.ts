@@ -30,6 +30,18 @@ export function maintenancesAgree(world: World, opts: CheckOptions): Violation[]
       continue;
     }
     const ours = rec.maintenance?.name === m.name || rec.trigger === `NodeMaintenance/${m.name}`;
+    if (!ours && !m.phase) {
+      // evacuated for a cordon, say: the agent still takes the NodeMaintenance (finalizer, status)
+      out.push(
+        violation(
+          'maintenance-disagrees',
+          object,
+          `NodeMaintenance ${m.name} names node ${m.nodeName} (record phase ${rec.phase}, trigger ${rec.trigger}), but has no status: no agent took it`,
+          `the node's agent takes it within a resync; if node ${m.nodeName} has no agent (see \`drainer status\`), start one or delete the NodeMaintenance`,
+        ),
+      );
+      continue;
+    }
     if (!ours || m.phase === expectedPhase(rec.phase)) continue;
     out.push(
       violation(

@@ -11,7 +11,9 @@ export const EXPECTED_4XX: readonly number[] = [404, 409, 410, 429];
 const pathOnly = (p: string): string => p.split('?')[0] ?? p;
 
 /** Status codes a log line reports from an API (an error's details, or the message text). */
-const API_ANSWER = /\b(kubernetes|nova|keystone|placement) (GET|POST|PUT|PATCH|DELETE) (\S+?):? (4\d\d)\b/g;
+// "kubernetes DELETE /api/v1/…: 400 BadRequest" (src/kube/errors.ts), "nova POST /servers/…/action → 400" (plugins/nova/http.ts)
+const API_ANSWER =
+  /\b(kubernetes|nova|keystone|placement) (GET|POST|PUT|PATCH|DELETE) (\S+?)(?::| →) (4\d\d)\b/g;
 
 function logAnswers(line: string): { api: string; method: string; path: string; code: number }[] {
   return [...line.matchAll(API_ANSWER)].map((m) => ({

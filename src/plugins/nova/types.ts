@@ -28,6 +28,8 @@ export interface NovaServer {
   locked?: boolean;
   /** When Nova last changed the server (ISO 8601, Nova's clock). */
   updated?: string;
+  /** When it was created (ISO 8601). */
+  created?: string;
   'OS-EXT-SRV-ATTR:host'?: string | null;
   'OS-EXT-SRV-ATTR:hypervisor_hostname'?: string | null;
   'OS-EXT-STS:task_state'?: string | null;

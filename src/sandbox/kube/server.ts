@@ -43,7 +43,14 @@ export interface RequestLogEntry {
   at: number;
   /** The client's User-Agent (kubectl names itself): whose request it was. */
   userAgent?: string;
+  /**
+   * A pod delete or eviction that was admitted, but whose pod stays because finalizers hold it
+   * (deletionTimestamp set): the pod is not gone yet, and a drain waits for it.
+   */
+  heldBy?: string[];
 }
+
+const POD_PATH = /^\/api\/v1\/namespaces\/([^/]+)\/pods\/([^/]+?)(?:\/eviction)?$/;
 
 export interface KubeApiServer {
   url: string;
@@ -99,6 +106,13 @@ export async function startKubeApiServer(opts: KubeApiServerOptions = {}): Promi
       track: (close) => faults.trackWatch(close),
     },
   };
+  /** The finalizers that keep a pod being deleted (the path names a pod or its eviction). */
+  const finalizersHolding = (path: string): string[] | undefined => {
+    const m = POD_PATH.exec(path);
+    if (!m) return undefined;
+    const pod = store.find('pods', decodeURIComponent(m[1] ?? ''), decodeURIComponent(m[2] ?? ''));
+    return pod?.metadata.deletionTimestamp ? pod.metadata.finalizers : undefined;
+  };
   let serverAddress = '';
   let token = opts.token;
 
@@ -107,6 +121,7 @@ export async function startKubeApiServer(opts: KubeApiServerOptions = {}): Promi
     const url = new URL(req.url ?? '/', 'http://sandbox');
     const log = (status: number) => {
       if (requestLog.length >= MAX_LOG) requestLog.splice(0, MAX_LOG / 2);
+      const heldBy = status < 300 && method !== 'GET' ? finalizersHolding(url.pathname) : undefined;
       const userAgent = req.headers['user-agent'];
       requestLog.push({
         method,
@@ -114,6 +129,7 @@ export async function startKubeApiServer(opts: KubeApiServerOptions = {}): Promi
         status,
         at: now(),
         ...(userAgent ? { userAgent } : {}),
+        ...(heldBy?.length ? { heldBy } : {}),
       });
     };
     let replied = false;

@@ -77,6 +77,32 @@ describe('sandbox API server: access and faults', () => {
     );
   });
 
+  it('logs who asked, and which finalizers keep a pod whose delete it admitted', async () => {
+    api = await startApi();
+    const pod = (name: string, finalizers?: string[]) => ({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name, ...(finalizers ? { finalizers } : {}) },
+      spec: { containers: [{ name: 'c', image: 'pause' }] },
+    });
+    await api.call('POST', '/api/v1/namespaces/default/pods', pod('kept', ['drainer.dev/gate']));
+    await api.call('POST', '/api/v1/namespaces/default/pods', pod('gone'));
+
+    await api.call('DELETE', '/api/v1/namespaces/default/pods/kept');
+    await api.call('DELETE', '/api/v1/namespaces/default/pods/gone');
+
+    const deletes = api.server.requestLog.filter((r) => r.method === 'DELETE');
+    expect(deletes).toEqual([
+      expect.objectContaining({
+        path: '/api/v1/namespaces/default/pods/kept',
+        status: 200,
+        heldBy: ['drainer.dev/gate'],
+      }),
+      expect.not.objectContaining({ heldBy: expect.anything() }),
+    ]);
+    expect(deletes[0]?.userAgent).toEqual(expect.any(String));
+  });
+
   it('installs the NodeMaintenance, KubeVirt, VMI and VMIM definitions unless told not to', async () => {
     api = await startApi();
     const bare = await startApi({ crds: false });
