@@ -31,7 +31,8 @@ const KNOWN_BROKEN = new Set([
   'migration-succeeded-unconfirmed',
 ]);
 
-const SEED = 11;
+/** Its first 24 steps draw 16 of the 18 kinds of fault (all but a rollout and a Node re-created). */
+const SEED = 37;
 const ROUNDS = 24;
 
 describe('chaos soak (sandbox fleet)', () => {
@@ -45,6 +46,7 @@ describe('chaos soak (sandbox fleet)', () => {
     expect(r.ran).toEqual(steps);
     const injected = Object.values(r.injected).reduce((a, b) => a + b, 0);
     expect(injected + r.skipped).toBe(ROUNDS);
+    expect(Object.values(r.injected).filter((n) => n > 0).length).toBeGreaterThanOrEqual(15);
     expect(r.findings.filter((f) => !KNOWN_BROKEN.has(f.id))).toEqual([]);
     expect(r.endState.map((n) => n.node).sort()).toEqual([...FLEET_NODES]);
   }, 120_000);
