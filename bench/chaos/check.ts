@@ -1,0 +1,190 @@
+// The invariants, checked after every step of the soak. Two kinds: a safety promise (nothing
+// evicted the gate of an occupied node, no false report, the budget) is broken the moment it is
+// seen; a state that heals (a gate being re-created, a NodeMaintenance status not yet written, a
+// Lease of a killed agent) is counted only when it outlives a grace period, and at the end, after
+// the fleet was given time to settle, it must be gone.
+import {
+  checkInvariants,
+  checkOptionsOf,
+  type CheckOptions,
+  type Violation,
+} from '../../src/invariants/index.ts';
+import type { ObservedRequest, World } from '../../src/invariants/world.ts';
+import { readSandboxWorld } from '../../src/sandbox/world.ts';
+import { recordOf } from '../../src/invariants/hosts.ts';
+import { vmsOn, type Drains } from './drains.ts';
+import type { Fleet } from './fleet.ts';
+import { CHAOS_USER_AGENT } from './operator.ts';
+
+const DRAIN_RETURNED_OCCUPIED_ID = 'drain-returned-occupied';
+
+/** Broken once seen. Every other invariant id heals and is judged after a grace period. */
+export const SAFETY: ReadonlySet<string> = new Set<string>([
+  'gate-disrupted-while-occupied',
+  'migration-succeeded-unconfirmed',
+  'moved-count-exceeds-nova',
+  'migration-failed-but-moved',
+  'unexpected-4xx',
+  'budget-exceeded',
+  DRAIN_RETURNED_OCCUPIED_ID,
+]);
+
+/** The soak's own findings on top of the invariants of src/invariants. */
+export const DRAIN_RETURNED_OCCUPIED = DRAIN_RETURNED_OCCUPIED_ID;
+export const NOT_SETTLED = 'not-settled';
+
+export interface Finding {
+  readonly id: string;
+  readonly object: string;
+  readonly evidence: string;
+  /** The round after which it was seen (0: before the first). */
+  readonly round: number;
+  /** Seen in the check after the fleet settled. */
+  readonly atEnd?: boolean;
+}
+
+/**
+ * One key per broken promise: an unexpected 4xx once per path, a false report once per Event (its
+ * evidence names where the server is now, which changes), a healing state once per object.
+ */
+function keyOf(v: Pick<Violation, 'id' | 'object' | 'evidence'>, persistent: boolean): string {
+  if (v.id === 'unexpected-4xx' || persistent) return `${v.id} ${v.object}`;
+  const event = /^Event \w+ "([^"]*)"/.exec(v.evidence)?.[1];
+  return `${v.id} ${v.object} ${event ?? v.evidence}`;
+}
+
+export class Checker {
+  readonly #fleet: Fleet;
+  readonly #drains: Drains;
+  readonly #opts: CheckOptions;
+  readonly #graceMs: number;
+  readonly #counted = new Set<string>();
+  readonly #since = new Map<string, number>();
+  #lastRequest: ObservedRequest | undefined;
+  #logAt = 0;
+  #drainAt = 0;
+  readonly findings: Finding[] = [];
+  /** Drains that returned after someone put their node back in service (not judged). */
+  overruledDrains = 0;
+  /** Each node as the final check saw it: its record's phase (InService without one), what is left on it. */
+  endState: { node: string; phase: string; unschedulable: boolean; left: number }[] = [];
+
+  constructor(fleet: Fleet, drains: Drains, o: { graceMs: number }) {
+    this.#fleet = fleet;
+    this.#drains = drains;
+    this.#graceMs = o.graceMs;
+    // the soak skews agents' clocks by up to 60 s: judging their renewTime needs that much slack
+    this.#opts = checkOptionsOf(fleet.config, fleet.sandbox.scenario.nodes.length, { clockSlackSeconds: 61 });
+  }
+
+  /** The world now, with only what was observed since the last look (requests, log lines), the soak's own requests left out. */
+  async #world(consume = true): Promise<World> {
+    let err: unknown;
+    for (let i = 0; i < 20; i++) {
+      try {
+        const w = await readSandboxWorld(this.#fleet.sandbox, this.#fleet.k, {
+          namespace: this.#opts.namespace,
+        });
+        if (!consume) return { ...w, observations: {} };
+        const all = w.observations?.requests ?? [];
+        const from = this.#lastRequest ? all.lastIndexOf(this.#lastRequest) + 1 : 0;
+        this.#lastRequest = all.at(-1) ?? this.#lastRequest;
+        const requests = all.slice(from).filter((r) => r.userAgent !== CHAOS_USER_AGENT);
+        const logLines = this.#fleet.logLines.slice(this.#logAt);
+        this.#logAt += logLines.length;
+        return { ...w, observations: { requests, logLines } };
+      } catch (e) {
+        err = e; // an injected API fault or restart: it ends within its step
+        await new Promise((r) => setTimeout(r, 250));
+      }
+    }
+    throw err;
+  }
+
+  #note(f: Finding): void {
+    this.findings.push(f);
+  }
+
+  #drainReturns(round: number): void {
+    for (const d of this.#drains.returns.slice(this.#drainAt)) {
+      if (d.ok && d.contradicted) this.overruledDrains++;
+      if (d.ok && d.left.length && !d.contradicted)
+        this.#note({
+          id: DRAIN_RETURNED_OCCUPIED,
+          object: `node/${d.node}`,
+          evidence: `${this.#drains.tool} of ${d.node} returned 0 while on the node: ${d.left.join(', ')}`,
+          round,
+        });
+    }
+    this.#drainAt = this.#drains.returns.length;
+  }
+
+  /** Checks after a step; returns what it found broken in this round. */
+  async check(round: number, final = false): Promise<Finding[]> {
+    const before = this.findings.length;
+    this.#drainReturns(round);
+    const world = await this.#world();
+    const now = Date.now();
+    const seen = new Set<string>();
+    for (const v of checkInvariants(world, this.#opts)) {
+      const persistent = !SAFETY.has(v.id);
+      const key = keyOf(v, persistent);
+      seen.add(key);
+      if (this.#counted.has(key)) continue;
+      if (persistent) {
+        const since = this.#since.get(key) ?? now;
+        this.#since.set(key, since);
+        if (!final && now - since < this.#graceMs) continue;
+      }
+      this.#counted.add(key);
+      this.#note({
+        id: v.id,
+        object: v.object,
+        evidence: v.evidence,
+        round,
+        ...(final ? { atEnd: true } : {}),
+      });
+    }
+    for (const key of this.#since.keys()) if (!seen.has(key)) this.#since.delete(key);
+    if (final) {
+      for (const f of unsettled(this.#fleet, world)) this.#note({ ...f, round, atEnd: true });
+      this.endState = world.nodes.map((n) => ({
+        node: n.name,
+        phase: n.record.kind === 'absent' ? 'InService' : (recordOf(n)?.phase ?? 'unreadable'),
+        unschedulable: n.unschedulable,
+        left: vmsOn(this.#fleet, n.name).length,
+      }));
+    }
+    return this.findings.slice(before);
+  }
+
+  /** Are all nodes settled and nothing that heals still broken? (The settle loop polls this.) */
+  async settled(): Promise<boolean> {
+    const world = await this.#world(false).catch(() => undefined);
+    if (!world) return false;
+    const healing = checkInvariants(world, this.#opts).filter((v) => !SAFETY.has(v.id));
+    return healing.length === 0 && unsettled(this.#fleet, world).length === 0;
+  }
+}
+
+/** At the end every node is back in service (no record), or Evacuated with nothing left on it. */
+function unsettled(fleet: Fleet, world: World): Omit<Finding, 'round'>[] {
+  const out: Omit<Finding, 'round'>[] = [];
+  for (const name of fleet.sandbox.scenario.nodes.map((n) => n.name)) {
+    const n = world.nodes.find((x) => x.name === name);
+    if (!n) {
+      out.push({ id: NOT_SETTLED, object: `node/${name}`, evidence: 'the Node does not exist' });
+      continue;
+    }
+    if (n.record.kind === 'absent') continue;
+    const phase = recordOf(n)?.phase ?? 'unreadable';
+    const left = vmsOn(fleet, name);
+    if (phase === 'Evacuated' && left.length === 0) continue;
+    out.push({
+      id: NOT_SETTLED,
+      object: `node/${name}`,
+      evidence: `record phase ${phase}${left.length ? `, still on it: ${left.join(', ')}` : ''}`,
+    });
+  }
+  return out;
+}

@@ -1,0 +1,101 @@
+// Runs one step of a schedule against the fleet. A step that opens a fault window waits it out and
+// closes it, so each step leaves no fault behind (the schedule's steps stay independent).
+import type { Drains } from './drains.ts';
+import { SCALE, type Fleet } from './fleet.ts';
+import type { Operator } from './operator.ts';
+import type { Step } from './schedule.ts';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export interface StepContext {
+  readonly fleet: Fleet;
+  readonly operator: Operator;
+  readonly drains: Drains;
+}
+
+/** Runs the step; false when it found nothing to act on (a drain already running for the node). */
+export async function runStep(step: Step, c: StepContext): Promise<boolean> {
+  const { fleet, operator } = c;
+  switch (step.kind) {
+    case 'cordon':
+    case 'uncordon':
+      if (step.kind === 'uncordon') c.drains.contradict(step.node);
+      await operator.cordon(step.node, step.kind === 'cordon');
+      return true;
+    case 'maintenance-create':
+      await operator.createMaintenance(step.node);
+      return true;
+    case 'maintenance-delete':
+      await operator.deleteMaintenance(step.node);
+      return true;
+    case 'taint':
+    case 'untaint':
+      await operator.taint(step.node, step.kind === 'taint');
+      return true;
+    case 'kubectl-drain':
+      return c.drains.start(step.node);
+    case 'gate-pod-delete':
+      await operator.deleteGatePod(step.node);
+      return true;
+    case 'gate-pdb-delete':
+      await operator.deleteGatePdb(step.node);
+      return true;
+    case 'node-recreate':
+      c.drains.contradict(step.node); // registered again, schedulable
+      await operator.recreateNode(step.node);
+      return true;
+    case 'clock-skew':
+      fleet.skews.set(step.node, step.skewSeconds * 1000);
+      return true;
+    default:
+      return runOutage(step, fleet);
+  }
+}
+
+/** Agents and APIs going away for a while. */
+async function runOutage(step: Step, fleet: Fleet): Promise<boolean> {
+  const nova = fleet.sandbox.openstack.faults;
+  switch (step.kind) {
+    case 'agent-kill': {
+      const running = fleet.agents.get(step.node) ?? [];
+      await Promise.all(running.map((a) => a.kill()));
+      await sleep(step.downMs);
+      // the container restarts in the same pod: the same instance (it takes its Lease back at once)
+      await fleet.startAgent(step.node, running[0]?.instance);
+      return true;
+    }
+    case 'agent-rollout': {
+      const old = fleet.agents.get(step.node) ?? [];
+      await fleet.startAgent(step.node);
+      await sleep(step.overlapMs);
+      await Promise.all(old.map((a) => a.stop()));
+      return true;
+    }
+    case 'api-restart':
+      for (const p of fleet.proxies()) p.down(step.downMs);
+      fleet.sandbox.kube.faults.dropWatches();
+      fleet.sandbox.kube.faults.compactHistory(); // a new watch cache: older resourceVersions are gone
+      await sleep(step.downMs);
+      return true;
+    case 'api-drop':
+      for (const p of fleet.proxies()) p.drop();
+      return true;
+    case 'api-errors':
+      // the sandbox's fault window is in simulated time
+      fleet.sandbox.kube.faults.failRequests({ status: step.status, forMs: step.forMs * SCALE });
+      await sleep(step.forMs);
+      return true;
+    case 'nova-errors':
+      nova.errorRate = step.rate;
+      await sleep(step.forMs);
+      nova.errorRate = 0;
+      return true;
+    case 'nova-slow':
+      nova.latencyMs = step.latencyMs;
+      await sleep(step.forMs);
+      nova.latencyMs = 0;
+      return true;
+    default:
+      throw new Error(`unknown step ${JSON.stringify(step)}`);
+  }
+}

@@ -1,0 +1,134 @@
+// What people and other tools do to the cluster during the soak: cordon, NodeMaintenances, taints,
+// deleting a gate pod or PDB, deleting a Node and registering it again. Straight to the API server
+// with a User-Agent of its own, so the checks can tell the soak's requests from drainer's.
+import { gateName } from '../../src/kube/gate.ts';
+
+export const CHAOS_USER_AGENT = 'drainer-chaos/1';
+const NM = '/apis/nodemaintenance.medik8s.io/v1beta1/nodemaintenances';
+const DISRUPTED = { key: 'karpenter.sh/disrupted', effect: 'NoSchedule' };
+
+interface Answer {
+  status: number;
+  body: Record<string, unknown> | undefined;
+}
+
+type NodeObject = {
+  metadata: { name: string; resourceVersion?: string; labels?: Record<string, string> };
+  spec?: { taints?: { key: string; effect: string }[]; unschedulable?: boolean };
+  status?: unknown;
+};
+
+export class Operator {
+  readonly #url: string;
+  readonly #namespace: string;
+
+  constructor(apiUrl: string, namespace: string) {
+    this.#url = apiUrl;
+    this.#namespace = namespace;
+  }
+
+  async #call(
+    method: string,
+    path: string,
+    body?: unknown,
+    contentType = 'application/json',
+  ): Promise<Answer> {
+    const text = body === undefined ? undefined : JSON.stringify(body);
+    const res = await fetch(`${this.#url}${path}`, {
+      method,
+      headers: {
+        'user-agent': CHAOS_USER_AGENT,
+        ...(text !== undefined ? { 'content-type': contentType } : {}),
+      },
+      ...(text !== undefined ? { body: text } : {}),
+    });
+    const raw = await res.text();
+    let parsed: Record<string, unknown> | undefined;
+    try {
+      parsed = raw ? (JSON.parse(raw) as Record<string, unknown>) : undefined;
+    } catch {
+      parsed = undefined;
+    }
+    return { status: res.status, body: parsed };
+  }
+
+  cordon(node: string, on: boolean): Promise<Answer> {
+    return this.#call(
+      'PATCH',
+      `/api/v1/nodes/${node}`,
+      { spec: { unschedulable: on ? true : null } },
+      'application/merge-patch+json',
+    );
+  }
+
+  createMaintenance(node: string): Promise<Answer> {
+    return this.#call('POST', NM, {
+      apiVersion: 'nodemaintenance.medik8s.io/v1beta1',
+      kind: 'NodeMaintenance',
+      metadata: { name: `nm-${node}` },
+      spec: { nodeName: node, reason: 'chaos soak' },
+    });
+  }
+
+  deleteMaintenance(node: string): Promise<Answer> {
+    return this.#call('DELETE', `${NM}/nm-${node}`);
+  }
+
+  /** Adds or removes Karpenter's disruption taint (read, change, update with the read resourceVersion; a conflict retries). */
+  async taint(node: string, on: boolean): Promise<Answer> {
+    for (let i = 0; ; i++) {
+      const got = await this.#call('GET', `/api/v1/nodes/${node}`);
+      if (got.status !== 200 || !got.body) return got;
+      const n = got.body as unknown as NodeObject;
+      const others = (n.spec?.taints ?? []).filter(
+        (t) => !(t.key === DISRUPTED.key && t.effect === DISRUPTED.effect),
+      );
+      const taints = on ? [...others, DISRUPTED] : others;
+      const put = await this.#call('PUT', `/api/v1/nodes/${node}`, { ...n, spec: { ...n.spec, taints } });
+      if (put.status !== 409 || i >= 5) return put;
+    }
+  }
+
+  deleteGatePod(node: string): Promise<Answer> {
+    return this.#call('DELETE', `/api/v1/namespaces/${this.#namespace}/pods/${gateName(node)}`);
+  }
+
+  /**
+   * Deletes the gate's PDB, and then its pod as the garbage collector would: the pod's controller
+   * is the PDB (the sandbox runs no garbage collector; a real cluster deletes the dependent pod).
+   */
+  async deleteGatePdb(node: string): Promise<Answer> {
+    const pdbPath = `/apis/policy/v1/namespaces/${this.#namespace}/poddisruptionbudgets/${gateName(node)}`;
+    const pdb = await this.#call('GET', pdbPath);
+    const gone = await this.#call('DELETE', pdbPath);
+    const uid = (pdb.body?.metadata as { uid?: string } | undefined)?.uid;
+    if (gone.status >= 300 || !uid) return gone;
+    const podPath = `/api/v1/namespaces/${this.#namespace}/pods/${gateName(node)}`;
+    const pod = await this.#call('GET', podPath);
+    const meta = pod.body?.metadata as { uid?: string; ownerReferences?: { uid: string }[] } | undefined;
+    if (meta?.ownerReferences?.some((o) => o.uid === uid))
+      await this.#call('DELETE', podPath, {
+        apiVersion: 'v1',
+        kind: 'DeleteOptions',
+        propagationPolicy: 'Background',
+        preconditions: { uid: meta.uid },
+      });
+    return gone;
+  }
+
+  /** The Node object is deleted and registered again as a kubelet does: same name and labels, no annotations, schedulable. */
+  async recreateNode(node: string): Promise<Answer> {
+    const got = await this.#call('GET', `/api/v1/nodes/${node}`);
+    if (got.status !== 200 || !got.body) return got;
+    const old = got.body as unknown as NodeObject;
+    const gone = await this.#call('DELETE', `/api/v1/nodes/${node}`);
+    if (gone.status >= 300) return gone;
+    return this.#call('POST', '/api/v1/nodes', {
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: { name: node, labels: old.metadata.labels ?? {} },
+      spec: {},
+      status: old.status,
+    });
+  }
+}

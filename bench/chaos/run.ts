@@ -1,0 +1,141 @@
+// `npm run chaos -- --seed N --rounds R`: the chaos soak (bench/chaos/soak.ts). Prints one line per
+// finding as it is seen; on a failure, the seed and the shortest schedule found that still fails.
+// Writes RELIABILITY.md unless --no-write. --steps FILE replays a schedule (a JSON list of steps, as
+// printed after a failure). Shrinking: --shrink-seconds (default 300, 0: none), --shrink-repeats
+// (default 2: runs of a shorter schedule before it counts as passing). Exit 0: no violation; 1:
+// violations; 2: bad input.
+import { execFileSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { SAFETY } from './check.ts';
+import { renderReliability } from './report.ts';
+import { describeStep, makeSchedule, type Step } from './schedule.ts';
+import { FLEET_NODES } from './fleet.ts';
+import { shrink } from './shrink.ts';
+import { describeFinding, runSoak } from './soak.ts';
+
+const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+function bad(line: string): never {
+  process.stderr.write(`chaos: ${line}\n`);
+  process.exit(2);
+}
+
+function positiveInt(name: string, v: string | undefined, dflt: number): number {
+  if (v === undefined) return dflt;
+  if (!/^\d+$/.test(v) || Number(v) < 1) bad(`--${name} must be a positive integer, got "${v}"`);
+  return Number(v);
+}
+
+function commit(): string {
+  try {
+    const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: REPO }).toString().trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: REPO })
+      .toString()
+      .trim();
+    return dirty ? `${head} (with uncommitted changes)` : head;
+  } catch {
+    return 'unknown';
+  }
+}
+
+async function main(): Promise<void> {
+  let args;
+  try {
+    args = parseArgs({
+      options: {
+        seed: { type: 'string' },
+        rounds: { type: 'string' },
+        steps: { type: 'string' },
+        'shrink-seconds': { type: 'string' },
+        'shrink-repeats': { type: 'string' },
+        'no-write': { type: 'boolean' },
+        verbose: { type: 'boolean' },
+      },
+    }).values;
+  } catch (e) {
+    bad((e as Error).message);
+  }
+  const seed = positiveInt('seed', args.seed, 1);
+  const rounds = positiveInt('rounds', args.rounds, 200);
+  const shrinkSeconds =
+    args['shrink-seconds'] === '0' ? 0 : positiveInt('shrink-seconds', args['shrink-seconds'], 300);
+  const repeats = positiveInt('shrink-repeats', args['shrink-repeats'], 2);
+  let steps: Step[];
+  if (args.steps) {
+    try {
+      steps = JSON.parse(readFileSync(args.steps, 'utf8')) as Step[];
+      if (!Array.isArray(steps)) throw new Error('not a list');
+    } catch (e) {
+      bad(`--steps ${args.steps}: not a JSON list of steps (${(e as Error).message})`);
+    }
+  } else steps = makeSchedule(seed, rounds, FLEET_NODES);
+
+  const say = (line: string) => process.stdout.write(`${line}\n`);
+  say(`chaos: seed ${seed}, ${steps.length} rounds over ${FLEET_NODES.length} nodes`);
+  const result = await runSoak({
+    seed,
+    steps,
+    onRound: (round, step, found) => {
+      if (args.verbose || round % 20 === 0) say(`round ${round}: ${describeStep(step)}`);
+      for (const f of found) say(`  ${describeFinding(f)} ← round ${round}: ${describeStep(step)}`);
+    },
+  });
+  for (const f of result.findings.filter((x) => x.atEnd)) say(`  ${describeFinding(f)}`);
+  const perRound = result.ran.length ? result.roundsMs / result.ran.length / 1000 : 0;
+  say(
+    `chaos: ${result.ran.length} rounds in ${(result.roundsMs / 1000).toFixed(1)} s (${perRound.toFixed(2)} s per round), settle ${(result.settleMs / 1000).toFixed(1)} s, ${result.findings.length} violation(s)`,
+  );
+
+  let shrunk: { steps: Step[]; tries: number; complete: boolean } | undefined;
+  if (result.firstFailingRound !== undefined && shrinkSeconds > 0) {
+    const ids = new Set(result.findings.filter((f) => f.round === result.firstFailingRound).map((f) => f.id));
+    if (ids.size === 0) for (const f of result.findings) ids.add(f.id);
+    say(
+      `chaos: shrinking the first ${result.firstFailingRound} steps (failing with ${[...ids].join(', ')}), up to ${shrinkSeconds} s`,
+    );
+    shrunk = await shrink(
+      steps.slice(0, result.firstFailingRound),
+      async (candidate) => {
+        // a safety finding shows in its round: no settle needed to see it again
+        const settleMs = [...ids].every((id) => SAFETY.has(id)) ? 0 : 30_000;
+        // the interleaving is real time: a schedule that failed once may pass the next run
+        for (let i = 0; i < repeats; i++) {
+          const r = await runSoak({ seed, steps: candidate, stopAtFirst: true, settleMs });
+          if (r.findings.some((f) => ids.has(f.id))) return true;
+        }
+        return false;
+      },
+      { deadline: Date.now() + shrinkSeconds * 1000 },
+    );
+    say(
+      `chaos: seed ${seed} fails; shortest schedule found (${shrunk.steps.length} steps, ${shrunk.tries} tries${shrunk.complete ? '' : ', stopped at its time limit'}):`,
+    );
+    for (const s of shrunk.steps) say(`  ${describeStep(s)}`);
+    say(`  as --steps JSON: ${JSON.stringify(shrunk.steps)}`);
+  }
+
+  if (!args['no-write'] && !args.steps) {
+    const file = path.join(REPO, 'RELIABILITY.md');
+    const cpu = cpus();
+    writeFileSync(
+      file,
+      renderReliability({
+        result,
+        rounds,
+        commit: commit(),
+        command: `npm run chaos -- --seed ${seed} --rounds ${rounds}`,
+        machine: `${cpu.length} × ${cpu[0]?.model ?? 'CPU'}, Node ${process.version}`,
+        date: new Date(),
+        ...(shrunk ? { shrunk } : {}),
+      }),
+    );
+    say(`chaos: wrote ${path.relative(process.cwd(), file) || file}`);
+  }
+  process.exitCode = result.findings.length ? 1 : 0;
+}
+
+await main();

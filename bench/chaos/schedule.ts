@@ -1,0 +1,148 @@
+// The soak's schedule: one fault per round, drawn from a seeded PRNG over a fixed fleet. Each step
+// is self-contained (a killed agent comes back within its own step, a fault window closes by itself),
+// so any sub-list of a schedule is a valid schedule: the shrinker drops steps freely.
+import { prng } from './prng.ts';
+
+export type Step =
+  | { kind: 'cordon' | 'uncordon'; node: string }
+  | { kind: 'maintenance-create' | 'maintenance-delete'; node: string }
+  | { kind: 'taint' | 'untaint'; node: string }
+  | { kind: 'kubectl-drain'; node: string }
+  /** kill -9: the agent's connections die with it and it cleans nothing up; a new container of the same pod starts after downMs. */
+  | { kind: 'agent-kill'; node: string; downMs: number }
+  /** A DaemonSet rollout: a new pod (a new instance) starts beside the old one, which is stopped (SIGTERM) overlapMs later. */
+  | { kind: 'agent-rollout'; node: string; overlapMs: number }
+  /** The API server goes away (connections reset, new ones refused) for downMs; its watch cache starts afresh. */
+  | { kind: 'api-restart'; downMs: number }
+  /** Every open connection to the API server is reset at once. */
+  | { kind: 'api-drop' }
+  | { kind: 'api-errors'; status: 500 | 503; forMs: number }
+  | { kind: 'nova-errors'; rate: number; forMs: number }
+  /** Every Nova answer takes latencyMs (simulated) longer for forMs (real). */
+  | { kind: 'nova-slow'; latencyMs: number; forMs: number }
+  | { kind: 'gate-pod-delete' | 'gate-pdb-delete'; node: string }
+  | { kind: 'node-recreate'; node: string }
+  /** The node's agents' clock runs skewSeconds off from now on (0: back to true time). */
+  | { kind: 'clock-skew'; node: string; skewSeconds: number };
+
+export type StepKind = Step['kind'];
+
+/** How often each kind is drawn (relative). Triggers flap most, so evacuations keep starting. */
+export const WEIGHTS: Readonly<Record<StepKind, number>> = {
+  cordon: 10,
+  uncordon: 12,
+  'maintenance-create': 5,
+  'maintenance-delete': 6,
+  taint: 4,
+  untaint: 5,
+  'kubectl-drain': 4,
+  'agent-kill': 6,
+  'agent-rollout': 4,
+  'api-restart': 3,
+  'api-drop': 4,
+  'api-errors': 4,
+  'nova-errors': 5,
+  'nova-slow': 4,
+  'gate-pod-delete': 4,
+  'gate-pdb-delete': 3,
+  'node-recreate': 2,
+  'clock-skew': 3,
+};
+
+export const STEP_KINDS = Object.keys(WEIGHTS) as StepKind[];
+
+function drawKind(r: ReturnType<typeof prng>): StepKind {
+  const total = STEP_KINDS.reduce((s, k) => s + WEIGHTS[k], 0);
+  let x = r.next() * total;
+  for (const k of STEP_KINDS) {
+    x -= WEIGHTS[k];
+    if (x < 0) return k;
+  }
+  return STEP_KINDS[STEP_KINDS.length - 1] as StepKind;
+}
+
+/** What takes a node out of service, and what puts it back. */
+const RELEASE: Partial<Record<StepKind, StepKind>> = {
+  cordon: 'uncordon',
+  'kubectl-drain': 'uncordon',
+  'maintenance-create': 'maintenance-delete',
+  taint: 'untaint',
+};
+/** Past this many nodes taken out, a step that takes one more puts one back instead: evacuations keep happening. */
+const MAX_OUT = 3;
+
+/** The triggers the schedule has set, per node (a model of its own steps, not of the cluster). */
+type Out = Map<string, Set<StepKind>>;
+
+function drawStep(r: ReturnType<typeof prng>, nodes: readonly string[], out: Out): Step {
+  let kind = drawKind(r);
+  let node = r.pick(nodes);
+  const release = RELEASE[kind];
+  if (release && !out.has(node) && out.size >= MAX_OUT) {
+    node = r.pick([...out.keys()].sort());
+    kind = RELEASE[r.pick([...(out.get(node) ?? [])].sort())] ?? release;
+  }
+  const set = out.get(node) ?? new Set<StepKind>();
+  if (RELEASE[kind]) set.add(kind === 'kubectl-drain' ? 'cordon' : kind);
+  for (const [take, put] of Object.entries(RELEASE)) if (put === kind) set.delete(take as StepKind);
+  if (set.size) out.set(node, set);
+  else out.delete(node);
+  switch (kind) {
+    case 'agent-kill':
+      return { kind, node, downMs: r.between(2, 30) * 100 };
+    case 'agent-rollout':
+      return { kind, node, overlapMs: r.between(1, 20) * 100 };
+    case 'api-restart':
+      return { kind, downMs: r.between(2, 20) * 100 };
+    case 'api-drop':
+      return { kind };
+    case 'api-errors':
+      return { kind, status: r.pick([500, 503] as const), forMs: r.between(2, 15) * 100 };
+    case 'nova-errors':
+      return { kind, rate: r.pick([0.2, 0.5, 1]), forMs: r.between(2, 20) * 100 };
+    case 'nova-slow':
+      return { kind, latencyMs: r.pick([2000, 5000, 10_000]), forMs: r.between(2, 20) * 100 };
+    case 'clock-skew':
+      return { kind, node, skewSeconds: r.pick([-60, 0, 60]) };
+    default:
+      return { kind, node };
+  }
+}
+
+/** The schedule of a soak: `rounds` steps over `nodes`, the same for the same seed. */
+export function makeSchedule(seed: number, rounds: number, nodes: readonly string[]): Step[] {
+  const r = prng(seed);
+  const out: Out = new Map();
+  return Array.from({ length: rounds }, () => drawStep(r, nodes, out));
+}
+
+/** One line per step, as a failure prints it. */
+export function describeStep(s: Step): string {
+  switch (s.kind) {
+    case 'agent-kill':
+      return `agent-kill ${s.node} down=${s.downMs}ms`;
+    case 'agent-rollout':
+      return `agent-rollout ${s.node} overlap=${s.overlapMs}ms`;
+    case 'api-restart':
+      return `api-restart down=${s.downMs}ms`;
+    case 'api-drop':
+      return 'api-drop';
+    case 'api-errors':
+      return `api-errors ${s.status} for=${s.forMs}ms`;
+    case 'nova-errors':
+      return `nova-errors rate=${s.rate} for=${s.forMs}ms`;
+    case 'nova-slow':
+      return `nova-slow latency=${s.latencyMs}ms for=${s.forMs}ms`;
+    case 'clock-skew':
+      return `clock-skew ${s.node} ${s.skewSeconds}s`;
+    default:
+      return `${s.kind} ${s.node}`;
+  }
+}
+
+/** Faults injected by kind (every kind listed, 0 where none). */
+export function countByKind(steps: readonly Step[]): Record<StepKind, number> {
+  const out = Object.fromEntries(STEP_KINDS.map((k) => [k, 0])) as Record<StepKind, number>;
+  for (const s of steps) out[s.kind]++;
+  return out;
+}

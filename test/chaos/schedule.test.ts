@@ -1,0 +1,73 @@
+// The soak's schedule: fixed by its seed, every fault kind drawn over a long run, and never more
+// than a few nodes taken out of service by its own triggers, so evacuations keep starting.
+import { describe, expect, it } from 'vitest';
+import { FLEET_NODES } from '../../bench/chaos/fleet.ts';
+import {
+  STEP_KINDS,
+  countByKind,
+  describeStep,
+  makeSchedule,
+  type Step,
+} from '../../bench/chaos/schedule.ts';
+
+/** Nodes the schedule's own triggers hold out of service after each step. */
+function outAfterEach(steps: readonly Step[]): number[] {
+  const out = new Map<string, Set<string>>();
+  const put: Record<string, string[]> = {
+    uncordon: ['cordon'],
+    'maintenance-delete': ['maintenance-create'],
+    untaint: ['taint'],
+  };
+  return steps.map((s) => {
+    if ('node' in s) {
+      const set = out.get(s.node) ?? new Set<string>();
+      if (s.kind === 'cordon' || s.kind === 'kubectl-drain') set.add('cordon');
+      if (s.kind === 'maintenance-create' || s.kind === 'taint') set.add(s.kind);
+      for (const t of put[s.kind] ?? []) set.delete(t);
+      if (set.size) out.set(s.node, set);
+      else out.delete(s.node);
+    }
+    return out.size;
+  });
+}
+
+describe('soak schedule', () => {
+  it('is the same for the same seed and differs for another', () => {
+    expect(makeSchedule(5, 100, FLEET_NODES)).toEqual(makeSchedule(5, 100, FLEET_NODES));
+    expect(makeSchedule(5, 100, FLEET_NODES)).not.toEqual(makeSchedule(6, 100, FLEET_NODES));
+  });
+
+  it('has one step per round, and over 200 rounds draws every kind of fault', () => {
+    const steps = makeSchedule(1, 200, FLEET_NODES);
+    expect(steps).toHaveLength(200);
+    const counts = countByKind(steps);
+    expect(Object.keys(counts).sort()).toEqual([...STEP_KINDS].sort());
+    for (const k of STEP_KINDS) expect(counts[k], k).toBeGreaterThan(0);
+    expect(Object.values(counts).reduce((a, b) => a + b, 0)).toBe(200);
+  });
+
+  it('names only nodes of the fleet, and keeps its fault windows short', () => {
+    for (const s of makeSchedule(3, 500, FLEET_NODES)) {
+      if ('node' in s) expect(FLEET_NODES).toContain(s.node);
+      if ('downMs' in s) expect(s.downMs).toBeLessThanOrEqual(3000);
+      if ('forMs' in s) expect(s.forMs).toBeLessThanOrEqual(2000);
+      if (s.kind === 'clock-skew') expect([-60, 0, 60]).toContain(s.skewSeconds);
+    }
+  });
+
+  it('takes at most 3 nodes out of service with its own triggers at any time', () => {
+    for (const seed of [1, 2, 3, 4]) {
+      const out = outAfterEach(makeSchedule(seed, 400, FLEET_NODES));
+      expect(Math.max(...out), `seed ${seed}`).toBeLessThanOrEqual(3);
+      expect(Math.max(...out), `seed ${seed}`).toBeGreaterThanOrEqual(2);
+    }
+  });
+
+  it('prints each step on one line with its parameters', () => {
+    expect(describeStep({ kind: 'agent-kill', node: 'hv-2', downMs: 900 })).toBe(
+      'agent-kill hv-2 down=900ms',
+    );
+    expect(describeStep({ kind: 'cordon', node: 'hv-1' })).toBe('cordon hv-1');
+    expect(describeStep({ kind: 'api-errors', status: 503, forMs: 400 })).toBe('api-errors 503 for=400ms');
+  });
+});
