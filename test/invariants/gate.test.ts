@@ -125,6 +125,17 @@ describe('every gate drainer calls held exists and holds', () => {
       'gate-missing',
     ],
     [
+      'its pod being deleted and the spare running in its place',
+      {
+        ...gate,
+        gatePods: [
+          { ...gate.gatePods[0]!, deleting: true },
+          { ...gate.gatePods[0]!, name: 'drainer-gate-node-a-b' },
+        ],
+      },
+      undefined,
+    ],
+    [
       'a Pending pod',
       { ...gate, gatePods: [{ ...gate.gatePods[0]!, phase: 'Pending', ready: false }] },
       'gate-not-holding',
@@ -172,6 +183,10 @@ describe('every gate drainer calls held exists and holds', () => {
     const w = world({
       nodes: [node('node-a')],
       ...holdingGate('node-a'),
+      gatePods: [
+        ...holdingGate('node-a').gatePods,
+        { ...holdingGate('node-a').gatePods[0]!, name: 'drainer-gate-node-a-b' },
+      ],
       gatePdbs: [...holdingGate('node-a').gatePdbs, { name: 'drainer-gate-old', observed: true }],
     });
     expect(leftoverGates(w, OPTS).map((v) => v.object)).toEqual([

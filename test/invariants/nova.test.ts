@@ -119,6 +119,32 @@ describe('every MigrationSucceeded and moved count matches Nova; no MigrationFai
       [],
     ],
     [
+      'succeeded, then shown back on the host while the migration bringing it back is still running',
+      [succeeded],
+      {
+        ...nova('host-a', [['host-a', 'host-b']]),
+        migrations: [
+          ...(nova('host-a', [['host-a', 'host-b']]).migrations ?? []),
+          { id: '9', serverId: 's1', status: 'running', source: 'host-b', dest: 'host-a', updatedAt: 5 },
+        ],
+      },
+      {},
+      [],
+    ],
+    [
+      'succeeded, and a migration back onto the host failed: the server there is unexplained',
+      [succeeded],
+      {
+        ...nova('host-a', [['host-a', 'host-b']]),
+        migrations: [
+          ...(nova('host-a', [['host-a', 'host-b']]).migrations ?? []),
+          { id: '9', serverId: 's1', status: 'error', source: 'host-b', dest: 'host-a', updatedAt: 5 },
+        ],
+      },
+      {},
+      ['migration-succeeded-unconfirmed'],
+    ],
+    [
       'succeeded, migration completed, but the server never left (Nova reported from the field)',
       [succeeded],
       nova('host-a', [['host-a', 'host-b']]),

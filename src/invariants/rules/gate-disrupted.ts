@@ -1,24 +1,34 @@
 // Nothing evicts or deletes a node's drain gate pod while a server or VMI of the node is on it.
 // Needs the API server's answered requests (an observation); where they were not observed, says nothing.
 // A delete that finalizers hold is no removal: the pod stays, and kubectl drain waits until it is gone.
-import { GATE_PREFIX } from '../../kube/gate.ts';
+import { GATE_PREFIX, gatePodNames } from '../../kube/gate.ts';
 import { hostOfNode, serverHostAt, vmiNodeAt } from '../hosts.ts';
 import { violation, type Violation } from '../violation.ts';
 import type { CheckOptions, ObservedRequest, World } from '../world.ts';
 
 const GATE_POD = /^\/api\/v1\/namespaces\/([^/]+)\/pods\/([^/?]+?)(\/eviction)?(?:\?.*)?$/;
 
+/** The node whose gate pod (its own or the spare) has this name. */
+const nodeOfGatePod = (world: World, name: string): string =>
+  world.nodes.find((n) => gatePodNames(n.name).includes(name))?.name ?? name.slice(GATE_PREFIX.length);
+
 /** The node of a request that took the gate pod away (an admitted eviction or a delete), if it is one. */
-function disruptedGate(r: ObservedRequest, namespace: string): { node: string; how: string } | undefined {
+function disruptedGate(
+  world: World,
+  r: ObservedRequest,
+  namespace: string,
+): { node: string; pod: string; how: string } | undefined {
   const m = GATE_POD.exec(r.path);
   if (!m || decodeURIComponent(m[1] ?? '') !== namespace) return undefined;
   const name = decodeURIComponent(m[2] ?? '');
   // a finalizer keeps the pod (drainer's own while VMs remain): a drain still waits for it to go
   if (!name.startsWith(GATE_PREFIX) || r.heldBy?.length) return undefined;
-  const node = name.slice(GATE_PREFIX.length);
-  if (m[3] && r.method === 'POST' && (r.status === 200 || r.status === 201)) return { node, how: 'evicted' };
+  const node = nodeOfGatePod(world, name);
+  const pod = name;
+  if (m[3] && r.method === 'POST' && (r.status === 200 || r.status === 201))
+    return { node, pod, how: 'evicted' };
   if (!m[3] && r.method === 'DELETE' && (r.status === 200 || r.status === 202))
-    return { node, how: 'deleted' };
+    return { node, pod, how: 'deleted' };
   return undefined;
 }
 
@@ -52,7 +62,7 @@ const releasedByOperator = (world: World, node: string): boolean =>
 export function gateDisruptedWhileOccupied(world: World, opts: CheckOptions): Violation[] {
   const out: Violation[] = [];
   for (const r of world.observations?.requests ?? []) {
-    const hit = disruptedGate(r, opts.namespace);
+    const hit = disruptedGate(world, r, opts.namespace);
     if (!hit || (hit.how === 'deleted' && releasedByOperator(world, hit.node))) continue;
     const left = onNodeAt(world, hit.node, r.at, opts);
     if (!left.length) continue;
@@ -60,7 +70,7 @@ export function gateDisruptedWhileOccupied(world: World, opts: CheckOptions): Vi
     out.push(
       violation(
         'gate-disrupted-while-occupied',
-        `pod/${opts.namespace}/${GATE_PREFIX}${hit.node}`,
+        `pod/${opts.namespace}/${hit.pod}`,
         `${r.method} ${r.path} answered ${r.status}${who} at ${new Date(r.at).toISOString()} (gate ${hit.how}) while ${left.length} VM(s) were on node ${hit.node}: ${left.slice(0, 5).join(', ')}`,
         `the gate must be put back at once (the agent re-creates it while VMs remain); a drain that returned meanwhile did so with VMs on node ${hit.node}: check them before the node is powered off`,
       ),

@@ -1,7 +1,7 @@
 // Every gate drainer calls held exists and holds: its PDB (status about the current spec) allows 0
 // disruptions and its pod is Running and Ready on the node. And no gate is left for a Node that is gone.
 import { gateHeld } from '../../core/gate/step.ts';
-import { gateName } from '../../kube/gate.ts';
+import { gateName, gatePodNames } from '../../kube/gate.ts';
 import { agentAlive } from '../agents.ts';
 import { recordOf } from '../hosts.ts';
 import { violation, type Violation } from '../violation.ts';
@@ -26,7 +26,9 @@ function heldClaim(world: World, n: WorldNode, opts: CheckOptions): string | und
 
 function problems(world: World, node: string): { missing: string[]; weak: string[] } {
   const name = gateName(node);
-  const pod = world.gatePods.find((p) => p.name === name);
+  // the node's own pod, or the spare (-b) made while that one is being deleted: the one that guards
+  const pods = world.gatePods.filter((p) => gatePodNames(node).includes(p.name));
+  const pod = pods.find((p) => !p.deleting) ?? pods[0];
   const pdb = world.gatePdbs.find((p) => p.name === name);
   const missing: string[] = [];
   const weak: string[] = [];
@@ -34,12 +36,12 @@ function problems(world: World, node: string): { missing: string[]; weak: string
   else if (!pdb.observed) weak.push(`PDB ${name} status not yet observed for its spec`);
   else if (pdb.disruptionsAllowed !== 0)
     weak.push(`PDB ${name} allows ${pdb.disruptionsAllowed ?? '?'} disruption(s)`);
-  if (!pod || pod.deleting) missing.push(pod ? `pod ${name} is being deleted` : `no pod ${name}`);
+  if (!pod || pod.deleting) missing.push(pod ? `pod ${pod.name} is being deleted` : `no pod ${name}`);
   else {
-    if (pod.nodeName !== node) weak.push(`pod ${name} is bound to ${pod.nodeName || 'no node'}`);
+    if (pod.nodeName !== node) weak.push(`pod ${pod.name} is bound to ${pod.nodeName || 'no node'}`);
     if (pod.phase !== 'Running' || !pod.ready)
       weak.push(
-        `pod ${name} is ${pod.phase ?? 'Unknown'}${pod.ready ? '' : ', not Ready'} (the eviction API skips the PDB for it)`,
+        `pod ${pod.name} is ${pod.phase ?? 'Unknown'}${pod.ready ? '' : ', not Ready'} (the eviction API skips the PDB for it)`,
       );
   }
   return { missing, weak };
@@ -77,10 +79,10 @@ export function gatesHold(world: World, opts: CheckOptions): Violation[] {
 
 /** Gate objects for Nodes that no longer exist. */
 export function leftoverGates(world: World, opts: CheckOptions): Violation[] {
-  const nodes = new Set(world.nodes.map((n) => gateName(n.name)));
+  const owned = new Set(world.nodes.flatMap((n) => [gateName(n.name), ...gatePodNames(n.name)]));
   const names = new Set([...world.gatePods.map((p) => p.name), ...world.gatePdbs.map((p) => p.name)]);
   return [...names]
-    .filter((name) => !nodes.has(name))
+    .filter((name) => !owned.has(name))
     .map((name) =>
       violation(
         'leftover-gate',

@@ -1,7 +1,10 @@
 // What drainer says moved agrees with Nova: every MigrationSucceeded names a server Nova moved off
 // the node's host (a migration record that ended, and the server's host now elsewhere); the moved
 // counts are no larger than what Nova moved; no MigrationFailed for a server Nova did move.
-import { hostOfNode, movesOf, recordOf } from '../hosts.ts';
+import { hostOfNode, MOVED_STATUSES, movesOf, recordOf } from '../hosts.ts';
+
+/** Migration statuses that moved nothing. */
+const GAVE_UP = new Set(['error', 'failed', 'cancelled', 'aborted']);
 import { violation, type Violation } from '../violation.ts';
 import type { CheckOptions, World, WorldEvent } from '../world.ts';
 
@@ -15,7 +18,19 @@ function moveOff(world: World, serverId: string, host: string): 'never' | 'off' 
   const moves = movesOf(world, serverId);
   const lastOff = moves.findLastIndex((m) => m.source === host);
   if (lastOff < 0) return 'never';
-  const back = moves.slice(lastOff + 1).some((m) => m.dest === host);
+  const offAt = moves[lastOff]?.updatedAt ?? 0;
+  // Nova shows the server on its new host before the migration's record leaves running
+  // (post-migration): a later migration onto the host that has not failed explains it too
+  const back =
+    moves.slice(lastOff + 1).some((m) => m.dest === host) ||
+    (world.nova?.migrations ?? []).some(
+      (m) =>
+        m.serverId === serverId &&
+        m.dest === host &&
+        !GAVE_UP.has(m.status) &&
+        !MOVED_STATUSES.has(m.status) &&
+        (m.updatedAt ?? 0) >= offAt,
+    );
   const now = world.nova?.servers.find((s) => s.id === serverId)?.host;
   if (now !== host) return 'off';
   // on the host again: only a later migration onto it explains that
