@@ -1,8 +1,9 @@
 // The scheduler: keeps up to maxConcurrentMigrations + submitAhead servers submitted off one host
 // (Nova runs M and queues the rest, so a slot never waits for our poll), learns how they are doing
 // from the follow (follow.ts: one request per poll), hands in-flight servers to the tracker
-// (track.ts: retries, deadlines, aborts), and stops when a listing of the host shows it empty or
-// only blockers (and given-up servers) remain.
+// (track.ts: retries, deadlines, aborts) and the others to decide.ts (what each needs next),
+// and stops when a listing of the host shows it empty or only blockers (and given-up servers)
+// remain.
 import {
   isAuthError,
   isCancelledError,
@@ -13,14 +14,13 @@ import {
 } from '../../errors.ts';
 import type { WorkloadProgress } from '../../core/plugin.ts';
 import { classify, type MoveAction } from './classify.ts';
-import { chosenWay, MAINTENANCE_KEY, type Way } from './policy.ts';
-import { hostOf, type NovaServer } from './types.ts';
+import type { NovaServer } from './types.ts';
+import { decide } from './decide.ts';
 import { Entry, toProgress } from './entry.ts';
 import { Follow } from './follow.ts';
 import type { MigratorOptions } from './migrator-options.ts';
 import { Pace, mergeWithDecision } from './pace.ts';
 import { readBack } from './read-back.ts';
-import { HOST_UNKNOWN, knownHost } from './reasons.ts';
 import { FIRST_RECORD_CHECK_MS } from './records.ts';
 import { Tracker } from './track.ts';
 import { Watch } from './watch.ts';
@@ -251,76 +251,7 @@ export class Migrator {
       await this.#tracker.track(e, now);
       return;
     }
-    const s = e.server;
-    if (knownHost(s) === undefined && classify(s, this.#o.nova).kind !== 'gone') {
-      // Moved means seen moved: without the host nobody can tell, so nothing is started either.
-      e.finish('failed', now, HOST_UNKNOWN);
-      return;
-    }
-    if (hostOf(s) !== this.#o.source) {
-      // It left without us (someone else moved it): the host is emptier either way.
-      e.target = hostOf(s) ?? undefined;
-      e.finish('succeeded', now, 'moved off the host by someone else');
-      return;
-    }
-    const way = await this.#way(e, now);
-    if (way === 'asked') return;
-    const v = classify(s, { ...this.#o.nova, reboot: this.#o.reboot, ...(way ? { way } : {}) });
-    switch (v.kind) {
-      case 'gone':
-        e.finish('skipped', now, 'deleted');
-        return;
-      case 'stays':
-        e.action = e.stopped ? 'stop' : 'skip';
-        e.finish(
-          'skipped',
-          now,
-          e.stopped ? 'stopped on the host for the declared reboot; started again on restore' : v.reason,
-        );
-        return;
-      case 'blocked':
-        e.block(v.reason);
-        return;
-      case 'in-progress':
-        e.adopt(v.action, now);
-        this.#watch.armed(e, now, true);
-        this.#o.log.info({ server: e.id, action: v.action }, 'adopting a migration already in progress');
-        return;
-      case 'wait':
-        e.wait(v.reason, now);
-        if (now - (e.waitingSince ?? now) > this.#o.nova.migrationTimeout * 1000) {
-          e.finish('failed', now, `${v.reason} for longer than nova.migrationTimeout`);
-        }
-        return;
-      case 'move':
-        e.ready(v.action);
-        e.last = v.last === true;
-        return;
-    }
-  }
-
-  /**
-   * The way out to apply now: the owner's, except that notify asks the owner first and takes the
-   * default way (live) after nova.notifyTimeout. 'asked': still waiting for the owner. The clock is
-   * in the record, so a restarted agent does not ask again from zero.
-   */
-  async #way(e: Entry, now: number): Promise<Way | 'asked' | undefined> {
-    const chosen = chosenWay(e.server);
-    if (!('way' in chosen) || chosen.way !== 'notify' || e.server.status === 'ERROR') return undefined;
-    if (e.notifiedAt === undefined) {
-      e.notifiedAt = now;
-      await this.#o.remember(e.id, { notifiedAt: new Date(now).toISOString() });
-    }
-    const until = e.notifiedAt + this.#o.nova.notifyTimeout * 1000;
-    if (now >= until) return 'live';
-    e.state = 'pending';
-    e.action = 'notify';
-    e.next = undefined;
-    e.notBefore = until; // wakes the loop when the owner's time is up
-    e.message =
-      `its owner is asked to move it (metadata ${MAINTENANCE_KEY}=notify); the default way ` +
-      `(live) in ${Math.ceil((until - now) / 1000)}s (nova.notifyTimeout)`;
-    return 'asked';
+    await decide(this.#o, this.#watch, e, now);
   }
 
   async #startMore(): Promise<void> {

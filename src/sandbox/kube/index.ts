@@ -2,7 +2,8 @@
 export { startKubeApiServer } from './server.ts';
 export type { KubeApiServer, KubeApiServerOptions, RequestLogEntry } from './server.ts';
 export { ObjectStore } from './store.ts';
-export type { ListOptions, ListPage, Subscriber } from './store.ts';
+export type { Subscriber } from './store.ts';
+export type { ListOptions, ListPage } from './list-page.ts';
 export type { EvictionHook } from './eviction.ts';
 export type { KubeFaults } from './faults.ts';
 export { drainerCrds } from './crds.ts';

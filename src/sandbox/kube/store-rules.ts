@@ -1,5 +1,5 @@
 // Rules the store applies that do not need its state: pod grace periods, delete preconditions,
-// CRD establishment, continue-token search, patch body parsing.
+// CRD establishment, patch body parsing.
 import { load as loadYaml } from 'js-yaml';
 import { APPLY_PATCH } from './patch.ts';
 import { resourceFromCrd, type ResourceType } from './resources.ts';
@@ -54,18 +54,6 @@ export function establishCrd(crd: KubeObject, at: string): void {
       },
     ].map((c) => ({ ...c, lastTransitionTime: at })),
   };
-}
-
-/** Index of the first key greater than `start` in sorted `keys` (binary search). */
-export function firstAfter(keys: readonly string[], start: string): number {
-  let lo = 0;
-  let hi = keys.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if ((keys[mid] as string) <= start) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 export function randomSuffix(): string {

@@ -1,59 +1,25 @@
 // The sandbox's etcd: every object of every resource, one global resourceVersion counter,
 // synchronous and in-process. Stored objects are never mutated (each change stores a new
 // object), so history and watch streams can share them; callers outside get deep copies.
-import { randomUUID } from 'node:crypto';
 import { clone as copy } from './clone.ts';
 import {
   checkPreconditions,
   establishCrd,
-  firstAfter,
   parseBody,
   podGrace,
   randomSuffix,
   tooOld,
 } from './store-rules.ts';
 import { conformToSchema } from './schema.ts';
-import { Bucket, objectKey, type ChangeEvent, type ChangeListener } from './bucket.ts';
-import {
-  APPLY_PATCH,
-  deepEqual,
-  JSON_PATCH,
-  jsonPatch,
-  MERGE_PATCH,
-  mergePatch,
-  STRATEGIC_MERGE_PATCH,
-  strategicMerge,
-} from './patch.ts';
-import { apiVersionOf, builtinResources, resourceFromCrd, type ResourceType } from './resources.ts';
-import { matchesFields, parseFieldSelector, parseLabelSelector } from './selectors.ts';
-import {
-  alreadyExists,
-  badRequest,
-  conflict,
-  gone,
-  invalid,
-  modifiedConflict,
-  notFound,
-  notFoundPath,
-  unsupportedPatch,
-} from './status.ts';
+import { Bucket, objectKey, type ChangeListener } from './bucket.ts';
+import { ChangeDelivery } from './delivery.ts';
+import { listPage, type ListOptions, type ListPage } from './list-page.ts';
+import { APPLY_PATCH, deepEqual } from './patch.ts';
+import { patched, patchType } from './patch-request.ts';
+import { builtinResources, resourceFromCrd, type ResourceType } from './resources.ts';
+import { replaced, rfc3339, stampCreated } from './server-fields.ts';
+import { alreadyExists, conflict, invalid, modifiedConflict, notFound, notFoundPath } from './status.ts';
 import { StatusError, type DeleteOptions, type KubeObject, type WatchEventType } from './types.ts';
-
-export interface ListOptions {
-  namespace?: string;
-  labelSelector?: string;
-  fieldSelector?: string;
-  limit?: number;
-  continue?: string;
-}
-
-export interface ListPage {
-  /** Stored objects (shared, never mutate); `list()` returns copies instead. */
-  items: KubeObject[];
-  resourceVersion: string;
-  continue?: string;
-  remainingItemCount?: number;
-}
 
 export interface StoreOptions {
   now?: () => number;
@@ -63,31 +29,15 @@ export interface StoreOptions {
 
 export type Subscriber = (type: WatchEventType, obj: KubeObject) => void;
 
-const CONTINUE_EXPIRED =
-  'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.';
 const SYSTEM_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
 const CRD_ID = 'customresourcedefinitions.apiextensions.k8s.io';
-
-const rfc3339 = (ms: number): string =>
-  new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
-
-function specOf(o: KubeObject): Record<string, unknown> {
-  const { metadata: _m, status: _s, ...rest } = o;
-  return rest;
-}
-
-interface ContinueToken {
-  rv: number;
-  start: string;
-}
 
 export class ObjectStore {
   readonly #buckets = new Map<string, Bucket>();
   readonly #now: () => number;
   readonly #historySize: number;
+  readonly #delivery = new ChangeDelivery();
   #rv = 1;
-  #pending: [Bucket, ChangeEvent][] = [];
-  #delivering = false;
 
   constructor(opts: StoreOptions = {}) {
     this.#now = opts.now ?? Date.now;
@@ -153,45 +103,7 @@ export class ObjectStore {
   }
 
   listPage(res: string, opts: ListOptions = {}): ListPage {
-    const b = this.#bucket(res);
-    const labels = parseLabelSelector(opts.labelSelector);
-    const fields = parseFieldSelector(opts.fieldSelector, b.rt.fieldLabels);
-    const nodeReq = fields.find((f) => f.path === 'spec.nodeName' && !f.negate);
-    const nsReq = fields.find((f) => f.path === 'metadata.namespace' && !f.negate);
-    let keys = b.keys({ namespace: opts.namespace || nsReq?.value, nodeName: nodeReq?.value });
-    let token: ContinueToken | undefined;
-    if (opts.continue) {
-      token = this.#decodeContinue(opts.continue);
-      if (token.rv < b.floor) throw gone(CONTINUE_EXPIRED);
-      keys = keys.slice(firstAfter(keys, token.start));
-    }
-    const limit = opts.limit && opts.limit > 0 ? opts.limit : Infinity;
-    const items: KubeObject[] = [];
-    let i = 0;
-    for (; i < keys.length && items.length < limit; i++) {
-      const o = b.objects.get(keys[i] as string);
-      if (o && labels(o.metadata.labels) && matchesFields(o, fields)) items.push(o);
-    }
-    const rv = token ? token.rv : this.#rv;
-    const page: ListPage = { items, resourceVersion: String(rv) };
-    if (i < keys.length) {
-      const last = keys[i - 1] as string;
-      page.continue = Buffer.from(JSON.stringify({ rv, start: last })).toString('base64url');
-      if (!opts.labelSelector && !opts.fieldSelector) page.remainingItemCount = keys.length - i;
-    }
-    return page;
-  }
-
-  #decodeContinue(s: string): ContinueToken {
-    try {
-      const t = JSON.parse(Buffer.from(s, 'base64url').toString()) as ContinueToken;
-      if (typeof t.rv === 'number' && typeof t.start === 'string') return t;
-    } catch {
-      // fall through
-    }
-    throw badRequest(
-      'continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)',
-    );
+    return listPage(this.#bucket(res), this.#rv, opts);
   }
 
   // ---- watches ------------------------------------------------------------------------------
@@ -221,26 +133,9 @@ export class ObjectStore {
     for (const b of this.#buckets.values()) b.compact(this.#rv);
   }
 
-  /**
-   * Records a change and tells listeners. A listener that writes to the store (a controller) would
-   * otherwise deliver its change to later listeners before the one being delivered; the queue
-   * keeps every listener's view in resourceVersion order.
-   */
+  /** Records a change and tells listeners, in resourceVersion order (see ChangeDelivery). */
   #emit(b: Bucket, type: WatchEventType, obj: KubeObject, prev: KubeObject | undefined, rv: number): void {
-    const e: ChangeEvent = { type, obj, prev, rv };
-    b.remember(e);
-    this.#pending.push([b, e]);
-    if (this.#delivering) return;
-    this.#delivering = true;
-    try {
-      for (let i = 0; i < this.#pending.length; i++) {
-        const [bucket, event] = this.#pending[i] as [Bucket, ChangeEvent];
-        bucket.notify(event);
-      }
-    } finally {
-      this.#pending = [];
-      this.#delivering = false;
-    }
+    this.#delivery.emit(b, { type, obj, prev, rv });
   }
 
   #nextRv(): number {
@@ -281,13 +176,7 @@ export class ObjectStore {
     const key = objectKey(meta.namespace, meta.name);
     if (b.objects.has(key)) throw alreadyExists(rt, meta.name);
     if (res === CRD_ID) establishCrd(obj, rfc3339(this.#now()));
-    obj.apiVersion = apiVersionOf(rt);
-    obj.kind = rt.kind;
-    meta.uid = randomUUID();
-    meta.creationTimestamp = rfc3339(this.#now());
-    meta.generation = 1;
-    delete meta.deletionTimestamp;
-    delete meta.deletionGracePeriodSeconds;
+    stampCreated(rt, obj, rfc3339(this.#now()));
     const rv = this.#nextRv();
     meta.resourceVersion = String(rv);
     b.put(key, obj);
@@ -321,46 +210,9 @@ export class ObjectStore {
         `Precondition failed: UID in precondition: ${input.metadata.uid}, UID in object meta: ${old.metadata.uid}`,
       );
     }
-    const next = statusOnly ? { ...old, status: copy(input.status) } : this.#mainUpdate(b.rt, old, input);
+    const next = statusOnly ? { ...old, status: copy(input.status) } : replaced(b.rt, old, input);
     if (next.status === undefined) delete next.status;
     return this.#commit(b, key, old, next);
-  }
-
-  #mainUpdate(rt: ResourceType, old: KubeObject, input: KubeObject): KubeObject {
-    const next = copy(input);
-    const m = next.metadata;
-    const o = old.metadata;
-    next.apiVersion = old.apiVersion;
-    next.kind = old.kind;
-    m.name = o.name;
-    m.uid = o.uid;
-    m.creationTimestamp = o.creationTimestamp;
-    m.generation = o.generation;
-    if (rt.namespaced) m.namespace = o.namespace;
-    else delete m.namespace;
-    if (o.deletionTimestamp) {
-      m.deletionTimestamp = o.deletionTimestamp;
-      m.deletionGracePeriodSeconds = o.deletionGracePeriodSeconds;
-      const added = (m.finalizers ?? []).filter((f) => !(o.finalizers ?? []).includes(f));
-      if (added.length > 0) {
-        throw invalid(rt.kind, o.name ?? '', [
-          {
-            reason: 'FieldValueForbidden',
-            field: 'metadata.finalizers',
-            message: `Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers ${JSON.stringify(added)}`,
-          },
-        ]);
-      }
-    } else {
-      delete m.deletionTimestamp;
-      delete m.deletionGracePeriodSeconds;
-    }
-    if (rt.statusSubresource) {
-      if (old.status === undefined) delete next.status;
-      else next.status = old.status;
-    }
-    if (!deepEqual(specOf(old), specOf(next))) m.generation = (o.generation ?? 1) + 1;
-    return next;
   }
 
   /** Stores `next` unless nothing changed; removes the object when its deletion has completed. */
@@ -411,9 +263,7 @@ export class ObjectStore {
     opts: { subresource?: 'status' } = {},
   ): KubeObject {
     const b = this.#bucket(res);
-    const type = contentType.split(';')[0]?.trim().toLowerCase() ?? '';
-    const accepted = [JSON_PATCH, MERGE_PATCH, ...(b.rt.builtin ? [STRATEGIC_MERGE_PATCH] : []), APPLY_PATCH];
-    if (!accepted.includes(type)) throw unsupportedPatch(accepted, type === STRATEGIC_MERGE_PATCH);
+    const type = patchType(b.rt, contentType);
     const patchDoc = parseBody(body, type);
     const current = b.objects.get(objectKey(b.rt.namespaced ? namespace : undefined, name));
     if (!current) {
@@ -424,24 +274,7 @@ export class ObjectStore {
         });
       throw notFound(b.rt, name);
     }
-    let patched: unknown;
-    if (type === JSON_PATCH) patched = jsonPatch(current, patchDoc);
-    else if (type === STRATEGIC_MERGE_PATCH) patched = strategicMerge(current, patchDoc);
-    else patched = mergePatch(current, patchDoc);
-    const next = patched as KubeObject;
-    if (!next || typeof next !== 'object' || typeof next.metadata !== 'object')
-      throw badRequest('patch removed metadata');
-    // A resourceVersion in the patch is a precondition, as on the real server.
-    if (next.metadata.resourceVersion !== current.metadata.resourceVersion && next.metadata.resourceVersion) {
-      throw modifiedConflict(b.rt, name);
-    }
-    next.metadata = {
-      ...next.metadata,
-      name,
-      namespace: current.metadata.namespace,
-      resourceVersion: current.metadata.resourceVersion,
-    };
-    return this.updateRef(res, next, opts.subresource === 'status');
+    return this.updateRef(res, patched(b.rt, current, name, type, patchDoc), opts.subresource === 'status');
   }
 
   /**

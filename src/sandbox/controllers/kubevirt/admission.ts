@@ -5,7 +5,7 @@ import type { CreateHook } from '../../kube/extensions.ts';
 import { failure } from '../../kube/status.ts';
 import type { KubeObject, Status } from '../../kube/types.ts';
 import { RES, tryGet, type StoreLike } from '../store.ts';
-import { isFinal } from './migration.ts';
+import { isFinal } from './migration-phase.ts';
 import { vmiStatus } from './vmi.ts';
 
 const WEBHOOK = 'admission webhook "migration-create-validator.kubevirt.io" denied the request';

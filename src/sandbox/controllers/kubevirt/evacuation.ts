@@ -11,7 +11,8 @@ import { RES } from '../store.ts';
 import { taintsOf } from '../util.ts';
 import { readSettings } from './config.ts';
 import { recordEvent } from './events.ts';
-import { isFinal, type VirtControllerDeps } from './migration.ts';
+import { isFinal } from './migration-phase.ts';
+import type { VirtControllerDeps } from './virt-deps.ts';
 import {
   EVACUATION_ANNOTATION,
   isRunning,

@@ -8,9 +8,10 @@ import { kubevirtEvictionHook } from './eviction-hook.ts';
 import { kubevirtSubresources } from './subresources.ts';
 import { createEvacuationController } from './evacuation.ts';
 import { reconcileVmis } from './lifecycle.ts';
-import { createMigrationController, MigrationHistory } from './migration.ts';
+import { createMigrationController } from './migration.ts';
+import { MigrationHistory } from './virt-deps.ts';
 
-export { MigrationHistory } from './migration.ts';
+export { MigrationHistory } from './virt-deps.ts';
 
 /** Adds `item` to the API server's list until the signal aborts. */
 function lend<T>(list: T[] | undefined, item: T, signal: AbortSignal): void {

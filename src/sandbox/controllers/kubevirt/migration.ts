@@ -7,14 +7,14 @@
 // target (Scheduled → PreparingTarget); the VMIM's status.migrationState gets a copy of it only once
 // final, and only when the handoff happened. A failure before the handoff says why in an Event only.
 import type { KubeObject } from '../../kube/types.ts';
-import type { Clock } from '../../clock.ts';
 import { Timers } from '../loop.ts';
 import { pickNode } from '../scheduling.ts';
 import { RES, mutate, mutateStatus, tryDelete, tryGet, type StoreLike } from '../store.ts';
-import type { ControllerTimings } from '../types.ts';
 import { isoTime, podNode, runningPodStatus, nextPodIp } from '../util.ts';
 import { readSettings } from './config.ts';
 import { recordEvent } from './events.ts';
+import { IN_FLIGHT, isFinal, phaseOf } from './migration-phase.ts';
+import type { VirtControllerDeps } from './virt-deps.ts';
 import {
   ANN,
   EVACUATION_ANNOTATION,
@@ -28,41 +28,16 @@ import {
   type VmiStatus,
 } from './vmi.ts';
 
-const STEPS = ['Scheduling', 'Scheduled', 'PreparingTarget', 'TargetReady', 'Running'] as const;
-export const IN_FLIGHT: ReadonlySet<string> = new Set(STEPS);
-export const isFinal = (m: KubeObject): boolean => ['Succeeded', 'Failed'].includes(phaseOf(m) ?? '');
-
 /** migration.go defaultUnschedulablePendingTimeoutSeconds. */
 export const UNSCHEDULABLE_TIMEOUT_MS = 5 * 60_000;
 const MAX_BACKOFF_MS = 5 * 60_000;
 
-export const phaseOf = (m: KubeObject): string | undefined =>
-  (m.status as { phase?: string } | undefined)?.phase;
 const vmiNameOf = (m: KubeObject): string => (m.spec as { vmiName?: string } | undefined)?.vmiName ?? '';
 const vmiOf = (store: StoreLike, m: KubeObject): KubeObject | undefined =>
   tryGet(store, RES.vmis, m.metadata.namespace, vmiNameOf(m));
 /** The VMI's migrationState belongs to this migration: the handoff happened. */
 const handedOff = (vmi: KubeObject | undefined, m: KubeObject): boolean =>
   !!vmi && !!m.metadata.uid && vmiStatus(vmi).migrationState?.migrationUid === m.metadata.uid;
-
-/** Failures per VMI uid (for KubeVirt's backoff), attempts, and the concurrency reached. */
-export class MigrationHistory {
-  readonly failures = new Map<string, { count: number; lastAt: number }>();
-  readonly attempts = new Map<string, number>();
-  /** Highest number of migrations seen in flight at once, cluster-wide and per source node. */
-  maxInFlight = 0;
-  readonly maxInFlightPerNode = new Map<string, number>();
-}
-
-/** What the migration and the evacuation controller share (one object serves both). */
-export interface VirtControllerDeps {
-  store: StoreLike;
-  clock: Clock;
-  timings: ControllerTimings;
-  history: MigrationHistory;
-  wake: () => void;
-  onError: (e: unknown) => void;
-}
 
 export function createMigrationController(deps: VirtControllerDeps, signal: AbortSignal) {
   const { store, clock, timings, history } = deps;

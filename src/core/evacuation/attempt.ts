@@ -1,0 +1,31 @@
+// The record an evacuation attempt starts from: fresh, resumed, or still queued for the fleet.
+import { newRecord, type NodeRecord } from '../record.ts';
+
+/**
+ * The record for a new attempt: a resumed one keeps its start and everything it knows (and its
+ * place in the fleet queue; without a budget it goes on Evacuating). A fresh one with a budget
+ * starts Queued.
+ */
+export function attemptRecord(
+  current: NodeRecord | undefined,
+  trigger: string,
+  now: Date,
+  queue: boolean,
+): NodeRecord {
+  const phase = queue ? 'Queued' : 'Evacuating';
+  const queuedAt = queue ? { queuedAt: now.toISOString() } : {};
+  if (!current) return { ...newRecord(trigger, now), phase, ...queuedAt };
+  if (current.phase === 'Evacuating') return { ...withoutError(current), trigger };
+  if (current.resumes) {
+    const { resumes: _r, ...rest } = withoutError(current);
+    return queue ? { ...withoutError(current), trigger } : { ...rest, phase: 'Evacuating', trigger };
+  }
+  const { queuedAt: was, ...rest } = withoutError(current);
+  const keep = current.phase === 'Queued' && was ? { queuedAt: was } : queuedAt;
+  return { ...rest, ...keep, phase, trigger, since: now.toISOString() };
+}
+
+function withoutError(r: NodeRecord): NodeRecord {
+  const { lastError: _dropped, failureReason: _reason, ...rest } = r;
+  return rest;
+}

@@ -1,0 +1,29 @@
+// Step 3 of design.md §1: cordon (for a NodeMaintenance) and taint, the first change to the node.
+import type { MaintenanceObject } from '../objects.ts';
+import { EVACUATING_TAINT } from '../record.ts';
+import type { NodeRun } from '../run-context.ts';
+
+const hasOurTaint = (run: NodeRun): boolean =>
+  (run.node.spec?.taints ?? []).some(
+    (t) => t.key === EVACUATING_TAINT.key && t.effect === EVACUATING_TAINT.effect,
+  );
+
+/**
+ * The first change to the node itself. Everything before (record, NodeMaintenance finalizer,
+ * fleet slot, plan, capacity check) leaves the node as the operator left it, so a queued or
+ * refused evacuation has nothing to undo. A NodeMaintenance on a schedulable node: we cordon
+ * (and say so before doing it); then our taint keeps new pods away while the VMs move.
+ */
+export async function isolate(run: NodeRun, nm: MaintenanceObject | undefined): Promise<void> {
+  const cordon =
+    nm !== undefined &&
+    run.deps.config.nodeMaintenance.mode === 'own' &&
+    run.node.spec?.unschedulable !== true;
+  const taint = !hasOurTaint(run);
+  if (!cordon && !taint) return;
+  // one write: the record of the change and the change land together (or neither does)
+  await run.store.update(
+    { ...(cordon ? { cordonedByUs: true } : {}), ...(taint ? { taintedByUs: true } : {}) },
+    { ...(cordon ? { cordon: true as const } : {}), ...(taint ? { taint: { ...EVACUATING_TAINT } } : {}) },
+  );
+}

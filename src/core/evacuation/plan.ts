@@ -1,0 +1,42 @@
+// Step 2 of design.md §1: ask the plugins for their plans, and say what they found.
+import { isAuthError } from '../../errors.ts';
+import { nodeRef } from '../node-policy.ts';
+import type { Plan } from '../plugin.ts';
+import { summarizePlans } from '../progress-events.ts';
+import type { NodeRun } from '../run-context.ts';
+import type { EvacuationControl } from './control.ts';
+
+/** What planning found: the plans, or why there are none. */
+export interface Planned {
+  readonly plans?: Plan[];
+  readonly error?: string;
+  /** The cloud rejected the credentials: reported as CloudAuthFailed, not as a capacity problem. */
+  readonly authFailed?: boolean;
+}
+
+/**
+ * 2. plan (a plugin that cannot plan still gets to try, and fails in its Outcome, unless the
+ * capacity check refuses an unknown capacity). Undefined when stopped.
+ */
+export async function plan(
+  run: NodeRun,
+  ctl: EvacuationControl,
+  fresh: boolean,
+): Promise<Planned | undefined> {
+  try {
+    const capacity = run.deps.config.evacuation.capacityCheck !== 'off';
+    const plans = await run.deps.host.plan(nodeRef(run.nodeName, run.node), ctl.signal, { capacity });
+    const { message, blockers } = summarizePlans(plans);
+    if (fresh) await run.event('Normal', 'EvacuationPlanned', message);
+    if (blockers.length)
+      await run.event('Warning', 'EvacuationBlocked', `cannot move: ${blockers.join('; ')}`);
+    return { plans };
+  } catch (err) {
+    if (ctl.signal.aborted) return undefined;
+    run.log.warn({ err }, 'planning failed');
+    return {
+      error: err instanceof Error ? err.message : String(err),
+      ...(isAuthError(err) ? { authFailed: true } : {}),
+    };
+  }
+}
