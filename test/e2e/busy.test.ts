@@ -78,7 +78,7 @@ describe('busy VMs (full stack)', () => {
 
     expect(rec.phase).toBe('Failed');
     expect(rec.lastError).toMatch(
-      /vm-2: failed after 2 attempt\(s\): live migration \d+ stalled at .*aborted \(nova\.onStall: abort\)/,
+      /vm-2 \(failed: failed after 2 attempt\(s\): live migration \d+ stalled at .*aborted \(nova\.onStall: abort\)/,
     );
     expect(forces(stack)).toEqual([]);
     const aborts = stack.sandbox.openstack.requestLog.filter(

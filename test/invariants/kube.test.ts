@@ -122,6 +122,17 @@ describe('no request is answered 4xx except the expected ones', () => {
     ]);
     expect(unexpected4xx(world({ observations: { logLines } }), { ...OPTS, expected4xx: [400] })).toEqual([]);
   });
+
+  it("accepts Nova's 400 to an abort of a migration that had just ended, and no other 400 of Nova's", () => {
+    const line = (message: string) => JSON.stringify({ level: 40, msg: 'aborting', err: { message } });
+    const logLines = [
+      line('nova DELETE /compute/v2.1/servers/s1/migrations/21: 400: Migration 21 is not in progress'),
+      line('nova DELETE /compute/v2.1/servers/s1: 400: bad'),
+    ];
+    expect(unexpected4xx(world({ observations: { logLines } }), OPTS).map((v) => v.evidence)).toEqual([
+      "the agent's log says nova DELETE /compute/v2.1/servers/s1: 400",
+    ]);
+  });
 });
 
 describe('never more nodes Evacuating than the budget', () => {

@@ -369,7 +369,8 @@ export class Migrator {
         const note = `cancelled after its deadline (${e.abort.note})`;
         if (!(await this.#tracker.movedAnyway(e, note))) e.finish('failed', this.#o.now(), note);
       } else if (this.#o.abortOnCancel || queued) {
-        const { note } = await this.#tracker.abort(e);
+        const { sent, note } = await this.#tracker.abort(e);
+        if (sent && e.migrationId !== undefined) await this.#tracker.abortSettled(e, e.migrationId);
         if (!(await this.#tracker.movedAnyway(e, `the cancel came too late: ${note}`)))
           e.finish('failed', this.#o.now(), `cancelled (${note})`);
       } else {

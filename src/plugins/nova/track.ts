@@ -252,6 +252,19 @@ export class Tracker {
     return true;
   }
 
+  /**
+   * After an abort Nova may still finish the migration (libvirt was past the point of no return):
+   * wait, bounded, until it leaves Nova's in-progress list, so movedAnyway judges the end, not the
+   * moment the abort was sent.
+   */
+  async abortSettled(e: Entry, migrationId: string | number, looks = 30): Promise<void> {
+    for (let look = 0; look < looks; look++) {
+      const open = await this.#o.compute.listServerMigrations(e.id, cleanupSignal()).catch(() => undefined);
+      if (open && !open.some((m) => String(m.id) === String(migrationId))) return;
+      await this.#o.sleep(1_000, cleanupSignal()).catch(() => undefined);
+    }
+  }
+
   /** Aborts the server's live migration (2.24+); says what happened, never throws. */
   async abort(e: Entry): Promise<{ sent: boolean; note: string }> {
     if (e.action !== 'live-migrate') return { sent: false, note: 'a cold migration cannot be aborted' };

@@ -138,6 +138,9 @@ export class FakeNova {
     return s;
   }
 
+  /** GET /servers/{id}/migrations moves time on by one tick, as listing the servers does. */
+  tickOnMigrationList = false;
+
   addServer(s: Partial<FakeServer> & { name: string; host: string }): FakeServer {
     const server: FakeServer = {
       id: s.id ?? `srv-${String(this.servers.size + 1).padStart(3, '0')}`,
@@ -299,6 +302,8 @@ export class FakeNova {
     if (method === 'POST' && m) return this.#action(m[1]!, body as unknown as Record<string, unknown>, minor);
     m = /^\/servers\/([^/]+)\/migrations$/.exec(path);
     if (method === 'GET' && m) {
+      // a client that waits on a migration's end by looking at this list sees time pass too
+      if (this.tickOnMigrationList) this.tick();
       const list = this.migrations.filter((x) => x.serverId === m![1] && x.status === 'running');
       return [
         200,

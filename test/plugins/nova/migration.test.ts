@@ -364,6 +364,27 @@ describe('dry run and cancel', () => {
     expect(outcome.workloads).toMatchObject([{ name: 'quick', state: 'succeeded', target: 'compute-b' }]);
   });
 
+  it('follows an aborted migration to its end: one Nova finishes all the same is moved, not failed', async () => {
+    fake.addServer({ name: 'past-return', host: 'compute-a', hang: true, abortTooLate: true });
+    fake.tickOnMigrationList = true;
+    const h = harness(fake, { nova: { submitAhead: 0 } });
+    const ctx = evacuationContext(h, {
+      abortOnCancel: true,
+      onProgress: (items, controller) => {
+        if (items.some((i) => i.state === 'migrating')) controller.abort(new CancelledError('uncordoned'));
+      },
+    });
+
+    const outcome = await h.plugin.evacuate(node, ctx);
+
+    expect(fake.count('DELETE', /\/migrations\/\d+$/)).toBe(1); // the abort was sent and accepted
+    expect(fake.servers.get(outcome.workloads[0]?.id ?? '')?.host).toBe('compute-b');
+    expect(outcome.workloads).toMatchObject([
+      { name: 'past-return', state: 'succeeded', target: 'compute-b' },
+    ]);
+    expect(outcome.workloads[0]?.message).toMatch(/the cancel came too late: aborted migration/);
+  });
+
   it('aborts the migrations submitted ahead when cancelled, and leaves the running one alone', async () => {
     for (let i = 0; i < 3; i++) fake.addServer({ name: `vm-${i}`, host: 'compute-a', hang: true });
     const h = harness(fake, { nova: { maxConcurrentMigrations: 1 } });
