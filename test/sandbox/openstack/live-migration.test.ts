@@ -139,6 +139,30 @@ describe('sandbox Nova live migration', () => {
     expect(migrationOf('s1', 'running')).toBeDefined();
   });
 
+  it('an abort that comes after the guest switched hosts changes nothing: the migration completes', async () => {
+    os = await start({
+      servers: [{ id: 's1', name: 's1', projectId: 'admin', host: 'compute-a' }],
+      timings: { postMigrationMs: 3_000 }, // a window wide enough to abort in
+    });
+    const t = await token(os);
+    await nova(os, 'POST', '/servers/s1/action', { token: t, version: '2.93', body: liveMigrate() });
+    // the server shows its new host while Nova's record still says running (post-migration)
+    const running = await until(
+      () => (os.state.server('s1')?.host === 'compute-b' ? migrationOf('s1', 'running') : undefined),
+      'switched, record still running',
+    );
+
+    const abort = await nova(os, 'DELETE', `/servers/s1/migrations/${running.id}`, {
+      token: t,
+      version: '2.93',
+    });
+    await until(() => migrationOf('s1', 'completed'), 'completed migration');
+
+    expect(abort.status).toBe(202);
+    expect(migrationOf('s1', 'cancelled')).toBeUndefined();
+    expect(os.state.server('s1')).toMatchObject({ host: 'compute-b', status: 'ACTIVE', taskState: null });
+  });
+
   it('aborts a queued migration only from 2.65', async () => {
     os = await start({
       servers: [

@@ -252,6 +252,9 @@ export class ComputeSim {
   /** DELETE /servers/{id}/migrations/{mid}: the API has checked the status is abortable. */
   abort(m: Migration): void {
     const server = this.#model.servers.get(m.instanceUuid);
+    // the guest already runs on the destination (the record says running until post-migration
+    // ends): there is no job left to abort, and the migration completes as it would have
+    if (server && m.destCompute && server.host === m.destCompute && server.taskState === null) return;
     if (m.status === 'queued') {
       const q = this.#queued.get(m.sourceCompute) ?? [];
       this.#queued.set(
