@@ -44,7 +44,7 @@ function whyOf(c: Classified, notifyTimeout: number): string {
       const how =
         c.strategy === 'External'
           ? 'evictionStrategy External: drainer creates its migration once KubeVirt marks it (kubevirt.external: migrate)'
-          : `evictionStrategy ${c.strategy}: KubeVirt live-migrates it`;
+          : `evictionStrategy ${c.strategy}${c.vmi.spec?.evictionStrategy ? '' : " (the KubeVirt CR's)"}: KubeVirt live-migrates it`;
       return chosen ? `${chosen}; ${how}` : how;
     }
     case 'external':
