@@ -67,6 +67,6 @@ function progress(seen: Map<string, Vmi>, left: readonly Vmi[], node: string): W
     attempts: 0,
     message: still.has(key)
       ? `waiting for someone else to move it (node ${MIGRATION_MODE_KEY}=manual)`
-      : 'moved off the node by someone else',
+      : 'left the node (moved, stopped or deleted by someone else)',
   }));
 }
