@@ -1,4 +1,4 @@
-// run-once's stand-ins for the Node's own policy when there is no Kubernetes to read it from:
+// run-once's and plan's stand-ins for the Node's own policy when there is no Kubernetes to read it from:
 // --migration-mode (drainer.dev/migration-mode) and --reboot (drainer.dev/reboot=true). With
 // Kubernetes the Node's labels and annotations decide, so the flags are refused there (one line,
 // exit 2) rather than silently ignored or let to contradict the Node.
@@ -31,7 +31,7 @@ export function declaredNode(
   const given = args.migrationMode !== undefined || args.reboot !== undefined;
   if (kube && given)
     return {
-      refused: `--migration-mode and --reboot are for run-once without Kubernetes; with Kubernetes set ${MIGRATION_MODE_KEY} or ${REBOOT_KEY} on Node ${node}`,
+      refused: `--migration-mode and --reboot are for a node without Kubernetes; with Kubernetes set ${MIGRATION_MODE_KEY} or ${REBOOT_KEY} on Node ${node}`,
     };
   return {
     ref: {

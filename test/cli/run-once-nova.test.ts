@@ -163,6 +163,26 @@ describe('run-once against the sandbox Nova', () => {
 
   it('--migration-mode manual: drainer disables the service, moves nothing, and waits for someone else', async () => {
     const env = await start([{ name: 'vm-1' }]);
+    const planned = await cli({ env })(
+      'plan',
+      '--node',
+      'compute-a',
+      '--migration-mode',
+      'manual',
+      '-o',
+      'json',
+    );
+    expect(
+      JSON.parse(planned.stdout).plans[0].workloads.map((w: { action: string; why: string }) => [
+        w.action,
+        w.why,
+      ]),
+    ).toEqual([
+      [
+        'external',
+        'node compute-a drainer.dev/migration-mode=manual: moved by someone else; the drain waits until the host is empty',
+      ],
+    ]);
 
     const run = await cli({ env: { ...env, DRAINER_EVACUATION_TIMEOUT: '1s' } })(
       'run-once',
@@ -188,7 +208,7 @@ describe('run-once against the sandbox Nova', () => {
 
     expect(run.code).toBe(2);
     expect(run.stderr).toBe(
-      'error: --migration-mode and --reboot are for run-once without Kubernetes; with Kubernetes set drainer.dev/migration-mode or drainer.dev/reboot on Node compute-a\n',
+      'error: --migration-mode and --reboot are for a node without Kubernetes; with Kubernetes set drainer.dev/migration-mode or drainer.dev/reboot on Node compute-a\n',
     );
     expect(cloud!.state.service('compute-a')?.status).toBe('enabled');
   });
