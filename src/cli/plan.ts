@@ -3,6 +3,7 @@
 // 1 it could not find out (an API failed), 2 bad input.
 import yaml from 'js-yaml';
 import type { Argv, CommandModule } from 'yargs';
+import { ExitCode } from '../errors.ts';
 import { gateProbe } from '../core/gate/probe.ts';
 import { PluginHost } from '../core/host.ts';
 import { planExitCode, preflight, type PreflightReport } from '../core/preflight.ts';
@@ -18,11 +19,12 @@ import {
   quietUnlessAsked,
 } from './context.ts';
 import { kubeIfConfigured } from './kube-once.ts';
+import { declaredNode, withNodeFlags, type NodeFlagArgs } from './node-flags.ts';
 import { renderTable } from '../output/table.ts';
 
 type PlanOutput = 'table' | 'json' | 'yaml';
 
-interface PlanArgs extends GlobalArgs {
+interface PlanArgs extends GlobalArgs, NodeFlagArgs {
   output: PlanOutput;
 }
 
@@ -87,16 +89,21 @@ export async function runPlan(argv: PlanArgs): Promise<number> {
   // The report is the output; logs only for unexpected failures unless asked for.
   const log = cliLogger(config, io, quietUnlessAsked(config, 'error'));
   const kube = kubeIfConfigured(config, io.env, kubeHttp(config, io));
+  const node = nodeNameOf(config, io);
+  const declared = declaredNode(node, argv, kube !== undefined);
+  if ('refused' in declared) {
+    io.stderr.write(`error: ${declared.refused}\n`);
+    return ExitCode.badInput;
+  }
   const plugins = commandPlugins(argv, config, log, kube);
   const host = new PluginHost({ plugins, log });
-  const node = nodeNameOf(config, io);
   const report = await preflight({
     node,
     config,
     host,
     log,
     signal: io.signal,
-    ...(kube ? { kube, gate: gateProbe(kube, config) } : {}),
+    ...(kube ? { kube, gate: gateProbe(kube, config) } : { declared: declared.ref }),
   });
   return printPlan(report, argv.output, io);
 }
@@ -106,7 +113,7 @@ export const command: CommandModule<GlobalArgs, PlanArgs> = {
   describe:
     'the dry run of an evacuation (no changes): what would move, what blocks it; exit 0 would succeed, 3 refused, 1 unknown, 2 bad input',
   builder: (y: Argv<GlobalArgs>) =>
-    y.option('output', {
+    withNodeFlags(y).option('output', {
       alias: 'o',
       choices: ['table', 'json', 'yaml'] as const,
       default: 'table' as const,

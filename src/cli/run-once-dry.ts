@@ -6,7 +6,7 @@
 import { ExitCode } from '../errors.ts';
 import { gateProbe } from '../core/gate/probe.ts';
 import { PluginHost } from '../core/host.ts';
-import type { BackendPlugin } from '../core/plugin.ts';
+import type { BackendPlugin, NodeRef } from '../core/plugin.ts';
 import { preflight, type PreflightReport } from '../core/preflight.ts';
 import type { Config } from '../config/schema.ts';
 import type { KubeClients } from '../kube/client.ts';
@@ -58,6 +58,8 @@ export async function dryRunOnce(input: {
   readonly k: KubeClients | undefined;
   readonly plugins: readonly BackendPlugin[];
   readonly cordon: boolean;
+  /** Without Kubernetes: the node as run-once's flags declare it. */
+  readonly declared?: NodeRef;
 }): Promise<number> {
   const { config, io, k, node } = input;
   const host = new PluginHost({ plugins: [...input.plugins], log: input.log });
@@ -69,6 +71,7 @@ export async function dryRunOnce(input: {
     signal: io.signal,
     ...(k ? { kube: k, gate: gateProbe(k, config) } : {}),
     startGate: false,
+    ...(input.declared ? { declared: input.declared } : {}),
   });
   for (const e of [...report.invalid, ...report.unknown]) io.stderr.write(`error: ${e}\n`);
   if (report.verdict === 'bad-input') return ExitCode.badInput;

@@ -13,7 +13,8 @@ import type { Config } from '../config/schema.ts';
 import { judgeCapacity } from '../core/capacity.ts';
 import { ExitCode, isBadInput } from '../errors.ts';
 import { type HostOutcome, PluginHost, type RecordStore } from '../core/host.ts';
-import type { BackendPlugin } from '../core/plugin.ts';
+import type { BackendPlugin, NodeRef } from '../core/plugin.ts';
+import { declaredNode, withNodeFlags, type NodeFlagArgs } from './node-flags.ts';
 import type { KubeClients } from '../kube/client.ts';
 import type { KubeHttpOptions } from '../kube/http.ts';
 import type { Logger } from '../observability/logger.ts';
@@ -42,6 +43,8 @@ export interface RunOnceInput {
   records: RecordStore;
   /** Terminal progress lines instead of JSON logs. */
   tty: boolean;
+  /** The node as the plugins see it (its mode and reboot declared by flags); default just its name. */
+  ref?: NodeRef;
 }
 
 const errorText = (e: unknown): string => (e instanceof Error ? e.message : String(e));
@@ -84,18 +87,15 @@ export async function runOnce(input: RunOnceInput): Promise<number> {
   log.info({ node, deadline: deadline.toISOString(), dryRun: config.dryRun }, 'run-once: evacuating');
   let outcomes: HostOutcome[];
   try {
-    outcomes = await host.evacuate(
-      { name: node },
-      {
-        signal: io.signal,
-        deadline,
-        trigger: 'run-once',
-        dryRun: config.dryRun,
-        abortOnCancel: config.evacuation.abortOnCancel,
-        records: input.records,
-        onProgress: (plugin, items) => sink.update(plugin, items),
-      },
-    );
+    outcomes = await host.evacuate(input.ref ?? { name: node }, {
+      signal: io.signal,
+      deadline,
+      trigger: 'run-once',
+      dryRun: config.dryRun,
+      abortOnCancel: config.evacuation.abortOnCancel,
+      records: input.records,
+      onProgress: (plugin, items) => sink.update(plugin, items),
+    });
   } finally {
     sink.finish();
   }
@@ -119,7 +119,7 @@ async function capacityRefusal(host: PluginHost, input: RunOnceInput): Promise<R
   const mode = config.evacuation.capacityCheck;
   if (mode === 'off' || config.dryRun) return undefined;
   const fresh = input.plugins.every((p) => input.records.get(p.name) === undefined);
-  const results = await host.planAll({ name: node }, io.signal, { capacity: true });
+  const results = await host.planAll(input.ref ?? { name: node }, io.signal, { capacity: true });
   const failed = results.find((r) => isBadInput(r.error)) ?? results.find((r) => r.error !== undefined);
   if (failed && fresh) {
     io.stderr.write(`error: ${failed.plugin}: ${errorText(failed.error)}\n`);
@@ -141,7 +141,7 @@ async function capacityRefusal(host: PluginHost, input: RunOnceInput): Promise<R
   return d.refuse ? { label: 'InsufficientCapacity', text: d.refuse, code: ExitCode.incomplete } : undefined;
 }
 
-export interface RecordArgs extends GlobalArgs {
+export interface RecordArgs extends GlobalArgs, NodeFlagArgs {
   stateFile?: string;
   /** run-once on Kubernetes: cordon the node first. */
   cordon?: boolean;
@@ -179,10 +179,24 @@ async function handler(argv: RecordArgs, deps: RunOnceDeps = defaultRunOnceDeps)
   const log = cliLogger(config, io, tty ? quietUnlessAsked(config, 'warn') : config.logLevel);
   const node = nodeNameOf(config, io);
   const kube = deps.kube(config, io.env, kubeHttp(config, io));
+  const declared = declaredNode(node, argv, kube !== undefined);
+  if ('refused' in declared) {
+    io.stderr.write(`error: ${declared.refused}\n`);
+    return ExitCode.badInput;
+  }
   const plugins = commandPlugins(argv, config, log, kube);
   // a dry run says what would happen (the pre-flight), never a phase the reconcile did not reach
   if (config.dryRun)
-    return dryRunOnce({ config, io, log, node, k: kube, plugins, cordon: argv.cordon === true });
+    return dryRunOnce({
+      config,
+      io,
+      log,
+      node,
+      k: kube,
+      plugins,
+      cordon: argv.cordon === true,
+      declared: declared.ref,
+    });
   // Kubernetes configured: the agent's reconcile, once, with the record on the Node (E2's path)
   if (kube)
     return runOnceOnKubernetes({
@@ -197,7 +211,7 @@ async function handler(argv: RecordArgs, deps: RunOnceDeps = defaultRunOnceDeps)
       force: argv.force === true,
     });
   const records = await deps.records(config, node, argv);
-  return runOnce({ config, io, log, node, plugins, records, tty });
+  return runOnce({ config, io, log, node, plugins, records, tty, ref: declared.ref });
 }
 
 export const command: CommandModule<GlobalArgs, RecordArgs> = {
@@ -205,7 +219,7 @@ export const command: CommandModule<GlobalArgs, RecordArgs> = {
   describe:
     'evacuate the node (--node, $NODE_NAME or this host) once and exit: 0 all moved, 1 some stayed, 2 bad input',
   builder: (y) =>
-    withStateFile(y)
+    withNodeFlags(withStateFile(y))
       .option('cordon', {
         type: 'boolean',
         describe: 'with Kubernetes access: cordon the node first (as kubectl cordon would)',

@@ -15,7 +15,7 @@ import { MIGRATION_MODE_KEY } from '../names.ts';
 import { optOutReason } from './desired.ts';
 import { migrationMode, nodeRef } from './node-policy.ts';
 import type { NodeObject } from './objects.ts';
-import type { Plan } from './plugin.ts';
+import type { NodeRef, Plan } from './plugin.ts';
 import { checkStart, type StartCheck } from './preflight-start.ts';
 import { parseRecord, STATE_ANNOTATION } from './record.ts';
 
@@ -68,6 +68,8 @@ export interface PreflightInput {
   /** false: windows, freezes and blockers are not weighed (run-once, which starts now). */
   readonly startGate?: false;
   readonly now?: () => Date;
+  /** Without Kubernetes: the node as the command line declares it (run-once --migration-mode, --reboot). */
+  readonly declared?: NodeRef;
 }
 
 const messageOf = (e: unknown): string => (e instanceof Error ? e.message : String(e));
@@ -202,7 +204,9 @@ export async function preflight(i: PreflightInput): Promise<PreflightReport> {
   const nodeObject = k ? await checkNode(k, i, f) : undefined;
   if (f.unknown.length || f.badInput.length) return unanswered(i.node, f);
   const [results, pods, fleet, gate, start] = await Promise.all([
-    i.host.planAll(nodeRef(i.node, nodeObject), i.signal, { capacity }),
+    i.host.planAll(k ? nodeRef(i.node, nodeObject) : (i.declared ?? { name: i.node }), i.signal, {
+      capacity,
+    }),
     k && drains
       ? previewDrain(k, {
           node: i.node,

@@ -10,12 +10,12 @@ import type { OutStream } from '../output/stream.ts';
 import { drainSchema } from '../config/schema.ts';
 import { createKubeClients } from '../kube/client.ts';
 import { drainNode } from '../kube/drain.ts';
-import { gateName } from '../kube/gate.ts';
 import type { Logger } from '../observability/logger.ts';
 import { startSandbox, type Sandbox } from '../sandbox/index.ts';
 import { demoConfig, startAgents, type DemoAgents } from './agents.ts';
 import { FLEET_RACK, fleetScenario } from './fleet-scenario.ts';
 import { cordon } from './node.ts';
+import { guardingGatePod, holderText } from './gate-pod.ts';
 import { pollUntil, waitReady, type WaitOptions } from './wait.ts';
 
 export interface DrainActOptions extends WaitOptions {
@@ -93,7 +93,7 @@ export async function runDrainAct(o: DrainActOptions): Promise<DrainActReport> {
       signal: o.signal,
     });
     await waitReady(agents, o);
-    const gate = () => sb.kube.store.find('pods', 'drainer', gateName(node));
+    const gate = () => guardingGatePod(node, (name) => sb.kube.store.find('pods', 'drainer', name));
     await pollUntil(
       o,
       () => (gate()?.status as { phase?: string } | undefined)?.phase,
@@ -103,7 +103,7 @@ export async function runDrainAct(o: DrainActOptions): Promise<DrainActReport> {
     const tool = o.kubectl ? 'kubectl drain' : 'Eviction API';
     say(
       `\nDrain: ${o.kubectl ? `kubectl drain ${node} --ignore-daemonsets --delete-emptydir-data --force` : `kubectl is not on PATH: the same Eviction-API loop drains ${node}`}` +
-        `   (${servers} Nova servers; drainer's gate pod drainer/${gateName(node)} holds the drain until they have left)`,
+        `   (${servers} Nova servers; drainer's gate pod drainer/${gate()?.metadata.name ?? '?'} holds the drain until they have left)`,
     );
     const start = Date.now();
     let lastLeftMs: number | undefined;
@@ -134,12 +134,13 @@ export async function runDrainAct(o: DrainActOptions): Promise<DrainActReport> {
       () => returnedMs,
       (returned) => {
         const left = os.serversOnHost(node).length;
-        if (returned === undefined && left > 0 && gate()) heldReads++;
+        const holder = gate();
+        if (returned === undefined && left > 0 && holder) heldReads++;
         const line =
           returned !== undefined
             ? `drain returned: ${left} servers on ${node}`
-            : gate()
-              ? `drain held by the gate: ${left} of ${servers} servers still on ${node}`
+            : holder
+              ? `drain held by ${holderText(node, holder)}: ${left} of ${servers} servers still on ${node}`
               : `gate released: ${tool} finishing`;
         if (line !== shown) say(`  [${((Date.now() - start) / 1000).toFixed(1)} s] ${line}`);
         shown = line;

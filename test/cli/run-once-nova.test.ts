@@ -1,5 +1,8 @@
 // drainer run-once / plan / restore through the real registry and Nova plugin, against the
 // sandbox Keystone + Nova emulation on loopback (scaled clock, small poll interval).
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ScaledClock } from '../../src/sandbox/clock.ts';
 import { type OpenStackSandbox, startOpenStack } from '../../src/sandbox/openstack/index.ts';
@@ -12,7 +15,7 @@ afterEach(async () => {
 });
 
 async function start(
-  servers: { name: string; status?: 'ACTIVE' | 'ERROR'; ramMb?: number }[],
+  servers: { name: string; status?: 'ACTIVE' | 'ERROR'; ramMb?: number; metadata?: Record<string, string> }[],
   targetRamMb?: number,
   faults?: { hideHost: boolean },
 ) {
@@ -139,4 +142,87 @@ describe('run-once against the sandbox Nova', () => {
     expect(run.stdout).not.toContain('wrong');
     expect(cloud!.state.serversOnHost('compute-a')).toHaveLength(1);
   });
+
+  it('--reboot declares the maintenance a reboot: a server whose way out is stop is stopped on the host, the rest move', async () => {
+    const env = await start([
+      { name: 'vm-stop', metadata: { 'drainer.dev:maintenance': 'stop' } },
+      { name: 'vm-live' },
+    ]);
+    const byName = (name: string) => cloud!.state.servers().find((s) => s.name === name)!;
+
+    const refused = await cli({ env })('run-once', '--node', 'compute-a');
+    // without the declaration the stop server is a blocker (run-once without Kubernetes still moves the rest)
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toMatch(/stayed: vm-stop .* blocked: way out "stop" keeps the server on the host/);
+    expect(byName('vm-stop').status).toBe('ACTIVE');
+
+    const run = await cli({ env })('run-once', '--node', 'compute-a', '--reboot');
+    expect(run.code).toBe(0);
+    expect([byName('vm-stop').host, byName('vm-stop').status]).toEqual(['compute-a', 'SHUTOFF']);
+    expect(byName('vm-live').host).toBe('compute-b');
+  });
+
+  it('--migration-mode manual: drainer disables the service, moves nothing, and waits for someone else', async () => {
+    const env = await start([{ name: 'vm-1' }]);
+    const planned = await cli({ env })(
+      'plan',
+      '--node',
+      'compute-a',
+      '--migration-mode',
+      'manual',
+      '-o',
+      'json',
+    );
+    expect(
+      JSON.parse(planned.stdout).plans[0].workloads.map((w: { action: string; why: string }) => [
+        w.action,
+        w.why,
+      ]),
+    ).toEqual([
+      [
+        'external',
+        'node compute-a drainer.dev/migration-mode=manual: moved by someone else; the drain waits until the host is empty',
+      ],
+    ]);
+
+    const run = await cli({ env: { ...env, DRAINER_EVACUATION_TIMEOUT: '3s' } })(
+      'run-once',
+      '--node',
+      'compute-a',
+      '--migration-mode',
+      'manual',
+    );
+
+    expect(run.code).toBe(1);
+    // the deadline ends the wait (the plugin's own check or the host's abort, whichever comes first)
+    expect(run.stdout).toMatch(
+      /stayed: vm-1 \(.*\) pending: waiting for someone else to move it \(node drainer\.dev\/migration-mode=manual\)/,
+    );
+    expect(cloud!.state.serversOnHost('compute-a').map((s) => s.name)).toEqual(['vm-1']);
+    expect(cloud!.state.service('compute-a')?.status).toBe('disabled');
+  });
+
+  it('refuses --migration-mode and --reboot when Kubernetes is configured: the Node decides there (exit 2)', async () => {
+    const env = await start([{ name: 'vm-1' }]);
+    const kubeconfig = path.join(mkdtempSync(path.join(tmpdir(), 'drainer-kc-')), 'config');
+    writeFileSync(kubeconfig, KUBECONFIG);
+    const drainer = cli({ env: { ...env, KUBECONFIG: kubeconfig } });
+
+    const run = await drainer('run-once', '--node', 'compute-a', '--reboot');
+
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe(
+      'error: --migration-mode and --reboot are for a node without Kubernetes; with Kubernetes set drainer.dev/migration-mode or drainer.dev/reboot on Node compute-a\n',
+    );
+    expect(cloud!.state.service('compute-a')?.status).toBe('enabled');
+  });
 });
+
+/** A kubeconfig naming an API server nobody listens on: configured, never reached. */
+const KUBECONFIG = `apiVersion: v1
+kind: Config
+clusters: [{ name: c, cluster: { server: 'https://127.0.0.1:1' } }]
+users: [{ name: u, user: { token: t } }]
+contexts: [{ name: x, context: { cluster: c, user: u } }]
+current-context: x
+`;

@@ -49,6 +49,26 @@ describe('drainer plan is the dry run of the evacuation (default scenario)', () 
     }
   });
 
+  it("names each VMI's way out and why (the WHY column), as for Nova servers", () => {
+    const row = (node: string, vmi: string) =>
+      plans
+        .get(node)
+        ?.table.split('\n')
+        .find((l) => /^\s*kubevirt\s/.test(l) && l.includes(`vms/${vmi} `));
+    expect(row('node-1', 'vm-web-1')).toMatch(
+      /live-migrate\s+evictionStrategy LiveMigrate: KubeVirt live-migrates it$/,
+    );
+    expect(row('node-1', 'vm-web-2')).toMatch(
+      /live-migrate\s+evictionStrategy LiveMigrate \(the KubeVirt CR's\): KubeVirt live-migrates it$/,
+    );
+    expect(row('node-2', 'vm-db')).toMatch(
+      /live-migrate\s+evictionStrategy LiveMigrateIfPossible: KubeVirt live-migrates it$/,
+    );
+    expect(row('node-2', 'vm-batch')).toMatch(
+      /shutdown\s+evictionStrategy None: left to the pod drain, which stops it$/,
+    );
+  });
+
   it('plans node-3 as refused for capacity (3), naming what the largest host can take', () => {
     const p = plans.get('node-3');
     expect(p?.code).toBe(3);

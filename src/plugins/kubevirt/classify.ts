@@ -17,6 +17,8 @@ export interface Classified {
   /** Why it cannot live-migrate (the LiveMigratable condition's reason), when it cannot. */
   readonly reason?: string;
   readonly action: PlannedAction;
+  /** Its drainer.dev/maintenance as read (the plan's WHY names where a choice came from). */
+  readonly maintenance: PolicyRead;
 }
 
 export const vmiKey = (vmi: Vmi): string => `${vmi.metadata.namespace ?? 'default'}/${vmi.metadata.name}`;
@@ -77,7 +79,7 @@ export function classify(
 ): Classified {
   const strategy = effectiveStrategy(vmi, cluster);
   const { migratable, reason } = liveMigratable(vmi);
-  const base = { vmi, key: vmiKey(vmi), strategy, migratable, ...(vm ? { vm } : {}) };
+  const base = { vmi, key: vmiKey(vmi), strategy, migratable, maintenance, ...(vm ? { vm } : {}) };
   if ('invalid' in maintenance) {
     // refused before the first change, whatever nonMigratable says
     return { ...base, klass: 'blocked', reason: invalidPolicy(maintenance, vmiKey(vmi)), action: 'none' };
@@ -86,7 +88,7 @@ export function classify(
     return { ...base, klass: 'halt', reason: `${MAINTENANCE_ANNOTATION}: stop`, action: 'shutdown' };
   const klass = classOf(strategy, migratable, external);
   if (maintenance.policy === 'notify' && klass === 'migrate')
-    return { ...base, klass: 'notify', reason: `${MAINTENANCE_ANNOTATION}: notify`, action: 'live-migrate' };
+    return { ...base, klass: 'notify', reason: `${MAINTENANCE_ANNOTATION}: notify`, action: 'notify' };
   return {
     ...base,
     klass,

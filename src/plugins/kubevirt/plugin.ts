@@ -17,7 +17,8 @@ import { kubevirtVerdict } from './capacity.ts';
 import { classify, vmiKey, type Classified } from './classify.ts';
 import type { KubevirtApi } from './port.ts';
 import { readRecord, toPluginRecord, type KubevirtRecord } from './record.ts';
-import { finalize, handledPods, outcomeOf, planned, staticProgress } from './report.ts';
+import { finalize, handledPods, outcomeOf, planned, plannedManual, staticProgress } from './report.ts';
+import { waitForOthers } from './manual.ts';
 import { clusterSettings } from './settings.ts';
 import { shutDown } from './shutdown.ts';
 import { migrationDeadline } from './timeout.ts';
@@ -60,6 +61,12 @@ const reasonText = (r: unknown): string =>
 
 const PLAN_FRESH_MS = 30_000;
 
+/** VMIs whose owner is asked to move them (drainer.dev/maintenance: notify), until when. */
+interface Asking {
+  readonly until: number;
+  readonly vmis: ReadonlySet<string>;
+}
+
 export class KubevirtPlugin implements BackendPlugin {
   readonly name = 'kubevirt';
   readonly #deps: KubevirtPluginDeps;
@@ -78,7 +85,18 @@ export class KubevirtPlugin implements BackendPlugin {
     const settings = await this.#settings(signal, true);
     if (!settings) return { plugin: this.name, workloads: [] };
     const classified = await this.#inventory(node, settings, signal);
-    const plan = { plugin: this.name, location: node.name, workloads: classified.map(planned) };
+    if (node.mode === 'manual')
+      return {
+        plugin: this.name,
+        location: node.name,
+        workloads: classified.map((c) => plannedManual(c, node.name)),
+      };
+    const notifyTimeout = this.#deps.config.notifyTimeout;
+    const plan = {
+      plugin: this.name,
+      location: node.name,
+      workloads: classified.map((c) => planned(c, notifyTimeout)),
+    };
     // only VMIs that will start a migration now need room (not those already migrating)
     const inFlight = (c: Classified) => {
       const m = c.vmi.status?.migrationState;
@@ -96,8 +114,14 @@ export class KubevirtPlugin implements BackendPlugin {
     const settings = await this.#settings(ctx.signal);
     if (!settings)
       return { plugin: this.name, succeeded: true, workloads: [], message: 'KubeVirt not installed' };
+    if (node.mode === 'manual' && !ctx.dryRun) return this.#waitForOthers(node, ctx);
     const classified = await this.#inventory(node, settings, ctx.signal);
-    if (ctx.dryRun) return outcomeOf(this.name, classified.map(dryRunProgress), []);
+    if (ctx.dryRun)
+      return outcomeOf(
+        this.name,
+        classified.map((c) => dryRunProgress(c, node.mode === 'manual')),
+        [],
+      );
 
     const record = keeper(readRecord(ctx.record), (r) => ctx.save(r));
     const triggers = new Triggers({
@@ -149,10 +173,19 @@ export class KubevirtPlugin implements BackendPlugin {
     const notifyUntil = this.#now() + config.notifyTimeout * 1000;
     const waiting = new Set(notifies.map((c) => c.key));
     const mayEvict = (key: string) => !waiting.has(key) || this.#now() >= notifyUntil;
-    await this.#follow(tracker, triggers, external, { from: evictFrom, may: mayEvict }, classified, ctx);
+    const asking = { until: notifyUntil, vmis: waiting };
+    await this.#follow(
+      tracker,
+      triggers,
+      external,
+      { from: evictFrom, may: mayEvict },
+      classified,
+      asking,
+      ctx,
+    );
 
     const byHalt = new Map(halted.map((w) => [w.name, w]));
-    let workloads = this.#progress(classified, tracker).map((w) => byHalt.get(w.name) ?? w);
+    let workloads = this.#progress(classified, tracker, asking).map((w) => byHalt.get(w.name) ?? w);
     if (ctx.signal.aborted) {
       await this.#cancel(node, tracker, triggers, externals.map(vmiKey), ctx);
     } else {
@@ -215,6 +248,7 @@ export class KubevirtPlugin implements BackendPlugin {
     external: ExternalController,
     evict: { readonly from: number; readonly may: (key: string) => boolean },
     classified: readonly Classified[],
+    asking: Asking,
     ctx: EvacuationContext,
   ): Promise<void> {
     const pollMs = this.#deps.config.pollInterval * 1000;
@@ -238,7 +272,7 @@ export class KubevirtPlugin implements BackendPlugin {
         if (!isTransientError(err)) throw err;
         ctx.log.warn({ err }, 'Kubernetes API trouble while following the migrations; trying again');
       }
-      ctx.progress(this.#progress(classified, tracker));
+      ctx.progress(this.#progress(classified, tracker, asking));
       if (tracker.pending().length === 0) return;
       try {
         await sleep(pollMs, ctx.signal);
@@ -367,10 +401,30 @@ export class KubevirtPlugin implements BackendPlugin {
     return classified.sort((a, b) => a.key.localeCompare(b.key));
   }
 
-  #progress(classified: readonly Classified[], tracker: Tracker): WorkloadProgress[] {
-    return classified.map((c) =>
-      c.klass === 'migrate' || c.klass === 'notify' ? tracker.progress(c) : staticProgress(c),
-    );
+  #progress(classified: readonly Classified[], tracker: Tracker, asking: Asking): WorkloadProgress[] {
+    return classified.map((c) => {
+      if (c.klass === 'migrate') return tracker.progress(c);
+      if (c.klass !== 'notify') return staticProgress(c);
+      const p = tracker.progress(c);
+      // notify: waiting for its owner is the core's MoveRequested Event and awaiting-owner metric
+      const left = asking.until - this.#now();
+      if (p.state !== 'pending' || !asking.vmis.has(c.key) || left <= 0 || p.message?.startsWith('queued'))
+        return { ...p, action: 'live-migrate' };
+      return {
+        ...p,
+        action: 'notify',
+        message:
+          `its owner is asked to move it (${MAINTENANCE_ANNOTATION}=notify); drainer has it ` +
+          `live-migrated in ${Math.ceil(left / 1000)}s (kubevirt.notifyTimeout)`,
+      };
+    });
+  }
+
+  /** Node mode manual: move nothing, wait until someone else has emptied the node. */
+  #waitForOthers(node: NodeRef, ctx: EvacuationContext): Promise<Outcome> {
+    const { api, config, sleep } = this.#deps;
+    const pollMs = config.pollInterval * 1000;
+    return waitForOthers(this.name, node.name, { api, pollMs, sleep: sleep ?? defaultSleep }, ctx);
   }
 }
 
@@ -389,7 +443,20 @@ function keeper(
 }
 
 /** Dry run: what would happen, nothing changed. */
-function dryRunProgress(c: Classified): WorkloadProgress {
+function dryRunProgress(c: Classified, manual: boolean): WorkloadProgress {
   const p = staticProgress(c);
+  if (manual)
+    return {
+      ...p,
+      action: 'external',
+      state: 'skipped',
+      message: 'dry run: would wait for someone else to move it',
+    };
+  if (c.klass === 'notify')
+    return {
+      ...p,
+      state: 'skipped',
+      message: 'dry run: would ask its owner to move it, then live-migrate it',
+    };
   return c.klass === 'migrate' ? { ...p, state: 'skipped', message: 'dry run: would live-migrate' } : p;
 }

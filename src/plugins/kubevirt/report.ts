@@ -3,16 +3,57 @@ import type { Outcome, PlannedWorkload, WorkloadProgress } from '../../core/plug
 import type { Classified } from './classify.ts';
 import { podRef, podsOfVmis } from './pods.ts';
 import type { PodLite } from './types.ts';
+import { MAINTENANCE_ANNOTATION } from './policy.ts';
+import { MIGRATION_MODE_KEY } from '../../names.ts';
 
-export function planned(c: Classified): PlannedWorkload {
+export function planned(c: Classified, notifyTimeout: number): PlannedWorkload {
   return {
     id: c.vmi.metadata.uid ?? c.key,
     name: c.key,
     owner: c.vmi.metadata.namespace ?? 'default',
     state: c.vmi.status?.phase ?? 'Unknown',
     action: c.action,
-    ...(c.action === 'none' ? { blocker: c.reason ?? 'not live-migratable' } : {}),
+    ...(c.action === 'none'
+      ? { blocker: c.reason ?? 'not live-migratable' }
+      : { why: whyOf(c, notifyTimeout) }),
   };
+}
+
+/** Node mode manual: drainer moves nothing; someone else empties the node while the gate holds. */
+export function plannedManual(c: Classified, node: string): PlannedWorkload {
+  return {
+    ...planned(c, 0),
+    action: 'external',
+    why: `node ${node} ${MIGRATION_MODE_KEY}=manual: moved by someone else; the drain waits until no VMI is left on the node`,
+  };
+}
+
+/** Where a VMI's way out comes from: its (or its VirtualMachine's) annotation, its eviction strategy, the config. */
+function whyOf(c: Classified, notifyTimeout: number): string {
+  const m = c.maintenance;
+  const chosen =
+    'policy' in m && m.from !== 'default'
+      ? `${m.from} annotation ${MAINTENANCE_ANNOTATION}=${m.policy}`
+      : undefined;
+  switch (c.klass) {
+    case 'halt':
+      return `${chosen ?? 'stop'}: drainer stops it on the node and starts it again on restore`;
+    case 'notify':
+      return `${chosen ?? 'notify'}: its owner is asked to move it; after kubevirt.notifyTimeout (${notifyTimeout}s) drainer has it live-migrated`;
+    case 'migrate': {
+      const how =
+        c.strategy === 'External'
+          ? 'evictionStrategy External: drainer creates its migration once KubeVirt marks it (kubevirt.external: migrate)'
+          : `evictionStrategy ${c.strategy}${c.vmi.spec?.evictionStrategy ? '' : " (the KubeVirt CR's)"}: KubeVirt live-migrates it`;
+      return chosen ? `${chosen}; ${how}` : how;
+    }
+    case 'external':
+      return 'evictionStrategy External (kubevirt.external: mark): drainer has KubeVirt mark it; its own controller moves it';
+    case 'stop':
+      return `${because(c)}: left to the pod drain, which stops it`;
+    case 'blocked':
+      return `kubevirt.nonMigratable: ${c.action === 'skip' ? 'skip' : 'shutdown'}: ${because(c)}`;
+  }
 }
 
 const because = (c: Classified): string => c.reason ?? 'not live-migratable';

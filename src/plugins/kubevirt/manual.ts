@@ -1,0 +1,72 @@
+// Node mode manual (drainer.dev/migration-mode=manual): the operator moves the VMIs with their own
+// tools. drainer neither taints, evicts nor creates migrations (not for External VMIs either) and
+// only watches the node until no VMI is left on it; the evacuation, and so the drain gate, waits.
+import type { EvacuationContext, Outcome, WorkloadProgress } from '../../core/plugin.ts';
+import { isTransientError } from '../../errors.ts';
+import { MIGRATION_MODE_KEY } from '../../names.ts';
+import { vmiKey } from './classify.ts';
+import { podRef, podsOfVmis } from './pods.ts';
+import type { KubevirtApi } from './port.ts';
+import type { Vmi } from './types.ts';
+
+export interface ManualDeps {
+  readonly api: Pick<KubevirtApi, 'listVmis' | 'listVmPods'>;
+  readonly pollMs: number;
+  readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+}
+
+/** A VMI still on the node: not finished and not being deleted. */
+const here = (v: Vmi): boolean =>
+  !v.metadata.deletionTimestamp && v.status?.phase !== 'Succeeded' && v.status?.phase !== 'Failed';
+
+export async function waitForOthers(
+  plugin: string,
+  node: string,
+  deps: ManualDeps,
+  ctx: EvacuationContext,
+): Promise<Outcome> {
+  const seen = new Map<string, Vmi>();
+  let left: Vmi[] = [];
+  while (!ctx.signal.aborted) {
+    try {
+      left = (await deps.api.listVmis(node, ctx.signal)).filter(here);
+    } catch (err) {
+      if (ctx.signal.aborted || !isTransientError(err)) throw err;
+      ctx.log.warn({ err }, 'listing the VMIs of the node failed; trying again');
+    }
+    for (const v of left) seen.set(vmiKey(v), v);
+    ctx.progress(progress(seen, left, node));
+    if (left.length === 0) break;
+    if (Date.now() >= ctx.deadline.getTime()) break; // the deadline is wall-clock, as in the plugin's follow
+    await deps.sleep(deps.pollMs, ctx.signal).catch(() => undefined);
+  }
+  const names = left.map((v) => `${vmiKey(v)} (${v.status?.phase ?? 'Unknown'})`);
+  // the launcher pods of VMIs moved by someone else are theirs to clean up, not the pod drain's
+  const uids = new Set([...seen.values()].flatMap((v) => v.metadata.uid ?? []));
+  const pods = await deps.api.listVmPods(node, ctx.signal).catch(() => []);
+  return {
+    plugin,
+    succeeded: left.length === 0 && !ctx.signal.aborted,
+    workloads: progress(seen, left, node),
+    handledPods: podsOfVmis(pods, uids).map(podRef),
+    message:
+      left.length === 0
+        ? `node ${node} ${MIGRATION_MODE_KEY}=manual: no VMI left; ${seen.size} moved by someone else`
+        : `node ${node} ${MIGRATION_MODE_KEY}=manual: still on the node: ${names.join(', ')}`,
+  };
+}
+
+function progress(seen: Map<string, Vmi>, left: readonly Vmi[], node: string): WorkloadProgress[] {
+  const still = new Set(left.map(vmiKey));
+  return [...seen].map(([key, v]) => ({
+    id: v.metadata.uid ?? key,
+    name: key,
+    state: still.has(key) ? 'pending' : 'succeeded',
+    action: 'external',
+    source: node,
+    attempts: 0,
+    message: still.has(key)
+      ? `waiting for someone else to move it (node ${MIGRATION_MODE_KEY}=manual)`
+      : 'left the node (moved, stopped or deleted by someone else)',
+  }));
+}
