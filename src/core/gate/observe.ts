@@ -72,7 +72,15 @@ function podWhy(node: string, pod: KubeObject | undefined): Why | undefined {
   return ready ? undefined : { why: `its pod is Running but not Ready${detail}`, lasting: stuck };
 }
 
-const sameSpec = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
+/** JSON with every object's keys sorted: Go writes maps (matchLabels) in key order, not ours. */
+const canonical = (v: unknown): string =>
+  JSON.stringify(v, (_k, x: unknown) =>
+    x && typeof x === 'object' && !Array.isArray(x)
+      ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : x,
+  );
+
+const sameSpec = (a: unknown, b: unknown): boolean => canonical(a) === canonical(b);
 
 /** Has someone changed the PDB's budget or selector? */
 export function pdbAltered(node: string, pdb: KubeObject): boolean {
