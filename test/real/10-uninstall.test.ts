@@ -1,6 +1,6 @@
-// Removing drainer with `kubectl delete -k`: in the middle of an evacuation the agent stops and changes
-// nothing more (its record stays, and the gate goes with the DaemonSet that owns it); installed again it
-// resumes. Outside an evacuation nothing of drainer's is left, on either side.
+// Removing drainer as the runbook says (the DaemonSet first, then `kubectl delete -k`): in the middle
+// of an evacuation the agent stops and changes nothing more (its record stays, and the gate goes with
+// the DaemonSet that owns it); installed again it resumes. Outside an evacuation nothing of drainer's is left, on either side.
 import { describe, expect, it } from 'vitest';
 import { waitFor } from '../functional/support/wait.ts';
 import { figure, seconds, useReal } from './support/context.ts';

@@ -20,8 +20,30 @@ export async function install(r: Real): Promise<{ overlay: Overlay; readyMs: num
   return { overlay, readyMs: Date.now() - t0 };
 }
 
-/** `kubectl delete -k` of the overlay, waiting until the namespace is gone. */
+/**
+ * The runbook's uninstall ("Uninstalling cleanly", step 4): the DaemonSet first, waiting until its
+ * agents have stopped (each drops its gate's finalizer while it still has the rights to), then
+ * `kubectl delete -k` of the overlay, waiting until the namespace is gone. A plain `kubectl delete -k`
+ * deletes the namespace and the RBAC before the DaemonSet, so the stopping agents can no longer
+ * drop the finalizer and the gate pod stays Terminating (seen on the real cluster).
+ */
 export async function uninstall(r: Real, overlay: Overlay): Promise<void> {
+  await r.k.run(['-n', NAMESPACE, 'delete', 'daemonset', 'drainer', '--ignore-not-found', '--wait=true'], {
+    timeoutMs: 120_000,
+  });
+  await r.k.run(
+    [
+      '-n',
+      NAMESPACE,
+      'wait',
+      '--for=delete',
+      'pod',
+      '-l',
+      'app.kubernetes.io/name=drainer,app.kubernetes.io/component!=drain-gate',
+      '--timeout=120s',
+    ],
+    { timeoutMs: 150_000 },
+  );
   await r.k.ok(['delete', '-k', overlay.dir, '--ignore-not-found', '--wait=true'], { timeoutMs: 300_000 });
   await waitFor(async () => ((await r.k.get(['namespace', NAMESPACE])) ? undefined : true), {
     what: `namespace ${NAMESPACE} to be gone`,
