@@ -120,6 +120,19 @@ export function kubeGateApi(o: KubeGateOptions): GateApi {
     return items.filter((p) => names.includes(p.metadata.name ?? ''));
   };
 
+  /** The DaemonSet read at start is gone, or being deleted: drainer is being uninstalled. */
+  const uninstalled = async (): Promise<boolean> => {
+    const had = await daemonSet().catch(() => undefined);
+    if (!had) return false;
+    try {
+      const ds = await getDaemonSet(k, namespace, o.daemonSet);
+      return ds.metadata.deletionTimestamp !== undefined || ds.metadata.uid !== had.uid;
+    } catch (err) {
+      if (isNotFoundError(err)) return true;
+      throw err;
+    }
+  };
+
   return {
     async look(node) {
       // the DaemonSet as it is at start, so a stop can tell an uninstall (read once)
@@ -131,7 +144,11 @@ export function kubeGateApi(o: KubeGateOptions): GateApi {
       return { pdb, pod: effectivePod(pods) };
     },
     async hold(node) {
+      // an uninstall under way: the garbage collector is taking the PDB and its pods; a gate made
+      // now (a spare for a pod it deletes) would outlive the agent with its finalizer
+      if (await uninstalled()) return;
       const pdb = await ensurePdb(node);
+      if (pdb.metadata.deletionTimestamp) return;
       const controller = ownerRef(pdb, 'policy/v1', 'PodDisruptionBudget', true);
       const pods = await podsOf(node);
       const pod = pods.find((p) => !p.metadata.deletionTimestamp);
@@ -157,17 +174,7 @@ export function kubeGateApi(o: KubeGateOptions): GateApi {
         ownerReferences: [controller],
       });
     },
-    async uninstalled() {
-      const had = await daemonSet().catch(() => undefined);
-      if (!had) return false;
-      try {
-        const ds = await getDaemonSet(k, namespace, o.daemonSet);
-        return ds.metadata.deletionTimestamp !== undefined || ds.metadata.uid !== had.uid;
-      } catch (err) {
-        if (isNotFoundError(err)) return true;
-        throw err;
-      }
-    },
+    uninstalled,
     async release(node) {
       const pods = await podsOf(node);
       for (const pod of pods) {
