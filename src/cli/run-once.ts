@@ -185,28 +185,14 @@ async function handler(argv: RecordArgs, deps: RunOnceDeps = defaultRunOnceDeps)
     return ExitCode.badInput;
   }
   const plugins = commandPlugins(argv, config, log, kube);
+  const shared = { config, io, log, node, plugins, cordon: argv.cordon === true };
   // a dry run says what would happen (the pre-flight), never a phase the reconcile did not reach
-  if (config.dryRun)
-    return dryRunOnce({
-      config,
-      io,
-      log,
-      node,
-      k: kube,
-      plugins,
-      cordon: argv.cordon === true,
-      declared: declared.ref,
-    });
+  if (config.dryRun) return dryRunOnce({ ...shared, k: kube, declared: declared.ref });
   // Kubernetes configured: the agent's reconcile, once, with the record on the Node (E2's path)
   if (kube)
     return runOnceOnKubernetes({
-      config,
-      io,
-      log,
-      node,
+      ...shared,
       k: kube,
-      plugins,
-      cordon: argv.cordon === true,
       noBudget: argv.budget === false,
       force: argv.force === true,
     });

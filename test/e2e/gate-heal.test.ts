@@ -2,28 +2,13 @@
 // The gate pod is deleted (kubectl delete pod, kubectl drain --disable-eviction), its PDB is
 // deleted, a drain comes right after a restore, the gate image cannot be pulled, drainer is
 // uninstalled. Each drain is checked against Nova at the moment kubectl returned.
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { gateName } from '../../src/kube/gate.ts';
 import type { KubeObject, KubePod } from '../../src/kube/types.ts';
 import { hasKubectl, kubectl } from '../daemonset/kubectl.ts';
-import { cli } from '../cli/harness.ts';
+import { DRAIN, GATE, gateAgent, PDB, POD } from './gate-stack.ts';
 import { smallWorld } from './scenario.ts';
 import { finished, startStack, until, type EventObject, type Stack } from './stack.ts';
 
-const GATE = gateName('node-a');
-const POD = `/api/v1/namespaces/drainer/pods/${GATE}`;
-const PDB = `/apis/policy/v1/namespaces/drainer/poddisruptionbudgets/${GATE}`;
-const DRAIN = [
-  'drain',
-  'node-a',
-  '--ignore-daemonsets',
-  '--delete-emptydir-data',
-  '--force',
-  '--timeout=120s',
-];
 const BAD_IMAGE = 'mirror.invalid/pause:gone';
 
 const run = hasKubectl || process.env.CI ? describe : describe.skip;
@@ -38,13 +23,7 @@ run('drain gate heals itself and holds for every taker (full stack, real kubectl
   async function start(world: object, overrides: Record<string, unknown> = {}, running = true) {
     const s = await startStack({ scenario: world });
     stack = s;
-    const dir = mkdtempSync(path.join(tmpdir(), 'drainer-gate-heal-'));
-    const kubeconfig = path.join(dir, 'kubeconfig');
-    writeFileSync(kubeconfig, s.sandbox.kube.kubeconfig());
-    const agent = s.startAgent('node-a', overrides);
-    await until('agent ready', () => agent.agent.ready().ready);
-    const gatePod = () => s.k.request<KubePod>({ path: POD }).catch(() => undefined);
-    if (running) await until('gate pod running', async () => (await gatePod())?.status?.phase === 'Running');
+    const { agent, gatePod, kubeconfig, kube, drainer } = await gateAgent(s, overrides, running);
     const os = s.sandbox.openstack.state;
     /** kubectl drain, with Nova's servers on node-a at the moment it returned, and when the last left. */
     const drain = async (args = DRAIN) => {
@@ -64,8 +43,8 @@ run('drain gate heals itself and holds for every taker (full stack, real kubectl
       agent,
       gatePod,
       drain,
-      kube: (args: string[]) => kubectl(['--kubeconfig', kubeconfig, ...args]),
-      drainer: (...args: string[]) => cli({ env: { KUBECONFIG: kubeconfig } })(...args),
+      kube,
+      drainer,
     };
   }
 

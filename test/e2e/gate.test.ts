@@ -1,28 +1,12 @@
 // Story: a fleet tool drains a hypervisor node with the real kubectl. drainer's gate pod (its PDB
 // allows no disruption) makes the drain wait until every Nova server has left the host; uncordon
 // holds the gate again; an uninstalled drainer leaves nothing that blocks a drain.
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { gateName } from '../../src/kube/gate.ts';
 import type { KubeObject, KubePod } from '../../src/kube/types.ts';
-import { hasKubectl, kubectl } from '../daemonset/kubectl.ts';
-import { cli } from '../cli/harness.ts';
+import { hasKubectl } from '../daemonset/kubectl.ts';
+import { DRAIN, GATE, gateAgent, PDB } from './gate-stack.ts';
 import { smallWorld } from './scenario.ts';
 import { finished, startStack, until, type Stack } from './stack.ts';
-
-const GATE = gateName('node-a');
-const POD = `/api/v1/namespaces/drainer/pods/${GATE}`;
-const PDB = `/apis/policy/v1/namespaces/drainer/poddisruptionbudgets/${GATE}`;
-const DRAIN = [
-  'drain',
-  'node-a',
-  '--ignore-daemonsets',
-  '--delete-emptydir-data',
-  '--force',
-  '--timeout=120s',
-];
 
 /** Must run in CI (the runner installs kubectl); elsewhere the story is skipped without it. */
 const run = hasKubectl || process.env.CI ? describe : describe.skip;
@@ -34,21 +18,8 @@ run('drain gate: kubectl drain waits for the VMs (full stack, real kubectl)', ()
   async function start(world = smallWorld(), overrides: Record<string, unknown> = {}) {
     const s = await startStack({ scenario: world });
     stack = s;
-    const dir = mkdtempSync(path.join(tmpdir(), 'drainer-gate-'));
-    const kubeconfig = path.join(dir, 'kubeconfig');
-    writeFileSync(kubeconfig, s.sandbox.kube.kubeconfig());
-    const agent = s.startAgent('node-a', overrides);
-    await until('agent ready', () => agent.agent.ready().ready);
-    const gatePod = () => s.k.request<KubePod>({ path: POD }).catch(() => undefined);
-    await until('gate pod running', async () => (await gatePod())?.status?.phase === 'Running');
-    const drainer = (...args: string[]) => cli({ env: { KUBECONFIG: kubeconfig } })(...args);
-    return {
-      s,
-      agent,
-      gatePod,
-      drainer,
-      kube: (args: string[]) => kubectl(['--kubeconfig', kubeconfig, ...args]),
-    };
+    const { agent, gatePod, drainer, kube } = await gateAgent(s, overrides);
+    return { s, agent, gatePod, drainer, kube };
   }
 
   it('returns only after the last server and VMI have left the host (Nova migration records at that moment)', async () => {

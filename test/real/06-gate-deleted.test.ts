@@ -1,7 +1,8 @@
 // Someone deletes the gate pod while a drain is held (a cleanup script, `kubectl delete pod --all`): the drain
 // must still wait for the VMs, and the gate must come back. Needs the gate-healing issue (27) to pass.
-import { describe, expect, it } from 'vitest';
-import { figure, seconds, useReal } from './support/context.ts';
+import { describe, it } from 'vitest';
+import { useReal } from './support/context.ts';
+import { expectDrainOutlastedServers } from './support/drain-outcome.ts';
 import { gateName } from './support/cluster.ts';
 import { Departures } from './support/nova.ts';
 import { NAMESPACE } from './support/overlay.ts';
@@ -18,17 +19,7 @@ describe('the gate pod deleted while a drain is held', () => {
     const departures = new Departures(r.nova, servers);
     await r.cluster.waitPhase('Evacuating', 120_000);
     await r.k.ok(['delete', 'pod', '-n', NAMESPACE, gateName(r.env.node), '--wait=false']);
-    const done = await drain.done;
-    const leftAtReturn = await r.nova.stillOnHost(servers);
-    await departures.end();
-    figure(ctx, 'servers on the host when the drain returned', `${leftAtReturn.length} of ${servers.length}`);
-    figure(ctx, 'drain took', `${seconds(done.endedAt - drain.startedAt)} s`);
-
-    expect(done.code, done.stderr).toBe(0);
-    expect(
-      leftAtReturn.map((s) => s.name),
-      'servers still on the host when kubectl drain returned',
-    ).toEqual([]);
+    await expectDrainOutlastedServers(ctx, r, drain, servers, departures);
 
     await r.cluster.backInService();
   });

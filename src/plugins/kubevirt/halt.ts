@@ -9,25 +9,12 @@ import type { Classified } from './classify.ts';
 import { activeLauncher } from './pods.ts';
 import type { KubevirtApi } from './port.ts';
 import type { KubevirtRecord } from './record.ts';
+import { stopProgress, stoppedHere, type StopDeps } from './stopping.ts';
 import type { RecordKeeper } from './triggers.ts';
-import type { Vmi } from './types.ts';
 
-export interface HaltDeps {
-  readonly api: KubevirtApi;
-  readonly node: string;
-  readonly log: Logger;
-  readonly now: () => number;
-  readonly sleep: (ms: number, signal: AbortSignal) => Promise<void>;
-  readonly pollMs: number;
-  readonly timeoutMs: number;
+export interface HaltDeps extends StopDeps {
   readonly record: RecordKeeper;
 }
-
-const gone = (vmi: Vmi | undefined, node: string): boolean =>
-  !vmi ||
-  vmi.status?.phase === 'Succeeded' ||
-  vmi.status?.phase === 'Failed' ||
-  (!!vmi.status?.nodeName && vmi.status.nodeName !== node);
 
 /** Stops each VMI, then waits until none runs on the node (or the deadline). */
 export async function halt(
@@ -61,26 +48,16 @@ export async function halt(
     for (const c of vmis) {
       if (!left.has(c.key)) continue;
       const v = await api.getVmi(c.vmi.metadata.namespace ?? 'default', c.vmi.metadata.name, signal);
-      if (gone(v, node)) left.delete(c.key);
+      if (stoppedHere(v, node)) left.delete(c.key);
     }
   }
-  return vmis.map((c) => ({
-    id: c.vmi.metadata.uid ?? c.key,
-    name: c.key,
-    action: c.action,
-    source: node,
-    attempts: 0,
-    startedAt: new Date(started).toISOString(),
-    durationMs: Math.max(0, now() - started),
-    ...(left.has(c.key)
-      ? { state: 'failed' as const, message: 'drainer.dev/maintenance: stop: did not stop in time' }
-      : {
-          state: 'skipped' as const,
-          message: c.vm
-            ? `stopped (drainer.dev/maintenance: stop); VirtualMachine ${c.vm} is started again on restore`
-            : 'stopped (drainer.dev/maintenance: stop); without a VirtualMachine it cannot be started again',
-        }),
-  }));
+  return stopProgress(vmis, left, started, deps, {
+    failed: () => 'drainer.dev/maintenance: stop: did not stop in time',
+    stopped: (c) =>
+      c.vm
+        ? `stopped (drainer.dev/maintenance: stop); VirtualMachine ${c.vm} is started again on restore`
+        : 'stopped (drainer.dev/maintenance: stop); without a VirtualMachine it cannot be started again',
+  });
 }
 
 /** Restore: starts the VirtualMachines drainer stopped, forgetting each once started (or gone). */

@@ -1,6 +1,7 @@
 // Node mode manual (drainer.dev/migration-mode=manual): the operator moves the VMIs with their own
 // tools. drainer neither taints, evicts nor creates migrations (not for External VMIs either) and
 // only watches the node until no VMI is left on it; the evacuation, and so the drain gate, waits.
+import { waitUntilEmpty } from '../../core/manual-wait.ts';
 import type { EvacuationContext, Outcome, WorkloadProgress } from '../../core/plugin.ts';
 import { isTransientError } from '../../errors.ts';
 import { MIGRATION_MODE_KEY } from '../../names.ts';
@@ -26,20 +27,20 @@ export async function waitForOthers(
   ctx: EvacuationContext,
 ): Promise<Outcome> {
   const seen = new Map<string, Vmi>();
-  let left: Vmi[] = [];
-  while (!ctx.signal.aborted) {
-    try {
-      left = (await deps.api.listVmis(node, ctx.signal)).filter(here);
-    } catch (err) {
-      if (ctx.signal.aborted || !isTransientError(err)) throw err;
-      ctx.log.warn({ err }, 'listing the VMIs of the node failed; trying again');
-    }
-    for (const v of left) seen.set(vmiKey(v), v);
-    ctx.progress(progress(seen, left, node));
-    if (left.length === 0) break;
-    if (Date.now() >= ctx.deadline.getTime()) break; // the deadline is wall-clock, as in the plugin's follow
-    await deps.sleep(deps.pollMs, ctx.signal).catch(() => undefined);
-  }
+  const left = await waitUntilEmpty(
+    {
+      list: async (signal) => (await deps.api.listVmis(node, signal)).filter(here),
+      retryable: isTransientError,
+      listFailed: 'listing the VMIs of the node failed; trying again',
+      listed: (vmis) => {
+        for (const v of vmis) seen.set(vmiKey(v), v);
+        ctx.progress(progress(seen, vmis, node));
+      },
+      now: Date.now, // the deadline is wall-clock, as in the plugin's follow
+      sleep: (signal) => deps.sleep(deps.pollMs, signal),
+    },
+    ctx,
+  );
   const names = left.map((v) => `${vmiKey(v)} (${v.status?.phase ?? 'Unknown'})`);
   // the launcher pods of VMIs moved by someone else are theirs to clean up, not the pod drain's
   const uids = new Set([...seen.values()].flatMap((v) => v.metadata.uid ?? []));

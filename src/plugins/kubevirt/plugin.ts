@@ -21,6 +21,7 @@ import { finalize, handledPods, outcomeOf, planned, plannedManual, staticProgres
 import { waitForOthers } from './manual.ts';
 import { clusterSettings } from './settings.ts';
 import { shutDown } from './shutdown.ts';
+import type { StopDeps } from './stopping.ts';
 import { migrationDeadline } from './timeout.ts';
 import { Tracker } from './tracker.ts';
 import { unmarkEvicted } from './unmark.ts';
@@ -222,6 +223,11 @@ export class KubevirtPlugin implements BackendPlugin {
   }
 
   #haltDeps(node: NodeRef, record: RecordKeeper, ctx: EvacuationContext): HaltDeps {
+    return { ...this.#stopDeps(node, ctx), record };
+  }
+
+  /** How a stop (maintenance: stop, nonMigratable: shutdown) waits for the VMIs it stops. */
+  #stopDeps(node: NodeRef, ctx: EvacuationContext): StopDeps {
     const { api, config, sleep } = this.#deps;
     return {
       api,
@@ -236,8 +242,8 @@ export class KubevirtPlugin implements BackendPlugin {
         }
       },
       pollMs: config.pollInterval * 1000,
+      // stopping a guest is no copy: the fixed deadline, else the margin
       timeoutMs: (config.migrationTimeout ?? config.migrationTimeoutMargin) * 1000,
-      record,
     };
   }
 
@@ -329,27 +335,7 @@ export class KubevirtPlugin implements BackendPlugin {
   ): Promise<WorkloadProgress[]> {
     const victims = classified.filter((c) => c.klass === 'blocked' && c.action === 'shutdown');
     if (victims.length === 0 || tracker.pending().length > 0 || tracker.failed()) return workloads;
-    const { api, config, sleep } = this.#deps;
-    const results = await shutDown(
-      victims,
-      {
-        api,
-        node: node.name,
-        log: ctx.log,
-        now: this.#now,
-        sleep: async (ms, signal) => {
-          try {
-            await (sleep ?? defaultSleep)(ms, signal);
-          } catch {
-            // aborted: the caller's loop sees the signal
-          }
-        },
-        pollMs: config.pollInterval * 1000,
-        // stopping a guest is no copy: the fixed deadline, else the margin
-        timeoutMs: (config.migrationTimeout ?? config.migrationTimeoutMargin) * 1000,
-      },
-      ctx.signal,
-    );
+    const results = await shutDown(victims, this.#stopDeps(node, ctx), ctx.signal);
     const byName = new Map(results.map((r) => [r.name, r]));
     return workloads.map((w) => byName.get(w.name) ?? w);
   }

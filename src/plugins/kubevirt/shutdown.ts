@@ -2,31 +2,13 @@
 // (429 for ever), so the pod drain could never stop it: the plugin deletes its launcher pod instead,
 // as a node shutdown would, and waits until the VMI has stopped.
 import type { WorkloadProgress } from '../../core/plugin.ts';
-import type { Logger } from '../../observability/logger.ts';
 import type { Classified } from './classify.ts';
 import { activeLauncher } from './pods.ts';
-import type { KubevirtApi } from './port.ts';
-import type { Vmi } from './types.ts';
-
-export interface ShutdownDeps {
-  readonly api: KubevirtApi;
-  readonly node: string;
-  readonly log: Logger;
-  readonly now: () => number;
-  readonly sleep: (ms: number, signal: AbortSignal) => Promise<void>;
-  readonly pollMs: number;
-  readonly timeoutMs: number;
-}
-
-const stoppedHere = (vmi: Vmi | undefined, node: string): boolean =>
-  !vmi ||
-  vmi.status?.phase === 'Succeeded' ||
-  vmi.status?.phase === 'Failed' ||
-  (!!vmi.status?.nodeName && vmi.status.nodeName !== node);
+import { stopProgress, stoppedHere, type StopDeps } from './stopping.ts';
 
 export async function shutDown(
   victims: readonly Classified[],
-  deps: ShutdownDeps,
+  deps: StopDeps,
   signal: AbortSignal,
 ): Promise<WorkloadProgress[]> {
   const { api, node, log, now } = deps;
@@ -49,22 +31,8 @@ export async function shutDown(
     }
     if (left.size > 0) await deps.sleep(deps.pollMs, signal);
   }
-  return victims.map((c) => ({
-    id: c.vmi.metadata.uid ?? c.key,
-    name: c.key,
-    action: c.action,
-    source: node,
-    attempts: 0,
-    startedAt: new Date(started).toISOString(),
-    durationMs: Math.max(0, now() - started),
-    ...(left.has(c.key)
-      ? {
-          state: 'failed' as const,
-          message: `did not stop after its launcher pod was deleted (${c.reason ?? ''})`,
-        }
-      : {
-          state: 'skipped' as const,
-          message: `stopped (nonMigratable: shutdown): ${c.reason ?? 'not live-migratable'}`,
-        }),
-  }));
+  return stopProgress(victims, left, started, deps, {
+    failed: (c) => `did not stop after its launcher pod was deleted (${c.reason ?? ''})`,
+    stopped: (c) => `stopped (nonMigratable: shutdown): ${c.reason ?? 'not live-migratable'}`,
+  });
 }

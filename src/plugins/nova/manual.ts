@@ -1,6 +1,7 @@
 // Node mode manual (drainer.dev/migration-mode=manual): the operator moves the servers with their
 // own tools. drainer has disabled nova-compute (so nothing new lands) and only watches the host
 // until it is empty; the evacuation, and so the drain gate, waits for that.
+import { waitUntilEmpty } from '../../core/manual-wait.ts';
 import type { EvacuationContext, Outcome, WorkloadProgress } from '../../core/plugin.ts';
 import { isAuthError, isForbiddenError } from '../../errors.ts';
 import { MIGRATION_MODE_KEY } from '../../names.ts';
@@ -24,21 +25,23 @@ export async function waitForOthers(
   ctx: EvacuationContext,
 ): Promise<Outcome> {
   const seen = new Map<string, string>();
-  let left: NovaServer[] = [];
-  while (!ctx.signal.aborted) {
-    try {
-      const listed = await o.compute.listServersOnHost(host, ctx.signal);
-      left = listed.filter((s) => !GONE.has(s.status) && hostOf(s) === host);
-    } catch (err) {
-      if (ctx.signal.aborted || isAuthError(err) || isForbiddenError(err)) throw err;
-      ctx.log.warn({ err }, 'listing the host failed; trying again');
-    }
-    for (const s of left) seen.set(s.id, s.name);
-    ctx.progress(progress(seen, left, host));
-    if (left.length === 0) break;
-    if (o.now() >= ctx.deadline.getTime()) break;
-    await o.sleep(o.nova.pollInterval * 1000, ctx.signal).catch(() => undefined);
-  }
+  const left = await waitUntilEmpty(
+    {
+      list: async (signal) =>
+        (await o.compute.listServersOnHost(host, signal)).filter(
+          (s) => !GONE.has(s.status) && hostOf(s) === host,
+        ),
+      retryable: (err) => !isAuthError(err) && !isForbiddenError(err),
+      listFailed: 'listing the host failed; trying again',
+      listed: (servers) => {
+        for (const s of servers) seen.set(s.id, s.name);
+        ctx.progress(progress(seen, servers, host));
+      },
+      now: o.now,
+      sleep: (signal) => o.sleep(o.nova.pollInterval * 1000, signal),
+    },
+    ctx,
+  );
   const workloads = progress(seen, left, host);
   const names = left.map((s) => `${s.name} (${s.status})`);
   return {

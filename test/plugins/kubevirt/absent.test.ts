@@ -1,18 +1,14 @@
 // Story: a cluster without KubeVirt. The plugin has nothing to do and says so, unless the operator
 // said KubeVirt is required.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { isDrainerError } from '../../../src/errors.ts';
-import { context, world, type World } from './harness.ts';
+import { context, worldPerTest } from './harness.ts';
 
-let w: World | undefined;
-afterEach(async () => {
-  await w?.close();
-  w = undefined;
-});
+const world = worldPerTest();
 
 describe('KubeVirt plugin without KubeVirt', () => {
   it('succeeds with nothing to do when the KubeVirt CRDs are not installed', async () => {
-    w = await world({ installed: false });
+    const w = await world({ installed: false });
     const plugin = w.plugin();
 
     const plan = await plugin.plan({ name: 'node-1' }, new AbortController().signal);
@@ -32,7 +28,7 @@ describe('KubeVirt plugin without KubeVirt', () => {
   });
 
   it('treats CRDs without a KubeVirt CR as not installed', async () => {
-    w = await world({});
+    const w = await world({});
     w.sb.kube.store.delete('kubevirts.kubevirt.io', 'kubevirt', 'kubevirt');
 
     const outcome = await w.plugin().evacuate({ name: 'node-1' }, context());
@@ -41,7 +37,7 @@ describe('KubeVirt plugin without KubeVirt', () => {
   });
 
   it('fails when kubevirt.required is set', async () => {
-    w = await world({ installed: false });
+    const w = await world({ installed: false });
 
     const failure = await w
       .plugin({ required: true })

@@ -1,7 +1,7 @@
 // Story: the node is uncordoned while a VMI migrates. By default the migration runs to its end;
 // with evacuation.abortOnCancel drainer takes its taint back and deletes the migration, which
 // KubeVirt aborts. An agent shutdown aborts nothing: the next agent resumes.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CancelledError } from '../../../src/errors.ts';
 import type { KubeObject } from '../../../src/sandbox/kube/types.ts';
 import {
@@ -13,15 +13,11 @@ import {
   taints,
   until,
   vm,
-  world,
+  worldPerTest,
   type World,
 } from './harness.ts';
 
-let w: World | undefined;
-afterEach(async () => {
-  await w?.close();
-  w = undefined;
-});
+const world = worldPerTest();
 
 const phase = (m: KubeObject | undefined) => (m?.status as { phase?: string } | undefined)?.phase;
 
@@ -37,7 +33,7 @@ async function interrupted(w: World, reason: Error, abortOnCancel: boolean) {
 
 describe('KubeVirt plugin, cancel', () => {
   it('without abortOnCancel: returns at once, naming the VMI that stayed, and lets the migration finish', async () => {
-    w = await world({ vmis: [vm('vm-a', { migrationSeconds: 30 })] });
+    const w = await world({ vmis: [vm('vm-a', { migrationSeconds: 30 })] });
 
     const { outcome, ctx } = await interrupted(w, new CancelledError('node uncordoned'), false);
 
@@ -47,11 +43,11 @@ describe('KubeVirt plugin, cancel', () => {
     expect(ctx.saved()?.taint).toBeDefined(); // restore takes it back
     const [m] = migrationsOf(w, 'vm-a');
     expect(m?.metadata.deletionTimestamp).toBeUndefined();
-    await until('migration finished', () => phase(migrationsOf(w!, 'vm-a')[0]) === 'Succeeded');
+    await until('migration finished', () => phase(migrationsOf(w, 'vm-a')[0]) === 'Succeeded');
   });
 
   it('with abortOnCancel: removes its taint and deletes the migration; KubeVirt aborts it and starts no other', async () => {
-    w = await world({ vmis: [vm('vm-a', { migrationSeconds: 30 })] });
+    const w = await world({ vmis: [vm('vm-a', { migrationSeconds: 30 })] });
 
     const { outcome, ctx } = await interrupted(w, new CancelledError('node uncordoned'), true);
 
@@ -59,7 +55,7 @@ describe('KubeVirt plugin, cancel', () => {
     expect(taints(w)).toEqual([]);
     expect(ctx.saved()).toEqual({});
     const aborted = await until('migration aborted', () => {
-      const m = migrationsOf(w!, 'vm-a')[0];
+      const m = migrationsOf(w, 'vm-a')[0];
       return !m || phase(m) === 'Failed' ? (m ?? 'gone') : undefined;
     });
     expect(aborted).toBeDefined();
@@ -77,18 +73,18 @@ describe('KubeVirt plugin, cancel', () => {
   });
 
   it('an agent shutdown aborts nothing, even with abortOnCancel: the taint and migration stay', async () => {
-    w = await world({ vmis: [vm('vm-a', { migrationSeconds: 30 })] });
+    const w = await world({ vmis: [vm('vm-a', { migrationSeconds: 30 })] });
 
     const { ctx } = await interrupted(w, new Error('SIGTERM'), true);
 
     expect(taints(w)).toContainEqual(expect.objectContaining({ key: 'kubevirt.io/drain' }));
     expect(ctx.saved()?.taint).toBeDefined();
     expect(migrationsOf(w, 'vm-a')[0]?.metadata.deletionTimestamp).toBeUndefined();
-    await until('migration finished', () => phase(migrationsOf(w!, 'vm-a')[0]) === 'Succeeded');
+    await until('migration finished', () => phase(migrationsOf(w, 'vm-a')[0]) === 'Succeeded');
   });
 
   it('a restarted agent resumes from the record: no second trigger, the running migration followed to its end', async () => {
-    w = await world({ vmis: [vm('vm-a', { migrationSeconds: 30 })] });
+    const w = await world({ vmis: [vm('vm-a', { migrationSeconds: 30 })] });
     const { ctx } = await interrupted(w, new Error('SIGTERM'), false);
 
     const resumed = context({ record: ctx.saved() });
@@ -124,7 +120,7 @@ describe('KubeVirt plugin, cancel', () => {
     }
 
     it('v1.9: cancel with abortOnCancel un-marks the evicted VMIs (PUT evacuate/cancel), so KubeVirt starts no migration again', async () => {
-      w = await world({
+      const w = await world({
         parallelOutboundMigrationsPerNode: 1,
         vmis: [vm('vm-a', { migrationSeconds: 30 }), vm('vm-b', { migrationSeconds: 30 })],
       });
@@ -156,7 +152,7 @@ describe('KubeVirt plugin, cancel', () => {
     });
 
     it('v1.6: KubeVirt serves no evacuate/cancel, so the marks stay (the documented limitation) and nothing is PUT', async () => {
-      w = await world({
+      const w = await world({
         version: 'v1.6',
         parallelOutboundMigrationsPerNode: 1,
         vmis: [vm('vm-a', { migrationSeconds: 30 }), vm('vm-b', { migrationSeconds: 30 })],

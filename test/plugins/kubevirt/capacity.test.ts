@@ -1,15 +1,11 @@
 // The KubeVirt capacity verdict: launcher requests against the other nodes' room, taints and
 // nodeSelector, against the sandbox API server; tolerations and quantities from tables.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { kubevirtCapacity, type NodeView, type PodSpecView } from '../../../src/plugins/kubevirt/capacity.ts';
 import { parseQuantity } from '../../../src/plugins/kubevirt/quantity.ts';
-import { vm, world, type World } from './harness.ts';
+import { vm, worldPerTest, type World } from './harness.ts';
 
-let w: World | undefined;
-afterEach(async () => {
-  await w?.close();
-  w = undefined;
-});
+const world = worldPerTest();
 
 const plan = async (wld: World) =>
   (await wld.plugin().plan({ name: 'node-1' }, new AbortController().signal, { capacity: true })).capacity;
@@ -28,7 +24,7 @@ async function launchersUp(wld: World, n: number) {
 
 describe('kubevirt capacity (sandbox)', () => {
   it('fits on the other nodes, and says what it does not check', async () => {
-    w = await world({ vmis: [vm('vm-a'), vm('vm-b')] });
+    const w = await world({ vmis: [vm('vm-a'), vm('vm-b')] });
     await launchersUp(w, 2);
     expect(await plan(w)).toEqual({
       status: 'fits',
@@ -37,7 +33,7 @@ describe('kubevirt capacity (sandbox)', () => {
   });
 
   it('a nodeSelector leaves one node: the second big VMI does not fit', async () => {
-    w = await world({
+    const w = await world({
       vmis: [
         vm('big-1', { memory: '100Gi', nodeSelector: { gpu: 'yes' } }),
         vm('big-2', { memory: '100Gi', nodeSelector: { gpu: 'yes' } }),

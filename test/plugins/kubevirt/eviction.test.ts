@@ -1,7 +1,7 @@
 // Story: the modern trigger. drainer evicts each virt-launcher pod; KubeVirt's webhook answers 429
 // "Eviction triggered evacuation" and migrates the VMI. With `both`, the taint goes first and an
 // eviction follows only for VMIs KubeVirt has not started to migrate after triggerGraceSeconds.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   byName,
   context,
@@ -11,15 +11,11 @@ import {
   nodeOf,
   taints,
   vm,
-  world,
+  worldPerTest,
   type World,
 } from './harness.ts';
 
-let w: World | undefined;
-afterEach(async () => {
-  await w?.close();
-  w = undefined;
-});
+const world = worldPerTest();
 
 const evictionAnswers = (w: World) =>
   w.sb.kube.requestLog
@@ -28,7 +24,7 @@ const evictionAnswers = (w: World) =>
 
 describe('KubeVirt plugin, eviction trigger', () => {
   it('evicts each launcher pod once; the 429 "Eviction triggered evacuation" counts as started', async () => {
-    w = await world({ vmis: [vm('vm-a'), vm('vm-b'), vm('vm-none', { evictionStrategy: 'None' })] });
+    const w = await world({ vmis: [vm('vm-a'), vm('vm-b'), vm('vm-none', { evictionStrategy: 'None' })] });
     const pods = { a: launcherOf(w, 'vm-a')?.metadata.name, b: launcherOf(w, 'vm-b')?.metadata.name };
 
     const outcome = await w.plugin({ trigger: 'eviction' }).evacuate({ name: 'node-1' }, context());
@@ -58,7 +54,7 @@ describe('KubeVirt plugin, trigger both', () => {
   };
 
   it('taints first and evicts nothing while KubeVirt starts every migration within the grace time', async () => {
-    w = await world(queued);
+    const w = await world(queued);
 
     const outcome = await w
       .plugin({ trigger: 'both', triggerGraceSeconds: 600 })
@@ -70,7 +66,7 @@ describe('KubeVirt plugin, trigger both', () => {
   });
 
   it('on KubeVirt v1.9 every VMI has a migration at once (queued Pending), so nothing is evicted after the grace time', async () => {
-    w = await world(queued);
+    const w = await world(queued);
 
     const outcome = await w
       .plugin({ trigger: 'both', triggerGraceSeconds: 1 })
@@ -82,13 +78,13 @@ describe('KubeVirt plugin, trigger both', () => {
   });
 
   it('up to KubeVirt v1.8 (its evacuation controller throttles): after the grace time, evicts the launcher pods of the VMIs that have no migration yet', async () => {
-    w = await world({ ...queued, version: 'v1.8' });
+    const w = await world({ ...queued, version: 'v1.8' });
     const startedBeforeEviction = new Set<string>();
     const evicted: string[] = [];
     w.sb.kube.evictionHooks.unshift((pod) => {
       if (evicted.length === 0)
         for (const name of ['vm-a', 'vm-b', 'vm-c'])
-          if (migrationsOf(w!, name).length > 0) startedBeforeEviction.add(name);
+          if (migrationsOf(w, name).length > 0) startedBeforeEviction.add(name);
       evicted.push(pod.metadata.labels?.['vm.kubevirt.io/name'] ?? '');
       return undefined; // KubeVirt's own hook answers
     });

@@ -3,25 +3,21 @@
 // default drainer is that controller. It evicts the launcher pod, waits for KubeVirt's mark to name
 // the node, then creates the migration itself, and a new one after a failure (KubeVirt does not
 // retry migrations it did not create for an evacuation).
-import { afterEach, describe, expect, it } from 'vitest';
-import { byName, context, evictionPosts, migrationsOf, nodeOf, vm, world, type World } from './harness.ts';
+import { describe, expect, it } from 'vitest';
+import { byName, context, evictionPosts, migrationsOf, nodeOf, vm, worldPerTest } from './harness.ts';
 
-let w: World | undefined;
-afterEach(async () => {
-  await w?.close();
-  w = undefined;
-});
+const world = worldPerTest();
 
 const external = (name: string, more = {}) => vm(name, { evictionStrategy: 'External', ...more });
 
 describe('KubeVirt plugin, drainer as the controller of External VMIs', () => {
   it('an External VMI is migrated by drainer once its evacuationNodeName names the node', async () => {
-    w = await world({ vmis: [external('vm-ext'), vm('vm-live')] });
+    const w = await world({ vmis: [external('vm-ext'), vm('vm-live')] });
     let markedBeforeCreate: string | undefined = 'no migration seen';
     const off = w.sb.kube.store.subscribe('virtualmachineinstancemigrations.kubevirt.io', (type, m) => {
       if (type !== 'ADDED' || (m.spec as { vmiName?: string }).vmiName !== 'vm-ext') return;
       markedBeforeCreate = (
-        w!.sb.kube.store.get('virtualmachineinstances.kubevirt.io', 'vms', 'vm-ext').status as {
+        w.sb.kube.store.get('virtualmachineinstances.kubevirt.io', 'vms', 'vm-ext').status as {
           evacuationNodeName?: string;
         }
       ).evacuationNodeName;
@@ -41,7 +37,7 @@ describe('KubeVirt plugin, drainer as the controller of External VMIs', () => {
   });
 
   it('creates a new migration after a failed one, as KubeVirt would not', async () => {
-    w = await world({ vmis: [external('vm-ext', { failFirstAttempts: 1 })] }, 200);
+    const w = await world({ vmis: [external('vm-ext', { failFirstAttempts: 1 })] }, 200);
     const ctx = context();
 
     const outcome = await w.plugin().evacuate({ name: 'node-1' }, ctx);
@@ -58,7 +54,7 @@ describe('KubeVirt plugin, drainer as the controller of External VMIs', () => {
   });
 
   it('an External VMI that cannot live-migrate is a blocker, like a LiveMigrate one', async () => {
-    w = await world({ vmis: [external('vm-ext', { migratable: false })] });
+    const w = await world({ vmis: [external('vm-ext', { migratable: false })] });
 
     const plan = await w.plugin().plan({ name: 'node-1' }, new AbortController().signal);
 

@@ -1,18 +1,14 @@
 // Story: migrations that fail. KubeVirt retries a failed evacuation migration itself (with backoff);
 // drainer reports it and waits, up to kubevirt.migrationTimeout per VMI. A passing API hiccup does
 // not end the evacuation.
-import { afterEach, describe, expect, it } from 'vitest';
-import { byName, context, migrationsOf, nodeOf, vm, world, type World } from './harness.ts';
+import { describe, expect, it } from 'vitest';
+import { byName, context, migrationsOf, nodeOf, vm, worldPerTest } from './harness.ts';
 
-let w: World | undefined;
-afterEach(async () => {
-  await w?.close();
-  w = undefined;
-});
+const world = worldPerTest();
 
 describe('KubeVirt plugin, failing migrations', () => {
   it('reports a failed migration, lets KubeVirt retry it, and succeeds on the retry', async () => {
-    w = await world({ vmis: [vm('vm-a', { failFirstAttempts: 1 })] });
+    const w = await world({ vmis: [vm('vm-a', { failFirstAttempts: 1 })] });
     const ctx = context();
 
     const outcome = await w.plugin().evacuate({ name: 'node-1' }, ctx);
@@ -30,7 +26,7 @@ describe('KubeVirt plugin, failing migrations', () => {
   });
 
   it('counts a VMI as failed after kubevirt.migrationTimeout, naming it', async () => {
-    w = await world({
+    const w = await world({
       vmis: [vm('vm-slow', { migrationSeconds: 3600 }), vm('vm-quick')],
     });
 
@@ -47,7 +43,7 @@ describe('KubeVirt plugin, failing migrations', () => {
   });
 
   it('rides out a burst of 503s from the API server while following the migrations', async () => {
-    w = await world({ vmis: [vm('vm-a'), vm('vm-b')] });
+    const w = await world({ vmis: [vm('vm-a'), vm('vm-b')] });
     const plugin = w.plugin();
     const ctx = context();
     const running = plugin.evacuate({ name: 'node-1' }, ctx);

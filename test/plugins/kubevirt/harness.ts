@@ -1,5 +1,6 @@
 // Arrange/act helpers for the KubeVirt plugin stories: the sandbox's API server with its kubelet and
 // KubeVirt simulation on a fast clock, the plugin built as the registry builds it, and a context.
+import { afterEach } from 'vitest';
 import { kubevirtSchema, type KubevirtConfig } from '../../../src/config/schema.ts';
 import type { EvacuationContext, Outcome, PluginRecord, WorkloadProgress } from '../../../src/core/plugin.ts';
 import { createKubeClients, type KubeClients } from '../../../src/kube/client.ts';
@@ -57,6 +58,19 @@ export async function world(kubevirt: KubevirtScenario, scale = 50): Promise<Wor
         sleep: (ms, signal) => sb.clock.sleep(ms, signal),
       }),
     close: () => sb.close(),
+  };
+}
+
+/** `world`, for a test file: each world it opens is closed after its test. */
+export function worldPerTest(): typeof world {
+  const open: World[] = [];
+  afterEach(async () => {
+    for (const w of open.splice(0)) await w.close();
+  });
+  return async (kubevirt, scale) => {
+    const w = await world(kubevirt, scale);
+    open.push(w);
+    return w;
   };
 }
 

@@ -3,7 +3,7 @@
 // `notify` gives its owner kubevirt.notifyTimeout to move it before drainer has it migrated, and an
 // invalid value is a blocker the plan names (so the evacuation is refused before the first change).
 // With such VMIs on the node drainer evicts launcher pods one by one: the drain taint would move all.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ANN } from '../../../src/sandbox/controllers/kubevirt/vmi.ts';
 import {
   byName,
@@ -18,15 +18,11 @@ import {
   until,
   vm,
   VMI,
-  world,
+  worldPerTest,
   type World,
 } from './harness.ts';
 
-let w: World | undefined;
-afterEach(async () => {
-  await w?.close();
-  w = undefined;
-});
+const world = worldPerTest();
 
 const VM = 'virtualmachines.kubevirt.io';
 const KEY = 'drainer.dev/maintenance';
@@ -73,7 +69,7 @@ const annotate = (w: World, name: string, value: string) =>
 
 describe('KubeVirt plugin, drainer.dev/maintenance', () => {
   it('stop (on the VirtualMachine): stopped on the host, recorded first; the others move; restore starts it again', async () => {
-    w = await world({ vmis: [vm('vm-live')] });
+    const w = await world({ vmis: [vm('vm-live')] });
     await virtualMachine(w, 'vm-halt', 'stop');
     const ctx = context();
 
@@ -96,12 +92,12 @@ describe('KubeVirt plugin, drainer.dev/maintenance', () => {
 
     await w.plugin().restore({ name: 'node-1' }, restoreCtx(ctx));
 
-    await until('vm-halt runs again', () => phaseOf(w!, 'vm-halt') === 'Running');
+    await until('vm-halt runs again', () => phaseOf(w, 'vm-halt') === 'Running');
     expect(ctx.saved()).toEqual({});
   });
 
   it('notify: its owner has kubevirt.notifyTimeout to move it; then drainer has it migrated, the others at once', async () => {
-    w = await world({ vmis: [vm('vm-owned', { migrationSeconds: 4 }), vm('vm-live')] });
+    const w = await world({ vmis: [vm('vm-owned', { migrationSeconds: 4 }), vm('vm-live')] });
     annotate(w, 'vm-owned', 'notify');
     const ctx = context();
     const started = w.sb.clock.now();
@@ -121,7 +117,7 @@ describe('KubeVirt plugin, drainer.dev/maintenance', () => {
   });
 
   it('an invalid value is a blocker naming the key, the object and the values allowed', async () => {
-    w = await world({ vmis: [vm('vm-a')] });
+    const w = await world({ vmis: [vm('vm-a')] });
     annotate(w, 'vm-a', 'cold');
 
     const plan = await w.plugin().plan({ name: 'node-1' }, new AbortController().signal);

@@ -4,7 +4,7 @@
 // metric; `drainer plan` names each VMI's way out and why; and a node in migration-mode manual
 // gets no taint, no eviction and no migration from drainer (External VMIs included) while its
 // evacuation waits until someone else has moved every VMI off it.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ProgressEvents } from '../../../src/core/progress-events.ts';
 import {
   byName,
@@ -18,15 +18,11 @@ import {
   vm,
   VMI,
   VMIM,
-  world,
+  worldPerTest,
   type World,
 } from './harness.ts';
 
-let w: World | undefined;
-afterEach(async () => {
-  await w?.close();
-  w = undefined;
-});
+const world = worldPerTest();
 
 const KEY = 'drainer.dev/maintenance';
 const annotate = (w: World, name: string, value: string) =>
@@ -45,7 +41,7 @@ const moveByHand = (w: World, name: string) =>
 
 describe('KubeVirt plugin, notify as the core sees it', () => {
   it('a VMI waiting for its owner is reported as notify, so the core asks its owner in a MoveRequested Event', async () => {
-    w = await world({ vmis: [vm('vm-owned'), vm('vm-live')] });
+    const w = await world({ vmis: [vm('vm-owned'), vm('vm-live')] });
     annotate(w, 'vm-owned', 'notify');
     const ctx = context();
     const events: string[] = [];
@@ -71,7 +67,7 @@ describe('KubeVirt plugin, notify as the core sees it', () => {
 
 describe('KubeVirt plugin, the plan says why', () => {
   it('each VMI carries its way out and where it came from', async () => {
-    w = await world({
+    const w = await world({
       vmis: [
         vm('vm-live'),
         vm('vm-owned'),
@@ -107,7 +103,7 @@ describe('KubeVirt plugin, the plan says why', () => {
 
 describe('KubeVirt plugin, node migration-mode manual', () => {
   it('the plan names every VMI as moved by someone else', async () => {
-    w = await world({ vmis: [vm('vm-a'), vm('vm-ext', { evictionStrategy: 'External' })] });
+    const w = await world({ vmis: [vm('vm-a'), vm('vm-ext', { evictionStrategy: 'External' })] });
 
     const plan = await w.plugin().plan({ name: 'node-1', mode: 'manual' }, new AbortController().signal);
 
@@ -126,7 +122,7 @@ describe('KubeVirt plugin, node migration-mode manual', () => {
   });
 
   it('drainer moves nothing, External VMIs included, and waits until someone else has emptied the node', async () => {
-    w = await world({ vmis: [vm('vm-a'), vm('vm-ext', { evictionStrategy: 'External' })] });
+    const w = await world({ vmis: [vm('vm-a'), vm('vm-ext', { evictionStrategy: 'External' })] });
     const ctx = context();
 
     const evacuation = w.plugin().evacuate({ name: 'node-1', mode: 'manual' }, ctx);

@@ -1,6 +1,6 @@
 // Story: a node with a VMI of every eviction strategy, migratable or not. What moves, what the pod
 // drain stops, and what kubevirt.nonMigratable does with a LiveMigrate VMI that cannot migrate.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   byName,
   context,
@@ -9,15 +9,11 @@ import {
   nodeOf,
   phaseOf,
   vm,
-  world,
+  worldPerTest,
   type World,
 } from './harness.ts';
 
-let w: World | undefined;
-afterEach(async () => {
-  await w?.close();
-  w = undefined;
-});
+const world = worldPerTest();
 
 const stuck = { migratable: false, notMigratableReason: 'DisksNotLiveMigratable' } as const;
 const everyKind = {
@@ -33,11 +29,11 @@ const everyKind = {
   ],
 };
 const MOVERS = ['vm-live', 'vm-default', 'vm-ifp', 'vm-ext'];
-const podOf = (name: string) => ({ namespace: 'vms', name: launcherOf(w!, name)?.metadata.name });
+const podOf = (w: World, name: string) => ({ namespace: 'vms', name: launcherOf(w, name)?.metadata.name });
 
 describe('KubeVirt plugin, eviction strategies', () => {
   it('plans each VMI by its effective strategy and names the blocker', async () => {
-    w = await world(everyKind);
+    const w = await world(everyKind);
 
     const plan = await w.plugin().plan({ name: 'node-1' }, new AbortController().signal);
 
@@ -55,8 +51,8 @@ describe('KubeVirt plugin, eviction strategies', () => {
   });
 
   it('nonMigratable block: fails naming the VMI and its reason, still moves the others, evicts nothing of theirs', async () => {
-    w = await world(everyKind);
-    const pods = { stuck: podOf('vm-stuck'), ext: podOf('vm-ext'), none: podOf('vm-none') };
+    const w = await world(everyKind);
+    const pods = { stuck: podOf(w, 'vm-stuck'), ext: podOf(w, 'vm-ext'), none: podOf(w, 'vm-none') };
 
     const outcome = await w.plugin({ nonMigratable: 'block' }).evacuate({ name: 'node-1' }, context());
 
@@ -83,7 +79,7 @@ describe('KubeVirt plugin, eviction strategies', () => {
   });
 
   it('external: mark: marks an External VMI for its own controller with an eviction, and moves nothing of it', async () => {
-    w = await world({ vmis: [vm('vm-ext', { evictionStrategy: 'External' })] });
+    const w = await world({ vmis: [vm('vm-ext', { evictionStrategy: 'External' })] });
 
     const outcome = await w.plugin({ external: 'mark' }).evacuate({ name: 'node-1' }, context());
 
@@ -96,8 +92,8 @@ describe('KubeVirt plugin, eviction strategies', () => {
   });
 
   it('nonMigratable shutdown: deletes the launcher pod KubeVirt would never let the drain evict', async () => {
-    w = await world(everyKind);
-    const stuckPod = podOf('vm-stuck');
+    const w = await world(everyKind);
+    const stuckPod = podOf(w, 'vm-stuck');
 
     const outcome = await w.plugin({ nonMigratable: 'shutdown' }).evacuate({ name: 'node-1' }, context());
 
@@ -118,8 +114,8 @@ describe('KubeVirt plugin, eviction strategies', () => {
   });
 
   it('nonMigratable skip: leaves the VMI running and its launcher pod out of the drain', async () => {
-    w = await world(everyKind);
-    const stuckPod = podOf('vm-stuck');
+    const w = await world(everyKind);
+    const stuckPod = podOf(w, 'vm-stuck');
 
     const outcome = await w.plugin({ nonMigratable: 'skip' }).evacuate({ name: 'node-1' }, context());
 

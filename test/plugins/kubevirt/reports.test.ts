@@ -3,15 +3,11 @@
 // controller runs 2 per node); up to v1.8 its evacuation controller creates only as many as may
 // run. Either way a VMI waiting its turn is queued, not migrating, and its clock has not started.
 // The target shows from KubeVirt's handoff, read from the VMI's migrationState.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { WorkloadProgress } from '../../../src/core/plugin.ts';
-import { byName, context, migrationsOf, nodeOf, until, vm, world, type World } from './harness.ts';
+import { byName, context, migrationsOf, nodeOf, until, vm, worldPerTest } from './harness.ts';
 
-let w: World | undefined;
-afterEach(async () => {
-  await w?.close();
-  w = undefined;
-});
+const world = worldPerTest();
 
 const six = ['vm-1', 'vm-2', 'vm-3', 'vm-4', 'vm-5', 'vm-6'];
 const states = (r: readonly WorkloadProgress[]) => r.map((x) => x.state);
@@ -19,7 +15,7 @@ const count = (r: readonly WorkloadProgress[], state: string) => states(r).filte
 
 describe('KubeVirt plugin reports, v1.9 and v1.8', () => {
   it('v1.9: a node with 6 migratable VMIs shows 2 migrating and 4 queued by KubeVirt, then all moved', async () => {
-    w = await world({ vmis: six.map((n) => vm(n, { migrationSeconds: 20 })) });
+    const w = await world({ vmis: six.map((n) => vm(n, { migrationSeconds: 20 })) });
     const ctx = context();
 
     const outcome = await w.plugin().evacuate({ name: 'node-1' }, ctx);
@@ -35,15 +31,15 @@ describe('KubeVirt plugin reports, v1.9 and v1.8', () => {
       expect(q.startedAt).toBeUndefined(); // its clock starts past Pending
     }
     // KubeVirt had a migration for every VMI at once
-    expect(six.every((n) => migrationsOf(w!, n).length === 1)).toBe(true);
+    expect(six.every((n) => migrationsOf(w, n).length === 1)).toBe(true);
   });
 
   it('v1.8: the same node shows 2 migrating and 4 waiting for KubeVirt to create their migration, then all moved', async () => {
-    w = await world({ version: 'v1.8', vmis: six.map((n) => vm(n, { migrationSeconds: 20 })) });
+    const w = await world({ version: 'v1.8', vmis: six.map((n) => vm(n, { migrationSeconds: 20 })) });
     const ctx = context();
     let mostMigrations = 0;
     const off = w.sb.kube.store.subscribe('virtualmachineinstancemigrations.kubevirt.io', () => {
-      const open = w!.sb.kube.store
+      const open = w.sb.kube.store
         .list('virtualmachineinstancemigrations.kubevirt.io')
         .filter((m) => !['Succeeded', 'Failed'].includes((m.status as { phase?: string })?.phase ?? ''));
       mostMigrations = Math.max(mostMigrations, open.length);
@@ -61,7 +57,7 @@ describe('KubeVirt plugin reports, v1.9 and v1.8', () => {
   });
 
   it('shows the target node while the VMI migrates (from the VMI, before KubeVirt fills the VMIM)', async () => {
-    w = await world({ vmis: [vm('vm-a', { migrationSeconds: 30 })] });
+    const w = await world({ vmis: [vm('vm-a', { migrationSeconds: 30 })] });
     const ctx = context();
     const running = w.plugin().evacuate({ name: 'node-1' }, ctx);
 
@@ -69,7 +65,7 @@ describe('KubeVirt plugin reports, v1.9 and v1.8', () => {
     const during = await until('a migrating report with a target', () => {
       const found = ctx.reports.flat().find((x) => x.state === 'migrating' && x.target);
       if (found)
-        vmimTarget = (migrationsOf(w!, 'vm-a')[0]?.status as { migrationState?: { targetNode?: string } })
+        vmimTarget = (migrationsOf(w, 'vm-a')[0]?.status as { migrationState?: { targetNode?: string } })
           ?.migrationState?.targetNode;
       return found;
     });
@@ -83,7 +79,7 @@ describe('KubeVirt plugin reports, v1.9 and v1.8', () => {
   });
 
   it("says why a failed migration failed: KubeVirt's reason after the handoff, else where to find it", async () => {
-    w = await world({ vmis: [vm('vm-a', { failFirstAttempts: 1 })] });
+    const w = await world({ vmis: [vm('vm-a', { failFirstAttempts: 1 })] });
     const ctx = context();
 
     const outcome = await w.plugin().evacuate({ name: 'node-1' }, ctx);
@@ -98,7 +94,7 @@ describe('KubeVirt plugin reports, v1.9 and v1.8', () => {
   });
 
   it('a failure before the handoff (no node has room for the target) says "reason in Events"; the retry succeeds once there is room', async () => {
-    w = await world({ vmis: [vm('vm-a')] }, 200);
+    const w = await world({ vmis: [vm('vm-a')] }, 200);
     for (const n of ['node-2', 'node-3'])
       w.sb.kube.store.patch('nodes', undefined, n, 'application/merge-patch+json', {
         spec: { unschedulable: true },
@@ -134,7 +130,7 @@ describe('KubeVirt plugin, the deadline follows the guest memory', () => {
   const big = { vmis: [vm('vm-big', { memory: '16Gi', migrationSeconds: 35 * 60 })] };
 
   it('a 16 GiB VMI migrating for 35 min is not called failed by default (150 s per GiB + 600 s = 3000 s)', async () => {
-    w = await world(big, 2000);
+    const w = await world(big, 2000);
 
     const outcome = await w.plugin({ pollInterval: 30 }).evacuate({ name: 'node-1' }, context());
 
@@ -144,7 +140,7 @@ describe('KubeVirt plugin, the deadline follows the guest memory', () => {
   });
 
   it('a fixed kubevirt.migrationTimeout of 1800 s still calls it failed', async () => {
-    w = await world(big, 2000);
+    const w = await world(big, 2000);
 
     const outcome = await w
       .plugin({ pollInterval: 30, migrationTimeout: 1800 })

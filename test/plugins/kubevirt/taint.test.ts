@@ -1,6 +1,6 @@
 // Story: the drain taint, its key read from the KubeVirt CR, makes KubeVirt live-migrate the VMIs;
 // drainer follows them to the end and takes back only a taint it added itself.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   addForeignTaint,
   byName,
@@ -12,21 +12,16 @@ import {
   restoreCtx,
   taints,
   vm,
-  world,
-  type World,
+  worldPerTest,
 } from './harness.ts';
 
-let w: World | undefined;
-afterEach(async () => {
-  await w?.close();
-  w = undefined;
-});
+const world = worldPerTest();
 
 const KEY = 'example.org/evacuate';
 
 describe('KubeVirt plugin, taint trigger', () => {
   it('taints the node with the key from the KubeVirt CR and waits until every LiveMigrate VMI moved', async () => {
-    w = await world({ nodeDrainTaintKey: KEY, vmis: [vm('vm-a'), vm('vm-b'), vm('vm-c')] });
+    const w = await world({ nodeDrainTaintKey: KEY, vmis: [vm('vm-a'), vm('vm-b'), vm('vm-c')] });
     const ctx = context();
 
     const outcome = await w.plugin().evacuate({ name: 'node-1' }, ctx);
@@ -53,7 +48,7 @@ describe('KubeVirt plugin, taint trigger', () => {
   });
 
   it('restore removes the drain taint it added', async () => {
-    w = await world({ nodeDrainTaintKey: KEY, vmis: [vm('vm-a')] });
+    const w = await world({ nodeDrainTaintKey: KEY, vmis: [vm('vm-a')] });
     const plugin = w.plugin();
     const ctx = context();
     await plugin.evacuate({ name: 'node-1' }, ctx);
@@ -65,7 +60,7 @@ describe('KubeVirt plugin, taint trigger', () => {
   });
 
   it('never claims a drain taint that was already there, so restore leaves it', async () => {
-    w = await world({ nodeDrainTaintKey: KEY, vmis: [vm('vm-a')] });
+    const w = await world({ nodeDrainTaintKey: KEY, vmis: [vm('vm-a')] });
     addForeignTaint(w, KEY);
     const plugin = w.plugin();
     const ctx = context();
@@ -81,7 +76,7 @@ describe('KubeVirt plugin, taint trigger', () => {
 
   it('hands the launcher and hotplug-disk pods of a VMI it moves to itself, not those the pod drain stops', async () => {
     // vm-slow is still migrating when its time is up, so its pods are still on the node
-    w = await world({
+    const w = await world({
       vmis: [vm('vm-slow', { migrationSeconds: 3600 }), vm('vm-none', { evictionStrategy: 'None' })],
     });
     const launcher = launcherOf(w, 'vm-slow')!;
@@ -118,7 +113,7 @@ describe('KubeVirt plugin, taint trigger', () => {
   });
 
   it('dry run: reports what would move and changes nothing', async () => {
-    w = await world({ vmis: [vm('vm-a')] });
+    const w = await world({ vmis: [vm('vm-a')] });
     const ctx = context({ dryRun: true });
 
     const outcome = await w.plugin().evacuate({ name: 'node-1' }, ctx);
