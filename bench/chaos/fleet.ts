@@ -3,7 +3,7 @@
 // to the API server so it can be killed (-9: no cleanup reaches the API) or cut off with the rest.
 import { Writable } from 'node:stream';
 import { configSchema, type Config } from '../../src/config/schema.ts';
-import { createNodeAgent } from '../../src/core/node-agent.ts';
+import { createNodeAgent } from '../../src/core/agent/node-agent.ts';
 import { createKubeClients, type KubeClients } from '../../src/kube/client.ts';
 import { createLogger, type Logger } from '../../src/observability/logger.ts';
 import { Metrics } from '../../src/observability/metrics.ts';

@@ -6,7 +6,7 @@
 // what kinds they are).
 // The rack's Nova services are disabled by the operator first (README, Fleet maintenance), so the
 // servers go to the spare hosts and never move twice.
-import { parseRecord, STATE_ANNOTATION } from '../../src/core/record.ts';
+import { parseRecord, STATE_ANNOTATION } from '../../src/core/record/record.ts';
 import { createKubeClients } from '../../src/kube/client.ts';
 import type { KubeNode } from '../../src/kube/types.ts';
 import { runWatch } from '../../src/kube/watch.ts';

@@ -6,7 +6,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { parseRecord, STATE_ANNOTATION } from '../../src/core/record.ts';
+import { parseRecord, STATE_ANNOTATION } from '../../src/core/record/record.ts';
 import { demoConfig, startAgents } from '../../src/demo/agents.ts';
 import { gateName } from '../../src/kube/gate.ts';
 import { GATE_WATCH_SECONDS } from '../../src/core/gate/keeper.ts';

@@ -4,8 +4,8 @@
 // every os-migrateLive at once (as `nova host-evacuate-live` does). The plugin sleeps and reads time
 // on the emulation's scaled clock, so its poll is measured on the same time base as the migrations.
 import { configSchema } from '../../src/config/schema.ts';
-import { MemoryRecordStore, PluginHost, type HostOutcome } from '../../src/core/host.ts';
-import type { BackendPlugin } from '../../src/core/plugin.ts';
+import { MemoryRecordStore, PluginHost, type HostOutcome } from '../../src/core/backends/host.ts';
+import type { BackendPlugin } from '../../src/core/backends/plugin.ts';
 import type { Logger } from '../../src/observability/logger.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { createNovaPlugin } from '../../src/plugins/nova/index.ts';

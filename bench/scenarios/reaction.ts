@@ -6,7 +6,7 @@
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { STATE_ANNOTATION, EVACUATING_TAINT } from '../../src/core/record.ts';
+import { STATE_ANNOTATION, EVACUATING_TAINT } from '../../src/core/record/record.ts';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.ts';
 import { startDaemon } from '../lib/daemon.ts';
 import { setUnschedulable } from '../lib/kube.ts';

@@ -5,7 +5,7 @@ import { loadConfig, type Flags } from '../config/load.ts';
 import { processEnv } from '../config/process-env.ts';
 import type { Config } from '../config/schema.ts';
 import { ExitCode, isBadInput } from '../errors.ts';
-import type { BackendPlugin } from '../core/plugin.ts';
+import type { BackendPlugin } from '../core/backends/plugin.ts';
 import type { KubeClients } from '../kube/client.ts';
 import type { KubeHttpOptions } from '../kube/http.ts';
 import { errorLines, wantsStack } from './error-lines.ts';

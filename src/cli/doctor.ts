@@ -4,7 +4,7 @@
 import type { Argv, CommandModule } from 'yargs';
 import { kubeTarget } from '../config/kube-target.ts';
 import type { Config } from '../config/schema.ts';
-import { isDisabledByDrainer } from '../core/stranded.ts';
+import { isDisabledByDrainer } from '../core/restore/stranded.ts';
 import { checkInvariants } from '../invariants/check.ts';
 import { hostOfNode, recordOf } from '../invariants/hosts.ts';
 import { checkOptionsOf } from '../invariants/options.ts';

@@ -1,10 +1,10 @@
-// The Kubernetes path of `drainer run-once` (restore.ts calls core/once.ts directly): when
+// The Kubernetes path of `drainer run-once` (restore.ts calls core/agent/once.ts directly): when
 // Kubernetes access is configured (kubeconfig, KUBECONFIG or in-cluster), run the agent's reconcile
 // of the node once, so the record lands on the Node and a daemon later resumes or undoes this work.
 import { kubeTarget } from '../config/kube-target.ts';
 import type { Config } from '../config/schema.ts';
-import { describeRecord, evacuateOnce } from '../core/once.ts';
-import type { BackendPlugin } from '../core/plugin.ts';
+import { describeRecord, evacuateOnce } from '../core/agent/once.ts';
+import type { BackendPlugin } from '../core/backends/plugin.ts';
 import { createKubeClients, type KubeClients } from '../kube/client.ts';
 import type { KubeHttpOptions } from '../kube/http.ts';
 import { targetOptions } from '../kube/target-options.ts';

@@ -3,7 +3,7 @@
 // Kubernetes the Node's labels and annotations decide, so the flags are refused there (one line,
 // exit 2) rather than silently ignored or let to contradict the Node.
 import type { Argv } from 'yargs';
-import type { NodeRef } from '../core/plugin.ts';
+import type { NodeRef } from '../core/backends/plugin.ts';
 import { MIGRATION_MODE_KEY, REBOOT_KEY } from '../names.ts';
 
 export interface NodeFlagArgs {

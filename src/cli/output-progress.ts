@@ -1,6 +1,6 @@
 // Progress of run-once. On a terminal: one line per workload, redrawn in place (state, source →
 // target, seconds). Elsewhere: a JSON log line whenever a workload changes state.
-import type { WorkloadProgress } from '../core/plugin.ts';
+import type { WorkloadProgress } from '../core/backends/plugin.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { OutStream } from './context.ts';
 

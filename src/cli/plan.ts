@@ -1,12 +1,12 @@
-// `drainer plan`: the dry run of the real thing (core/preflight.ts), as a table, JSON or YAML.
+// `drainer plan`: the dry run of the real thing (core/preflight/preflight.ts), as a table, JSON or YAML.
 // Exit codes: 0 it would succeed, 3 it would be refused or blocked (the reasons are printed),
 // 1 it could not find out (an API failed), 2 bad input.
 import yaml from 'js-yaml';
 import type { Argv, CommandModule } from 'yargs';
 import { ExitCode } from '../errors.ts';
 import { gateProbe } from '../core/gate/probe.ts';
-import { PluginHost } from '../core/host.ts';
-import { planExitCode, preflight, type PreflightReport } from '../core/preflight.ts';
+import { PluginHost } from '../core/backends/host.ts';
+import { planExitCode, preflight, type PreflightReport } from '../core/preflight/preflight.ts';
 import {
   cliLogger,
   commandPlugins,

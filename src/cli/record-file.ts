@@ -4,8 +4,8 @@
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ConfigError } from '../errors.ts';
-import { MemoryRecordStore } from '../core/host.ts';
-import type { PluginRecord } from '../core/plugin.ts';
+import { MemoryRecordStore } from '../core/backends/host.ts';
+import type { PluginRecord } from '../core/backends/plugin.ts';
 
 export const defaultStateFile = (cwd: string, node: string): string =>
   path.resolve(cwd, '.drainer-state', `${node.replace(/[^A-Za-z0-9._-]/g, '_')}.json`);

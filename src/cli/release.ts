@@ -5,7 +5,7 @@ import type { Argv, CommandModule } from 'yargs';
 import { ConfigError, ExitCode } from '../errors.ts';
 import { releaseGateNow, type Remaining } from '../core/gate/release.ts';
 import { toMove } from '../core/gate/step.ts';
-import { PluginHost } from '../core/host.ts';
+import { PluginHost } from '../core/backends/host.ts';
 import type { KubeClients } from '../kube/client.ts';
 import type { Logger } from '../observability/logger.ts';
 import {

@@ -2,9 +2,9 @@
 // service only if its disabled reason is still ours). Same Kubernetes seam as run-once.
 import type { CommandModule } from 'yargs';
 import { ExitCode, isBadInput } from '../errors.ts';
-import { PluginHost, type RecordStore, type RestoreResult } from '../core/host.ts';
-import type { BackendPlugin } from '../core/plugin.ts';
-import { restoreOnce } from '../core/once.ts';
+import { PluginHost, type RecordStore, type RestoreResult } from '../core/backends/host.ts';
+import type { BackendPlugin } from '../core/backends/plugin.ts';
+import { restoreOnce } from '../core/agent/once.ts';
 import type { Logger } from '../observability/logger.ts';
 import {
   type CliIo,

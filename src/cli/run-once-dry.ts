@@ -5,9 +5,9 @@
 // Exit codes as run-once's: 0 it would go through, 1 it would stop (refused, or unknown), 2 bad input.
 import { ExitCode } from '../errors.ts';
 import { gateProbe } from '../core/gate/probe.ts';
-import { PluginHost } from '../core/host.ts';
-import type { BackendPlugin, NodeRef } from '../core/plugin.ts';
-import { preflight, type PreflightReport } from '../core/preflight.ts';
+import { PluginHost } from '../core/backends/host.ts';
+import type { BackendPlugin, NodeRef } from '../core/backends/plugin.ts';
+import { preflight, type PreflightReport } from '../core/preflight/preflight.ts';
 import type { Config } from '../config/schema.ts';
 import type { KubeClients } from '../kube/client.ts';
 import type { Logger } from '../observability/logger.ts';

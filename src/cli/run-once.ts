@@ -7,13 +7,13 @@
 // Kubernetes seam (for the daemon/reconciler owner): `RunOnceDeps.records` and `RunOnceDeps.kube`.
 // A `--cordon` flag would go in `stateFileOption`'s neighbour below; when kube access is configured,
 // build the clients (src/kube/client.ts), return them from `kube` (the KubeVirt plugin is then built
-// too) and return a NodeRecordStore (src/core/record.ts) from `records`, so a later daemon resumes our record.
+// too) and return a NodeRecordStore (src/core/record/record.ts) from `records`, so a later daemon resumes our record.
 import type { Argv, CommandModule } from 'yargs';
 import type { Config } from '../config/schema.ts';
-import { judgeCapacity } from '../core/capacity.ts';
+import { judgeCapacity } from '../core/preflight/capacity.ts';
 import { ExitCode, isBadInput } from '../errors.ts';
-import { type HostOutcome, PluginHost, type RecordStore } from '../core/host.ts';
-import type { BackendPlugin, NodeRef } from '../core/plugin.ts';
+import { type HostOutcome, PluginHost, type RecordStore } from '../core/backends/host.ts';
+import type { BackendPlugin, NodeRef } from '../core/backends/plugin.ts';
 import { declaredNode, withNodeFlags, type NodeFlagArgs } from './node-flags.ts';
 import type { KubeClients } from '../kube/client.ts';
 import type { KubeHttpOptions } from '../kube/http.ts';

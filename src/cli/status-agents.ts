@@ -1,7 +1,7 @@
 // The AGENT column of `drainer status`: the agents' node Leases, read once (one-shot) or kept by a
 // watch (--watch). Where they cannot be read (no rights there) there is no AGENT column.
-import { agentStates, type AgentState } from '../core/fleet-view.ts';
-import { NODE_LEASE_COMPONENT } from '../core/node-lease.ts';
+import { agentStates, type AgentState } from '../core/fleet/fleet-view.ts';
+import { NODE_LEASE_COMPONENT } from '../core/agent/node-lease.ts';
 import type { KubeClients } from '../kube/client.ts';
 import { leasesPath, listLeases, type KubeLease } from '../kube/lease.ts';
 import { runWatch } from '../kube/watch.ts';

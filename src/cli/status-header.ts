@@ -5,7 +5,7 @@ import type { FleetConfig } from '../config/schema.ts';
 import { activeFreezes, nextStart } from '../core/fleet/calendar.ts';
 import { parseVerdict, type Verdict } from '../core/fleet/shared-verdict.ts';
 import { anyOpen, inText, localText, nextOpening } from '../core/fleet/window.ts';
-import type { FleetRow } from '../core/fleet-view.ts';
+import type { FleetRow } from '../core/fleet/fleet-view.ts';
 import type { KubeLease } from '../kube/lease.ts';
 import type { KubeClients } from '../kube/client.ts';
 import { BLOCKERS_LEASE } from '../core/fleet/shared-verdict.ts';

@@ -1,7 +1,7 @@
 // How `drainer status` prints the fleet: an aligned table for people, JSON or YAML for scripts.
 import yaml from 'js-yaml';
-import { copyText, memoryText } from '../core/copy-text.ts';
-import type { FleetRow } from '../core/fleet-view.ts';
+import { copyText, memoryText } from '../core/backends/copy-text.ts';
+import type { FleetRow } from '../core/fleet/fleet-view.ts';
 import { renderTable } from '../output/table.ts';
 import { headerLine, type FleetGateView } from './status-header.ts';
 

@@ -1,8 +1,8 @@
 // One drainer agent per sandbox node, in this process, wired as `drainer daemon` wires one
 // (createNodeAgent with the registry's plugins), each with its own Kubernetes client and metrics.
 import { configSchema, type Config } from '../config/schema.ts';
-import type { Agent } from '../core/agent.ts';
-import { createNodeAgent } from '../core/node-agent.ts';
+import type { Agent } from '../core/agent/agent.ts';
+import { createNodeAgent } from '../core/agent/node-agent.ts';
 import { createKubeClients } from '../kube/client.ts';
 import type { Logger } from '../observability/logger.ts';
 import { Metrics } from '../observability/metrics.ts';

@@ -1,7 +1,7 @@
 // Live progress: on a terminal, one line per server/VMI and a bar for the pods, redrawn in place;
 // elsewhere (pipes, CI logs) one plain line per change. The phase line names the fleet slot.
 import type { OutStream } from '../output/stream.ts';
-import { copyText } from '../core/copy-text.ts';
+import { copyText } from '../core/backends/copy-text.ts';
 import type { ItemState, PodProgress, Snapshot, TrackedItem } from './tracker.ts';
 
 export interface ProgressView {

@@ -1,7 +1,7 @@
 // The demo's closing table: what moved where and how long it took, the two phases' durations, and
 // the API calls the agents made (from the sandbox's own request logs).
 import { renderTable } from '../output/table.ts';
-import type { NodeRecord } from '../core/record.ts';
+import type { NodeRecord } from '../core/record/record.ts';
 import type { Sandbox } from '../sandbox/index.ts';
 import type { RequestLogEntry } from '../sandbox/openstack/index.ts';
 import { kubeCall, openstackCall, tally } from './api-calls.ts';

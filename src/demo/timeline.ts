@@ -1,7 +1,7 @@
 // The nodes' phases as the API server stored them: every change of every Node record, in the
 // store's order, stamped with the simulated clock (an in-process watch, so it adds no requests).
 // The fleet act reads from it who waited for whom, and how long.
-import { parseRecord, STATE_ANNOTATION, type Phase } from '../core/record.ts';
+import { parseRecord, STATE_ANNOTATION, type Phase } from '../core/record/record.ts';
 import type { Sandbox } from '../sandbox/index.ts';
 
 export type NodePhase = Phase | 'InService';

@@ -3,7 +3,7 @@
 // server and VMI that was on the node, how many of its pods have been evicted, and who holds the
 // fleet's evacuation slots.
 import { holderNode } from '../core/fleet/budget.ts';
-import { parseRecord, STATE_ANNOTATION, type NodeRecord, type Phase } from '../core/record.ts';
+import { parseRecord, STATE_ANNOTATION, type NodeRecord, type Phase } from '../core/record/record.ts';
 import type { Sandbox } from '../sandbox/index.ts';
 import type { KubeObject } from '../sandbox/kube/types.ts';
 import type { MigrationView } from '../sandbox/openstack/index.ts';

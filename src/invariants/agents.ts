@@ -1,6 +1,6 @@
 // Is a node's agent alive? Its node Lease (drainer-node-<node>) renewed within its duration, with
 // some slack for the difference between the reader's clock and the agent's.
-import { nodeLeaseName } from '../core/node-lease.ts';
+import { nodeLeaseName } from '../core/agent/node-lease.ts';
 import type { CheckOptions, World, WorldLease } from './world.ts';
 
 const DEFAULT_SLACK_S = 30;

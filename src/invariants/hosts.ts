@@ -1,6 +1,6 @@
 // Which nova-compute host is a node's, and where a server or VMI was at a given moment, from what
 // Nova and KubeVirt record (migration records with their end times) rather than from drainer's word.
-import type { NodeRecord } from '../core/record.ts';
+import type { NodeRecord } from '../core/record/record.ts';
 import type { CheckOptions, World, WorldMigration, WorldNode } from './world.ts';
 
 /** Migration statuses after which the server runs on the destination. */

@@ -1,7 +1,7 @@
 // Reads the Kubernetes half of a World with GETs only: Nodes (with their records), NodeMaintenances,
 // the gate pods and PDBs and the Leases in drainer's namespace, the Events of Nodes, and KubeVirt's
 // VMIs and migrations where KubeVirt is installed.
-import { readRecord, STATE_ANNOTATION } from '../core/record.ts';
+import { readRecord, STATE_ANNOTATION } from '../core/record/record.ts';
 import { isForbiddenError, isNotFoundError } from '../errors.ts';
 import type { KubeClients } from '../kube/client.ts';
 import { GATE_COMPONENT, pdbsPath, podsPath } from '../kube/gate.ts';

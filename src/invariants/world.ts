@@ -1,6 +1,6 @@
 // The World: one snapshot of everything drainer's promises are about, as plain data. Read from the
 // live APIs (drainer doctor) or the sandbox (tests); the invariants are pure functions over it.
-import type { RecordRead } from '../core/record.ts';
+import type { RecordRead } from '../core/record/record.ts';
 
 export interface WorldNode {
   readonly name: string;

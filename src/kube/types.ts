@@ -95,7 +95,7 @@ export interface NodeMaintenance extends KubeObject {
   status?: NodeMaintenanceStatus;
 }
 
-/** What an Event is about (core/objects.ts re-exports it). */
+/** What an Event is about (core/cluster/objects.ts re-exports it). */
 export interface ObjectRef {
   readonly apiVersion: string;
   readonly kind: string;

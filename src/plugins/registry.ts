@@ -2,7 +2,7 @@
 // concrete plugins. Factories can be swapped (tests, the sandbox) through `deps.factories`.
 import type { Config, KubevirtConfig, NovaConfig, OpenStackConfig } from '../config/schema.ts';
 import { ConfigError, type ConfigIssue } from '../errors.ts';
-import type { BackendPlugin } from '../core/plugin.ts';
+import type { BackendPlugin } from '../core/backends/plugin.ts';
 import type { KubeClients } from '../kube/client.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { ApiRequestHook, Metrics } from '../observability/metrics.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AuthError, ForbiddenError, TransientError } from '../../src/errors.ts';
-import type { BackendPlugin, EvacuationContext, Outcome, Plan } from '../../src/core/plugin.ts';
+import type { BackendPlugin, EvacuationContext, Outcome, Plan } from '../../src/core/backends/plugin.ts';
 import { cli } from './harness.ts';
 
 const plan: Plan = {

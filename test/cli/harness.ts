@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { main } from '../../src/cli/main.ts';
-import type { BackendPlugin } from '../../src/core/plugin.ts';
+import type { BackendPlugin } from '../../src/core/backends/plugin.ts';
 import type { Config } from '../../src/config/schema.ts';
 
 export class Capture {

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { gateView, headerLine } from '../../src/cli/status-header.ts';
 import { renderStatus } from '../../src/cli/status-render.ts';
-import type { FleetRow } from '../../src/core/fleet-view.ts';
+import type { FleetRow } from '../../src/core/fleet/fleet-view.ts';
 import { configSchema } from '../../src/config/schema.ts';
 
 const fleet = (f: object) => configSchema.parse({ fleet: f }).fleet;

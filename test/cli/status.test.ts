@@ -9,7 +9,7 @@ import { promisify } from 'node:util';
 import yaml from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.ts';
-import { STATE_ANNOTATION } from '../../src/core/record.ts';
+import { STATE_ANNOTATION } from '../../src/core/record/record.ts';
 import { setAnnotation } from '../../src/kube/node.ts';
 import { gateName, gatePdb, gatePod, pdbsPath, podsPath } from '../../src/kube/gate.ts';
 import type { KubeObject } from '../../src/kube/types.ts';

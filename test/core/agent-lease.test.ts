@@ -2,9 +2,9 @@
 // (its watches run, so it is ready) and does nothing; losing the Lease stops the agent at once.
 import { describe, expect, it } from 'vitest';
 import { configSchema } from '../../src/config/schema.ts';
-import { Agent } from '../../src/core/agent.ts';
+import { Agent } from '../../src/core/agent/agent.ts';
 import type { Slot } from '../../src/core/fleet/types.ts';
-import { Reconciler } from '../../src/core/reconciler.ts';
+import { Reconciler } from '../../src/core/agent/reconciler.ts';
 import { NodeHeldError } from '../../src/errors.ts';
 import { FakeCluster, FakeHost, FakeSources, quietLogger, succeeded } from './fakes.ts';
 

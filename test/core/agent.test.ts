@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { configSchema } from '../../src/config/schema.ts';
-import { Agent } from '../../src/core/agent.ts';
-import { Reconciler } from '../../src/core/reconciler.ts';
-import { STATE_ANNOTATION } from '../../src/core/record.ts';
+import { Agent } from '../../src/core/agent/agent.ts';
+import { Reconciler } from '../../src/core/agent/reconciler.ts';
+import { STATE_ANNOTATION } from '../../src/core/record/record.ts';
 import { FakeCluster, FakeHost, FakeSources, quietLogger, succeeded, type FakePlugin } from './fakes.ts';
 
 function start(plugins: FakePlugin[]) {

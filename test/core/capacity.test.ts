@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { configSchema } from '../../src/config/schema.ts';
-import type { CapacityVerdict, Plan } from '../../src/core/plugin.ts';
-import { Reconciler } from '../../src/core/reconciler.ts';
-import { EVACUATING_TAINT, type NodeRecord } from '../../src/core/record.ts';
+import type { CapacityVerdict, Plan } from '../../src/core/backends/plugin.ts';
+import { Reconciler } from '../../src/core/agent/reconciler.ts';
+import { EVACUATING_TAINT, type NodeRecord } from '../../src/core/record/record.ts';
 import { failedAfterChanges, FakeCluster, FakeHost, quietLogger, succeeded } from './fakes.ts';
 
 const SHORT = 'nova: 1 of 2 servers does not fit: db-7 (16 vCPU, 64 GiB RAM) needs a host with 16 vCPU free';

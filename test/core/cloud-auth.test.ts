@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AuthError, TransientError } from '../../src/errors.ts';
-import { CloudAuth } from '../../src/core/cloud-auth.ts';
-import type { BackendPlugin } from '../../src/core/plugin.ts';
+import { CloudAuth } from '../../src/core/cluster/cloud-auth.ts';
+import type { BackendPlugin } from '../../src/core/backends/plugin.ts';
 import { captureLogger } from '../plugins/nova/helpers.ts';
 
 function plugin(check: () => Promise<void>): BackendPlugin & { calls: number } {

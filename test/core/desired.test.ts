@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { desiredState, viewMaintenances } from '../../src/core/desired.ts';
-import type { MaintenanceObject, NodeObject } from '../../src/core/objects.ts';
-import { newRecord } from '../../src/core/record.ts';
+import { desiredState, viewMaintenances } from '../../src/core/agent/desired.ts';
+import type { MaintenanceObject, NodeObject } from '../../src/core/cluster/objects.ts';
+import { newRecord } from '../../src/core/record/record.ts';
 
 const node = (unschedulable = false): NodeObject => ({ metadata: { name: 'n1' }, spec: { unschedulable } });
 const nm = (

@@ -1,7 +1,13 @@
 // Test doubles for the core: an in-memory Cluster (the port the reconciler talks to) and a
 // scripted plugin host. Kubernetes behaviour itself is tested against the sandbox API server.
 import { Writable } from 'node:stream';
-import type { Cluster, DrainOutcome, EventReason, NodeChange, PodId } from '../../src/core/cluster.ts';
+import type {
+  Cluster,
+  DrainOutcome,
+  EventReason,
+  NodeChange,
+  PodId,
+} from '../../src/core/cluster/cluster.ts';
 import { ConflictError } from '../../src/errors.ts';
 import type {
   MaintenanceObject,
@@ -9,10 +15,10 @@ import type {
   NodeObject,
   ObjectRef,
   Taint,
-} from '../../src/core/objects.ts';
-import { PluginHost } from '../../src/core/host.ts';
-import { parseRecord, STATE_ANNOTATION, type NodeRecord } from '../../src/core/record.ts';
-import type { EvacuationHost } from '../../src/core/run-context.ts';
+} from '../../src/core/cluster/objects.ts';
+import { PluginHost } from '../../src/core/backends/host.ts';
+import { parseRecord, STATE_ANNOTATION, type NodeRecord } from '../../src/core/record/record.ts';
+import type { EvacuationHost } from '../../src/core/agent/run-context.ts';
 import type {
   BackendPlugin,
   NodeRef,
@@ -22,9 +28,9 @@ import type {
   StrandedChange,
   StrandedOptions,
   WorkloadProgress,
-} from '../../src/core/plugin.ts';
+} from '../../src/core/backends/plugin.ts';
 import { createLogger, type Logger } from '../../src/observability/logger.ts';
-import type { WatchCallbacks, WatchSources } from '../../src/core/agent.ts';
+import type { WatchCallbacks, WatchSources } from '../../src/core/agent/agent.ts';
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] extends object ? Mutable<T[K]> : T[K] };
 export type JsonNode = Mutable<NodeObject> & {

@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FleetBudget } from '../../src/core/fleet/budget.ts';
 import { kubeFleetApi } from '../../src/core/fleet/kube-port.ts';
 import type { FleetApi, Slot, SlotWait } from '../../src/core/fleet/types.ts';
-import { QUEUED_LABEL } from '../../src/core/record.ts';
+import { QUEUED_LABEL } from '../../src/core/record/record.ts';
 import { MERGE_PATCH } from '../../src/kube/http.ts';
 import { node, startFixture, type KubeFixture } from '../kube/sandbox.ts';
 import { until } from '../kube/helpers.ts';

@@ -4,8 +4,13 @@
 import { describe, expect, it } from 'vitest';
 import { configSchema } from '../../src/config/schema.ts';
 import type { EvacuationBudget, Slot, SlotWait } from '../../src/core/fleet/types.ts';
-import { Reconciler } from '../../src/core/reconciler.ts';
-import { parseRecord, QUEUED_LABEL, STATE_ANNOTATION, type NodeRecord } from '../../src/core/record.ts';
+import { Reconciler } from '../../src/core/agent/reconciler.ts';
+import {
+  parseRecord,
+  QUEUED_LABEL,
+  STATE_ANNOTATION,
+  type NodeRecord,
+} from '../../src/core/record/record.ts';
 import { FakeCluster, FakeHost, quietLogger, succeeded } from './fakes.ts';
 
 const SLOT = 'drainer-evacuation-0';

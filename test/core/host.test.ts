@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AuthError } from '../../src/errors.ts';
-import { MemoryRecordStore, PluginHost } from '../../src/core/host.ts';
-import type { BackendPlugin, EvacuationContext, Outcome, Plan } from '../../src/core/plugin.ts';
+import { MemoryRecordStore, PluginHost } from '../../src/core/backends/host.ts';
+import type { BackendPlugin, EvacuationContext, Outcome, Plan } from '../../src/core/backends/plugin.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { Metrics } from '../../src/observability/metrics.ts';
 

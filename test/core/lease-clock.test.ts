@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FleetBudget } from '../../src/core/fleet/budget.ts';
 import { kubeFleetApi } from '../../src/core/fleet/kube-port.ts';
 import type { Slot } from '../../src/core/fleet/types.ts';
-import { NodeLease } from '../../src/core/node-lease.ts';
+import { NodeLease } from '../../src/core/agent/node-lease.ts';
 import { node, startFixture, type KubeFixture } from '../kube/sandbox.ts';
 import { quietLogger } from './fakes.ts';
 

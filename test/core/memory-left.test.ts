@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { memoryText } from '../../src/core/copy-text.ts';
-import { MemoryFall, memoryLeft } from '../../src/core/memory-left.ts';
-import type { WorkloadProgress } from '../../src/core/plugin.ts';
+import { memoryText } from '../../src/core/backends/copy-text.ts';
+import { MemoryFall, memoryLeft } from '../../src/core/backends/memory-left.ts';
+import type { WorkloadProgress } from '../../src/core/backends/plugin.ts';
 
 const GIB = 1024 ** 3;
 const vm = (

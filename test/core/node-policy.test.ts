@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { optedOut, optOutReason } from '../../src/core/desired.ts';
-import { migrationMode, nodeRef } from '../../src/core/node-policy.ts';
+import { optedOut, optOutReason } from '../../src/core/agent/desired.ts';
+import { migrationMode, nodeRef } from '../../src/core/backends/node-policy.ts';
 
 const node = (labels: Record<string, string> = {}, annotations: Record<string, string> = {}) => ({
   metadata: { name: 'n1', labels, annotations },

@@ -3,9 +3,9 @@
 // writes its old record back; a Node change that left the record alone costs a re-read, not the write.
 import { describe, expect, it } from 'vitest';
 import { configSchema } from '../../src/config/schema.ts';
-import { Reconciler } from '../../src/core/reconciler.ts';
-import type { PluginRecord } from '../../src/core/plugin.ts';
-import { STATE_ANNOTATION } from '../../src/core/record.ts';
+import { Reconciler } from '../../src/core/agent/reconciler.ts';
+import type { PluginRecord } from '../../src/core/backends/plugin.ts';
+import { STATE_ANNOTATION } from '../../src/core/record/record.ts';
 import { RecordConflictError } from '../../src/errors.ts';
 import { FakeCluster, FakeHost, quietLogger, succeeded } from './fakes.ts';
 

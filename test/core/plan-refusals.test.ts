@@ -4,9 +4,9 @@
 import { describe, expect, it } from 'vitest';
 import { configSchema } from '../../src/config/schema.ts';
 import { AuthError } from '../../src/errors.ts';
-import type { Outcome, Plan, WorkloadProgress } from '../../src/core/plugin.ts';
-import { Reconciler } from '../../src/core/reconciler.ts';
-import { EVACUATING_TAINT } from '../../src/core/record.ts';
+import type { Outcome, Plan, WorkloadProgress } from '../../src/core/backends/plugin.ts';
+import { Reconciler } from '../../src/core/agent/reconciler.ts';
+import { EVACUATING_TAINT } from '../../src/core/record/record.ts';
 import {
   failedAfterChanges,
   FakeCluster,

@@ -3,8 +3,8 @@
 // must not turn "would succeed" into "could not find out".
 import { describe, expect, it } from 'vitest';
 import { configSchema } from '../../src/config/schema.ts';
-import { PluginHost } from '../../src/core/host.ts';
-import { planExitCode, preflight, type GateProbe } from '../../src/core/preflight.ts';
+import { PluginHost } from '../../src/core/backends/host.ts';
+import { planExitCode, preflight, type GateProbe } from '../../src/core/preflight/preflight.ts';
 import { ApiError } from '../../src/errors.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 

@@ -1,9 +1,9 @@
 // The record's per-plugin progress (what `drainer status` shows): counted from the plugins'
 // reports and written only when a count changes.
 import { describe, expect, it } from 'vitest';
-import type { WorkloadProgress } from '../../src/core/plugin.ts';
-import { countProgress, ProgressRecord } from '../../src/core/progress-record.ts';
-import { newRecord, NodeRecordStore, parseRecord } from '../../src/core/record.ts';
+import type { WorkloadProgress } from '../../src/core/backends/plugin.ts';
+import { countProgress, ProgressRecord } from '../../src/core/record/progress-record.ts';
+import { newRecord, NodeRecordStore, parseRecord } from '../../src/core/record/record.ts';
 import { quietLogger } from './fakes.ts';
 
 const w = (id: string, state: WorkloadProgress['state']): WorkloadProgress => ({

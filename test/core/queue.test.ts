@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { KeyedQueue, type Handler } from '../../src/core/queue.ts';
+import { KeyedQueue, type Handler } from '../../src/core/agent/queue.ts';
 import { quietLogger } from './fakes.ts';
 
 function queue(handler: Handler, opts: { onBusy?: (k: string) => void } = {}) {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { configSchema } from '../../src/config/schema.ts';
-import { MAINTENANCE_FINALIZER, type MaintenanceMode } from '../../src/core/desired.ts';
-import { Reconciler } from '../../src/core/reconciler.ts';
-import { EVACUATING_TAINT, STATE_ANNOTATION } from '../../src/core/record.ts';
-import type { PluginRecord } from '../../src/core/plugin.ts';
+import { MAINTENANCE_FINALIZER, type MaintenanceMode } from '../../src/core/agent/desired.ts';
+import { Reconciler } from '../../src/core/agent/reconciler.ts';
+import { EVACUATING_TAINT, STATE_ANNOTATION } from '../../src/core/record/record.ts';
+import type { PluginRecord } from '../../src/core/backends/plugin.ts';
 import { failedOne, FakeCluster, FakeHost, quietLogger, succeeded, type FakePlugin } from './fakes.ts';
 
 function setup(
@@ -467,7 +467,7 @@ describe('reconciler: NodeMaintenance (mode own)', () => {
 
 describe('reconciler: dry run', () => {
   it('changes nothing in the cluster but still walks the steps once', async () => {
-    const { dryRunCluster } = await import('../../src/core/dry-run-cluster.ts');
+    const { dryRunCluster } = await import('../../src/core/cluster/dry-run-cluster.ts');
     const cluster = new FakeCluster();
     cluster.addNode('node-7', { unschedulable: true });
     const host = new FakeHost([{ name: 'nova', evacuate: async () => succeeded('nova') }]);

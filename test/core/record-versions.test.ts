@@ -3,9 +3,9 @@
 // it does not know.
 import { describe, expect, it } from 'vitest';
 import { configSchema } from '../../src/config/schema.ts';
-import { Reconciler } from '../../src/core/reconciler.ts';
-import type { PluginRecord } from '../../src/core/plugin.ts';
-import { EVACUATING_TAINT, RECORD_SCHEMA, STATE_ANNOTATION } from '../../src/core/record.ts';
+import { Reconciler } from '../../src/core/agent/reconciler.ts';
+import type { PluginRecord } from '../../src/core/backends/plugin.ts';
+import { EVACUATING_TAINT, RECORD_SCHEMA, STATE_ANNOTATION } from '../../src/core/record/record.ts';
 import { RecordUnreadableError } from '../../src/errors.ts';
 import { UNREADABLE_ANNOTATION } from '../../src/names.ts';
 import { FakeCluster, FakeHost, quietLogger, succeeded } from './fakes.ts';

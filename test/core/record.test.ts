@@ -6,7 +6,7 @@ import {
   QUEUED_LABEL,
   queuedLabel,
   serializeRecord,
-} from '../../src/core/record.ts';
+} from '../../src/core/record/record.ts';
 
 describe('node record', () => {
   it('reads back what it wrote', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { NotFoundError, TransientError } from '../../src/errors.ts';
-import { retryTransient } from '../../src/core/retry.ts';
+import { retryTransient } from '../../src/core/agent/retry.ts';
 
 const details = { api: 'kubernetes' };
 

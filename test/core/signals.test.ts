@@ -3,10 +3,10 @@
 // cancel; a lost fleet slot is logged as a lost slot.
 import { describe, expect, it } from 'vitest';
 import { configSchema } from '../../src/config/schema.ts';
-import type { NodeChange } from '../../src/core/cluster.ts';
+import type { NodeChange } from '../../src/core/cluster/cluster.ts';
 import type { EvacuationBudget, Slot } from '../../src/core/fleet/types.ts';
-import { Reconciler } from '../../src/core/reconciler.ts';
-import { STATE_ANNOTATION } from '../../src/core/record.ts';
+import { Reconciler } from '../../src/core/agent/reconciler.ts';
+import { STATE_ANNOTATION } from '../../src/core/record/record.ts';
 import {
   captureLogger,
   failedOne,

@@ -2,10 +2,10 @@
 // when the node is in service, tells it in an Event either way, and `drainer status` shows it.
 import { describe, expect, it } from 'vitest';
 import { configSchema } from '../../src/config/schema.ts';
-import { fleetRows } from '../../src/core/fleet-view.ts';
-import { Reconciler } from '../../src/core/reconciler.ts';
-import { strandedAction } from '../../src/core/stranded.ts';
-import type { StrandedChange } from '../../src/core/plugin.ts';
+import { fleetRows } from '../../src/core/fleet/fleet-view.ts';
+import { Reconciler } from '../../src/core/agent/reconciler.ts';
+import { strandedAction } from '../../src/core/restore/stranded.ts';
+import type { StrandedChange } from '../../src/core/backends/plugin.ts';
 import { IGNORE_LABEL, STRANDED_ANNOTATION } from '../../src/names.ts';
 import { FakeCluster, FakeHost, quietLogger, succeeded } from './fakes.ts';
 

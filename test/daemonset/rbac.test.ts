@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import yaml from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseRecord, STATE_ANNOTATION } from '../../src/core/record.ts';
+import { parseRecord, STATE_ANNOTATION } from '../../src/core/record/record.ts';
 import { startAgents, demoConfig, type DemoAgents } from '../../src/demo/agents.ts';
 import { kubeCall, type KubeCall } from '../../src/demo/api-calls.ts';
 import { createLogger } from '../../src/observability/logger.ts';

@@ -3,7 +3,7 @@
 // first change, as the capacity verdict is: Failed EvacuationBlocked, nova-compute still enabled,
 // no taint, no server touched; and refused again at the next resync.
 import { afterEach, describe, expect, it } from 'vitest';
-import { EVACUATING_TAINT } from '../../src/core/record.ts';
+import { EVACUATING_TAINT } from '../../src/core/record/record.ts';
 import type { KubeList } from '../../src/kube/types.ts';
 import { startStack, until, type EventObject, type Stack } from './stack.ts';
 

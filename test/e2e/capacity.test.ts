@@ -8,7 +8,7 @@ import path from 'node:path';
 import yaml from 'js-yaml';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cli } from '../cli/harness.ts';
-import { EVACUATING_TAINT } from '../../src/core/record.ts';
+import { EVACUATING_TAINT } from '../../src/core/record/record.ts';
 import type { NodeMaintenance } from '../../src/kube/types.ts';
 import { NM_PATH, nodeMaintenance, smallWorld } from './scenario.ts';
 import { nodeEvents, startStack, until, type Stack } from './stack.ts';

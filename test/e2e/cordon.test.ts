@@ -1,7 +1,7 @@
 // Story: an operator cordons a node; drainer moves its Nova servers, then evicts its pods; an
 // uncordon puts back exactly what drainer changed.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EVACUATING_TAINT } from '../../src/core/record.ts';
+import { EVACUATING_TAINT } from '../../src/core/record/record.ts';
 import type { KubeList, KubePod } from '../../src/kube/types.ts';
 import type { EventObject } from './stack.ts';
 import { smallWorld } from './scenario.ts';

@@ -8,7 +8,7 @@ import { writeFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { STATE_ANNOTATION } from '../../src/core/record.ts';
+import { STATE_ANNOTATION } from '../../src/core/record/record.ts';
 import type { Violation } from '../../src/invariants/violation.ts';
 import type { KubeLease } from '../../src/kube/lease.ts';
 import type { KubePod } from '../../src/kube/types.ts';

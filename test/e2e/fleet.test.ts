@@ -3,7 +3,7 @@
 // given back, and a slot whose holder died passes on after the lease duration.
 import { afterEach, describe, expect, it } from 'vitest';
 import { runWatch } from '../../src/kube/watch.ts';
-import { parseRecord, STATE_ANNOTATION, type Phase } from '../../src/core/record.ts';
+import { parseRecord, STATE_ANNOTATION, type Phase } from '../../src/core/record/record.ts';
 import type { KubeList, KubeNode } from '../../src/kube/types.ts';
 import type { KubeLease } from '../../src/kube/lease.ts';
 import type { EventObject } from './stack.ts';

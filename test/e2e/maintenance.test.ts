@@ -1,7 +1,7 @@
 // Story: NodeMaintenance objects drive the node in mode "own": drainer takes the CR (finalizer),
 // cordons, evacuates, reports status, and on deletion undoes its changes and lets the CR go.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAINTENANCE_FINALIZER } from '../../src/core/desired.ts';
+import { MAINTENANCE_FINALIZER } from '../../src/core/agent/desired.ts';
 import type { NodeMaintenance } from '../../src/kube/types.ts';
 import { NM_PATH, nodeMaintenance, smallWorld } from './scenario.ts';
 import { startStack, until, type Stack } from './stack.ts';

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import yaml from 'js-yaml';
 import { afterEach, describe, expect, it } from 'vitest';
-import { STATE_ANNOTATION } from '../../src/core/record.ts';
+import { STATE_ANNOTATION } from '../../src/core/record/record.ts';
 import type { KubeLease } from '../../src/kube/lease.ts';
 import type { KubeList } from '../../src/kube/types.ts';
 import { UNREADABLE_ANNOTATION } from '../../src/names.ts';

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cli } from '../cli/harness.ts';
-import { EVACUATING_TAINT } from '../../src/core/record.ts';
+import { EVACUATING_TAINT } from '../../src/core/record/record.ts';
 import { startDaemon } from './daemon-run.ts';
 import { smallWorld } from './scenario.ts';
 import { finished, nodeEvents, startStack, until, type Stack } from './stack.ts';

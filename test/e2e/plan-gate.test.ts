@@ -2,7 +2,7 @@
 // drain wait. With no agent on the node yet there is none (and plan creates none: it only reads);
 // once the agent runs, the gate pod and its PDB hold drains; with drainGate.enabled false, none.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PreflightReport } from '../../src/core/preflight.ts';
+import type { PreflightReport } from '../../src/core/preflight/preflight.ts';
 import { gateName } from '../../src/kube/gate.ts';
 import type { KubePod } from '../../src/kube/types.ts';
 import { smallWorld } from './scenario.ts';

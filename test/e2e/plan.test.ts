@@ -3,7 +3,7 @@
 // node-1 and node-2 would succeed (0); node-3 is refused for capacity (3); node-4 holds the VMI
 // vm-legacy that cannot migrate (3).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PreflightReport } from '../../src/core/preflight.ts';
+import type { PreflightReport } from '../../src/core/preflight/preflight.ts';
 import { startStack, type Stack } from './stack.ts';
 import { stackCli } from './stack-cli.ts';
 

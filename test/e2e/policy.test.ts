@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { MAINTENANCE_KEY } from '../../src/plugins/nova/policy.ts';
 import { nova, token } from '../sandbox/openstack/client.ts';
 import { smallWorld } from './scenario.ts';
-import type { PreflightReport } from '../../src/core/preflight.ts';
+import type { PreflightReport } from '../../src/core/preflight/preflight.ts';
 import { gateName } from '../../src/kube/gate.ts';
 import type { KubePod } from '../../src/kube/types.ts';
 import { finished, nodeEvents, startStack, until, type Stack } from './stack.ts';

@@ -2,9 +2,9 @@
 // Keystone+Nova) plus one drainer agent per node, built exactly as the daemon builds them.
 import { Writable } from 'node:stream';
 import { configSchema, type Config } from '../../src/config/schema.ts';
-import type { Agent } from '../../src/core/agent.ts';
-import { createNodeAgent } from '../../src/core/node-agent.ts';
-import { parseRecord, STATE_ANNOTATION, type NodeRecord } from '../../src/core/record.ts';
+import type { Agent } from '../../src/core/agent/agent.ts';
+import { createNodeAgent } from '../../src/core/agent/node-agent.ts';
+import { parseRecord, STATE_ANNOTATION, type NodeRecord } from '../../src/core/record/record.ts';
 import { createKubeClients, type KubeClients } from '../../src/kube/client.ts';
 import type { KubeList, KubeNode, KubeObject } from '../../src/kube/types.ts';
 import { createLogger, type Logger } from '../../src/observability/logger.ts';

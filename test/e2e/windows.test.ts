@@ -5,7 +5,7 @@
 // nodes waiting with their reason. The agents' clock is the test's (moved, never waited for).
 import { afterEach, describe, expect, it } from 'vitest';
 import { startNode } from '../../src/cli/start.ts';
-import type { NodeRecord } from '../../src/core/record.ts';
+import type { NodeRecord } from '../../src/core/record/record.ts';
 import type { KubeList, NodeMaintenance } from '../../src/kube/types.ts';
 import { NM_PATH, nodeMaintenance, rack } from './scenario.ts';
 import { startStack, until, type EventObject, type RunningAgent, type Stack } from './stack.ts';

@@ -1,6 +1,6 @@
 // Small Worlds for the invariants' tables: a node, its record, its gate, Nova's servers and moves.
 import type { CheckOptions, World, WorldNode } from '../../src/invariants/world.ts';
-import { readRecord } from '../../src/core/record.ts';
+import { readRecord } from '../../src/core/record/record.ts';
 
 export const OPTS: CheckOptions = {
   disabledReasonPrefix: 'drainer:',

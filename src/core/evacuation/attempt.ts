@@ -1,5 +1,5 @@
 // The record an evacuation attempt starts from: fresh, resumed, or still queued for the fleet.
-import { newRecord, type NodeRecord } from '../record.ts';
+import { newRecord, type NodeRecord } from '../record/record.ts';
 
 /**
  * The record for a new attempt: a resumed one keeps its start and everything it knows (and its

@@ -1,10 +1,10 @@
 // Step 4 of design.md §1: evict the pods once the VMs have moved, except those a plugin (or the
 // drain gate) takes care of, and record how the drain went.
 import { gateSkip } from '../gate/step.ts';
-import { maintenanceRef, type MaintenanceObject } from '../objects.ts';
-import type { Outcome } from '../plugin.ts';
-import { errorText } from '../record.ts';
-import type { NodeRun } from '../run-context.ts';
+import { maintenanceRef, type MaintenanceObject } from '../cluster/objects.ts';
+import type { Outcome } from '../backends/plugin.ts';
+import { errorText } from '../record/record.ts';
+import type { NodeRun } from '../agent/run-context.ts';
 import type { EvacuationControl } from './control.ts';
 import { running } from './maintenance.ts';
 

@@ -1,13 +1,13 @@
 // How an evacuation ends short of done: failed (record, metrics, Event, NodeMaintenance status,
 // next try) or stopped (cancelled, shut down, or the fleet slot lost).
 import { explainHeld } from '../gate/step.ts';
-import { maintenanceStatus } from '../maintenance-status.ts';
-import { writeMaintenanceStatus } from '../maintenance-sync.ts';
-import type { MaintenanceObject } from '../objects.ts';
-import type { RunResult } from '../queue.ts';
-import { errorText } from '../record.ts';
-import { retryDelayMs } from '../retry-backoff.ts';
-import type { NodeRun } from '../run-context.ts';
+import { maintenanceStatus } from '../maintenance/maintenance-status.ts';
+import { writeMaintenanceStatus } from '../maintenance/maintenance-sync.ts';
+import type { MaintenanceObject } from '../cluster/objects.ts';
+import type { RunResult } from '../agent/queue.ts';
+import { errorText } from '../record/record.ts';
+import { retryDelayMs } from '../agent/retry-backoff.ts';
+import type { NodeRun } from '../agent/run-context.ts';
 import type { EvacuationControl } from './control.ts';
 import { nmRef, podCounts } from './maintenance.ts';
 

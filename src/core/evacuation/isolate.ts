@@ -1,7 +1,7 @@
 // Step 3 of design.md §1: cordon (for a NodeMaintenance) and taint, the first change to the node.
-import type { MaintenanceObject } from '../objects.ts';
-import { EVACUATING_TAINT } from '../record.ts';
-import type { NodeRun } from '../run-context.ts';
+import type { MaintenanceObject } from '../cluster/objects.ts';
+import { EVACUATING_TAINT } from '../record/record.ts';
+import type { NodeRun } from '../agent/run-context.ts';
 
 const hasOurTaint = (run: NodeRun): boolean =>
   (run.node.spec?.taints ?? []).some(

@@ -1,9 +1,9 @@
 // The NodeMaintenance's status while an evacuation runs: the Running message and pod counts.
-import { maintenanceStatus } from '../maintenance-status.ts';
-import { writeMaintenanceStatus } from '../maintenance-sync.ts';
-import { maintenanceRef, type MaintenanceObject } from '../objects.ts';
-import type { NodeRecord } from '../record.ts';
-import type { NodeRun } from '../run-context.ts';
+import { maintenanceStatus } from '../maintenance/maintenance-status.ts';
+import { writeMaintenanceStatus } from '../maintenance/maintenance-sync.ts';
+import { maintenanceRef, type MaintenanceObject } from '../cluster/objects.ts';
+import type { NodeRecord } from '../record/record.ts';
+import type { NodeRun } from '../agent/run-context.ts';
 
 export const nmRef = (nm: MaintenanceObject | undefined) => (nm ? maintenanceRef(nm) : undefined);
 

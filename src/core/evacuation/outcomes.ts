@@ -1,6 +1,6 @@
 // The plugins' outcomes as the record keeps them and as a failure message says them.
-import type { Outcome } from '../plugin.ts';
-import { errorText, type OutcomeSummary } from '../record.ts';
+import type { Outcome } from '../backends/plugin.ts';
+import { errorText, type OutcomeSummary } from '../record/record.ts';
 
 export const summarize = (o: Outcome): OutcomeSummary => ({
   plugin: o.plugin,

@@ -1,9 +1,9 @@
 // Step 2 of design.md §1: ask the plugins for their plans, and say what they found.
 import { isAuthError } from '../../errors.ts';
-import { nodeRef } from '../node-policy.ts';
-import type { Plan } from '../plugin.ts';
-import { summarizePlans } from '../progress-events.ts';
-import type { NodeRun } from '../run-context.ts';
+import { nodeRef } from '../backends/node-policy.ts';
+import type { Plan } from '../backends/plugin.ts';
+import { summarizePlans } from '../backends/progress-events.ts';
+import type { NodeRun } from '../agent/run-context.ts';
 import type { EvacuationControl } from './control.ts';
 
 /** What planning found: the plans, or why there are none. */

@@ -17,7 +17,7 @@ import { isNotFoundError } from '../../errors.ts';
 import type { BackoffOptions } from '../../kube/backoff.ts';
 import type { Logger } from '../../observability/logger.ts';
 import type { FleetApi, LeaseView } from './types.ts';
-import { parseRecord, STATE_ANNOTATION } from '../record.ts';
+import { parseRecord, STATE_ANNOTATION } from '../record/record.ts';
 import type { KubeNode } from '../../kube/types.ts';
 
 const view = (l: KubeLease): LeaseView => ({

@@ -3,7 +3,7 @@
 // honours it once, past windows, freezes and blockers (never past the budget), records who and
 // when, and removes the Node's annotation.
 import { START_NOW_ANNOTATION } from '../../names.ts';
-import type { MaintenanceObject, NodeObject } from '../objects.ts';
+import type { MaintenanceObject, NodeObject } from '../cluster/objects.ts';
 
 export { START_NOW_ANNOTATION };
 

@@ -1,10 +1,10 @@
 // The fleet slot as a step of the evacuation: queue (record phase Queued, label, Event, status),
 // take a slot before the first change, and give it back on every way out.
-import { maintenanceStatus } from '../maintenance-status.ts';
-import { writeMaintenanceStatus } from '../maintenance-sync.ts';
-import { maintenanceRef, type MaintenanceObject } from '../objects.ts';
-import { resumes } from '../record.ts';
-import type { NodeRun } from '../run-context.ts';
+import { maintenanceStatus } from '../maintenance/maintenance-status.ts';
+import { writeMaintenanceStatus } from '../maintenance/maintenance-sync.ts';
+import { maintenanceRef, type MaintenanceObject } from '../cluster/objects.ts';
+import { resumes } from '../record/record.ts';
+import type { NodeRun } from '../agent/run-context.ts';
 import type { Slot, SlotWait } from './types.ts';
 import { clearToStart, waitToStart } from './wait.ts';
 

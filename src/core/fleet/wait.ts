@@ -2,11 +2,11 @@
 // waits Queued with nothing changed, its queuedAt (its place in the fair queue) kept, and its
 // record, an Event and the NodeMaintenance say why and until when. An evacuation that began
 // already (resumed) is never held: a running one finishes when the window closes.
-import { maintenanceStatus } from '../maintenance-status.ts';
-import { writeMaintenanceStatus } from '../maintenance-sync.ts';
-import { maintenanceRef, type MaintenanceObject } from '../objects.ts';
-import { resumes } from '../record.ts';
-import type { NodeRun } from '../run-context.ts';
+import { maintenanceStatus } from '../maintenance/maintenance-status.ts';
+import { writeMaintenanceStatus } from '../maintenance/maintenance-sync.ts';
+import { maintenanceRef, type MaintenanceObject } from '../cluster/objects.ts';
+import { resumes } from '../record/record.ts';
+import type { NodeRun } from '../agent/run-context.ts';
 import { START_NOW_ANNOTATION, startNowAsked } from './start-now.ts';
 import type { StartVerdict } from './types.ts';
 

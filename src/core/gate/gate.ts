@@ -5,7 +5,7 @@
 // watch of the gate objects sees a change. Looks are applied one at a time, each for the newest wish,
 // so a slow hold at start cannot land after the release.
 import type { Logger } from '../../observability/logger.ts';
-import type { EventReason } from '../cluster.ts';
+import type { EventReason } from '../cluster/cluster.ts';
 import { gatePodNames } from '../../kube/gate.ts';
 import type { GateApi, GateObjects } from './api.ts';
 import { hasGateFinalizer, isOpen, pdbAltered, RELEASED, seeHeld, type GateSeen } from './observe.ts';

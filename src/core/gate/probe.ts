@@ -7,7 +7,7 @@ import type { KubeClients } from '../../kube/client.ts';
 import { gateName, gatePodNames, getObject, pdbsPath, podsPath } from '../../kube/gate.ts';
 import { getNode } from '../../kube/node.ts';
 import type { KubeObject } from '../../kube/types.ts';
-import type { GateCheck, GateProbe } from '../preflight.ts';
+import type { GateCheck, GateProbe } from '../preflight/preflight.ts';
 import { effectivePod, seeHeld } from './observe.ts';
 import { releasedAt } from './step.ts';
 

@@ -1,8 +1,8 @@
 // After Evacuated (issue 23): at each resync the node's host is listed once (the plugins' plans,
 // without the capacity check). A workload that has to move and is there again (forced onto the
 // host after the final listing) reopens the evacuation, and the drain gate is held while it is.
-import { nodeRef } from '../node-policy.ts';
-import type { NodeRun } from '../run-context.ts';
+import { nodeRef } from '../backends/node-policy.ts';
+import type { NodeRun } from '../agent/run-context.ts';
 import { stillOnHost, toMove } from './step.ts';
 
 /** The workloads on an Evacuated node's host that have to move (empty: still evacuated). */

@@ -9,9 +9,9 @@ import { EventRecorder } from '../../kube/events.ts';
 import { GATE_RELEASED_ANNOTATION, gateName } from '../../kube/gate.ts';
 import { getNode, setAnnotation } from '../../kube/node.ts';
 import type { Logger } from '../../observability/logger.ts';
-import { createDrainGate } from '../node-agent.ts';
-import { nodeRef } from '../objects.ts';
-import { parseRecord, STATE_ANNOTATION } from '../record.ts';
+import { createDrainGate } from '../agent/node-agent.ts';
+import { nodeRef } from '../cluster/objects.ts';
+import { parseRecord, STATE_ANNOTATION } from '../record/record.ts';
 import { releasedAt } from './step.ts';
 
 /** What is still on the host: workload names (plugin/name), or why that could not be found out. */

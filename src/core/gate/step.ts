@@ -2,10 +2,10 @@
 // released the moment every plugin has moved everything (or an operator released it), held again on
 // restore, and really holding, before any plugin gives the node back.
 import { GATE_RELEASED_ANNOTATION } from '../../kube/gate.ts';
-import type { NodeObject } from '../objects.ts';
-import type { Plan } from '../plugin.ts';
-import type { NodeRecord } from '../record.ts';
-import type { NodeRun } from '../run-context.ts';
+import type { NodeObject } from '../cluster/objects.ts';
+import type { Plan } from '../backends/plugin.ts';
+import type { NodeRecord } from '../record/record.ts';
+import type { NodeRun } from '../agent/run-context.ts';
 import type { DrainGate } from './gate.ts';
 
 /**

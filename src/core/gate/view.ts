@@ -3,8 +3,8 @@
 // PDB is observed with no disruption allowed and the gate pod is Running and Ready).
 import { gateName, gatePodNames } from '../../kube/gate.ts';
 import type { KubeObject } from '../../kube/types.ts';
-import type { NodeObject } from '../objects.ts';
-import type { NodeRecord } from '../record.ts';
+import type { NodeObject } from '../cluster/objects.ts';
+import type { NodeRecord } from '../record/record.ts';
 import type { GateObjects } from './api.ts';
 import { effectivePod, isOpen, seeHeld } from './observe.ts';
 import { allMoved, gateHeld, releasedAt } from './step.ts';

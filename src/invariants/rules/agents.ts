@@ -1,7 +1,7 @@
 // Records of nodes without a live agent (nobody resumes or restores them), and fleet slots held by
 // an agent that is gone (the slot is lost to the fleet until its Lease expires).
 import { holderNode } from '../../core/fleet/budget.ts';
-import { nodeLeaseName } from '../../core/node-lease.ts';
+import { nodeLeaseName } from '../../core/agent/node-lease.ts';
 import { agentAlive, agentLease, leaseExpired } from '../agents.ts';
 import { recordOf } from '../hosts.ts';
 import { violation, type Violation } from '../violation.ts';

@@ -1,6 +1,6 @@
 // Every nova-compute service disabled with drainer's reason belongs to a node with a record, or an
 // Event says why it is left (StrandedService). Otherwise nobody will ever enable it again.
-import { isDisabledByDrainer, strandedEventReason } from '../../core/stranded.ts';
+import { isDisabledByDrainer, strandedEventReason } from '../../core/restore/stranded.ts';
 import { nodeOfHost } from '../hosts.ts';
 import { violation, type Violation } from '../violation.ts';
 import type { CheckOptions, World } from '../world.ts';

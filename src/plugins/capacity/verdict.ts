@@ -1,7 +1,7 @@
 // The capacity verdict as operators read it: "nova: 3 of 14 servers do not fit: db-7 (16 vCPU,
 // 64 GiB RAM): the largest room on one other host is 12 vCPU; 40 GiB RAM short in total".
 import { isAuthError, isCancelledError } from '../../errors.ts';
-import type { CapacityVerdict } from '../../core/plugin.ts';
+import type { CapacityVerdict } from '../../core/backends/plugin.ts';
 import type { Amounts, Packing, Unplaced } from './pack.ts';
 
 /** "16 vCPU", "64 GiB RAM": one amount of one class in the backend's words. */

@@ -2,7 +2,7 @@
 // pod slot) against the other Ready, schedulable nodes' allocatable minus the requests of the
 // pods bound there, honouring taints/tolerations and the launcher's nodeSelector. Pod affinity,
 // node affinity and topology spread are not looked at (said in every verdict).
-import type { CapacityVerdict } from '../../core/plugin.ts';
+import type { CapacityVerdict } from '../../core/backends/plugin.ts';
 import { pack, type Bin, type Item } from '../capacity/pack.ts';
 import { unlessUnavailable, verdictOf } from '../capacity/verdict.ts';
 import { activeLauncher } from './pods.ts';

@@ -1,5 +1,5 @@
 import type { KubevirtConfig } from '../../config/schema.ts';
-import type { PlannedAction } from '../../core/plugin.ts';
+import type { PlannedAction } from '../../core/backends/plugin.ts';
 import { invalidPolicy, MAINTENANCE_ANNOTATION, type PolicyRead } from './policy.ts';
 import type { ClusterSettings, EvictionStrategy, Vmi } from './types.ts';
 

@@ -2,7 +2,7 @@
 // …/virtualmachines/{name}/stop: KubeVirt halts it and the VMI goes), recorded first, and restore
 // starts the VM again. A VMI without a VirtualMachine cannot be started again: its launcher pod is
 // deleted, as a node shutdown would (the nonMigratable: shutdown way), and it stays stopped.
-import type { WorkloadProgress } from '../../core/plugin.ts';
+import type { WorkloadProgress } from '../../core/backends/plugin.ts';
 import { isConflictError, isNotFoundError } from '../../errors.ts';
 import type { Logger } from '../../observability/logger.ts';
 import type { Classified } from './classify.ts';

@@ -1,5 +1,5 @@
 import type { KubevirtConfig } from '../../config/schema.ts';
-import type { BackendPlugin } from '../../core/plugin.ts';
+import type { BackendPlugin } from '../../core/backends/plugin.ts';
 import type { KubeClients } from '../../kube/client.ts';
 import type { Logger } from '../../observability/logger.ts';
 import { kubevirtApi } from './api.ts';

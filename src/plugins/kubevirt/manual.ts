@@ -1,8 +1,8 @@
 // Node mode manual (drainer.dev/migration-mode=manual): the operator moves the VMIs with their own
 // tools. drainer neither taints, evicts nor creates migrations (not for External VMIs either) and
 // only watches the node until no VMI is left on it; the evacuation, and so the drain gate, waits.
-import { waitUntilEmpty } from '../../core/manual-wait.ts';
-import type { EvacuationContext, Outcome, WorkloadProgress } from '../../core/plugin.ts';
+import { waitUntilEmpty } from '../../core/backends/manual-wait.ts';
+import type { EvacuationContext, Outcome, WorkloadProgress } from '../../core/backends/plugin.ts';
 import { isTransientError } from '../../errors.ts';
 import { MIGRATION_MODE_KEY } from '../../names.ts';
 import { vmiKey } from './classify.ts';

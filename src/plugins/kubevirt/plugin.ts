@@ -11,7 +11,7 @@ import type {
   PlanOptions,
   RestoreContext,
   WorkloadProgress,
-} from '../../core/plugin.ts';
+} from '../../core/backends/plugin.ts';
 import type { Logger } from '../../observability/logger.ts';
 import { kubevirtVerdict } from './capacity.ts';
 import { classify, vmiKey, type Classified } from './classify.ts';

@@ -1,4 +1,4 @@
-import type { PluginRecord } from '../../core/plugin.ts';
+import type { PluginRecord } from '../../core/backends/plugin.ts';
 
 /**
  * The KubeVirt plugin's piece of the Node record: only what restore must undo. Per-VMI progress is

@@ -1,5 +1,5 @@
 // Plan lines, per-VMI progress for what the plugin does not migrate, and the final Outcome.
-import type { Outcome, PlannedWorkload, WorkloadProgress } from '../../core/plugin.ts';
+import type { Outcome, PlannedWorkload, WorkloadProgress } from '../../core/backends/plugin.ts';
 import type { Classified } from './classify.ts';
 import { podRef, podsOfVmis } from './pods.ts';
 import type { PodLite } from './types.ts';

@@ -1,7 +1,7 @@
 // nonMigratable: shutdown. KubeVirt refuses the eviction of a LiveMigrate VMI that cannot migrate
 // (429 for ever), so the pod drain could never stop it: the plugin deletes its launcher pod instead,
 // as a node shutdown would, and waits until the VMI has stopped.
-import type { WorkloadProgress } from '../../core/plugin.ts';
+import type { WorkloadProgress } from '../../core/backends/plugin.ts';
 import type { Classified } from './classify.ts';
 import { activeLauncher } from './pods.ts';
 import { stopProgress, stoppedHere, type StopDeps } from './stopping.ts';

@@ -1,6 +1,6 @@
 // What stopping a VMI on purpose shares, whichever way it is stopped (maintenance: stop, or
 // nonMigratable: shutdown): the waiting deps, when a VMI counts as stopped here, and its progress.
-import type { WorkloadProgress } from '../../core/plugin.ts';
+import type { WorkloadProgress } from '../../core/backends/plugin.ts';
 import type { Logger } from '../../observability/logger.ts';
 import type { Classified } from './classify.ts';
 import type { KubevirtApi } from './port.ts';

@@ -1,7 +1,7 @@
 // Follows the migrations of the VMIs that must move: one VMI list and one VMIM list per poll
 // (plus one GET per VMI that just left the node, to see where it went). A VMIM that KubeVirt holds
 // Pending is queued, not migrating; the per-VMI clock starts at its first phase past Pending.
-import type { WorkloadProgress, WorkloadState } from '../../core/plugin.ts';
+import type { WorkloadProgress, WorkloadState } from '../../core/backends/plugin.ts';
 import type { Logger } from '../../observability/logger.ts';
 import { migratedAway, vmiKey, type Classified } from './classify.ts';
 import { handoffState, isFinal, isQueued, queuePlaces } from './migration-view.ts';

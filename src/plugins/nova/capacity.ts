@@ -1,7 +1,7 @@
 // Nova's capacity verdict: the servers that must move (their flavors) against the room the other
 // usable compute hosts have left in Placement, packed first-fit-decreasing. Read-only.
 import { isNotFoundError } from '../../errors.ts';
-import type { CapacityVerdict } from '../../core/plugin.ts';
+import type { CapacityVerdict } from '../../core/backends/plugin.ts';
 import { pack, type Bin, type Item } from '../capacity/pack.ts';
 import { unlessUnavailable, verdictOf } from '../capacity/verdict.ts';
 import type { ComputeClient } from './compute.ts';

@@ -1,6 +1,6 @@
 // What to do with a server found on the host, from its status, task_state and lock, and the way
 // out its owner chose (policy.ts), the node's reboot declaration and nova.onError.
-import type { PlannedAction, PlannedWorkload } from '../../core/plugin.ts';
+import type { PlannedAction, PlannedWorkload } from '../../core/backends/plugin.ts';
 import { REBOOT_KEY } from '../../names.ts';
 import { chosenWay, type Way } from './policy.ts';
 import { taskStateOf, type NovaServer } from './types.ts';

@@ -1,5 +1,5 @@
 // One server's life during an evacuation, as the migrator tracks it.
-import type { PlannedAction, WorkloadProgress, WorkloadState } from '../../core/plugin.ts';
+import type { PlannedAction, WorkloadProgress, WorkloadState } from '../../core/backends/plugin.ts';
 import type { MoveAction } from './classify.ts';
 import type { MigrationRecord } from './migrator-options.ts';
 import { FIRST_RECORD_CHECK_MS, type SeenRecord } from './records.ts';

@@ -1,5 +1,5 @@
 // The Nova backend's composition: one HTTP layer, one Keystone session, one compute client.
-import type { BackendPlugin } from '../../core/plugin.ts';
+import type { BackendPlugin } from '../../core/backends/plugin.ts';
 import type { NovaConfig, OpenStackConfig } from '../../config/schema.ts';
 import type { Logger } from '../../observability/logger.ts';
 import { ComputeClient } from './compute.ts';

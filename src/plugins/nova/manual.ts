@@ -1,8 +1,8 @@
 // Node mode manual (drainer.dev/migration-mode=manual): the operator moves the servers with their
 // own tools. drainer has disabled nova-compute (so nothing new lands) and only watches the host
 // until it is empty; the evacuation, and so the drain gate, waits for that.
-import { waitUntilEmpty } from '../../core/manual-wait.ts';
-import type { EvacuationContext, Outcome, WorkloadProgress } from '../../core/plugin.ts';
+import { waitUntilEmpty } from '../../core/backends/manual-wait.ts';
+import type { EvacuationContext, Outcome, WorkloadProgress } from '../../core/backends/plugin.ts';
 import { isAuthError, isForbiddenError } from '../../errors.ts';
 import { MIGRATION_MODE_KEY } from '../../names.ts';
 import type { NovaConfig } from '../../config/schema.ts';

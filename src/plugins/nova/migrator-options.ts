@@ -1,6 +1,6 @@
 // What the migrator's parts share: the Nova calls they make, what the Node record keeps per
 // server, and the options the plugin hands them.
-import type { WorkloadProgress } from '../../core/plugin.ts';
+import type { WorkloadProgress } from '../../core/backends/plugin.ts';
 import type { NovaConfig } from '../../config/schema.ts';
 import type { Logger } from '../../observability/logger.ts';
 import type { ComputeClient } from './compute.ts';

@@ -12,7 +12,7 @@ import {
   isNotFoundError,
   isOutcomeUnknownError,
 } from '../../errors.ts';
-import type { WorkloadProgress } from '../../core/plugin.ts';
+import type { WorkloadProgress } from '../../core/backends/plugin.ts';
 import { classify, type MoveAction } from './classify.ts';
 import type { NovaServer } from './types.ts';
 import { decide } from './decide.ts';

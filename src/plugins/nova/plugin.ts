@@ -13,7 +13,7 @@ import type {
   StrandedChange,
   StrandedOptions,
   WorkloadProgress,
-} from '../../core/plugin.ts';
+} from '../../core/backends/plugin.ts';
 import type { NovaConfig } from '../../config/schema.ts';
 import type { Logger } from '../../observability/logger.ts';
 import { novaCapacity } from './capacity.ts';

@@ -1,6 +1,6 @@
 // Nova's piece of the Node record: what we changed (the service), and per-server attempts
 // so a restarted agent adopts running migrations instead of starting second ones.
-import type { PluginRecord } from '../../core/plugin.ts';
+import type { PluginRecord } from '../../core/backends/plugin.ts';
 import type { MigrationRecord } from './migrator-options.ts';
 
 export interface NovaRecord {

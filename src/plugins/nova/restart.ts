@@ -1,6 +1,6 @@
 // Restore of way out stop: start again every server the record says drainer stopped, if it is still
 // SHUTOFF on the host and idle (an owner who started it, moved it or deleted it meanwhile wins).
-import type { RestoreContext } from '../../core/plugin.ts';
+import type { RestoreContext } from '../../core/backends/plugin.ts';
 import { isAuthError, isNotFoundError } from '../../errors.ts';
 import type { ComputeClient } from './compute.ts';
 import { toPluginRecord, type NovaRecord } from './record.ts';

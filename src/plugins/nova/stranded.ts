@@ -1,8 +1,8 @@
 // Nova's stranded change: the node's nova-compute service disabled with drainer's reason while the
-// node has no record (core/stranded.ts decides; the same predicate drainer doctor uses). Enabled
+// node has no record (core/restore/stranded.ts decides; the same predicate drainer doctor uses). Enabled
 // again when the node is in service; a node that is no hypervisor has nothing to find.
-import { strandedAction } from '../../core/stranded.ts';
-import type { NodeRef, StrandedChange, StrandedOptions } from '../../core/plugin.ts';
+import { strandedAction } from '../../core/restore/stranded.ts';
+import type { NodeRef, StrandedChange, StrandedOptions } from '../../core/backends/plugin.ts';
 import type { NovaConfig } from '../../config/schema.ts';
 import { isHostMappingError } from '../../errors.ts';
 import type { ComputeClient } from './compute.ts';

@@ -3,7 +3,7 @@
 // force the migration to complete (2.22+, once per migration, recorded before the call), abort
 // it (2.24+; the attempt then fails and is retried as any other), or only report it.
 import { isAuthError, isForbiddenError, isNotFoundError } from '../../errors.ts';
-import { copyText } from '../../core/copy-text.ts';
+import { copyText } from '../../core/backends/copy-text.ts';
 import type { Entry } from './entry.ts';
 import type { MigratorOptions } from './migrator-options.ts';
 import type { Pace } from './pace.ts';

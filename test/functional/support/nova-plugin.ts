@@ -7,7 +7,7 @@ import type {
   Plan,
   PluginRecord,
   WorkloadProgress,
-} from '../../../src/core/plugin.ts';
+} from '../../../src/core/backends/plugin.ts';
 import { novaSchema, openstackSchema, type OpenStackConfig } from '../../../src/config/schema.ts';
 import { createLogger } from '../../../src/observability/logger.ts';
 import { createNovaPlugin } from '../../../src/plugins/nova/index.ts';

@@ -2,7 +2,12 @@
 // KubeVirt simulation on a fast clock, the plugin built as the registry builds it, and a context.
 import { afterEach } from 'vitest';
 import { kubevirtSchema, type KubevirtConfig } from '../../../src/config/schema.ts';
-import type { EvacuationContext, Outcome, PluginRecord, WorkloadProgress } from '../../../src/core/plugin.ts';
+import type {
+  EvacuationContext,
+  Outcome,
+  PluginRecord,
+  WorkloadProgress,
+} from '../../../src/core/backends/plugin.ts';
 import { createKubeClients, type KubeClients } from '../../../src/kube/client.ts';
 import { silentLogger } from '../../../src/observability/logger.ts';
 import { createKubevirtPlugin } from '../../../src/plugins/kubevirt/index.ts';

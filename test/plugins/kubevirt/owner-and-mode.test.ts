@@ -5,7 +5,7 @@
 // gets no taint, no eviction and no migration from drainer (External VMIs included) while its
 // evacuation waits until someone else has moved every VMI off it.
 import { describe, expect, it } from 'vitest';
-import { ProgressEvents } from '../../../src/core/progress-events.ts';
+import { ProgressEvents } from '../../../src/core/backends/progress-events.ts';
 import {
   byName,
   context,

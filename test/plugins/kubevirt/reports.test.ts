@@ -4,7 +4,7 @@
 // run. Either way a VMI waiting its turn is queued, not migrating, and its clock has not started.
 // The target shows from KubeVirt's handoff, read from the VMI's migrationState.
 import { describe, expect, it } from 'vitest';
-import type { WorkloadProgress } from '../../../src/core/plugin.ts';
+import type { WorkloadProgress } from '../../../src/core/backends/plugin.ts';
 import { byName, context, migrationsOf, nodeOf, until, vm, worldPerTest } from './harness.ts';
 
 const world = worldPerTest();

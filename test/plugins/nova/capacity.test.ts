@@ -2,7 +2,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { novaSchema, openstackSchema } from '../../../src/config/schema.ts';
 import { TransientError } from '../../../src/errors.ts';
-import type { Plan } from '../../../src/core/plugin.ts';
+import type { Plan } from '../../../src/core/backends/plugin.ts';
 import { longestChain, type TimedRequest } from '../../../bench/lib/request-chain.ts';
 import { createLogger } from '../../../src/observability/logger.ts';
 import { ComputeClient } from '../../../src/plugins/nova/compute.ts';

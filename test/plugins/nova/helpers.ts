@@ -14,7 +14,7 @@ import type {
   PluginRecord,
   RestoreContext,
   WorkloadProgress,
-} from '../../../src/core/plugin.ts';
+} from '../../../src/core/backends/plugin.ts';
 import { createLogger, type Logger } from '../../../src/observability/logger.ts';
 import { createNovaPlugin } from '../../../src/plugins/nova/index.ts';
 import { IDENTITY, PASSWORD, type FakeNova } from './fake-nova.ts';

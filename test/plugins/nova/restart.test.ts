@@ -1,7 +1,7 @@
 // Restore of way out stop: drainer starts again only the servers it stopped, and only while they are
 // as it left them (SHUTOFF, idle, on the host); what it did is taken out of the record.
 import { describe, expect, it } from 'vitest';
-import type { PluginRecord, RestoreContext } from '../../../src/core/plugin.ts';
+import type { PluginRecord, RestoreContext } from '../../../src/core/backends/plugin.ts';
 import { NotFoundError } from '../../../src/errors.ts';
 import type { NovaRecord } from '../../../src/plugins/nova/record.ts';
 import { startStopped } from '../../../src/plugins/nova/restart.ts';

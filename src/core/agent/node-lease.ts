@@ -1,0 +1,137 @@
+// One writer per node (issue 23 item 5): each agent instance holds the Lease drainer-node-<node>
+// while it acts on its node. Its holder names the instance (pod name and uid), so two agents of one
+// node (a DaemonSet rollout, run-once next to the daemon) see each other: the second waits, and
+// run-once refuses. Renewed every duration/3 like a fleet slot; a holder whose Lease this process
+// has seen unchanged for the duration (kill -9) may be replaced (observed.ts: our own clock, never
+// against the holder's renewTime), and `drainer status` says the agent is gone.
+import type { Logger } from '../../observability/logger.ts';
+import { isConflictError } from '../../errors.ts';
+import { wait } from './retry.ts';
+import { HeldSlot, microTime } from '../fleet/budget.ts';
+import { monotonicMs, ObservedLeases } from '../fleet/observed.ts';
+import type { FleetApi, LeaseView, Slot } from '../fleet/types.ts';
+
+const PREFIX = 'drainer-node-';
+export const nodeLeaseName = (node: string): string => `${PREFIX}${node}`;
+/** The node an agent Lease is for; undefined for another Lease. */
+export const nodeOfLease = (name: string): string | undefined =>
+  name.startsWith(PREFIX) ? name.slice(PREFIX.length) : undefined;
+/** The agent Leases' app.kubernetes.io/component label. */
+export const NODE_LEASE_COMPONENT = 'node-agent';
+
+export interface NodeLeaseOptions {
+  readonly api: Pick<FleetApi, 'getLease' | 'createLease' | 'replaceLease'>;
+  readonly node: string;
+  /** This agent instance: "<pod name>/<pod uid>", else "<hostname>/<pid>". */
+  readonly instance: string;
+  readonly durationSeconds: number;
+  readonly log: Logger;
+  readonly now?: () => Date;
+  /** Our own clock for expiry (default performance.now). */
+  readonly monotonic?: () => number;
+}
+
+/**
+ * Held (ours now, renewed until released), or the holder that is not us: `live` once we saw it
+ * renew, else it is only not yet known to be gone (first seen less than a lease duration ago).
+ */
+export type LeaseTake =
+  { readonly held: Slot } | { readonly holder: string; readonly renewTime?: string; readonly live?: boolean };
+
+export class NodeLease {
+  readonly #o: NodeLeaseOptions;
+  readonly #observed: ObservedLeases;
+
+  constructor(o: NodeLeaseOptions) {
+    this.#o = o;
+    this.#observed = new ObservedLeases(o.monotonic ?? monotonicMs);
+  }
+
+  get name(): string {
+    return nodeLeaseName(this.#o.node);
+  }
+
+  /**
+   * One try (a read and a write): ours if nobody holds it, or its holder has not renewed it for
+   * the lease duration of our own time since we first saw it.
+   */
+  async tryTake(): Promise<LeaseTake> {
+    const { api, instance } = this.#o;
+    const now = this.#o.now?.() ?? new Date();
+    const current = await api.getLease(this.name);
+    if (
+      current?.holder &&
+      current.holder !== instance &&
+      !this.#observed.expired(current, this.#o.durationSeconds)
+    )
+      return {
+        holder: current.holder,
+        ...(current.renewTime ? { renewTime: current.renewTime } : {}),
+        live: this.#observed.observe(current).changes > 0,
+      };
+    const t = microTime(now);
+    const next: LeaseView = {
+      ...(current ?? { name: this.name }),
+      holder: instance,
+      durationSeconds: this.#o.durationSeconds,
+      acquireTime: current?.holder === instance && current.acquireTime ? current.acquireTime : t,
+      renewTime: t,
+      transitions: (current?.transitions ?? 0) + (current?.holder === instance ? 0 : 1),
+    };
+    try {
+      const taken = current
+        ? await api.replaceLease(next)
+        : await api.createLease({ ...next, transitions: 0 });
+      const opts = { api, leaseDuration: this.#o.durationSeconds, log: this.#o.log };
+      return { held: new HeldSlot(taken, instance, opts, 'node Lease') };
+    } catch (err) {
+      if (!isConflictError(err)) throw err;
+      // another instance won the race: it is the holder now
+      const winner = await api.getLease(this.name);
+      return {
+        holder: winner?.holder ?? 'another agent',
+        ...(winner?.renewTime ? { renewTime: winner.renewTime } : {}),
+      };
+    }
+  }
+
+  /**
+   * For a one-shot command (run-once, restore), which has never seen the Lease before: a holder is
+   * watched for up to the lease duration. One that renews in that time is live (answered at once,
+   * `live`); one that does not is gone, and the Lease is taken. `onWatch` hears when watching begins.
+   */
+  async takeWatching(
+    signal: AbortSignal,
+    onWatch?: (holder: string, seconds: number) => void,
+  ): Promise<LeaseTake> {
+    const pollMs = Math.min(2000, (this.#o.durationSeconds * 1000) / 6);
+    let told = false;
+    for (;;) {
+      const take = await this.tryTake();
+      if ('held' in take || take.live || signal.aborted) return take;
+      if (!told) onWatch?.(take.holder, this.#o.durationSeconds);
+      told = true;
+      await wait(pollMs, signal);
+    }
+  }
+
+  /**
+   * Waits until the Lease is ours (a second agent of the node waits here); undefined when the
+   * signal aborted first. `onWait` hears of each holder it waits for.
+   */
+  async acquire(signal: AbortSignal, onWait?: (holder: string) => void): Promise<Slot | undefined> {
+    let told = '';
+    while (!signal.aborted) {
+      try {
+        const take = await this.tryTake();
+        if ('held' in take) return take.held;
+        if (take.holder !== told) onWait?.(take.holder);
+        told = take.holder;
+      } catch (err) {
+        this.#o.log.warn({ err, lease: this.name }, 'could not read or take the node Lease; trying again');
+      }
+      await wait((this.#o.durationSeconds * 1000) / 3, signal);
+    }
+    return undefined;
+  }
+}

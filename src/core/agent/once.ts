@@ -1,0 +1,135 @@
+// run-once and restore on Kubernetes: the agent's reconcile of one node, once, in the foreground.
+// The record lands on the Node, so a daemon started later resumes or undoes exactly this work.
+import type { Config } from '../../config/schema.ts';
+import type { KubeClients } from '../../kube/client.ts';
+import { getNode, setUnschedulable } from '../../kube/node.ts';
+import type { Logger } from '../../observability/logger.ts';
+import { isNotFoundError, NodeHeldError, UnknownNodeError } from '../../errors.ts';
+import type { RestoreResult } from '../backends/host.ts';
+import { createNodeLease, createReconciler } from './node-agent.ts';
+import type { Slot } from '../fleet/types.ts';
+import type { BackendPlugin } from '../backends/plugin.ts';
+import type { NodeRecord } from '../record/record.ts';
+
+export interface OnceOptions {
+  readonly k: KubeClients;
+  readonly config: Config;
+  readonly node: string;
+  readonly plugins: readonly BackendPlugin[];
+  readonly log: Logger;
+  readonly signal: AbortSignal;
+  /** run-once --no-budget: evacuate without a fleet slot. */
+  readonly noBudget?: boolean;
+  /** --force: act even while another agent instance holds the node's Lease. */
+  readonly force?: boolean;
+}
+
+/**
+ * The node's agent Lease for the run, or none with --force (logged) or in a dry run. A live
+ * holder that is not us (the node's daemon) makes run-once or restore refuse, naming it: that
+ * agent is acting on the node, and a manual run next to it would race it. Live means seen renewing
+ * it: a holder that leaves it unchanged for its duration is gone, and the Lease is taken.
+ */
+async function takeNode(o: OnceOptions, command: 'run-once' | 'restore'): Promise<Slot | undefined> {
+  const lease = createNodeLease({ ...o, nodeName: o.node });
+  if (!lease) return undefined;
+  // never seen before: a holder is live only if it renews within the lease duration (no clock
+  // compare); --force acts whoever holds it, so it does not wait to find out
+  const take = o.force
+    ? await lease.tryTake()
+    : await lease.takeWatching(o.signal, (holder, seconds) =>
+        o.log.info(
+          { node: o.node, holder },
+          `node Lease held by ${holder}: watching it up to ${seconds} s to see whether that agent renews it`,
+        ),
+      );
+  if ('held' in take) return take.held;
+  const renewed = take.renewTime ? `, renewed ${take.renewTime}` : '';
+  if (o.force) {
+    o.log.warn(
+      { node: o.node, holder: take.holder },
+      '--force: acting although another agent holds the node',
+    );
+    return undefined;
+  }
+  throw new NodeHeldError(
+    `node ${o.node} is held by agent ${take.holder} (Lease ${o.config.fleet.namespace}/${lease.name}${renewed}): ` +
+      `it is acting on this node; ${command} refuses (stop that agent, or pass --force)`,
+    take.holder,
+  );
+}
+
+/** The Node, read first: a node the cluster does not have is bad input, before any Lease is taken. */
+const existingNode = (o: OnceOptions) =>
+  getNode(o.k, o.node).catch((err: unknown) => {
+    if (!isNotFoundError(err)) throw err;
+    throw new UnknownNodeError(o.node, { cause: err });
+  });
+
+/**
+ * Evacuates the node now. With `cordon`, cordons it first as an operator would (so a running agent
+ * keeps it evacuated, and `drainer restore` or an uncordon puts it back).
+ */
+export async function evacuateOnce(o: OnceOptions & { cordon: boolean }): Promise<NodeRecord | undefined> {
+  const node = await existingNode(o);
+  // before any change: a daemon acting on the node makes run-once refuse with nothing done
+  const held = await takeNode(o, 'run-once');
+  // the slot's Lease watch ends with this evacuation, not with the process
+  const done = new AbortController();
+  const signal = AbortSignal.any([o.signal, done.signal]);
+  try {
+    let cordoned = node.spec?.unschedulable === true;
+    if (o.cordon && !cordoned) {
+      if (o.config.dryRun) o.log.info({ node: o.node }, 'dry run: would cordon the node');
+      else {
+        await setUnschedulable(o.k, o.node, true);
+        cordoned = true;
+      }
+    }
+    if (o.noBudget) o.log.warn({ node: o.node }, '--no-budget: evacuating without a fleet slot');
+    const reconciler = createReconciler({ ...o, signal, nodeName: o.node, once: true });
+    return await reconciler.evacuateNow(o.node, o.signal, cordoned ? 'cordon' : 'run-once');
+  } finally {
+    done.abort();
+    await held?.release();
+  }
+}
+
+/**
+ * Undoes what the node's record says drainer changed, and clears it. A live agent on the node makes
+ * it refuse, as run-once does. With `force`, neither that agent nor a record this version cannot
+ * read stops it: what is recognisably drainer's is undone instead.
+ */
+export async function restoreOnce(o: OnceOptions): Promise<RestoreResult[]> {
+  await existingNode(o);
+  // before any change: the node's own agent would undo or redo this restore as it reconciles
+  const held = await takeNode(o, 'restore');
+  try {
+    return await createReconciler({ ...o, noBudget: true, nodeName: o.node }).restoreNow(
+      o.node,
+      o.signal,
+      o.force === true,
+    );
+  } finally {
+    await held?.release();
+  }
+}
+
+/** Lines for a person, and the exit code: 0 Evacuated, 1 otherwise. */
+export function describeRecord(node: string, rec: NodeRecord | undefined): { lines: string[]; code: number } {
+  if (!rec) return { lines: [`node ${node}: nothing recorded`], code: 1 };
+  const lines = [`node ${node}: ${rec.phase} (trigger ${rec.trigger})`];
+  for (const o of rec.outcomes ?? []) {
+    const status = o.succeeded ? 'done' : 'incomplete';
+    lines.push(
+      `${o.plugin}: ${status}, ${o.moved} moved, ${o.failed} stayed${o.message ? ` (${o.message})` : ''}`,
+    );
+  }
+  const d = rec.drain;
+  if (d)
+    lines.push(`pods: ${d.evicted} of ${d.total} evicted, ${d.ignored} ignored, ${d.failed.length} failed`);
+  for (const f of d?.failed ?? []) lines.push(`  stayed: pod ${f.pod}: ${f.reason}`);
+  if (rec.lastError)
+    lines.push(`error${rec.failureReason ? ` (${rec.failureReason})` : ''}: ${rec.lastError}`);
+  return { lines, code: rec.phase === 'Evacuated' ? 0 : 1 };
+}

@@ -1,0 +1,386 @@
+// The level-triggered state machine of one node. Every run re-reads the Node, the
+// NodeMaintenances and the record; the event that caused the run is never trusted.
+import { CancelledError, ConfigError, RecordUnreadableError, UnknownNodeError } from '../../errors.ts';
+import { MemoryRecordStore, type RestoreResult } from '../backends/host.ts';
+import { desiredState, optOutReason, optedOut, viewMaintenances, type Desired } from './desired.ts';
+import { evacuate, type EvacuatedDesire } from '../evacuation/evacuate.ts';
+import { evacuatedMaintenance } from '../maintenance/maintenance-status.ts';
+import {
+  markInvalid,
+  markOrphan,
+  releaseMaintenances,
+  takeMaintenance,
+  writeMaintenanceStatus,
+} from '../maintenance/maintenance-sync.ts';
+import { nodeRef, type MaintenanceObject, type NodeObject, type ObjectRef } from '../cluster/objects.ts';
+import type { RunResult } from './queue.ts';
+import {
+  NodeRecordStore,
+  readRecord,
+  STATE_ANNOTATION,
+  unreadableText,
+  type NodeRecord,
+  type RecordRead,
+} from '../record/record.ts';
+import { restoreNode } from '../restore/restore.ts';
+import { checkStranded } from '../restore/stranded-check.ts';
+import { retryDelayMs } from './retry-backoff.ts';
+import { guardedPersist } from '../record/record-write.ts';
+import { reopen, strayOnHost } from '../gate/recheck.ts';
+import { syncGate, wantGate } from '../gate/step.ts';
+import type { LiveView, NodeRun, ReconcilerDeps } from './run-context.ts';
+import type { DrainGate } from '../gate/gate.ts';
+import { forceRestore, reportUnreadable } from '../record/unreadable.ts';
+
+export type { ReconcilerDeps, EvacuationHost, ReconcilerMetrics } from './run-context.ts';
+
+export class Reconciler {
+  readonly #deps: ReconcilerDeps;
+  readonly #active = new Map<string, AbortController>();
+  readonly #live = new Map<string, LiveState>();
+  /** Events being written: never awaited on the way (a cordon must reach Nova first), only at a pass's end. */
+  readonly #events = new Set<Promise<void>>();
+  /** The Node (uid) whose stranded changes this process has looked for: once per Node object. */
+  readonly #strandedSeen = new Map<string, string>();
+  /** When an Evacuated node's host was last listed (after Evacuated: once per resync). */
+  readonly #checkedAt = new Map<string, number>();
+
+  constructor(deps: ReconcilerDeps) {
+    this.#deps = deps;
+  }
+
+  /** The node's drain gate (absent: drainGate.enabled false, or a dry run). */
+  get gate(): DrainGate | undefined {
+    return this.#deps.gate;
+  }
+
+  /** Is an evacuation of this node under way (in this process)? */
+  evacuating(nodeName: string): boolean {
+    return this.#active.has(nodeName);
+  }
+
+  /** The agent's watches saw the Node or a NodeMaintenance change while the node evacuates (or waits to). */
+  observe(nodeName: string, node: NodeObject, maintenances: readonly MaintenanceObject[]): void {
+    const live = this.#live.get(nodeName);
+    if (!live) return;
+    live.node = node;
+    live.maintenances = maintenances;
+    for (const wake of live.wakes) wake();
+  }
+
+  /** Stops the running evacuation of the node (desired changed); the next run restores. */
+  cancel(nodeName: string, why: string): boolean {
+    const ctl = this.#active.get(nodeName);
+    if (!ctl || ctl.signal.aborted) return false;
+    this.#deps.log.info({ node: nodeName, why }, 'cancelling evacuation');
+    ctl.abort(new CancelledError(why));
+    return true;
+  }
+
+  /** One pass for the node. Throws on API errors (the queue retries with backoff). */
+  async reconcile(nodeName: string, signal: AbortSignal): Promise<RunResult> {
+    return this.#flushing(() => this.#reconcile(nodeName, signal));
+  }
+
+  /** Runs a pass, then waits for its Events, so a caller that returns finds them written. */
+  async #flushing<T>(pass: () => Promise<T>): Promise<T> {
+    try {
+      return await pass();
+    } finally {
+      while (this.#events.size) await Promise.all([...this.#events]);
+    }
+  }
+
+  async #reconcile(nodeName: string, signal: AbortSignal): Promise<RunResult> {
+    const { config } = this.#deps;
+    const resync: RunResult = { requeueAfterMs: config.resyncInterval * 1000 };
+    const mode = config.nodeMaintenance.mode;
+    const [node, maintenances] = await this.#fetch(nodeName);
+    if (!node) {
+      this.#deps.log.warn({ node: nodeName }, 'node not found; waiting for it');
+      return resync;
+    }
+    const read = readRecord(node.metadata?.annotations?.[STATE_ANNOTATION]);
+    if (read.kind === 'unreadable') {
+      const run = this.#run(nodeName, node, maintenances, undefined, signal);
+      return reportUnreadable(run, read.problem, resync);
+    }
+    this.#deps.metrics?.recordUnreadable?.(false);
+    const record = read.kind === 'ok' ? read.record : undefined;
+    const run = this.#run(nodeName, node, maintenances, record, signal);
+    // the gate becomes what the record says at every pass (and after every write of the record)
+    wantGate(this.#deps.gate, nodeName, record, node);
+    await markInvalid(run, viewMaintenances(nodeName, maintenances));
+
+    const taints = config.triggers?.taints ?? [];
+    const desired = desiredState({ nodeName, node, maintenances, record, mode, taints });
+    run.log.debug({ desired: desired.state, phase: record?.phase }, 'reconcile');
+    this.#deps.metrics?.phase(record?.phase);
+    // an opted-out node is reported, never evacuated (an evacuation already under way goes on)
+    if (desired.state === 'Evacuated' && !record && optedOut(node))
+      return this.#ignored(run, desired, resync);
+    if (desired.state === 'Evacuated') return this.#toEvacuated(run, desired, resync);
+    if (record) return restoreNode(run);
+    await this.#stranded(run, true);
+    await releaseMaintenances(run);
+    return resync;
+  }
+
+  async #ignored(run: NodeRun, desired: EvacuatedDesire, resync: RunResult): Promise<RunResult> {
+    const text = `node ${run.nodeName} ${optOutReason(run.node)}: not evacuated (trigger ${desired.trigger})`;
+    run.log.info({ trigger: desired.trigger }, text);
+    await run.event('Warning', 'EvacuationBlocked', text);
+    await this.#stranded(run, false);
+    return resync;
+  }
+
+  /**
+   * No record: is a change of drainer's stranded on the node (a Node deleted and registered again)?
+   * Looked for once per Node object (its uid) in this process: at the agent's start and when the
+   * Node comes back, not at every pass (it costs the cloud a request); again while a plugin could not look.
+   */
+  async #stranded(run: NodeRun, inService: boolean): Promise<void> {
+    const uid = run.node.metadata?.uid ?? '';
+    if (this.#strandedSeen.get(run.nodeName) === uid) return;
+    // a plugin that could not look (its cloud down) is asked again at the next pass
+    if (await checkStranded(run, inService)) this.#strandedSeen.set(run.nodeName, uid);
+  }
+
+  /**
+   * One evacuation now, whatever the desired state says (run-once). Answers the record it ended
+   * with. A running agent on the node would undo it unless the node is cordoned.
+   */
+  async evacuateNow(nodeName: string, signal: AbortSignal, trigger: string): Promise<NodeRecord | undefined> {
+    return this.#flushing(() => this.#evacuateNow(nodeName, signal, trigger));
+  }
+
+  async #evacuateNow(
+    nodeName: string,
+    signal: AbortSignal,
+    trigger: string,
+  ): Promise<NodeRecord | undefined> {
+    const run = readable(nodeName, await this.#read(nodeName, signal)).run;
+    if (!run.store.current && optedOut(run.node))
+      throw new ConfigError([
+        {
+          path: 'node',
+          message: `node ${nodeName} ${optOutReason(run.node)}: drainer never evacuates it`,
+        },
+      ]);
+    const resync: RunResult = { requeueAfterMs: this.#deps.config.resyncInterval * 1000 };
+    if (run.store.current?.phase !== 'Evacuated')
+      await this.#toEvacuated(run, { state: 'Evacuated', trigger }, resync, true);
+    // run-once honours the gate: released only when evacuated, else held
+    await syncGate(run);
+    return run.store.current;
+  }
+
+  /**
+   * One restore now (drainer restore): undoes what the record says; answers the plugins' results.
+   * An unreadable record is refused unless `force`: then what is recognisably ours is undone.
+   */
+  async restoreNow(nodeName: string, signal: AbortSignal, force = false): Promise<RestoreResult[]> {
+    return this.#flushing(() => this.#restoreNow(nodeName, signal, force));
+  }
+
+  async #restoreNow(nodeName: string, signal: AbortSignal, force: boolean): Promise<RestoreResult[]> {
+    const got = await this.#read(nodeName, signal);
+    if (got.read.kind === 'unreadable' && force) return forceRestore(got.run, got.text);
+    const { run } = readable(nodeName, got);
+    if (run.store.current) return (await restoreNode(run)).results;
+    // no record: the plugins still check what they own (nova: a service disabled with our prefix)
+    if (force) return forceRestore(run, undefined);
+    return this.#deps.host.restore(
+      { name: nodeName },
+      { signal, dryRun: this.#deps.config.dryRun, records: new MemoryRecordStore() },
+    );
+  }
+
+  /** The Node and the NodeMaintenances, read side by side: a cordon's reaction time is a chain of requests. */
+  #fetch(nodeName: string): Promise<[NodeObject | undefined, readonly MaintenanceObject[]]> {
+    const { cluster, config } = this.#deps;
+    return Promise.all([
+      cluster.getNode(nodeName),
+      config.nodeMaintenance.mode === 'off' ? [] : cluster.listMaintenances(),
+    ]);
+  }
+
+  async #read(nodeName: string, signal: AbortSignal): Promise<ReadRun> {
+    const [node, maintenances] = await this.#fetch(nodeName);
+    if (!node) throw new UnknownNodeError(nodeName);
+    const text = node.metadata?.annotations?.[STATE_ANNOTATION];
+    const read = readRecord(text);
+    const record = read.kind === 'ok' ? read.record : undefined;
+    return { run: this.#run(nodeName, node, maintenances, record, signal), read, text };
+  }
+
+  /** Marks a NodeMaintenance that names a missing node Failed (any agent may; one write wins). */
+  async checkMaintenance(nm: MaintenanceObject): Promise<void> {
+    if (this.#deps.config.nodeMaintenance.mode !== 'own') return;
+    const result = await markOrphan(this.#deps.cluster, nm, this.#now());
+    if (result === 'marked')
+      this.#deps.log.warn({ nodeMaintenance: nm.metadata?.name }, 'NodeMaintenance names a missing node');
+  }
+
+  async #toEvacuated(
+    run: NodeRun,
+    desired: EvacuatedDesire,
+    resync: RunResult,
+    now = false,
+  ): Promise<RunResult> {
+    const rec = run.store.current;
+    if (rec?.phase === 'Evacuated') {
+      const stray = this.#recheckDue(run) ? await strayOnHost(run) : [];
+      if (!stray.length) return this.#keepEvacuated(run, desired, rec, resync);
+      await reopen(run, stray);
+    }
+    if (!now && rec?.phase === 'Failed' && rec.trigger === desired.trigger) {
+      const wait = this.#retryWait(rec);
+      if (wait > 0) return { requeueAfterMs: wait };
+    }
+    const ctl = new AbortController();
+    const onShutdown = () => ctl.abort(run.signal.reason);
+    run.signal.addEventListener('abort', onShutdown, { once: true });
+    this.#active.set(run.nodeName, ctl);
+    const live: LiveState = { node: run.node, maintenances: run.maintenances, wakes: new Set() };
+    this.#live.set(run.nodeName, live);
+    try {
+      const result = await evacuate({ ...run, live: liveView(live) }, desired, {
+        signal: ctl.signal,
+        cancelled: () => ctl.signal.aborted && !run.signal.aborted,
+      });
+      if (run.store.current?.phase === 'Evacuated') this.#checkedAt.set(run.nodeName, this.#now().getTime());
+      return result;
+    } finally {
+      this.#active.delete(run.nodeName);
+      this.#live.delete(run.nodeName);
+      run.signal.removeEventListener('abort', onShutdown);
+    }
+  }
+
+  /** Already evacuated: only follow a changed trigger (take or release NodeMaintenances); move nothing. */
+  async #keepEvacuated(
+    run: NodeRun,
+    desired: EvacuatedDesire,
+    rec: NodeRecord,
+    resync: RunResult,
+  ): Promise<RunResult> {
+    if (rec.trigger !== desired.trigger) await run.store.update({ trigger: desired.trigger });
+    const nm = desired.maintenance;
+    if (nm && this.#deps.config.nodeMaintenance.mode === 'own') {
+      await takeMaintenance(run, nm);
+      if (nm.status?.phase !== 'Succeeded') {
+        await writeMaintenanceStatus(run, nm, evacuatedMaintenance('node already evacuated', run.now()));
+      }
+    } else if (rec.maintenance) {
+      await run.store.update({ maintenance: undefined });
+    }
+    await releaseMaintenances(run, nm);
+    return resync;
+  }
+
+  /** An Evacuated node's host is listed once per resync (and not on the pass that evacuated it). */
+  #recheckDue(run: NodeRun): boolean {
+    const now = this.#now().getTime();
+    const last = this.#checkedAt.get(run.nodeName);
+    // a little under the interval, so the resync that comes at its period is not a hair too early
+    if (last !== undefined && now - last < this.#deps.config.resyncInterval * 900) return false;
+    this.#checkedAt.set(run.nodeName, now);
+    return true;
+  }
+
+  /** A Failed evacuation is retried after a doubling backoff from the attempt (our own writes must not loop it). */
+  #retryWait(rec: NodeRecord): number {
+    const at = rec.attemptedAt ? Date.parse(rec.attemptedAt) : NaN;
+    if (Number.isNaN(at)) return 0;
+    const delay = retryDelayMs(rec, this.#deps.config.resyncInterval);
+    return Math.max(0, at + delay - this.#now().getTime());
+  }
+
+  #now(): Date {
+    return this.#deps.now?.() ?? new Date();
+  }
+
+  #run(
+    nodeName: string,
+    node: NodeObject,
+    maintenances: readonly MaintenanceObject[],
+    record: NodeRecord | undefined,
+    signal: AbortSignal,
+  ): NodeRun {
+    const deps = this.#deps;
+    const log = deps.log.child({ node: nodeName });
+    const ref = nodeRef(node, nodeName);
+    const store = new NodeRecordStore({
+      record,
+      persist: guardedPersist({ cluster: deps.cluster, nodeName, node, signal }),
+      // every change of the record may change what the drain gate should be
+      onWritten: (rec) => wantGate(deps.gate, nodeName, rec, node),
+    });
+    return {
+      deps,
+      nodeName,
+      node,
+      maintenances,
+      store,
+      log,
+      signal,
+      ref,
+      now: () => this.#now(),
+      // Started, not awaited: the pass goes on while the Event is written (in order per call).
+      event: async (type, reason, message, also?: ObjectRef) => {
+        const write = (async () => {
+          for (const target of also ? [ref, also] : [ref]) {
+            await deps.cluster
+              .event(target, type, reason, message)
+              .catch((err: unknown) => log.warn({ err, reason }, 'could not record Event'));
+          }
+        })();
+        this.#events.add(write);
+        void write.finally(() => this.#events.delete(write));
+      },
+    };
+  }
+}
+
+interface ReadRun {
+  readonly run: NodeRun;
+  readonly read: RecordRead;
+  readonly text: string | undefined;
+}
+
+/** Refuses to act on a record this version cannot read (the message names the way out). */
+function readable(nodeName: string, got: ReadRun): ReadRun {
+  if (got.read.kind === 'unreadable')
+    throw new RecordUnreadableError(unreadableText(nodeName, got.read.problem));
+  return got;
+}
+
+/** The desired state a watcher can compute from its cache (for the cancel check). */
+export { desiredState };
+export type { Desired };
+
+interface LiveState {
+  node: NodeObject;
+  maintenances: readonly MaintenanceObject[];
+  readonly wakes: Set<() => void>;
+}
+
+function liveView(s: LiveState): LiveView {
+  return {
+    node: () => s.node,
+    maintenances: () => s.maintenances,
+    sleep: (ms, signal) =>
+      new Promise((resolve) => {
+        const done = () => {
+          clearTimeout(t);
+          s.wakes.delete(done);
+          signal.removeEventListener('abort', done);
+          resolve();
+        };
+        const t = setTimeout(done, ms);
+        s.wakes.add(done);
+        signal.addEventListener('abort', done, { once: true });
+      }),
+  };
+}

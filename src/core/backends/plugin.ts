@@ -1,0 +1,186 @@
+// The backend contract. Keep it this small: the host (src/core) adds records, deadlines,
+// metrics, Events and retries around it, so a backend carries none of those.
+import type { Logger } from '../../observability/logger.ts';
+
+/** The Kubernetes node being evacuated. */
+export interface NodeRef {
+  readonly name: string;
+  /** drainer.dev/migration-mode=manual: someone else moves the VMs; the plugin only waits for that. */
+  readonly mode?: 'manual';
+  /** drainer.dev/reboot=true: the maintenance is a reboot, so a VM stopped on the host may stay. */
+  readonly reboot?: boolean;
+}
+
+/** What a plugin will do with one workload (a Nova server, a KubeVirt VMI). */
+export type PlannedAction =
+  | 'live-migrate'
+  | 'cold-migrate'
+  | 'confirm-resize'
+  | 'shutdown' // left to the pod drain, which stops it
+  | 'external' // someone else moves it
+  | 'skip' // left where it is by policy
+  | 'stop' // stopped where it is (its owner's way out; the maintenance is a reboot)
+  | 'notify' // its owner is asked to move it; after a timeout it takes the default way
+  | 'none'; // blocked: see `blocker`
+
+export interface PlannedWorkload {
+  readonly id: string;
+  readonly name: string;
+  /** Nova project id, Kubernetes namespace. */
+  readonly owner: string;
+  /** Backend state as the backend calls it (ACTIVE, SHUTOFF, Running …). */
+  readonly state: string;
+  readonly action: PlannedAction;
+  /** Why it cannot move (set only when action is 'none'). */
+  readonly blocker?: string;
+  /** Why this way out: the default, its owner's choice (e.g. Nova metadata), a node or config policy. */
+  readonly why?: string;
+}
+
+/**
+ * Does everything that must move fit on the other hosts (read-only, like the plan)?
+ * `short`: it does not, the message names the shortfall. `unknown`: the check could not run
+ * (`unavailable`: its API failed; `unsupported`: the cloud has nothing to ask, e.g. no Placement).
+ */
+export type CapacityVerdict =
+  | { readonly status: 'fits'; readonly message: string }
+  | { readonly status: 'short'; readonly message: string }
+  | { readonly status: 'unknown'; readonly reason: 'unavailable' | 'unsupported'; readonly message: string };
+
+/**
+ * Something that stops the whole evacuation, not one workload (those carry `blocker`): the core
+ * refuses before its first change. `missing-rights`: the credentials cannot see what drainer must
+ * see to tell a moved workload from one that stayed (e.g. Nova's host attribute).
+ */
+export interface PlanBlocker {
+  /** `invalid-policy`: a workload names a way out that does not exist (its owner's typo). */
+  readonly kind: 'missing-rights' | 'invalid-policy';
+  /** Names what is missing and how to grant it. */
+  readonly message: string;
+}
+
+export interface Plan {
+  readonly plugin: string;
+  /** Where the workloads live, as the backend names it (nova: the service host). */
+  readonly location?: string;
+  readonly workloads: readonly PlannedWorkload[];
+  /** Set by a plugin that can check capacity; absent means nothing to check. */
+  readonly capacity?: CapacityVerdict;
+  /** Plan-wide blockers (absent or empty: none). */
+  readonly blockers?: readonly PlanBlocker[];
+}
+
+export type WorkloadState = 'pending' | 'migrating' | 'succeeded' | 'failed' | 'blocked' | 'skipped';
+
+/** Progress of one workload; also its final line in the Outcome. */
+/** A live migration's copy as the cloud counts it (read only for migrations that run long). */
+export interface CopyProgress {
+  readonly totalBytes: number;
+  readonly remainingBytes: number;
+  /** False once what is left has stopped falling (the plugin's stall window). */
+  readonly converging: boolean;
+  /** What was done about the stall: forced to complete, aborted, or only reported. */
+  readonly stallAction?: 'force-complete' | 'abort' | 'wait';
+}
+
+export interface WorkloadProgress {
+  readonly id: string;
+  readonly name: string;
+  readonly state: WorkloadState;
+  readonly action: PlannedAction;
+  readonly source?: string;
+  readonly target?: string;
+  readonly attempts: number;
+  readonly startedAt?: string;
+  readonly durationMs?: number;
+  readonly message?: string;
+  /** Who owns the workload (Nova: the server's project), for Events that tell the tenant. */
+  readonly owner?: string;
+  readonly copy?: CopyProgress;
+  /** The VM's memory (Nova: its flavor's RAM), for the memory left to move; absent when unknown. */
+  readonly memoryBytes?: number;
+}
+
+export interface Outcome {
+  readonly plugin: string;
+  /** True when every workload that had to move did move. */
+  readonly succeeded: boolean;
+  readonly workloads: readonly WorkloadProgress[];
+  /** Pods the plugin takes care of (e.g. virt-launcher pods of migrated VMIs): the pod drain leaves them alone. */
+  readonly handledPods?: readonly { namespace: string; name: string }[];
+  readonly message?: string;
+}
+
+/** A plugin's own small piece of the Node record (JSON-serialisable). */
+export type PluginRecord = Readonly<Record<string, unknown>>;
+
+export interface EvacuationContext {
+  readonly log: Logger;
+  /** Aborted on uncordon (cancel) or shutdown: stop starting new work and return. */
+  readonly signal: AbortSignal;
+  readonly deadline: Date;
+  /** Why we evacuate: "cordon", "NodeMaintenance/<name>", "run-once". Goes into disabled reasons. */
+  readonly trigger: string;
+  readonly dryRun: boolean;
+  /** When the cancel was asked for: abort in-flight migrations instead of letting them finish. */
+  readonly abortOnCancel: boolean;
+  progress(items: readonly WorkloadProgress[]): void;
+  /** What this plugin saved before (a resumed evacuation), or undefined. */
+  readonly record: PluginRecord | undefined;
+  /** Persist the plugin's record before acting on it (the host writes it to the Node). */
+  save(record: PluginRecord): Promise<void>;
+}
+
+export interface RestoreContext {
+  readonly log: Logger;
+  readonly signal: AbortSignal;
+  readonly dryRun: boolean;
+  readonly record: PluginRecord | undefined;
+  save(record: PluginRecord): Promise<void>;
+}
+
+/** A change of drainer's found with no record to own it (core/restore/stranded.ts), and what was done about it. */
+export interface StrandedChange {
+  /** What, e.g. "nova-compute service on host-a". */
+  readonly what: string;
+  /** The reason drainer left on it (e.g. the disabled_reason). */
+  readonly reason: string;
+  /** true: undone now (the node is in service); false: left (the node is not in service). */
+  readonly restored: boolean;
+}
+
+export interface StrandedOptions {
+  readonly signal: AbortSignal;
+  /** The node is in service: what is recognisably drainer's is undone. */
+  readonly inService: boolean;
+  readonly dryRun: boolean;
+  readonly log: Logger;
+}
+
+export interface PlanOptions {
+  /** Compute the capacity verdict (false when evacuation.capacityCheck is off). */
+  readonly capacity?: boolean;
+}
+
+export interface BackendPlugin {
+  readonly name: string;
+  /** Lists what would move, what blocks it and (opts.capacity) whether it fits elsewhere. No side effects. */
+  plan(node: NodeRef, signal: AbortSignal, opts?: PlanOptions): Promise<Plan>;
+  /** Moves every workload off the node. Idempotent; resumes from ctx.record. */
+  evacuate(node: NodeRef, ctx: EvacuationContext): Promise<Outcome>;
+  /** Undoes only what ctx.record says this plugin changed. */
+  restore(node: NodeRef, ctx: RestoreContext): Promise<void>;
+  /**
+   * Optional: with no record on the node, is a change of drainer's still in place (e.g. nova-compute
+   * disabled with drainer's reason after the Node was deleted and registered again)? Undone when
+   * `inService`; answers what was found, or undefined for nothing.
+   */
+  stranded?(node: NodeRef, opts: StrandedOptions): Promise<StrandedChange | undefined>;
+  /**
+   * Optional, for backends behind credentials of their own (a cloud): can they still sign in?
+   * At most one request (reusing a valid token costs none); throws AuthError when rejected. The
+   * only way an agent with a wrong password can say so before the next cordon (/readyz, a metric);
+   * kept optional so a backend on the cluster's own credentials (KubeVirt) needs nothing.
+   */
+  checkAuth?(signal: AbortSignal): Promise<void>;
+}

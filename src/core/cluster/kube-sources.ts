@@ -1,0 +1,103 @@
+// The agent's watches on a real API server: its own Node (fieldSelector metadata.name) and the
+// NodeMaintenances of every group whose CRD is installed. A group that is absent is looked for
+// again periodically and watched once it appears; it never holds readiness back.
+import type { KubeClients } from '../../kube/client.ts';
+import { backoffDelay, sleep, type BackoffOptions } from '../../kube/backoff.ts';
+import { listNodeMaintenances, maintenancePath, NODE_MAINTENANCE_GROUPS } from '../../kube/maintenance.ts';
+import type { KubeNode, NodeMaintenance } from '../../kube/types.ts';
+import { runWatch } from '../../kube/watch.ts';
+import type { Logger } from '../../observability/logger.ts';
+import type { WatchSources } from '../agent/agent.ts';
+import type { MaintenanceObject } from './objects.ts';
+
+export interface KubeSourceOptions {
+  readonly k: KubeClients;
+  readonly nodeName: string;
+  readonly log: Logger;
+  /** Server-side watch timeout (default 300 s). */
+  readonly timeoutSeconds?: number;
+  readonly backoff?: BackoffOptions;
+  /** How often an absent NodeMaintenance group is looked for again (default 60 s). */
+  readonly recheckMs?: number;
+}
+
+export function kubeWatchSources(o: KubeSourceOptions): WatchSources {
+  const common = {
+    k: o.k,
+    log: o.log,
+    ...(o.timeoutSeconds ? { timeoutSeconds: o.timeoutSeconds } : {}),
+    ...(o.backoff ? { backoff: o.backoff } : {}),
+  };
+  return {
+    watchNode: (cb) =>
+      runWatch<KubeNode>({
+        ...common,
+        path: '/api/v1/nodes',
+        query: { fieldSelector: `metadata.name=${o.nodeName}` },
+        signal: cb.signal,
+        onEvent: (type, node) => cb.onEvent(type, node),
+        onSynced: () => cb.onSynced(),
+      }),
+    watchMaintenances: async (cb) => {
+      const missing = await presentGroups(o, cb.signal);
+      if (!missing) return;
+      const synced = new Set<string>();
+      const required = NODE_MAINTENANCE_GROUPS.filter((g) => !missing.includes(g));
+      if (required.length === 0) cb.onSynced();
+      await Promise.all(
+        NODE_MAINTENANCE_GROUPS.map(async (group) => {
+          if (missing.includes(group) && !(await waitForGroup(o, group, cb.signal))) return;
+          await runWatch<NodeMaintenance>({
+            ...common,
+            path: maintenancePath(group),
+            signal: cb.signal,
+            onEvent: (type, nm) => cb.onEvent(type, withKind(nm, group)),
+            onSynced: () => {
+              synced.add(group);
+              if (required.every((g) => synced.has(g))) cb.onSynced();
+            },
+          });
+        }),
+      );
+    },
+  };
+}
+
+const withKind = (nm: NodeMaintenance, group: string): MaintenanceObject => ({
+  ...nm,
+  apiVersion: `${group}/v1beta1`,
+  kind: 'NodeMaintenance',
+});
+
+/** Groups absent at start (retried until the API answers); undefined when the signal aborted. */
+async function presentGroups(o: KubeSourceOptions, signal: AbortSignal): Promise<string[] | undefined> {
+  for (let failures = 1; !signal.aborted; failures++) {
+    try {
+      return (await listNodeMaintenances(o.k, { log: o.log, signal })).missingGroups;
+    } catch (err) {
+      if (signal.aborted) break;
+      const delay = backoffDelay(failures, o.backoff);
+      o.log.warn({ err, retryInMs: delay }, 'cannot list NodeMaintenances: retrying');
+      await sleep(delay, signal).catch(() => undefined);
+    }
+  }
+  return undefined;
+}
+
+/** Resolves true once the group's CRD is installed, false when the signal aborted. */
+async function waitForGroup(o: KubeSourceOptions, group: string, signal: AbortSignal): Promise<boolean> {
+  while (!signal.aborted) {
+    await sleep(o.recheckMs ?? 60_000, signal).catch(() => undefined);
+    if (signal.aborted) break;
+    try {
+      const { missingGroups } = await listNodeMaintenances(o.k, { groups: [group], signal });
+      if (missingGroups.length === 0) {
+        o.log.info({ group }, 'NodeMaintenance CRD appeared: watching it');
+        return true;
+      }
+    } catch {
+      // API trouble: look again later
+    }
+  }
+  return false;
+}

@@ -1,0 +1,56 @@
+// Back to service: plugin restores (only what their records say), our taint off, uncordon only
+// when drainer cordoned, NodeMaintenance finalizers released, record cleared — in that order, so
+// a crash in between leaves a record that says what is still to undo.
+import { DrainerError } from '../../errors.ts';
+import type { RestoreResult } from '../backends/host.ts';
+import { releaseMaintenances } from '../maintenance/maintenance-sync.ts';
+import { EVACUATING_TAINT } from '../record/record.ts';
+import { holdGate } from '../gate/step.ts';
+import type { NodeRun } from '../agent/run-context.ts';
+import type { RunResult } from '../agent/queue.ts';
+
+/** Restores the node; answers the plugins' results with the next run (a resync). */
+export async function restoreNode(run: NodeRun): Promise<RunResult & { results: RestoreResult[] }> {
+  const { cluster, host, config, metrics } = run.deps;
+  const rec = run.store.current;
+  if (!rec) return { results: [] };
+  // uncordon while Queued leaves the fleet queue here: the queue label goes with this write
+  if (rec.phase !== 'Restoring') await run.store.update({ phase: 'Restoring' });
+  metrics?.phase('Restoring');
+  // the drain gate holds (pod Running and Ready, PDB observed) before a plugin gives the node back
+  // (nova-compute enabled, taint off, uncordon), or holdTimeout has passed (a warning Event)
+  await holdGate(run);
+
+  const results = await host.restore(
+    { name: run.nodeName },
+    { signal: run.signal, dryRun: config.dryRun, records: run.store },
+  );
+  const failed = results.filter((r) => !r.ok);
+  if (failed.length) {
+    const text = failed.map((r) => `${r.plugin}: ${r.message ?? 'restore failed'}`).join('; ');
+    await run.store.update({ lastError: text });
+    // retried with backoff by the queue; the record keeps what is still to undo
+    throw new DrainerError('API', `restore of node ${run.nodeName} incomplete: ${text}`);
+  }
+
+  if (
+    (run.node.spec?.taints ?? []).some(
+      (t) => t.key === EVACUATING_TAINT.key && t.effect === EVACUATING_TAINT.effect,
+    )
+  ) {
+    await cluster.removeTaint(run.nodeName, EVACUATING_TAINT.key, EVACUATING_TAINT.effect);
+  }
+  if (rec.cordonedByUs && run.node.spec?.unschedulable === true) {
+    await cluster.setUnschedulable(run.nodeName, false);
+  }
+  await releaseMaintenances(run);
+  await run.store.clear();
+  metrics?.phase(undefined);
+  const undone = [...results.map((r) => r.plugin), ...(rec.cordonedByUs ? ['uncordoned'] : [])];
+  await run.event(
+    'Normal',
+    'RestoreSucceeded',
+    `node ${run.nodeName} back in service (${undone.join(', ') || 'nothing to undo'})`,
+  );
+  return { requeueAfterMs: config.resyncInterval * 1000, results };
+}
