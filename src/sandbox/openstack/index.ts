@@ -10,7 +10,7 @@ import { Keystone } from './keystone.ts';
 import { parseVersion } from './microversion.ts';
 import { Nova } from './nova/api.ts';
 import { ComputeSim } from './nova/compute.ts';
-import { NovaModel, migrationView, serviceView } from './nova/model.ts';
+import { NovaModel, isDeleted, migrationView, serviceView } from './nova/model.ts';
 import { Placement } from './placement.ts';
 import type {
   ComputeTimings,
@@ -31,6 +31,11 @@ const DEFAULT_TIMINGS: ComputeTimings = {
   postMigrationMs: 200,
   abortMs: 200,
   resizeFinishMs: 200,
+  shutdownMs: 60_000,
+  powerOnMs: 5000,
+  snapshotMs: 10_000,
+  shelvedOffloadMs: 0,
+  deleteMs: 1000,
 };
 
 function defaultFaults(partial: Partial<NovaFaults> | undefined): NovaFaults {
@@ -205,13 +210,15 @@ export async function startOpenStack(opts: StartOpenStackOptions): Promise<OpenS
   };
 
   const state: OpenStackState = {
-    servers: () => [...model.servers.values()].map((s) => model.serverView(s)),
+    servers: () => [...model.servers.values()].filter((s) => !isDeleted(s)).map((s) => model.serverView(s)),
     server: (id) => {
       const s = model.servers.get(id);
       return s ? model.serverView(s) : undefined;
     },
     serversOnHost: (host) =>
-      [...model.servers.values()].filter((s) => s.host === host).map((s) => model.serverView(s)),
+      [...model.servers.values()]
+        .filter((s) => s.host === host && !isDeleted(s))
+        .map((s) => model.serverView(s)),
     services: () => model.services.map(serviceView),
     service: (host, binary = 'nova-compute') => {
       const s = model.services.find((x) => x.host === host && x.binary === binary);

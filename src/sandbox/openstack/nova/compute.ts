@@ -8,11 +8,14 @@
 import type { Clock } from '../../clock.ts';
 import type { ComputeTimings, NovaFaults } from '../types.ts';
 import { preCopy, type PreCopy } from './convergence.ts';
+import { Lifecycle } from './lifecycle.ts';
 import type { ComputeNode, Migration, NovaModel, Server } from './model.ts';
 
 export class NoValidHost extends Error {}
 
 const ACTIVE_STATUSES = new Set(['accepted', 'queued', 'preparing', 'running', 'post-migrating']);
+/** A migration, live or cold, not yet at an end. */
+const UNFINISHED = new Set([...ACTIVE_STATUSES, 'pre-migrating', 'migrating']);
 const MB = 1024 * 1024;
 
 /** A running live migration's copy: when it started and how it goes. */
@@ -43,15 +46,19 @@ export class ComputeSim {
   readonly #step = new Map<number, () => void>();
   readonly #timers = new Set<() => void>();
   readonly #copies = new Map<number, Copy>();
+  /** What owners do to their servers: stop, start, shelve, unshelve, delete. */
+  readonly lifecycle: Lifecycle;
 
   constructor(model: NovaModel, clock: Clock, faults: NovaFaults, timings: ComputeTimings) {
     this.#model = model;
     this.#clock = clock;
     this.#faults = faults;
     this.#t = timings;
+    this.lifecycle = new Lifecycle(model, clock, timings, this);
   }
 
   close(): void {
+    this.lifecycle.close();
     for (const cancel of this.#timers) cancel();
     this.#timers.clear();
     this.#step.clear();
@@ -284,6 +291,22 @@ export class ComputeSim {
     const link = this.#model.nodeOfHost(m.sourceCompute)?.migrationMbPerSecond;
     const pauseMs = left / (link !== undefined ? (link * MB) / 1000 : bandwidth);
     this.#stepAfter(m, this.#t.abortMs + pauseMs, () => this.#switchHost(m, server));
+  }
+
+  /** A deleted server's migrations in flight end in error, and free their slot. */
+  forget(server: Server): void {
+    for (const m of this.#model.migrations) {
+      if (m.instanceUuid !== server.id || !UNFINISHED.has(m.status)) continue;
+      this.#cancelStep(m);
+      const q = this.#queued.get(m.sourceCompute) ?? [];
+      this.#queued.set(
+        m.sourceCompute,
+        q.filter((x) => x.id !== m.id),
+      );
+      this.#endCopy(m);
+      this.#model.setMigration(m, { status: 'error' });
+      if (this.#running.get(m.sourceCompute)?.has(m.id)) this.#release(m);
+    }
   }
 
   isActive(m: Migration): boolean {
