@@ -11,6 +11,7 @@ import { CLOCK_SKEW_MS, STUCK_AFTER_MS, newestRecord, unmovedAfterMs } from './r
 import { hostOf, taskStateOf } from './types.ts';
 
 const SETTLED = new Set(['ACTIVE', 'PAUSED', 'SHUTOFF']);
+const GONE = new Set(['DELETED', 'SOFT_DELETED']);
 const CONFIRM_RESEND_MS = 30_000;
 /** Separate signal for clean-up calls (abort) made after our own signal fired. */
 const cleanupSignal = () => AbortSignal.timeout(30_000);
@@ -38,6 +39,12 @@ export class Tracker {
     const s = e.server;
     const task = taskStateOf(s);
     const host = hostOf(s);
+    if (GONE.has(s.status)) {
+      // its owner deleted it mid-move (Nova allows a delete in any task): not drainer's failure
+      e.finish('skipped', now, 'deleted during the evacuation (by its owner, while it moved)');
+      this.#o.log.info({ server: e.id, action: e.action }, 'server deleted while it moved');
+      return;
+    }
     if (task === null && s.status === 'VERIFY_RESIZE') {
       await this.confirm(e);
     } else if (task === null && s.status === 'ERROR') {
