@@ -38,6 +38,10 @@ const DEFAULT_TIMINGS: ComputeTimings = {
   deleteMs: 1000,
 };
 
+/** The action a POST /servers/{id}/action body names ({"os-stop": null} → os-stop). */
+const actionName = (body: unknown): string | undefined =>
+  body && typeof body === 'object' ? Object.keys(body)[0] : undefined;
+
 function defaultFaults(partial: Partial<NovaFaults> | undefined): NovaFaults {
   return {
     errorRate: 0,
@@ -148,12 +152,16 @@ export async function startOpenStack(opts: StartOpenStackOptions): Promise<OpenS
         req.socket.destroy();
         return;
       }
+      const action = /\/servers\/[^/]+\/action$/.test(url.pathname) ? actionName(body) : undefined;
+      const userAgent = req.headers['user-agent'];
       requestLog.push({
         method,
         path: url.pathname + url.search,
         status: reply.status,
         at: clock.now(),
         ...(microversion ? { microversion } : {}),
+        ...(userAgent ? { userAgent } : {}),
+        ...(action ? { action } : {}),
       });
       // Nova's Date header is Nova's clock: here the emulation's.
       send(res, { ...reply, headers: { Date: new Date(clock.now()).toUTCString(), ...reply.headers } });

@@ -139,6 +139,10 @@ export interface RequestLogEntry {
   status: number;
   at: number;
   microversion?: string;
+  /** The caller's User-Agent (drainer's client says "drainer"). */
+  userAgent?: string;
+  /** POST /servers/{id}/action: the action's name (os-stop, os-start, migrate …). */
+  action?: string;
 }
 
 export type MigrationType = 'live-migration' | 'migration';
