@@ -166,8 +166,12 @@ function planLine(server: NovaServer, opts: ClassifyOptions, way: Way | undefine
     case 'stays':
       return { ...base, action: 'skip', why: v.reason };
     case 'wait':
-      // It will move once the other task ends, if its status allows.
-      if (way === 'cold') action = 'cold-migrate';
+      // It will move once the other task ends, if its status allows; a `stop` one is stopped then
+      // (busy powering off or on included), and only on a declared reboot.
+      if (way === 'stop') {
+        if (!opts.reboot) return { ...base, action: 'none', blocker: NOT_REBOOT };
+        action = 'stop';
+      } else if (way === 'cold') action = 'cold-migrate';
       else if (server.status === 'ACTIVE' || server.status === 'PAUSED') action = 'live-migrate';
       else if (server.status === 'SHUTOFF' && opts.coldMigrateStopped) action = 'cold-migrate';
       else return { ...base, action: 'none', blocker: v.reason };
