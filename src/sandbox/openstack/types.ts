@@ -145,7 +145,7 @@ export interface RequestLogEntry {
   action?: string;
 }
 
-export type MigrationType = 'live-migration' | 'migration';
+export type MigrationType = 'live-migration' | 'migration' | 'resize';
 
 export interface MigrationView {
   id: number;

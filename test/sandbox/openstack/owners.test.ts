@@ -188,4 +188,29 @@ describe('sandbox Nova: the owner shelves, unshelves and deletes', () => {
     ]);
     expect(os.state.migrations('vm').map((m) => m.status)).toEqual(['error']);
   });
+
+  it('resize goes to another host (RESIZE → VERIFY_RESIZE with the new flavor); one no host has room for ends back on its host', async () => {
+    os = await start({
+      servers: [
+        server('grow', { ramMb: 2048, vcpus: 1, diskGb: 10 }),
+        server('huge', { ramMb: 2048, vcpus: 1, diskGb: 10 }),
+      ],
+    });
+    const t = await token(os);
+
+    const same = await act(t, 'grow', { resize: { flavorRef: 'flavor-c1-r2048-d10' } });
+    const res = await act(t, 'grow', { resize: { flavorRef: 'flavor-c2-r4096-d10' } });
+    const tooBig = await act(t, 'huge', { resize: { flavorRef: 'flavor-c2-r999999-d10' } });
+    await until(() => (os.state.server('grow')?.status === 'VERIFY_RESIZE' ? true : undefined), 'resized');
+    await until(() => (os.state.migrations('huge')[0]?.status === 'error' ? true : undefined), 'no host');
+
+    expect([same.status, same.body.badRequest.message]).toEqual([
+      400,
+      'When resizing, instances must change flavor!',
+    ]);
+    expect([res.status, tooBig.status]).toEqual([202, 202]);
+    expect(os.state.server('grow')).toMatchObject({ host: 'compute-b', ramMb: 4096 });
+    expect(os.state.migrations('grow').map((m) => [m.type, m.status])).toEqual([['resize', 'finished']]);
+    expect(os.state.server('huge')).toMatchObject({ host: 'compute-a', status: 'ACTIVE', taskState: null });
+  });
 });

@@ -1,5 +1,5 @@
 // POST /servers/{id}/action: os-migrateLive, migrate, confirmResize, revertResize, os-stop,
-// os-start, shelve, shelveOffload, unshelve. Order of checks as Nova: body schema → server lookup
+// os-start, shelve, shelveOffload, unshelve, resize. Order of checks as Nova: body schema → server lookup
 // (404) → policy (403) → lock, host, instance state (409) → target host (400).
 import type { Reply } from '../http.ts';
 import { isObject, pyRepr, pyStr } from '../http.ts';
@@ -10,6 +10,7 @@ import { badRequest, conflict, extraProperties, invalidInput, notFound, requireA
 import type { Server } from './model.ts';
 import { findServer } from './servers.ts';
 import { BOOLISH } from './boolish.ts';
+import { flavorId } from './flavors.ts';
 
 function checkState(server: Server, action: string, vmStates: string[]): void {
   if (!vmStates.includes(server.vmState)) {
@@ -97,11 +98,28 @@ function coldMigrate(ctx: NovaContext, id: string, raw: unknown): Reply {
   return { status: 202 };
 }
 
+/**
+ * The owner's resize (nova/compute/api.py resize): a known flavor, not the server's own; ACTIVE or
+ * STOPPED and no task; then as a cold migration that changes the flavor.
+ */
+function resize(ctx: NovaContext, id: string, raw: unknown): Reply {
+  const ref = isObject(raw) ? raw.flavorRef : undefined;
+  const m = typeof ref === 'string' ? /^flavor-c(\d+)-r(\d+)-d(\d+)$/.exec(ref) : null;
+  if (!m) throw badRequest('Invalid flavorRef provided.');
+  const flavor = { vcpus: Number(m[1]), ramMb: Number(m[2]), diskGb: Number(m[3]) };
+  const server = findServer(ctx, id);
+  checkLock(ctx, server);
+  checkState(server, 'resize', ['active', 'stopped']);
+  if (ref === flavorId(server)) throw badRequest('When resizing, instances must change flavor!');
+  ctx.compute.coldMigrate(server, null, flavor);
+  return { status: 202 };
+}
+
 function resizeFinish(ctx: NovaContext, id: string, action: 'confirmResize' | 'revertResize'): Reply {
   const server = findServer(ctx, id);
   checkState(server, action, ['resized']);
   const m = ctx.model.migrations.find(
-    (x) => x.instanceUuid === id && x.type === 'migration' && x.status === 'finished',
+    (x) => x.instanceUuid === id && x.type !== 'live-migration' && x.status === 'finished',
   );
   if (!m) throw notFound('Instance has not been resized.');
   if (action === 'confirmResize') {
@@ -167,6 +185,8 @@ export function serverAction(ctx: NovaContext, id: string): Reply {
       return liveMigrate(ctx, id, arg);
     case 'migrate':
       return coldMigrate(ctx, id, arg);
+    case 'resize':
+      return resize(ctx, id, arg);
     case 'confirmResize':
     case 'revertResize':
       return resizeFinish(ctx, id, name);

@@ -9,7 +9,7 @@ import type { Clock } from '../../clock.ts';
 import type { ComputeTimings, NovaFaults } from '../types.ts';
 import { preCopy, type PreCopy } from './convergence.ts';
 import { Lifecycle } from './lifecycle.ts';
-import type { ComputeNode, Migration, NovaModel, Server } from './model.ts';
+import type { ComputeNode, Flavor, Migration, NovaModel, Server } from './model.ts';
 
 export class NoValidHost extends Error {}
 
@@ -313,13 +313,17 @@ export class ComputeSim {
     return ACTIVE_STATUSES.has(m.status);
   }
 
-  /** Cold migration (resize to the same flavor): RESIZE → VERIFY_RESIZE on the destination. */
-  coldMigrate(server: Server, requested: string | null): Migration {
-    const m = this.#model.newMigration(server, 'migration', 'pre-migrating');
+  /**
+   * Cold migration (resize to the same flavor), or an owner's resize to `flavor` (on another host:
+   * Nova's allow_resize_to_same_host is false by default): RESIZE → VERIFY_RESIZE on the destination.
+   */
+  coldMigrate(server: Server, requested: string | null, flavor?: Flavor): Migration {
+    const m = this.#model.newMigration(server, flavor ? 'resize' : 'migration', 'pre-migrating');
     this.#model.setServer(server, { taskState: 'resize_prep', preResizeVmState: server.vmState });
+    const size = flavor ?? server;
     const half = server.migrationMs / 2;
     this.#stepAfter(m, this.#t.scheduleMs, () => {
-      const dest = this.pickDestination(server, requested);
+      const dest = this.pickDestination({ ...server, ...size }, requested);
       if (!dest) {
         this.#noValidHost(m, server);
         return;
@@ -342,6 +346,12 @@ export class ComputeSim {
           taskState: 'resize_migrated',
           host: dest.serviceHost,
           node: dest.hostname,
+          ...(flavor
+            ? {
+                ...flavor,
+                preResizeFlavor: { vcpus: server.vcpus, ramMb: server.ramMb, diskGb: server.diskGb },
+              }
+            : {}),
         });
         this.#stepAfter(m, half, () => {
           this.#model.setMigration(m, { status: 'finished' });
@@ -370,6 +380,7 @@ export class ComputeSim {
         node: m.sourceNode ?? node?.hostname ?? m.sourceCompute,
         vmState: server.preResizeVmState ?? 'active',
         taskState: null,
+        ...server.preResizeFlavor,
       });
       this.#model.setMigration(m, { status: 'reverted' });
     });

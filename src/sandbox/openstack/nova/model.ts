@@ -70,7 +70,12 @@ export interface Server {
   metadata: Record<string, string>;
   /** vm_state to go back to after a cold migration is confirmed or reverted. */
   preResizeVmState?: string;
+  /** A resize's old flavor, put back by a revert. */
+  preResizeFlavor?: Flavor;
 }
+
+/** A flavor's size, as a server carries it. */
+export type Flavor = Pick<Server, 'vcpus' | 'ramMb' | 'diskGb'>;
 
 export interface Migration {
   id: number;
