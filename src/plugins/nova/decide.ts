@@ -51,6 +51,8 @@ export async function decide(o: MigratorOptions, watch: Watch, e: Entry, now: nu
       e.block(v.reason);
       return;
     case 'in-progress':
+      // no attempt of ours on record: its owner (or an operator) is moving it
+      e.byOthers = e.attempts === 0;
       e.adopt(v.action, now);
       watch.armed(e, now, true);
       o.log.info({ server: e.id, action: v.action }, 'adopting a migration already in progress');

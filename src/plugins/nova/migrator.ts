@@ -344,7 +344,13 @@ export class Migrator {
         // Not retried: the server changed under us. If a migration is running, it is ours to track.
         const s = await compute.getServer(e.id, signal).catch(() => e.server);
         const v = classify(s, this.#o.nova);
-        if (v.kind === 'in-progress') return;
+        if (v.kind === 'in-progress') {
+          // ours did not start: someone else's (its owner's resize) is followed, not counted ours
+          e.byOthers = true;
+          e.attempts -= 1;
+          e.tries -= 1;
+          return;
+        }
         const refused = `Nova refused ${action}: ${(err as Error).message}`;
         e.finish(
           'failed',

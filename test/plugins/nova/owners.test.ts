@@ -50,7 +50,13 @@ async function drainer(
   Compute: typeof ComputeClient = ComputeClient,
 ) {
   const clock = new ScaledClock(100);
-  cloud = await startOpenStack({ clock, hosts: [{ name: 'compute-a' }, { name: 'compute-b' }], servers });
+  // the scheduler takes 5 s (Nova's takes 0.5 to 1.5): an owner's move is still in flight when drainer acts
+  cloud = await startOpenStack({
+    clock,
+    hosts: [{ name: 'compute-a' }, { name: 'compute-b' }],
+    servers,
+    timings: { scheduleMs: 5000 },
+  });
   const openstack = openstackSchema.parse(openstackConfigFor(cloud));
   const http = createHttp({ timeoutMs: 5000, retries: 0 });
   const plugin = new NovaPlugin({
@@ -97,6 +103,13 @@ async function drainer(
 
 const line = (o: Outcome, name: string) => o.workloads.find((w) => w.name === name);
 
+/** drainer has asked the server's owner (way out notify): its clock is in the record. */
+const asked = (d: Awaited<ReturnType<typeof drainer>>, id: string) =>
+  until(() => {
+    const m = d.record()?.migrations as Record<string, { notifiedAt?: string }> | undefined;
+    return m?.[id]?.notifiedAt ? true : undefined;
+  }, `${id} asked`);
+
 describe('an owner who acts mid-evacuation (sandbox Nova)', () => {
   it('the owner stops a `stop` server first: Nova refuses drainer’s os-stop (409), and restore does not start it', async () => {
     // the owner's os-stop lands between drainer's listing (ACTIVE, idle) and drainer's os-stop
@@ -136,6 +149,7 @@ describe('an owner who acts mid-evacuation (sandbox Nova)', () => {
     const d = await drainer([server('vm-ask', way('notify'))], { notifyTimeout: 600 });
 
     const run = d.evacuate();
+    await asked(d, 'vm-ask');
     await owner('POST', '/servers/vm-ask/action', { shelve: null });
     const outcome = await run;
 
@@ -165,5 +179,48 @@ describe('an owner who acts mid-evacuation (sandbox Nova)', () => {
       message: expect.stringMatching(/^deleted during the evacuation/),
     });
     expect(line(outcome, 'vm-small')?.state).toBe('succeeded');
+  });
+
+  /** The owner's resize lands between drainer's listing (idle) and drainer's first live-migrate (409). */
+  const ownerResizesFirst = (flavorRef: string) => {
+    let done = false;
+    return class extends ComputeClient {
+      override async liveMigrate(id: string, signal?: AbortSignal): Promise<void> {
+        if (!done) await owner('POST', `/servers/${id}/action`, { resize: { flavorRef } });
+        done = true;
+        return super.liveMigrate(id, signal);
+      }
+    };
+  };
+
+  it('the owner resizes it to another host first: drainer follows their resize, counts it moved by them and leaves the confirm to them', async () => {
+    const d = await drainer(
+      [server('vm', { migrationMs: 60_000 })],
+      {},
+      ownerResizesFirst('flavor-c2-r4096-d10'),
+    );
+
+    const outcome = await d.evacuate();
+
+    expect(outcome.succeeded).toBe(true);
+    expect(line(outcome, 'vm')).toMatchObject({
+      state: 'succeeded',
+      attempts: 0,
+      message: 'resized or migrated off the host by someone else (the confirm is theirs)',
+    });
+    expect(cloud!.state.server('vm')).toMatchObject({ host: 'compute-b', status: 'VERIFY_RESIZE' });
+  });
+
+  it('the owner’s resize finds no room and ends on the host: no failed attempt of drainer’s; drainer moves it itself', async () => {
+    const d = await drainer([server('vm')], { retries: 0 }, ownerResizesFirst('flavor-c2-r999999-d10'));
+
+    const outcome = await d.evacuate();
+
+    expect(outcome.succeeded).toBe(true);
+    expect(line(outcome, 'vm')).toMatchObject({ state: 'succeeded', action: 'live-migrate', attempts: 1 });
+    expect(cloud!.state.migrations('vm').map((m) => [m.type, m.status])).toEqual([
+      ['resize', 'error'],
+      ['live-migration', 'completed'],
+    ]);
   });
 });
