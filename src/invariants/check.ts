@@ -5,6 +5,7 @@ import { withinBudget } from './rules/budget.ts';
 import { gateDisruptedWhileOccupied } from './rules/gate-disrupted.ts';
 import { gatesHold, leftoverGates } from './rules/gate-held.ts';
 import { maintenancesAgree } from './rules/maintenance.ts';
+import { drainerStopsUndone, ownerStopsUndone } from './rules/owners.ts';
 import { migrationTruth } from './rules/migrations.ts';
 import { unexpected4xx } from './rules/requests.ts';
 import { strandedServices } from './rules/stranded.ts';
@@ -24,6 +25,8 @@ export const RULES: readonly Rule[] = [
   withinBudget,
   recordsWithoutAgent,
   slotsOfDeadAgents,
+  drainerStopsUndone,
+  ownerStopsUndone,
 ];
 
 export function checkInvariants(world: World, opts: CheckOptions): Violation[] {

@@ -23,6 +23,8 @@ export const INVARIANT_IDS = [
   'leftover-gate',
   'record-without-agent',
   'lease-held-by-dead-agent',
+  'stopped-server-left-stopped',
+  'owner-stop-undone',
 ] as const;
 
 export type InvariantId = (typeof INVARIANT_IDS)[number];

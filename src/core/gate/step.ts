@@ -32,8 +32,12 @@ const OPENS = new Set(['Evacuating', 'Evacuated', 'Failed']);
 export const gateHeld = (rec: NodeRecord | undefined, node?: NodeObject): boolean =>
   !rec || (releasedAt(node) === undefined && !(OPENS.has(rec.phase) && allMoved(rec)));
 
-/** Actions that leave a workload on the host until it moves (or blocks it there). */
-const STAYS = new Set(['live-migrate', 'cold-migrate', 'confirm-resize', 'notify', 'none']);
+/**
+ * Actions that leave a workload on the host until it moves (or blocks it there). `stop` too: a
+ * server planned for a stop runs (its owner started it again on an Evacuated node), and the
+ * declared reboot would kill it.
+ */
+const STAYS = new Set(['live-migrate', 'cold-migrate', 'confirm-resize', 'notify', 'stop', 'none']);
 
 /** The workloads of the plans still on the host that have to move, by name. */
 export const toMove = (plans: readonly Plan[]): string[] =>
