@@ -372,3 +372,41 @@ describe('DrainGate: held is what the API server shows', () => {
     gate.stop();
   });
 });
+
+describe('DrainGate: a "held" counts only when seen after the wish it answers', () => {
+  it('a release still in flight when the restore asks for the gate: whenHeld waits for the hold that follows it', async () => {
+    const order: string[] = [];
+    let finishRelease: () => void = () => {};
+    const { api: inner, state } = memoryApi({ pdb: pdb(), pod: pod('Running') });
+    const gate = gateWith({
+      ...inner,
+      release: () =>
+        new Promise<boolean>((resolve) => {
+          order.push('release begins');
+          finishRelease = () => {
+            order.push('release ends');
+            state.objs = { pdb: state.objs.pdb };
+            resolve(true);
+          };
+        }),
+      hold: (n) => {
+        order.push('hold');
+        return inner.hold(n).then(() => {
+          state.objs = { pdb: pdb(), pod: pod('Running') };
+        });
+      },
+    });
+    await gate.set('n1', true);
+    expect(gate.held('n1')).toBe(true);
+    gate.want('n1', false);
+    await new Promise((r) => setTimeout(r, 5));
+    // an uncordon: the restore wants the gate held, and waits for it
+    gate.want('n1', true);
+    const held = gate.whenHeld('n1', 2_000).then((h) => order.push(`whenHeld ${h}`));
+    await new Promise((r) => setTimeout(r, 20));
+    finishRelease();
+    await held;
+    expect(order).toEqual(['release begins', 'release ends', 'hold', 'whenHeld true']);
+    gate.stop();
+  });
+});

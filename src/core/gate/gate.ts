@@ -33,6 +33,9 @@ interface NodeGate {
   pending?: Promise<void> | undefined;
   timer?: ReturnType<typeof setTimeout> | undefined;
   failures: number;
+  /** The wish made last (each set() is a new one), and the wish the last look began under. */
+  wish: number;
+  seenFor?: { readonly wish: number; readonly held: boolean } | undefined;
   seen?: GateSeen | undefined;
   /** Since when it should hold and does not (ms). */
   notHeldSince?: number | undefined;
@@ -66,6 +69,7 @@ export class DrainGate {
   /** Held (true) or released; resolves once the newest wish was applied and looked at. Throws API errors. */
   set(node: string, held: boolean): Promise<void> {
     this.#want.set(node, held);
+    this.#state(node).wish++;
     return this.#look(node);
   }
 
@@ -109,12 +113,17 @@ export class DrainGate {
     return this.#nodes.get(node)?.seen;
   }
 
-  /** Resolves true once the gate holds, false after `ms` (or when the signal aborts). */
+  /**
+   * Resolves true once the gate holds, false after `ms` (or when the signal aborts). Only a look
+   * that began after the newest wish (to hold) counts: a release still in flight when the hold was
+   * wished for, or a look under an older wish, says nothing of what the API server will show.
+   */
   async whenHeld(node: string, ms: number, signal?: AbortSignal): Promise<boolean> {
     const s = this.#state(node);
     const end = (this.#o.now?.() ?? Date.now()) + ms;
     for (;;) {
-      if (s.seen?.held) return true;
+      const f = s.seenFor;
+      if (s.seen?.held && f?.held && f.wish === s.wish) return true;
       const left = end - (this.#o.now?.() ?? Date.now());
       if (left <= 0 || signal?.aborted) return false;
       await new Promise<void>((resolve) => {
@@ -140,7 +149,7 @@ export class DrainGate {
   #state(node: string): NodeGate {
     let s = this.#nodes.get(node);
     if (!s) {
-      s = { chain: Promise.resolve(), failures: 0, waiters: new Set() };
+      s = { chain: Promise.resolve(), failures: 0, wish: 0, waiters: new Set() };
       this.#nodes.set(node, s);
     }
     return s;
@@ -163,6 +172,7 @@ export class DrainGate {
     clearTimeout(s.timer);
     s.timer = undefined;
     const want = this.#want.get(node) ?? true;
+    const wish = s.wish;
     const api = this.#o.api;
     try {
       let objs = await api.look(node);
@@ -175,11 +185,13 @@ export class DrainGate {
       }
       const seen = want ? seeHeld(node, objs) : isOpen(objs) ? RELEASED : seeHeld(node, objs);
       this.#report(node, s, seen, want);
+      s.seenFor = { wish, held: want };
       s.failures = want && !seen.held ? s.failures + 1 : 0;
       if (want && !seen.held) this.#again(node, s);
       else if (!want && !isOpen(objs)) this.#again(node, s);
     } catch (err) {
       s.seen = undefined;
+      s.seenFor = undefined;
       s.failures++;
       this.#again(node, s);
       throw err;
