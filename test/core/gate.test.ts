@@ -161,6 +161,31 @@ describe('drain gate objects (sandbox API server)', () => {
     expect(await api('missing').uninstalled?.()).toBe(false);
   });
 
+  it('a DaemonSet re-created (--cascade=orphan then apply, replace --force) is no uninstall; the PDB follows its new owner', async () => {
+    const ds = {
+      metadata: { name: 'drainer' },
+      spec: {
+        selector: { matchLabels: { app: 'drainer' } },
+        template: {
+          metadata: { labels: { app: 'drainer' } },
+          spec: { containers: [{ name: 'a', image: 'x' }] },
+        },
+      },
+    };
+    const DS = `/apis/apps/v1/namespaces/${NS}/daemonsets`;
+    await fx.k.request({ method: 'POST', path: DS, body: ds });
+    const gate = api();
+    await gate.hold('n1');
+    await fx.k.request({ method: 'DELETE', path: `${DS}/drainer` });
+    const again = await fx.k.request<KubeObject>({ method: 'POST', path: DS, body: ds });
+    expect(await gate.uninstalled?.()).toBe(false);
+    // the PDB is owned by the DaemonSet that is there: uninstalling that one takes the gate too
+    await gate.hold('n1');
+    expect((await get(PDB)).metadata.ownerReferences?.map((r) => r.uid)).toEqual([again.metadata.uid]);
+    await fx.k.request({ method: 'DELETE', path: `${DS}/drainer` });
+    expect(await gate.uninstalled?.()).toBe(true);
+  });
+
   it('release drops the finalizer and deletes the gate pod (the PDB stays); a second release finds none', async () => {
     const gate = api();
     await gate.hold('n1');

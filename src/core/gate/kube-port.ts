@@ -91,8 +91,18 @@ export function kubeGateApi(o: KubeGateOptions): GateApi {
 
   /** The PDB, made again if missing and its budget put back if someone changed it. */
   const ensurePdb = async (node: string): Promise<KubeObject> => {
-    const pdb = await ensure(pdbsPath(namespace), gatePdb(namespace, node, await daemonSet()));
-    if (pdb.metadata.deletionTimestamp || !pdbAltered(node, pdb)) return pdb;
+    const ds = await daemonSet();
+    let pdb = await ensure(pdbsPath(namespace), gatePdb(namespace, node, ds));
+    if (pdb.metadata.deletionTimestamp) return pdb;
+    // made under a DaemonSet since re-created (or orphaned by it): owned by the one there now, so
+    // that uninstalling it garbage-collects the gate
+    const refs = pdb.metadata.ownerReferences ?? [];
+    if (ds && !refs.some((r) => r.uid === ds.uid))
+      pdb = await patchMeta(k, pdbsPath(namespace), pdb.metadata.name ?? '', {
+        resourceVersion: pdb.metadata.resourceVersion,
+        ownerReferences: [...refs.filter((r) => r.kind !== 'DaemonSet'), ds],
+      });
+    if (!pdbAltered(node, pdb)) return pdb;
     log.warn(
       { node, pdb: pdb.metadata.name },
       'the drain gate PodDisruptionBudget was altered: restoring it',
@@ -120,13 +130,19 @@ export function kubeGateApi(o: KubeGateOptions): GateApi {
     return items.filter((p) => names.includes(p.metadata.name ?? ''));
   };
 
-  /** The DaemonSet read at start is gone, or being deleted: drainer is being uninstalled. */
+  /**
+   * drainer is being uninstalled: the DaemonSet read at start is gone, or being deleted. One made
+   * again under its name (`--cascade=orphan` then apply, `kubectl replace --force`: a new uid) is its
+   * successor, not an uninstall: the gate's PDBs are owned by it from then on.
+   */
   const uninstalled = async (): Promise<boolean> => {
     const had = await daemonSet().catch(() => undefined);
     if (!had) return false;
     try {
       const ds = await getDaemonSet(k, namespace, o.daemonSet);
-      return ds.metadata.deletionTimestamp !== undefined || ds.metadata.uid !== had.uid;
+      if (ds.metadata.deletionTimestamp !== undefined) return true;
+      if (ds.metadata.uid !== had.uid) owner = Promise.resolve(ownerRef(ds, 'apps/v1', 'DaemonSet', false));
+      return false;
     } catch (err) {
       if (isNotFoundError(err)) return true;
       throw err;
