@@ -1,6 +1,8 @@
 // The gates of deleted nodes are removed by the agents of the live ones, each looking only at the
 // gates that follow its own node name up to the next live node: one writer per dead node.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ConflictError } from '../../src/errors.ts';
+import { gateName } from '../../src/kube/gate.ts';
 import { sweepGateLitter } from '../../src/core/gate/litter.ts';
 import { kubeGateApi } from '../../src/core/gate/kube-port.ts';
 import type { KubeObject } from '../../src/kube/types.ts';
@@ -44,6 +46,42 @@ describe('gate litter of deleted nodes', () => {
     expect(await names(PDBS)).toEqual(['drainer-gate-a', 'drainer-gate-c', 'drainer-gate-e']);
     // the pods went too, their finalizers dropped
     expect(await names(PODS)).toEqual(['drainer-gate-a', 'drainer-gate-c', 'drainer-gate-e']);
+  });
+
+  it('a 409 on the finalizer patch is not "gone": the pod loses its finalizer, and the PDB goes only after it', async () => {
+    let conflicts = 1;
+    const k = new Proxy(fx.k, {
+      get(target, prop, receiver) {
+        if (prop !== 'request') return Reflect.get(target, prop, receiver) as unknown;
+        return (r: { method?: string; path: string }) =>
+          r.method === 'PATCH' && r.path.startsWith(PODS) && conflicts-- > 0
+            ? Promise.reject(
+                new ConflictError('the object has been modified', { api: 'kubernetes', status: 409 }),
+              )
+            : target.request(r as Parameters<typeof target.request>[0]);
+      },
+    });
+    expect(await sweepGateLitter({ k, namespace: NS, nodeName: 'a', log })).toEqual(['b']);
+    const pods = await names(PODS);
+    expect(pods.filter((n) => n?.startsWith(gateName('b')))).toEqual([]);
+  });
+
+  it('a gate pod that keeps its finalizer keeps its PDB too: the next sweep finds it again', async () => {
+    const k = new Proxy(fx.k, {
+      get(target, prop, receiver) {
+        if (prop !== 'request') return Reflect.get(target, prop, receiver) as unknown;
+        return (r: { method?: string; path: string }) =>
+          r.method === 'PATCH' && r.path.startsWith(PODS)
+            ? Promise.reject(
+                new ConflictError('the object has been modified', { api: 'kubernetes', status: 409 }),
+              )
+            : target.request(r as Parameters<typeof target.request>[0]);
+      },
+    });
+    await sweepGateLitter({ k, namespace: NS, nodeName: 'a', log }).catch(() => undefined);
+    expect(await names(PDBS)).toContain(gateName('b'));
+    expect(await sweep('a')).toEqual(['b']);
+    expect((await names(PODS)).filter((n) => n?.startsWith(gateName('b')))).toEqual([]);
   });
 
   it('a live node has nothing to remove when the next gate is of a live node', async () => {

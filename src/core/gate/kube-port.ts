@@ -55,9 +55,13 @@ const absentIfMissing = (p: Promise<KubeObject>): Promise<KubeObject | undefined
     throw err;
   });
 
+/** A 404, or a 409 of a delete whose uid precondition failed: that incarnation is gone. */
 const goneOk = (err: unknown): void => {
   if (!isNotFoundError(err) && !isConflictError(err)) throw err;
 };
+
+/** Tries of a finalizer patch that meets a newer version of the pod (the kubelet writes its status). */
+const UNGUARD_TRIES = 3;
 
 export function kubeGateApi(o: KubeGateOptions): GateApi {
   const { k, namespace, log } = o;
@@ -110,14 +114,27 @@ export function kubeGateApi(o: KubeGateOptions): GateApi {
     return replaceObject(k, pdbsPath(namespace), { ...pdb, spec: gatePdbSpec(node) });
   };
 
-  /** Drops our finalizer (the pod can then go); other finalizers stay. */
-  const unguard = async (pod: KubeObject): Promise<void> => {
-    if (!hasGateFinalizer(pod)) return;
-    const rest = (pod.metadata.finalizers ?? []).filter((f) => f !== GATE_FINALIZER);
-    await patchMeta(k, podsPath(namespace), pod.metadata.name ?? '', {
-      resourceVersion: pod.metadata.resourceVersion,
-      finalizers: rest,
-    }).catch(goneOk);
+  /**
+   * Drops our finalizer (the pod can then go); other finalizers stay. A 409 means the pod changed
+   * since it was read, not that it is gone: read again and patch that version.
+   */
+  const unguard = async (first: KubeObject): Promise<void> => {
+    let pod: KubeObject | undefined = first;
+    for (let attempt = 1; pod && hasGateFinalizer(pod); attempt++) {
+      const rest = (pod.metadata.finalizers ?? []).filter((f) => f !== GATE_FINALIZER);
+      try {
+        await patchMeta(k, podsPath(namespace), pod.metadata.name ?? '', {
+          resourceVersion: pod.metadata.resourceVersion,
+          finalizers: rest,
+        });
+        return;
+      } catch (err) {
+        if (isNotFoundError(err)) return;
+        if (!isConflictError(err) || attempt >= UNGUARD_TRIES) throw err;
+        pod = await absentIfMissing(getObject(k, podsPath(namespace), pod.metadata.name ?? ''));
+        if (pod?.metadata.uid !== first.metadata.uid) return;
+      }
+    }
   };
 
   /** The node's gate pods (its name and the spare's), by its label. */

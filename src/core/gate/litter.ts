@@ -4,7 +4,7 @@
 // next node that exists, so a dead node's gate is removed by the agent of the live node just
 // before it, with a few GETs per agent, not one per node. A Node made again in between keeps its
 // gate (its own agent heals it in any case).
-import { isConflictError, isNotFoundError } from '../../errors.ts';
+import { DrainerError, isConflictError, isNotFoundError } from '../../errors.ts';
 import type { KubeClients } from '../../kube/client.ts';
 import { deleteObject, GATE_PREFIX, GATE_SELECTOR, gateName, pdbsPath } from '../../kube/gate.ts';
 import { getNode } from '../../kube/node.ts';
@@ -12,6 +12,7 @@ import type { KubeObject } from '../../kube/types.ts';
 import { listAll } from '../../kube/watch.ts';
 import type { Logger } from '../../observability/logger.ts';
 import { kubeGateApi } from './kube-port.ts';
+import { hasGateFinalizer } from './observe.ts';
 
 export interface LitterOptions {
   readonly k: KubeClients;
@@ -41,10 +42,21 @@ async function nodeExists(k: KubeClients, node: string, signal?: AbortSignal): P
   }
 }
 
-/** Removes one dead node's gate: its pods (finalizer dropped), then the PDB (only that incarnation). */
+/**
+ * Removes one dead node's gate: its pods (finalizer dropped), then the PDB (only that incarnation),
+ * and only once no gate pod of the node keeps our finalizer: the PDB is how a sweep finds the
+ * gate, and a pod left Terminating with the finalizer would block the namespace's deletion for good.
+ */
 async function removeGate(o: LitterOptions, pdb: KubeObject, node: string): Promise<void> {
   // the gate API's release: every gate pod of the node, finalizer first
-  await kubeGateApi({ k: o.k, namespace: o.namespace, daemonSet: '', image: '', log: o.log }).release(node);
+  const api = kubeGateApi({ k: o.k, namespace: o.namespace, daemonSet: '', image: '', log: o.log });
+  await api.release(node);
+  const { pod } = await api.look(node);
+  if (pod && hasGateFinalizer(pod))
+    throw new DrainerError(
+      'API',
+      `the gate pod ${pod.metadata.name ?? ''} of deleted node ${node} keeps its finalizer`,
+    );
   await deleteObject(o.k, pdbsPath(o.namespace), gateName(node), pdb.metadata.uid).catch(ignoreGone);
 }
 
