@@ -6,7 +6,7 @@
 // so a slow hold at start cannot land after the release.
 import type { Logger } from '../../observability/logger.ts';
 import type { EventReason } from '../cluster/cluster.ts';
-import { gatePodNames } from '../../kube/gate.ts';
+import { gatePodNames, legacyGateNames } from '../../kube/gate.ts';
 import type { GateApi, GateObjects } from './api.ts';
 import { hasGateFinalizer, isOpen, pdbAltered, RELEASED, seeHeld, type GateSeen } from './observe.ts';
 
@@ -47,7 +47,8 @@ interface NodeGate {
 /** Does the gate need a change to hold (not only time for its pod to start)? */
 function needsHold(node: string, o: GateObjects): boolean {
   const { pdb, pod } = o;
-  if (!pdb || !pod) return true;
+  // an older version's objects go once this gate holds (hold removes them then)
+  if (!pdb || !pod || o.legacy?.length) return true;
   if (!pdb.metadata.deletionTimestamp && pdbAltered(node, pdb)) return true;
   // only a pod being deleted (its finalizer holds drains until it goes): a spare takes over
   if (pod.metadata.deletionTimestamp) return true;
@@ -99,7 +100,7 @@ export class DrainGate {
   /** Is this one of the node's gate pods (its own or the spare)? */
   isGatePod(node: string, pod: { namespace: string; name: string }): boolean {
     const gate = this.#o.podOf(node);
-    const names: readonly string[] = [gate.name, gatePodNames(node)[1]];
+    const names: readonly string[] = [gate.name, gatePodNames(node)[1], ...legacyGateNames(node)];
     return pod.namespace === gate.namespace && names.includes(pod.name);
   }
 

@@ -1,4 +1,4 @@
-// The gate's GateApi over src/kube: the PDB drainer-gate-<node> (owned by the agent DaemonSet, so
+// The gate's GateApi over src/kube: the PDB drainer-gate-<node>-<hash> (owned by the agent DaemonSet, so
 // uninstalling drainer garbage-collects it, and with it the pod it controls) and the gate pod, which
 // carries the finalizer drainer.dev/gate while it guards the node (deletion-based drains wait too).
 // Each call does one step; the DrainGate calls again until what the API server shows is right.
@@ -10,7 +10,8 @@ import {
   gateName,
   gatePdb,
   gatePodNames,
-  gateSelector,
+  gateAndLegacySelector,
+  legacyGateNames,
   gatePdbSpec,
   gatePod,
   getDaemonSet,
@@ -24,7 +25,7 @@ import type { KubeObject, OwnerReference } from '../../kube/types.ts';
 import { isConflictError, isNotFoundError } from '../../errors.ts';
 import type { Logger } from '../../observability/logger.ts';
 import type { GateApi } from './api.ts';
-import { effectivePod, hasGateFinalizer, pdbAltered } from './observe.ts';
+import { effectivePod, hasGateFinalizer, pdbAltered, seeHeld } from './observe.ts';
 import { listAll } from '../../kube/watch.ts';
 
 export interface KubeGateOptions {
@@ -137,14 +138,41 @@ export function kubeGateApi(o: KubeGateOptions): GateApi {
     }
   };
 
-  /** The node's gate pods (its name and the spare's), by its label. */
-  const podsOf = async (node: string): Promise<KubeObject[]> => {
+  /**
+   * The node's gate (its pods: its name and the spare's; and its PDB) and what an older version
+   * made for it under the names without a hash, by their labels: one list of each kind.
+   */
+  const gateOf = async (node: string): Promise<NodeGate> => {
+    const query = { labelSelector: gateAndLegacySelector(node) };
+    const [pods, pdbs] = await Promise.all([
+      listAll<KubeObject>(k, { path: podsPath(namespace), query }),
+      listAll<KubeObject>(k, { path: pdbsPath(namespace), query }),
+    ]);
     const names: readonly string[] = gatePodNames(node);
-    const { items } = await listAll<KubeObject>(k, {
-      path: podsPath(namespace),
-      query: { labelSelector: gateSelector(node) },
-    });
-    return items.filter((p) => names.includes(p.metadata.name ?? ''));
+    const old: readonly string[] = legacyGateNames(node);
+    const named = (o: KubeObject, n: readonly string[]) => n.includes(o.metadata.name ?? '');
+    // an old name may be another node's (hv-1's spare was hv-1-b's pod): only pods bound to this node
+    const legacyPods = pods.items.filter(
+      (p) => named(p, old) && (p.spec as { nodeName?: string } | undefined)?.nodeName === node,
+    );
+    return {
+      pods: pods.items.filter((p) => named(p, names)),
+      pdb: pdbs.items.find((p) => p.metadata.name === gateName(node)),
+      legacyPods,
+      legacyPdbs: pdbs.items.filter((p) => p.metadata.name === old[0]),
+    };
+  };
+
+  /** Drops the finalizer of each pod and deletes it, then the PDBs. True if a pod was there. */
+  const remove = async (pods: readonly KubeObject[], pdbs: readonly KubeObject[] = []): Promise<boolean> => {
+    for (const pod of pods) {
+      await unguard(pod);
+      if (!pod.metadata.deletionTimestamp)
+        await deleteObject(k, podsPath(namespace), pod.metadata.name ?? '', pod.metadata.uid).catch(goneOk);
+    }
+    for (const pdb of pdbs)
+      await deleteObject(k, pdbsPath(namespace), pdb.metadata.name ?? '', pdb.metadata.uid).catch(goneOk);
+    return pods.length > 0;
   };
 
   /**
@@ -169,12 +197,9 @@ export function kubeGateApi(o: KubeGateOptions): GateApi {
   return {
     async look(node) {
       // the DaemonSet as it is at start, so a stop can tell an uninstall (read once)
-      const [, pdb, pods] = await Promise.all([
-        daemonSet(),
-        absentIfMissing(getObject(k, pdbsPath(namespace), gateName(node))),
-        podsOf(node),
-      ]);
-      return { pdb, pod: effectivePod(pods) };
+      const [, gate] = await Promise.all([daemonSet(), gateOf(node)]);
+      const legacy = [...gate.legacyPods, ...gate.legacyPdbs];
+      return { pdb: gate.pdb, pod: effectivePod(gate.pods), ...(legacy.length ? { legacy } : {}) };
     },
     async hold(node) {
       // an uninstall under way: the garbage collector is taking the PDB and its pods; a gate made
@@ -183,7 +208,7 @@ export function kubeGateApi(o: KubeGateOptions): GateApi {
       const pdb = await ensurePdb(node);
       if (pdb.metadata.deletionTimestamp) return;
       const controller = ownerRef(pdb, 'policy/v1', 'PodDisruptionBudget', true);
-      const pods = await podsOf(node);
+      const { pods, legacyPods, legacyPdbs } = await gateOf(node);
       const pod = pods.find((p) => !p.metadata.deletionTimestamp);
       if (!pod) {
         // none, or only one being deleted (its finalizer holds drains until it goes): a pod under the free name
@@ -199,7 +224,16 @@ export function kubeGateApi(o: KubeGateOptions): GateApi {
       }
       const finalizers = pod.metadata.finalizers ?? [];
       const ownedBy = pod.metadata.ownerReferences?.find((r) => r.controller)?.uid;
-      if (finalizers.includes(GATE_FINALIZER) && ownedBy === controller.uid) return;
+      if (finalizers.includes(GATE_FINALIZER) && ownedBy === controller.uid) {
+        // an upgrade: the older version's gate goes once this one holds, never before
+        const legacy = [...legacyPods, ...legacyPdbs];
+        if (legacy.length && seeHeld(node, { pdb, pod }).held) {
+          const objects = legacy.map((x) => x.metadata.name);
+          log.info({ node, objects }, 'removing the drain gate an older drainer made');
+          await remove(legacyPods, legacyPdbs);
+        }
+        return;
+      }
       // an older agent's pod, or one whose PDB was made again: guarded and owned by this PDB
       await patchMeta(k, podsPath(namespace), name, {
         resourceVersion: pod.metadata.resourceVersion,
@@ -209,13 +243,15 @@ export function kubeGateApi(o: KubeGateOptions): GateApi {
     },
     uninstalled,
     async release(node) {
-      const pods = await podsOf(node);
-      for (const pod of pods) {
-        await unguard(pod);
-        if (!pod.metadata.deletionTimestamp)
-          await deleteObject(k, podsPath(namespace), pod.metadata.name ?? '', pod.metadata.uid).catch(goneOk);
-      }
-      return pods.length > 0;
+      const { pods, legacyPods, legacyPdbs } = await gateOf(node);
+      return remove([...pods, ...legacyPods], legacyPdbs);
     },
   };
+}
+
+interface NodeGate {
+  readonly pods: readonly KubeObject[];
+  readonly pdb: KubeObject | undefined;
+  readonly legacyPods: readonly KubeObject[];
+  readonly legacyPdbs: readonly KubeObject[];
 }
