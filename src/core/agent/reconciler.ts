@@ -31,6 +31,7 @@ import { dropStaleRelease, syncGate, wantGate } from '../gate/step.ts';
 import type { LiveView, NodeRun, ReconcilerDeps } from './run-context.ts';
 import type { DrainGate } from '../gate/gate.ts';
 import { forceRestore, reportUnreadable } from '../record/unreadable.ts';
+import { dropStaleStartNow } from '../fleet/start-now.ts';
 
 export type { ReconcilerDeps, EvacuationHost, ReconcilerMetrics } from './run-context.ts';
 
@@ -117,6 +118,7 @@ export class Reconciler {
 
     const taints = config.triggers?.taints ?? [];
     const desired = desiredState({ nodeName, node, maintenances, record, mode, taints });
+    await dropStaleStartNow(run, record, desired.state === 'InService');
     run.log.debug({ desired: desired.state, phase: record?.phase }, 'reconcile');
     this.#deps.metrics?.phase(record?.phase);
     // an opted-out node is reported, never evacuated (an evacuation already under way goes on)

@@ -7,6 +7,7 @@ import type { Plan } from '../backends/plugin.ts';
 import { recordId, type NodeRecord } from '../record/record.ts';
 import type { NodeRun } from '../agent/run-context.ts';
 import type { DrainGate } from './gate.ts';
+import { dropNodeAnnotation } from '../agent/drop-annotation.ts';
 
 /**
  * Did every plugin move everything? The outcomes are written the moment the plugins finish; with
@@ -121,24 +122,10 @@ export async function holdGate(run: NodeRun): Promise<void> {
     await run.deps.cluster.setNodeAnnotation(run.nodeName, GATE_RELEASED_ANNOTATION, null);
 }
 
-/**
- * Takes off a release nothing honours (a leftover of an earlier maintenance), guarded by the
- * Node's version: a release written since is the operator's, and stays. A conflict waits for the
- * next pass.
- */
+/** Takes off a release nothing honours (a leftover of an earlier maintenance); one written since stays. */
 export async function dropStaleRelease(run: NodeRun, rec: NodeRecord | undefined): Promise<void> {
-  if (!staleRelease(rec, run.node)) return;
-  const version = run.node.metadata?.resourceVersion;
-  await run.deps.cluster
-    .setNodeAnnotation(
-      run.nodeName,
-      GATE_RELEASED_ANNOTATION,
-      null,
-      undefined,
-      undefined,
-      version ? { resourceVersion: version } : undefined,
-    )
-    .catch((err: unknown) => run.log.debug({ err }, 'leftover gate release not removed; next pass'));
+  if (staleRelease(rec, run.node))
+    await dropNodeAnnotation(run, GATE_RELEASED_ANNOTATION, 'a release of an earlier maintenance');
 }
 
 /** drainer's own pod drain leaves the gate pod alone (it is for other drains). */
