@@ -4,6 +4,7 @@ import { recordsWithoutAgent, slotsOfDeadAgents } from './rules/agents.ts';
 import { withinBudget } from './rules/budget.ts';
 import { gateDisruptedWhileOccupied } from './rules/gate-disrupted.ts';
 import { gatesHold, leftoverGates } from './rules/gate-held.ts';
+import { stuckGates } from './rules/gate-stuck.ts';
 import { maintenancesAgree } from './rules/maintenance.ts';
 import { migrationTruth } from './rules/migrations.ts';
 import { unexpected4xx } from './rules/requests.ts';
@@ -19,6 +20,7 @@ export const RULES: readonly Rule[] = [
   migrationTruth,
   gatesHold,
   leftoverGates,
+  stuckGates,
   maintenancesAgree,
   unexpected4xx,
   withinBudget,

@@ -21,6 +21,7 @@ export const INVARIANT_IDS = [
   'unexpected-4xx',
   'budget-exceeded',
   'leftover-gate',
+  'gate-stuck',
   'record-without-agent',
   'lease-held-by-dead-agent',
 ] as const;
@@ -34,6 +35,7 @@ export type InvariantId = (typeof INVARIANT_IDS)[number];
  */
 export const OPERATOR_FINDINGS: ReadonlySet<InvariantId> = new Set([
   'record-without-agent',
+  'gate-stuck',
   'lease-held-by-dead-agent',
 ]);
 
