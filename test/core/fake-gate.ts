@@ -12,6 +12,8 @@ export class FakeGateApi implements GateApi {
   startsRunning = true;
   /** The agent DaemonSet is gone (an uninstall). */
   daemonSetGone = false;
+  /** A release reaches the API server this late (ms): observations of it arrive after later wishes. */
+  slowReleaseMs = 0;
   #uid = 1;
 
   async look(node: string): Promise<GateObjects> {
@@ -32,6 +34,7 @@ export class FakeGateApi implements GateApi {
 
   async release(node: string): Promise<boolean> {
     this.calls.push(`release ${node}`);
+    if (this.slowReleaseMs) await new Promise((r) => setTimeout(r, this.slowReleaseMs));
     const o = this.objs.get(node) ?? {};
     this.objs.set(node, { pdb: o.pdb });
     return o.pod !== undefined;
