@@ -339,7 +339,7 @@ export const drainGateSchema = z.strictObject({
   enabled: dflt(
     z.boolean(),
     true,
-    'keep a gate pod drainer-gate-<node> whose PodDisruptionBudget holds every Eviction-API drain of the node until its VMs have left; false: the agent deletes its gate pod at start',
+    'keep a gate pod drainer-gate-<node>-<hash> whose PodDisruptionBudget holds every Eviction-API drain of the node until its VMs have left; false: the agent deletes its gate pod at start',
   ),
   image: dflt(
     z.string().check(z.minLength(1)),

@@ -4,6 +4,7 @@ import { recordsWithoutAgent, slotsOfDeadAgents } from './rules/agents.ts';
 import { withinBudget } from './rules/budget.ts';
 import { gateDisruptedWhileOccupied } from './rules/gate-disrupted.ts';
 import { gatesHold, leftoverGates } from './rules/gate-held.ts';
+import { stuckGates } from './rules/gate-stuck.ts';
 import { maintenancesAgree } from './rules/maintenance.ts';
 import { drainerStopsUndone, ownerStopsUndone } from './rules/owners.ts';
 import { migrationTruth } from './rules/migrations.ts';
@@ -20,6 +21,7 @@ export const RULES: readonly Rule[] = [
   migrationTruth,
   gatesHold,
   leftoverGates,
+  stuckGates,
   maintenancesAgree,
   unexpected4xx,
   withinBudget,

@@ -21,6 +21,7 @@ export const INVARIANT_IDS = [
   'unexpected-4xx',
   'budget-exceeded',
   'leftover-gate',
+  'gate-stuck',
   'record-without-agent',
   'lease-held-by-dead-agent',
   'stopped-server-left-stopped',
@@ -36,6 +37,7 @@ export type InvariantId = (typeof INVARIANT_IDS)[number];
  */
 export const OPERATOR_FINDINGS: ReadonlySet<InvariantId> = new Set([
   'record-without-agent',
+  'gate-stuck',
   'lease-held-by-dead-agent',
 ]);
 

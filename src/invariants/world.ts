@@ -30,6 +30,8 @@ export interface WorldGatePod {
   readonly phase?: string;
   readonly ready: boolean;
   readonly deleting: boolean;
+  /** It carries drainer's finalizer drainer.dev/gate (only its agent drops it). */
+  readonly guarded?: boolean;
 }
 
 export interface WorldGatePdb {

@@ -30,7 +30,7 @@ function heldText(rec: NodeRecord | undefined): string {
  * that should hold and does not says `not held: <why>`.
  */
 export function gateText(rec: NodeRecord | undefined, node?: NodeObject, objs?: GateObjects): string {
-  if (rec && releasedAt(node) !== undefined) return 'released (drainer release)';
+  if (releasedAt(rec, node) !== undefined) return 'released (drainer release)';
   if (!gateHeld(rec, node)) return !objs || isOpen(objs) ? 'released' : 'releasing';
   if (!objs) return heldText(rec);
   const seen = seeHeld(node?.metadata?.name ?? '', objs);
