@@ -17,6 +17,8 @@ import { targetOptions } from '../kube/target-options.ts';
 import { type GlobalArgs, handle, kubeHttp, loadCliConfig } from './context.ts';
 import { computeReader, novaFor } from './doctor-nova.ts';
 import { doctorReport, doctorText } from './doctor-render.ts';
+import { noAgentText, requireNamespace } from './fleet-namespace.ts';
+import { violation } from '../invariants/violation.ts';
 
 export const FINDINGS_EXIT = 3;
 
@@ -44,6 +46,7 @@ async function look(config: Config, argv: DoctorArgs): Promise<World> {
   const target = kubeTarget(config, io.env);
   const k = createKubeClients({ ...targetOptions(target), homeDir: io.homeDir, http: kubeHttp(config, io) });
   const compute = novaFor(config);
+  await requireNamespace(k, config.fleet.namespace, io.signal);
   const kube = await readKubeWorld(k, { namespace: config.fleet.namespace, signal: io.signal });
   if (!compute) return kube;
   const nova = await readNovaWorld(
@@ -54,12 +57,31 @@ async function look(config: Config, argv: DoctorArgs): Promise<World> {
   return { ...kube, nova };
 }
 
+/**
+ * Where no agent holds a node Lease, the promises cannot be checked against what agents do: a
+ * finding, never "every promise holds" (a wrong -n, or drainer not installed there).
+ */
+function noAgent(world: World, namespace: string): Violation[] {
+  if (!world.leases || world.leases.some((l) => l.component === 'node-agent')) return [];
+  return [
+    violation(
+      'no-agent',
+      `namespace/${namespace}`,
+      noAgentText(namespace),
+      'name drainer\'s namespace with -n/--namespace (fleet.namespace), or install drainer (README "Install on a cluster")',
+    ),
+  ];
+}
+
 export async function runDoctor(argv: DoctorArgs): Promise<number> {
   const config = await loadCliConfig(argv);
   const world = await look(config, argv);
   // a percentage budget is of the nodes running the agent: their Leases say how many
   const agents = world.leases?.filter((l) => l.component === 'node-agent').length || world.nodes.length;
-  const findings: Violation[] = checkInvariants(world, checkOptionsOf(config, agents));
+  const findings: Violation[] = [
+    ...noAgent(world, config.fleet.namespace),
+    ...checkInvariants(world, checkOptionsOf(config, agents)),
+  ];
   const report = doctorReport(world, findings);
   const { io } = argv.cli;
   io.stdout.write(argv.output === 'json' ? `${JSON.stringify(report, null, 2)}\n` : doctorText(report));

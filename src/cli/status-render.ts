@@ -87,6 +87,7 @@ export function renderStatus(
   now: Date,
   gate?: FleetGateView,
   idle: readonly InServiceAgent[] = [],
+  empty = '',
 ): string {
   const doc = {
     ...(gate ? { fleet: gate } : {}),
@@ -96,8 +97,8 @@ export function renderStatus(
   if (output === 'json') return `${JSON.stringify(doc, null, 2)}\n`;
   if (output === 'yaml') return yaml.dump(doc, { lineWidth: 120 });
   const header = gate ? `${headerLine(gate)}\n` : '';
-  if (rows.length === 0 && idle.length === 0)
-    return `${header}no node has a drainer record and no agent is running: every node is in service\n`;
+  // nothing to list: the caller says what that means (it depends on what could be read)
+  if (rows.length === 0 && idle.length === 0) return `${header}${empty ? `${empty}\n` : ''}`;
   const wide = output === 'wide';
   // the AGENT column only where some row has an agent Lease (none read, or an older agent holds none)
   const agents = rows.some((r) => r.agent) || idle.length > 0;

@@ -25,7 +25,9 @@ import {
 } from './context.ts';
 import { agentsOf, watchAgents } from './status-agents.ts';
 import { renderStatus, type StatusOutput } from './status-render.ts';
-import { gateView, readVerdict } from './status-header.ts';
+import { gateView } from './status-header.ts';
+import { verdictNow } from '../core/fleet/verdict-now.ts';
+import { noAgentText, requireNamespace } from './fleet-namespace.ts';
 import type { FleetConfig } from '../config/schema.ts';
 import { gateConfigured } from '../core/fleet/start-gate.ts';
 import type { Verdict } from '../core/fleet/shared-verdict.ts';
@@ -44,6 +46,8 @@ const AGENT_RECHECK_MS = 5_000;
 interface GateSource {
   readonly fleet: FleetConfig;
   readonly verdict?: Verdict;
+  /** What an empty list says (default: what could be read). */
+  readonly empty?: string;
 }
 
 function snapshot(
@@ -65,7 +69,18 @@ function snapshot(
     const agent = agents?.get(name);
     return agent && !listed.has(name) ? [{ node: name, agent }] : [];
   });
-  return renderStatus(rows, output, now, shown ? gateView(g.fleet, rows, g.verdict, now) : undefined, idle);
+  const header = shown ? gateView(g.fleet, rows, g.verdict, now) : undefined;
+  return renderStatus(rows, output, now, header, idle, g.empty ?? emptyText(g.fleet.namespace, agents));
+}
+
+/**
+ * Nothing listed: in service only if agents were seen to say so. No agent Lease read: unknown; no
+ * agent at all in the namespace: nothing observed the nodes (the one-shot makes that its error).
+ */
+function emptyText(namespace: string, agents: ReadonlyMap<string, AgentState> | undefined): string {
+  if (!agents)
+    return "no node has a drainer record (the agents' Leases could not be read: whether agents run is not known)";
+  return noAgentText(namespace);
 }
 
 async function watchStatus(
@@ -156,6 +171,7 @@ export async function runStatus(argv: StatusArgs, now: () => Date = () => new Da
   const { io } = argv.cli;
   const log = cliLogger(config, io, quietUnlessAsked(config, 'error'));
   const k = clientsFor(config, io);
+  await requireNamespace(k, config.fleet.namespace, io.signal);
   if (argv.watch) {
     await watchStatus(k, argv, log, now, config.fleet, config.drainGate.enabled);
     return 0;
@@ -163,7 +179,7 @@ export async function runStatus(argv: StatusArgs, now: () => Date = () => new Da
   const [{ items: all }, agents, verdict, gateObjects] = await Promise.all([
     listAll<KubeNode>(k, { path: NODES, signal: io.signal }),
     agentsOf(k, config.fleet, now(), log),
-    readVerdict(k, config.fleet.namespace),
+    config.fleet.blockers.prometheus ? verdictNow(k, config.fleet, io.signal) : undefined,
     listGates(k, config, io.signal, log),
   ]);
   // --node: that node only, and the same line as every command for a node the cluster lacks
@@ -176,18 +192,29 @@ export async function runStatus(argv: StatusArgs, now: () => Date = () => new Da
         gateObjects.pdbs,
       )
     : undefined;
-  io.stdout.write(
-    snapshot(
-      items as NodeObject[],
-      argv.output,
-      now(),
-      { fleet: config.fleet, ...(verdict ? { verdict } : {}) },
-      agents,
-      gates,
-    ),
-  );
-  return 0;
+  const rows = fleetRows(items, now(), agents, true, gates);
+  // no record and no agent where we looked: nothing observed the nodes, so no "in service" (exit 3)
+  const unobserved =
+    agents !== undefined &&
+    rows.length === 0 &&
+    ![...agents.keys()].some((n) => items.some((i) => i.metadata.name === n));
+  const g: GateSource = {
+    fleet: config.fleet,
+    ...(verdict ? { verdict } : {}),
+    ...(unobserved ? { empty: '' } : {}),
+  };
+  io.stdout.write(snapshot(items as NodeObject[], argv.output, now(), g, agents, gates));
+  if (!unobserved) return 0;
+  const text =
+    argv.node === undefined
+      ? noAgentText(config.fleet.namespace)
+      : `node ${argv.node} has no drainer record and no agent Lease (drainer-node-${argv.node}) in namespace ${config.fleet.namespace}: nothing says it is in service`;
+  io.stderr.write(`error: ${text}\n`);
+  return NOTHING_OBSERVED;
 }
+
+/** Exit code of a status that found no agent and no record: nothing says the nodes are in service. */
+export const NOTHING_OBSERVED = 3;
 
 /**
  * The gate pods and PDBs (two lists by label), so the DRAIN GATE column says what the API server

@@ -23,6 +23,7 @@ export const INVARIANT_IDS = [
   'leftover-gate',
   'record-without-agent',
   'lease-held-by-dead-agent',
+  'no-agent',
 ] as const;
 
 export type InvariantId = (typeof INVARIANT_IDS)[number];
@@ -35,6 +36,7 @@ export type InvariantId = (typeof INVARIANT_IDS)[number];
 export const OPERATOR_FINDINGS: ReadonlySet<InvariantId> = new Set([
   'record-without-agent',
   'lease-held-by-dead-agent',
+  'no-agent',
 ]);
 
 export const violation = (id: InvariantId, object: string, evidence: string, fix: string): Violation => ({

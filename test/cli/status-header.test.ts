@@ -33,7 +33,7 @@ describe('drainer status header', () => {
     expect(headerLine(v)).toBe(
       'window: closed, opens Sat 02:00 Europe/Berlin (in 9 h 12 min) · ' +
         'freezes: release week until 2026-11-28T03:00:00Z; starts may resume in 11 h 12 min · ' +
-        'blockers: prometheus: CephHealthWarning; pods hold r3',
+        'blockers: Prometheus alert firing: CephHealthWarning; pods hold r3',
     );
   });
 
@@ -47,7 +47,7 @@ describe('drainer status header', () => {
       { at: 0, firing: [], error: 'http://p:9090/api/v1/alerts unreachable' },
       FRIDAY,
     );
-    expect(v.blockers).toEqual(['prometheus cannot be evaluated: http://p:9090/api/v1/alerts unreachable']);
+    expect(v.blockers).toEqual(['Prometheus cannot be evaluated: http://p:9090/api/v1/alerts unreachable']);
     expect(
       gateView(fleet({ maintenanceWindows: [weekend] }), [], undefined, new Date('2026-11-28T02:00:00Z'))
         .window,

@@ -1,0 +1,131 @@
+// Story: an operator's third day (issue 37), on the sandbox with the real kubectl. The read-only
+// tools never say "all fine" about a place they did not look at: `kubectl drainer status -n wrongns`
+// and `doctor -n wrongns` say the namespace does not exist (exit 2), a namespace without an agent is
+// a finding, and a Prometheus blocker that cannot be evaluated is said in the same words by `status`
+// and `plan`.
+import { execFile } from 'node:child_process';
+import { mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import yaml from 'js-yaml';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Violation } from '../../src/invariants/violation.ts';
+import { cli } from '../cli/harness.ts';
+import { hasKubectl } from '../daemonset/kubectl.ts';
+import { smallWorld } from './scenario.ts';
+import { startStack, until, type RunningAgent, type Stack } from './stack.ts';
+
+const run = hasKubectl || process.env.CI ? describe : describe.skip;
+const ROOT = path.resolve(import.meta.dirname, '../..');
+
+/**
+ * `kubectl drainer …` as an operator types it: the real kubectl finds kubectl-drainer on PATH (a
+ * link to this checkout's bin), in a directory whose config.yaml is `config` (none: no file).
+ */
+function kubectlDrainer(stack: Stack, config?: Record<string, unknown>) {
+  const dir = mkdtempSync(path.join(tmpdir(), 'drainer-third-day-'));
+  const kubeconfig = path.join(dir, 'kubeconfig');
+  writeFileSync(kubeconfig, stack.sandbox.kube.kubeconfig());
+  if (config) writeFileSync(path.join(dir, 'config.yaml'), yaml.dump({ ...config, kubeconfig }));
+  symlinkSync(path.join(ROOT, 'bin/drainer.js'), path.join(dir, 'kubectl-drainer'));
+  const env = { PATH: `${dir}:${path.dirname(process.execPath)}:/usr/bin:/bin`, HOME: dir };
+  return async (...args: string[]) => {
+    try {
+      const { stdout, stderr } = await promisify(execFile)(
+        '/usr/bin/kubectl',
+        ['drainer', ...args, '--kubeconfig', kubeconfig],
+        { env, cwd: dir, encoding: 'utf8' },
+      );
+      return { code: 0, stdout, stderr };
+    } catch (e) {
+      const err = e as { code?: number; stdout?: string; stderr?: string };
+      return { code: err.code ?? 1, stdout: err.stdout ?? '', stderr: err.stderr ?? '' };
+    }
+  };
+}
+
+/** A loopback port nothing listens on (taken, then given back). */
+async function closedPort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((done) => s.listen(0, '127.0.0.1', done));
+  const { port } = s.address() as { port: number };
+  await new Promise<void>((done) => s.close(() => done()));
+  return port;
+}
+
+run("an operator's third day (issue 37), sandbox and real kubectl", () => {
+  let stack: Stack;
+  let agent: RunningAgent | undefined;
+  beforeAll(async () => {
+    stack = await startStack({ scenario: smallWorld({ servers: 2 }) });
+  }, 60_000);
+  afterAll(async () => {
+    await agent?.stop();
+    await stack?.close();
+  });
+
+  it('status and doctor with a namespace the cluster lacks: one line, exit 2, never "all fine"', async () => {
+    const drainer = kubectlDrainer(stack, stack.sandbox.drainerConfig);
+    const line = `error: fleet.namespace: namespace wrongns does not exist in the cluster: drainer's agents, Leases and gates live in drainer's namespace (-n/--namespace)\n`;
+    for (const command of ['status', 'doctor']) {
+      const r = await drainer(command, '-n', 'wrongns');
+      expect({ command, code: r.code, stdout: r.stdout, stderr: r.stderr }).toEqual({
+        command,
+        code: 2,
+        stdout: '',
+        stderr: line,
+      });
+    }
+  }, 30_000);
+
+  it('a namespace without an agent: status exits 3 saying so, doctor has a no-agent finding', async () => {
+    const drainer = kubectlDrainer(stack, stack.sandbox.drainerConfig);
+    const status = await drainer('status', '-n', 'default');
+    expect(status.code).toBe(3);
+    expect(status.stdout).not.toMatch(/in service/);
+    expect(status.stderr).toBe(
+      "error: no drainer agent found in namespace default (no drainer-node-<node> Lease): nothing says whether the nodes are in service; is drainer installed there? (-n/--namespace names drainer's namespace)\n",
+    );
+    const doctor = await drainer('doctor', '-n', 'default', '-o', 'json');
+    expect(doctor.code).toBe(3);
+    const found = (JSON.parse(doctor.stdout) as { findings: Violation[] }).findings;
+    expect(found.filter((f) => f.id === 'no-agent').map((f) => f.object)).toEqual(['namespace/default']);
+    expect(doctor.stdout).not.toMatch(/every promise holds/);
+  }, 30_000);
+
+  it('once an agent runs, status lists its node in service with the agent alive (exit 0)', async () => {
+    agent = stack.startAgent('node-a');
+    await until('agent ready', () => agent!.agent.ready().ready);
+    const drainer = kubectlDrainer(stack, stack.sandbox.drainerConfig);
+    const status = await drainer('status');
+    expect(status.code, status.stderr).toBe(0);
+    expect(status.stdout).toMatch(/^node-a +InService .* alive/m);
+  }, 30_000);
+
+  it('a Prometheus blocker that cannot be evaluated: status and plan say it in the same words', async () => {
+    const port = await closedPort();
+    const config = {
+      ...stack.sandbox.drainerConfig,
+      fleet: { blockers: { prometheus: { url: `http://127.0.0.1:${port}`, requestTimeout: 2 } } },
+    };
+    const drainer = cli({
+      files: { 'config.yaml': yaml.dump({ ...config, kubeconfig: kubeconfigFile(stack) }) },
+    });
+    const status = await drainer('status');
+    const plan = await drainer('plan', '--node', 'node-b');
+    const words = `Prometheus cannot be evaluated: http://127.0.0.1:${port}/api/v1/alerts unreachable: connect ECONNREFUSED 127.0.0.1:${port}`;
+    expect(status.stdout.split('\n')[0]).toMatch(new RegExp(`· blockers: ${escape(words)}$`));
+    expect(plan.code, plan.stderr).toBe(3);
+    expect(plan.stdout).toMatch(new RegExp(`^verdict: would WAIT: blocked: ${escape(words)}$`, 'm'));
+  }, 30_000);
+});
+
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+function kubeconfigFile(stack: Stack): string {
+  const file = path.join(mkdtempSync(path.join(tmpdir(), 'drainer-third-day-kc-')), 'kubeconfig');
+  writeFileSync(file, stack.sandbox.kube.kubeconfig());
+  return file;
+}
