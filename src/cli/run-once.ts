@@ -31,6 +31,7 @@ import {
 } from './context.ts';
 import { kubeIfConfigured, runOnceOnKubernetes } from './kube-once.ts';
 import { dryRunOnce } from './run-once-dry.ts';
+import { leaseWaitLines } from './lease-wait.ts';
 import { defaultStateFile, FileRecordStore } from './record-file.ts';
 import { LogProgress, type ProgressSink, TerminalProgress } from './output-progress.ts';
 
@@ -195,6 +196,7 @@ async function handler(argv: RecordArgs, deps: RunOnceDeps = defaultRunOnceDeps)
       k: kube,
       noBudget: argv.budget === false,
       force: argv.force === true,
+      onWait: leaseWaitLines(io),
     });
   const records = await deps.records(config, node, argv);
   return runOnce({ config, io, log, node, plugins, records, tty, ref: declared.ref });

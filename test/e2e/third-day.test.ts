@@ -12,6 +12,7 @@ import { promisify } from 'node:util';
 import yaml from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Violation } from '../../src/invariants/violation.ts';
+import type { KubeLease } from '../../src/kube/lease.ts';
 import { cli } from '../cli/harness.ts';
 import { hasKubectl } from '../daemonset/kubectl.ts';
 import { smallWorld } from './scenario.ts';
@@ -96,12 +97,63 @@ run("an operator's third day (issue 37), sandbox and real kubectl", () => {
   }, 30_000);
 
   it('once an agent runs, status lists its node in service with the agent alive (exit 0)', async () => {
-    agent = stack.startAgent('node-a');
+    agent = stack.startAgent('node-b');
     await until('agent ready', () => agent!.agent.ready().ready);
     const drainer = kubectlDrainer(stack, stack.sandbox.drainerConfig);
     const status = await drainer('status');
     expect(status.code, status.stderr).toBe(0);
-    expect(status.stdout).toMatch(/^node-a +InService .* alive/m);
+    expect(status.stdout).toMatch(/^node-b +InService .* alive/m);
+  }, 30_000);
+
+  it('run-once and restore next to a live agent are refused at once, naming it, nothing changed', async () => {
+    // the agent renews every 20 min: a refusal that waited to see it renew would never come
+    const live = stack.startAgent('node-a', { fleet: { agentLeaseDuration: 3600 } });
+    try {
+      await until('agent of node-a ready', () => live.agent.ready().ready);
+      const drainer = kubectlDrainer(stack, stack.sandbox.drainerConfig);
+      for (const command of ['run-once', 'restore']) {
+        const r = await drainer(command, '--node', 'node-a', ...(command === 'run-once' ? ['--cordon'] : []));
+        expect(r.code, command).toBe(2);
+        expect(r.stderr, command).toMatch(
+          new RegExp(
+            `^error: node node-a is held by agent ${live.instance} \\(Lease drainer/drainer-node-node-a, renewed \\S+\\): it is acting on this node; ${command} refuses \\(stop that agent, or pass --force\\); if that agent is gone, its Lease runs out \\S+\\n$`,
+          ),
+        );
+      }
+      expect((await stack.node('node-a')).spec?.unschedulable).toBeFalsy();
+      expect(stack.sandbox.openstack.state.serversOnHost('node-a')).toHaveLength(2);
+    } finally {
+      await live.stop();
+    }
+  }, 60_000);
+
+  it('only a silent holder is waited for, with a human countdown, then taken over', async () => {
+    // node-b's agent is killed: its Lease (3 s duration) was last renewed an hour ago
+    await agent?.stop();
+    agent = undefined;
+    const renewTime = new Date(Date.now() - 3_600_000).toISOString();
+    const path = '/apis/coordination.k8s.io/v1/namespaces/drainer/leases/drainer-node-node-b';
+    const lease = await stack.k.request<KubeLease>({ path });
+    await stack.k.request({
+      method: 'PUT',
+      path,
+      body: {
+        ...lease,
+        spec: {
+          holderIdentity: 'gone-pod/uid-9',
+          leaseDurationSeconds: 3,
+          renewTime,
+          acquireTime: renewTime,
+        },
+      },
+    });
+    const drainer = kubectlDrainer(stack, stack.sandbox.drainerConfig);
+    const r = await drainer('restore', '--node', 'node-b');
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr.split('\n')[0]).toBe(
+      `node Lease held by gone-pod/uid-9, silent since ${renewTime}: waiting 3 s for it to renew before taking over (Ctrl-C stops; --force acts now)`,
+    );
+    expect(r.stderr).not.toMatch(/^\{/m); // no JSON log line among the human ones
   }, 30_000);
 
   it('a Prometheus blocker that cannot be evaluated: status and plan say it in the same words', async () => {
