@@ -1,7 +1,7 @@
 // Where the read-only commands look: drainer's namespace (-n/--namespace, fleet.namespace). A
 // namespace the cluster lacks is bad input (one line, exit 2), never an empty fleet reported as
 // healthy; one without a single agent Lease says so instead of "every node is in service".
-import { ConfigError, isNotFoundError } from '../errors.ts';
+import { ConfigError, isForbiddenError, isNotFoundError } from '../errors.ts';
 import type { KubeClients } from '../kube/client.ts';
 
 /** Throws the one line for a namespace the cluster does not have; unreadable (no rights): says nothing. */
@@ -16,7 +16,8 @@ export async function requireNamespace(
       ...(signal ? { signal } : {}),
     });
   } catch (err) {
-    if (!isNotFoundError(err)) return; // no right to read namespaces: the lists below speak for themselves
+    if (isForbiddenError(err)) return; // no right to read namespaces: the lists below speak for themselves
+    if (!isNotFoundError(err)) throw err; // the cluster's first answer: its one error line
     throw new ConfigError([
       {
         path: 'fleet.namespace',

@@ -88,17 +88,20 @@ export function renderStatus(
   gate?: FleetGateView,
   idle: readonly InServiceAgent[] = [],
   empty = '',
+  config?: string,
 ): string {
   const doc = {
     ...(gate ? { fleet: gate } : {}),
     nodes: rows,
     ...(idle.length ? { inService: idle } : {}),
+    ...(config ? { config } : {}),
   };
   if (output === 'json') return `${JSON.stringify(doc, null, 2)}\n`;
   if (output === 'yaml') return yaml.dump(doc, { lineWidth: 120 });
   const header = gate ? `${headerLine(gate)}\n` : '';
+  const footer = config ? `config: ${config}\n` : '';
   // nothing to list: the caller says what that means (it depends on what could be read)
-  if (rows.length === 0 && idle.length === 0) return `${header}${empty ? `${empty}\n` : ''}`;
+  if (rows.length === 0 && idle.length === 0) return `${header}${empty ? `${empty}\n` : ''}${footer}`;
   const wide = output === 'wide';
   // the AGENT column only where some row has an agent Lease (none read, or an older agent holds none)
   const agents = rows.some((r) => r.agent) || idle.length > 0;
@@ -144,6 +147,7 @@ export function renderStatus(
         'LAST ERROR',
       ],
       table.map((t) => t.cells),
-    )
+    ) +
+    footer
   );
 }

@@ -28,6 +28,7 @@ import { renderStatus, type StatusOutput } from './status-render.ts';
 import { gateView } from './status-header.ts';
 import { verdictNow } from '../core/fleet/verdict-now.ts';
 import { noAgentText, requireNamespace } from './fleet-namespace.ts';
+import { clusterConfig } from './cluster-config.ts';
 import type { FleetConfig } from '../config/schema.ts';
 import { gateConfigured } from '../core/fleet/start-gate.ts';
 import type { Verdict } from '../core/fleet/shared-verdict.ts';
@@ -48,6 +49,8 @@ interface GateSource {
   readonly verdict?: Verdict;
   /** What an empty list says (default: what could be read). */
   readonly empty?: string;
+  /** Where the settings came from: the last line (a table), or `config` (JSON, YAML). */
+  readonly said?: string;
 }
 
 function snapshot(
@@ -70,7 +73,15 @@ function snapshot(
     return agent && !listed.has(name) ? [{ node: name, agent }] : [];
   });
   const header = shown ? gateView(g.fleet, rows, g.verdict, now) : undefined;
-  return renderStatus(rows, output, now, header, idle, g.empty ?? emptyText(g.fleet.namespace, agents));
+  return renderStatus(
+    rows,
+    output,
+    now,
+    header,
+    idle,
+    g.empty ?? emptyText(g.fleet.namespace, agents),
+    g.said,
+  );
 }
 
 /**
@@ -88,9 +99,10 @@ async function watchStatus(
   argv: StatusArgs,
   log: ReturnType<typeof cliLogger>,
   now: () => Date,
-  fleet: FleetConfig,
+  source: Pick<GateSource, 'fleet' | 'said'>,
   gateEnabled: boolean,
 ): Promise<void> {
+  const { fleet } = source;
   const { io } = argv.cli;
   const nodes = new Map<string, NodeObject>();
   let shown = '';
@@ -112,7 +124,7 @@ async function watchStatus(
     const key = JSON.stringify(fleetRows([...nodes.values()], at, agents, true, g));
     if (key === shown) return;
     shown = key;
-    const text = snapshot(nodes.values(), argv.output, at, { fleet }, agents, g);
+    const text = snapshot(nodes.values(), argv.output, at, source, agents, g);
     if (argv.output === 'table' || argv.output === 'wide')
       io.stdout.write(io.stdout.isTTY ? CLEAR + text : `${text}\n`);
     else io.stdout.write(argv.output === 'yaml' ? `---\n${text}` : text);
@@ -167,13 +179,15 @@ async function watchStatus(
 }
 
 export async function runStatus(argv: StatusArgs, now: () => Date = () => new Date()): Promise<number> {
-  const config = await loadCliConfig(argv);
+  const local = await loadCliConfig(argv);
   const { io } = argv.cli;
+  const k = clientsFor(local, io);
+  await requireNamespace(k, local.fleet.namespace, io.signal);
+  // the agents' windows, freezes and blockers, not only this machine's
+  const { config, said } = await clusterConfig(argv, local, k, { cloud: false });
   const log = cliLogger(config, io, quietUnlessAsked(config, 'error'));
-  const k = clientsFor(config, io);
-  await requireNamespace(k, config.fleet.namespace, io.signal);
   if (argv.watch) {
-    await watchStatus(k, argv, log, now, config.fleet, config.drainGate.enabled);
+    await watchStatus(k, argv, log, now, { fleet: config.fleet, said }, config.drainGate.enabled);
     return 0;
   }
   const [{ items: all }, agents, verdict, gateObjects] = await Promise.all([
@@ -202,6 +216,7 @@ export async function runStatus(argv: StatusArgs, now: () => Date = () => new Da
     fleet: config.fleet,
     ...(verdict ? { verdict } : {}),
     ...(unobserved ? { empty: '' } : {}),
+    said,
   };
   io.stdout.write(snapshot(items as NodeObject[], argv.output, now(), g, agents, gates));
   if (!unobserved) return 0;

@@ -208,7 +208,11 @@ describe('drainer status', () => {
     expect(lines[0]).toMatch(
       /^NODE\s+PHASE\s+TRIGGER\s+SINCE\s+SLOT\/QUEUE\s+PROGRESS\s+DRAIN GATE\s+LAST ERROR$/,
     );
-    expect(lines).toHaveLength(9);
+    expect(lines).toHaveLength(10);
+    // the last line says whose settings the header and rows were weighed with
+    expect(lines[9]).toBe(
+      "config: this machine's only (ConfigMap drainer/drainer-config: not in the cluster), which may not be what the agents run with",
+    );
     expect(lines[1]).toMatch(
       /^node-a\s+Evacuating\s+cordon\s+\S+\s+drainer-evacuation-0\s+nova 3\/10, 14 GiB left, ETA ~4m, kubevirt 1\/2 \(1 failed\)\s+held \(8 of 12 servers left\)$/,
     );

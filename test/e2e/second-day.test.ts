@@ -193,12 +193,14 @@ run("an operator's second day (issue 30), sandbox and real kubectl", () => {
     writeFileSync(kubeconfig, stack.sandbox.kube.kubeconfig());
     symlinkSync(path.join(ROOT, 'bin/drainer.js'), path.join(dir, 'kubectl-drainer'));
     const context = (await kubectl(['--kubeconfig', kubeconfig, 'config', 'current-context'])).stdout.trim();
-    const { stdout } = await promisify(execFile)(
+    // no agent runs by now: status says so (exit 3) about the namespace -n named, with its JSON
+    const r = await promisify(execFile)(
       '/usr/bin/kubectl',
       ['drainer', 'status', '--kubeconfig', kubeconfig, '--context', context, '-n', 'drainer', '-o', 'json'],
       { env: { PATH: `${dir}:${path.dirname(process.execPath)}:/usr/bin:/bin` }, encoding: 'utf8' },
-    );
-    expect(JSON.parse(stdout)).toHaveProperty('nodes');
+    ).catch((e: unknown) => e as { code: number; stdout: string; stderr: string });
+    expect(r.stderr).toMatch(/^error: no drainer agent found in namespace drainer /);
+    expect(JSON.parse(r.stdout)).toHaveProperty('nodes');
   });
 
   describe('a second agent on the same host', () => {

@@ -3,6 +3,7 @@
 // and `doctor -n wrongns` say the namespace does not exist (exit 2), a namespace without an agent is
 // a finding, and a Prometheus blocker that cannot be evaluated is said in the same words by `status`
 // and `plan`.
+import { Buffer } from 'node:buffer';
 import { execFile } from 'node:child_process';
 import { mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -156,6 +157,47 @@ run("an operator's third day (issue 37), sandbox and real kubectl", () => {
     expect(r.stderr).not.toMatch(/^\{/m); // no JSON log line among the human ones
   }, 30_000);
 
+  it("plan with no local config weighs the agents' ConfigMap (a closed window) and their Secret, and says so", async () => {
+    const start = utcClock(6);
+    const end = utcClock(6 + 1 / 60);
+    const days = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'];
+    const uninstall = await install(stack, { maintenanceWindows: [{ days, start, end, timeZone: 'UTC' }] });
+    try {
+      const drainer = kubectlDrainer(stack); // no config.yaml, no credentials here
+      const plan = await drainer('plan', '--node', 'node-a');
+      expect(plan.code, plan.stderr).toBe(3);
+      expect(plan.stdout).toMatch(
+        /^config: the agents' ConfigMap drainer\/drainer-config; credentials: the agents' Secret drainer\/drainer-openstack \(cloud drainer\)$/m,
+      );
+      expect(plan.stdout).toMatch(
+        /^verdict: would WAIT: outside the maintenance window \(fleet\.maintenanceWindows: /m,
+      );
+      expect(plan.stdout).toMatch(/^nova \(node-a\): 2 workload\(s\) on node node-a$/m); // Nova asked with the Secret's credentials
+
+      // a local file overrides the ConfigMap, and the line names what it overrides
+      const local = kubectlDrainer(stack, { fleet: { maintenanceWindows: [] } });
+      const overridden = await local('plan', '--node', 'node-a');
+      expect(overridden.stdout).toMatch(
+        /^config: the agents' ConfigMap drainer\/drainer-config; overridden here \(local file, DRAINER_\* or flags\): fleet\.maintenanceWindows; credentials: /m,
+      );
+      expect(overridden.stdout).not.toMatch(/would WAIT/);
+
+      // the Secret not there (or not readable) and no credentials here: one line says what is missing
+      await stack.k.request({
+        method: 'DELETE',
+        path: '/api/v1/namespaces/drainer/secrets/drainer-openstack',
+      });
+      const bare = await drainer('plan', '--node', 'node-a');
+      expect(bare.code).toBe(2);
+      expect(bare.stdout).toBe('');
+      expect(bare.stderr).toBe(
+        "error: openstack.auth: no OpenStack credentials here (clouds.yaml with OS_CLOUD, OS_* variables, the config file's openstack: block), and the agents' cannot be read (Secret drainer/drainer-openstack: not in the cluster): give credentials here, or the right to read that Secret; nova.enabled: false (DRAINER_NOVA_ENABLED=false) leaves Nova out\n",
+      );
+    } finally {
+      await uninstall();
+    }
+  }, 60_000);
+
   it('a Prometheus blocker that cannot be evaluated: status and plan say it in the same words', async () => {
     const port = await closedPort();
     const config = {
@@ -180,4 +222,62 @@ function kubeconfigFile(stack: Stack): string {
   const file = path.join(mkdtempSync(path.join(tmpdir(), 'drainer-third-day-kc-')), 'kubeconfig');
   writeFileSync(file, stack.sandbox.kube.kubeconfig());
   return file;
+}
+
+/** "HH:MM" in UTC, hours from now. */
+const utcClock = (hoursAhead: number): string => {
+  const d = new Date(Date.now() + hoursAhead * 3_600_000);
+  return `${String(d.getUTCHours()).padStart(2, '0')}:${String(d.getUTCMinutes()).padStart(2, '0')}`;
+};
+
+/** The stock install's ConfigMap and Secret, made from the sandbox's config (as an operator fills them in). */
+async function install(stack: Stack, fleet: Record<string, unknown>): Promise<() => Promise<void>> {
+  const {
+    openstack,
+    kubeconfig: _local,
+    ...settings
+  } = stack.sandbox.drainerConfig as {
+    openstack: { auth: Record<string, string>; regionName: string };
+    kubeconfig?: string;
+  };
+  const a = openstack.auth;
+  const clouds = {
+    clouds: {
+      drainer: {
+        auth: {
+          auth_url: a.authUrl,
+          username: a.username,
+          password: a.password,
+          project_name: a.projectName,
+          user_domain_name: a.userDomainName,
+          project_domain_name: a.projectDomainName,
+        },
+        region_name: openstack.regionName,
+        interface: 'public',
+      },
+    },
+  };
+  const ns = '/api/v1/namespaces/drainer';
+  await stack.k.request({
+    method: 'POST',
+    path: `${ns}/configmaps`,
+    body: {
+      metadata: { name: 'drainer-config' },
+      data: { 'config.yaml': yaml.dump({ ...settings, fleet }) },
+    },
+  });
+  await stack.k.request({
+    method: 'POST',
+    path: `${ns}/secrets`,
+    body: {
+      metadata: { name: 'drainer-openstack' },
+      data: { 'clouds.yaml': Buffer.from(yaml.dump(clouds)).toString('base64') },
+    },
+  });
+  return async () => {
+    await stack.k.request({ method: 'DELETE', path: `${ns}/configmaps/drainer-config` });
+    await stack.k
+      .request({ method: 'DELETE', path: `${ns}/secrets/drainer-openstack` })
+      .catch(() => undefined);
+  };
 }
