@@ -24,8 +24,14 @@ export function parseYaml(text: string, source: string): unknown {
     // js-yaml's reason + position; its message would quote the offending line, which may hold a secret.
     const err = e as { reason?: string; mark?: { line: number; column: number } };
     const where = err.mark ? ` at line ${err.mark.line + 1}, column ${err.mark.column + 1}` : '';
-    throw new ConfigError([
-      { path: source, message: `YAML syntax error${where}: ${err.reason ?? 'invalid'}` },
-    ]);
+    throw new ConfigError([{ path: source, message: `YAML syntax error${where}: ${reasonOf(err, text)}` }]);
   }
+}
+
+/** js-yaml's reason; a duplicated key is named (a key's name, never its value, which may be a secret). */
+function reasonOf(err: { reason?: string; mark?: { line: number } }, text: string): string {
+  const reason = err.reason ?? 'invalid';
+  if (reason !== 'duplicated mapping key' || !err.mark) return reason;
+  const key = /^\s*(?:-\s+)?["']?([^"':#]+?)["']?\s*:/.exec(text.split('\n')[err.mark.line] ?? '')?.[1];
+  return key ? `the key "${key}" appears twice in one mapping` : reason;
 }
