@@ -57,7 +57,8 @@ function tableText(r: PreflightReport): string {
     p.workloads.map((w) => [p.plugin, w.name, w.owner, w.state, w.action, w.blocker ?? w.why ?? '']),
   );
   let text = lines.map((l) => `${l}\n`).join('');
-  if (rows.length) text += renderTable(['PLUGIN', 'SERVER', 'PROJECT/OWNER', 'STATE', 'ACTION', 'WHY'], rows);
+  if (rows.length)
+    text += renderTable(['PLUGIN', 'WORKLOAD', 'PROJECT/OWNER', 'STATE', 'ACTION', 'WHY'], rows);
   // a node that could not be read plans nothing: its error (stderr) says why
   const answered = r.invalid.length === 0 && r.unknown.length === 0;
   if (answered && r.plans.length === 0 && r.errors.length === 0)

@@ -28,8 +28,16 @@ export function age(fromIso: string, now: Date): string {
 const slotOrQueue = (r: FleetRow): string =>
   r.slot ?? (r.queuePosition !== undefined ? `queue #${r.queuePosition}` : '');
 
+/** The plugins in one order on every row (the record keeps them in the order they first wrote). */
+const PLUGIN_ORDER = ['nova', 'kubevirt'];
+const rank = (plugin: string): number => {
+  const i = PLUGIN_ORDER.indexOf(plugin);
+  return i < 0 ? PLUGIN_ORDER.length : i;
+};
+
 const progressText = (r: FleetRow): string =>
   Object.entries(r.progress)
+    .sort(([a], [b]) => rank(a) - rank(b) || a.localeCompare(b))
     .map(([plugin, p]) => {
       const copies = (p.copies ?? []).map((c) => `; ${c.name} ${copyText(c)}`).join('');
       const memory = memoryText(p);
@@ -45,9 +53,14 @@ const agentText = (r: Pick<FleetRow, 'agent'>, now: Date): string =>
       ? 'alive'
       : `gone ${r.agent.goneSince ? age(r.agent.goneSince, now) : '?'} (record may be stale)`;
 
+/** Cut to the column at a word's end, so a VM's name is shown whole or not at all. */
 const oneLine = (text: string | undefined, whole: boolean): string => {
   const t = (text ?? '').replace(/\s+/g, ' ');
-  return !whole && t.length > ERROR_COLUMN ? `${t.slice(0, ERROR_COLUMN - 1)}… (-o wide shows it all)` : t;
+  if (whole || t.length <= ERROR_COLUMN) return t;
+  const cut = t.slice(0, ERROR_COLUMN - 1);
+  const end = Math.max(cut.lastIndexOf(' '), cut.lastIndexOf(','), cut.lastIndexOf(';'));
+  const kept = end > ERROR_COLUMN / 2 ? cut.slice(0, end) : cut;
+  return `${kept.replace(/[\s,;:(]+$/, '')}… (-o wide shows it all)`;
 };
 
 const lastColumn = (r: FleetRow, rows: readonly FleetRow[]): string | undefined => {

@@ -59,7 +59,7 @@ describe('drainer plan', () => {
     );
     const lines = stdout.trim().split('\n');
     expect(lines[0]).toBe('nova (compute-1): 2 workload(s) on node node-1');
-    expect(lines[1]).toMatch(/^PLUGIN\s+SERVER\s+PROJECT\/OWNER\s+STATE\s+ACTION\s+WHY$/);
+    expect(lines[1]).toMatch(/^PLUGIN\s+WORKLOAD\s+PROJECT\/OWNER\s+STATE\s+ACTION\s+WHY$/);
     expect(lines[2]).toMatch(/^nova\s+web-1\s+project-a\s+ACTIVE\s+live-migrate$/);
     expect(lines[3]).toMatch(/^nova\s+db-1\s+project-b\s+ERROR\s+none\s+server is in ERROR state$/);
   });

@@ -82,4 +82,37 @@ describe('drainer status header', () => {
     // no gate: the output is as before
     expect(renderStatus(rows, 'table', FRIDAY).split('\n')[0]).toMatch(/^NODE +PHASE/);
   });
+
+  it('the plugins keep one order on every row, whatever order each record wrote them in', () => {
+    const evacuating = (node: string, progress: FleetRow['progress']): FleetRow => {
+      const { waiting: _none, queuePosition: _q, ...rest } = queued(node, 'window', '');
+      return { ...rest, phase: 'Evacuating', progress };
+    };
+    const rows = [
+      evacuating('r1', {
+        nova: { moved: 1, total: 2, failed: 0 },
+        kubevirt: { moved: 0, total: 1, failed: 0 },
+      }),
+      evacuating('r2', {
+        kubevirt: { moved: 1, total: 3, failed: 0 },
+        nova: { moved: 0, total: 4, failed: 0 },
+      }),
+    ];
+    const table = renderStatus(rows, 'table', FRIDAY).split('\n');
+    expect(table[1]).toContain('nova 1/2, kubevirt 0/1');
+    expect(table[2]).toContain('nova 0/4, kubevirt 1/3');
+  });
+
+  it("LAST ERROR is cut at a word's end: a VM's name is whole or not there", () => {
+    const lastError =
+      'nova: not every workload moved: 3 left (db-primary-07, web-frontend-11, analytics-worker-0042, cache-03)';
+    const row: FleetRow = { ...queued('r1', 'window', ''), phase: 'Failed', lastError };
+    const { waiting: _none, ...failed } = row;
+    const cell = renderStatus([failed], 'table', FRIDAY).split('\n')[1] ?? '';
+    const shown = cell.slice(cell.indexOf('nova: not every')).replace('… (-o wide shows it all)', '');
+    expect(lastError.startsWith(shown)).toBe(true);
+    // what is shown ends at a name's end
+    expect(shown).toMatch(/(db-primary-07|web-frontend-11|analytics-worker-0042)$/);
+    expect(cell).toMatch(/… \(-o wide shows it all\)$/);
+  });
 });

@@ -198,6 +198,13 @@ run("an operator's third day (issue 37), sandbox and real kubectl", () => {
     }
   }, 60_000);
 
+  it('a refusal that names its node says it once (no "node: node …")', async () => {
+    const drainer = kubectlDrainer(stack, stack.sandbox.drainerConfig);
+    const r = await drainer('release', '--node', 'node-b');
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^error: node node-b is in service \(no drainer record\): its gate opens /);
+  }, 30_000);
+
   it('a Prometheus blocker that cannot be evaluated: status and plan say it in the same words', async () => {
     const port = await closedPort();
     const config = {
