@@ -27,10 +27,16 @@ export function dryRunLines(r: PreflightReport, o: { cordon: boolean; said?: str
   for (const p of r.plans) {
     const moving = p.workloads.filter((w) => w.action !== 'none');
     const stuck = p.workloads.filter((w) => w.action === 'none');
-    const what = moving.length
-      ? `${moving.length} workload(s) would be handled: ${countBy(moving.map((w) => w.action))}`
-      : 'nothing would move';
-    lines.push(`${p.plugin}: ${what}${stuck.length ? `; ${stuck.length} cannot move` : ''}`);
+    // the whole count first, then its parts: "2 workload(s): 1 would be handled (…), 1 cannot move"
+    const parts = [
+      ...(moving.length
+        ? [`${moving.length} would be handled (${countBy(moving.map((w) => w.action))})`]
+        : []),
+      ...(stuck.length ? [`${stuck.length} cannot move`] : []),
+    ];
+    lines.push(
+      `${p.plugin}: ${p.workloads.length ? `${p.workloads.length} workload(s): ${parts.join(', ')}` : 'nothing would move'}`,
+    );
     for (const w of stuck) lines.push(`  cannot move: ${w.name} (${w.blocker ?? 'blocked'})`);
   }
   for (const e of r.errors) lines.push(`${e.plugin}: could not plan: ${e.message}`);

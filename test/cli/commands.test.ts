@@ -139,7 +139,7 @@ describe('drainer run-once', () => {
     expect(seen).toEqual({});
     expect(stdout.trimEnd().split('\n')).toEqual([
       'dry run of run-once on node this-host: nothing was changed',
-      'nova: 1 workload(s) would be handled: 1 live-migrate; 1 cannot move',
+      'nova: 2 workload(s): 1 would be handled (1 live-migrate), 1 cannot move',
       '  cannot move: db-1 (server is in ERROR state)',
       'verdict: would stop before its first change',
       '  - nova: db-1 cannot move (server is in ERROR state)',

@@ -114,7 +114,7 @@ run("an operator's second day (issue 30), sandbox and real kubectl", () => {
     const { drainer } = operator(stack);
     const r = await drainer('run-once', '--node', 'node-a', '--dry-run');
     expect(r.stdout).toMatch(/^dry run of run-once on node node-a: nothing was changed$/m);
-    expect(r.stdout).toMatch(/^nova: 2 workload\(s\) would be handled: 2 live-migrate$/m);
+    expect(r.stdout).toMatch(/^nova: 2 workload\(s\): 2 would be handled \(2 live-migrate\)$/m);
     expect(r.stdout).not.toMatch(/Evacuated|0 moved/);
     expect((await stack.node('node-a')).metadata.annotations?.['drainer.dev/state']).toBeUndefined();
     expect(stack.sandbox.openstack.state.serversOnHost('node-a')).toHaveLength(2);
