@@ -347,7 +347,7 @@ export const drainGateSchema = z.strictObject({
     'image of the gate pod (a pause image already on every node; point it at your mirror)',
   ),
   holdTimeout: dflt(
-    int(1, 86_400),
+    duration({ min: 1, max: 86_400 }),
     120,
     'seconds a restore waits for the drain gate to hold (PDB observed, gate pod Running and Ready) before it enables nova-compute and uncordons anyway, with a DrainGateNotHeld warning',
   ),

@@ -26,6 +26,7 @@ export const INVARIANT_IDS = [
   'lease-held-by-dead-agent',
   'stopped-server-left-stopped',
   'owner-stop-undone',
+  'no-agent',
 ] as const;
 
 export type InvariantId = (typeof INVARIANT_IDS)[number];
@@ -39,6 +40,7 @@ export const OPERATOR_FINDINGS: ReadonlySet<InvariantId> = new Set([
   'record-without-agent',
   'gate-stuck',
   'lease-held-by-dead-agent',
+  'no-agent',
 ]);
 
 export const violation = (id: InvariantId, object: string, evidence: string, fix: string): Violation => ({

@@ -168,7 +168,7 @@ export class Reconciler {
     if (!run.store.current && optedOut(run.node))
       throw new ConfigError([
         {
-          path: 'node',
+          path: '', // the message names the node: no "node: node …" stutter
           message: `node ${nodeName} ${optOutReason(run.node)}: drainer never evacuates it`,
         },
       ]);

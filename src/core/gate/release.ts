@@ -61,7 +61,7 @@ export async function releaseGateNow(o: ReleaseOptions): Promise<ReleaseResult> 
   if (!record)
     throw new ConfigError([
       {
-        path: 'node',
+        path: '', // the message names the node: no "node: node …" stutter
         message: `node ${o.node} is in service (no drainer record): its gate opens once the node is cordoned and evacuated; to drop it anyway delete PodDisruptionBudget ${o.config.fleet.namespace}/${gateName(o.node)}`,
       },
     ]);
