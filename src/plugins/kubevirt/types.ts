@@ -43,6 +43,10 @@ export interface Vmi {
     migrationState?: MigrationState;
     evacuationNodeName?: string;
     memory?: { guestCurrent?: string };
+    /** LiveMigration, or BlockMigration when local disks are copied too. */
+    migrationMethod?: string;
+    volumeStatus?: { name?: string; size?: number; persistentVolumeClaimInfo?: object }[];
+    migratedVolumes?: { sourcePVCInfo?: { capacity?: { storage?: string } } }[];
   };
 }
 
