@@ -133,8 +133,8 @@ export const kubevirtSchema = z.strictObject({
   ),
   external: dflt(
     z.enum(['migrate', 'mark']),
-    'migrate',
-    'VMIs with evictionStrategy External: drainer marks them by eviction and migrates them itself once KubeVirt names the node (migrate), or only marks them for their own controller (mark)',
+    'mark',
+    "VMIs with evictionStrategy External, which KubeVirt reserves for another controller (e.g. Cluster API's KubeVirt provider): drainer only marks them by eviction and waits until their controller has taken them off the node (mark), or, where no such controller runs, migrates them itself once KubeVirt names the node (migrate)",
   ),
 });
 

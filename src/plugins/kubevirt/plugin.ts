@@ -144,7 +144,8 @@ export class KubevirtPlugin implements BackendPlugin {
       now: this.#now,
       deadline: (vmi) => migrationDeadline(vmi, config, settings.completionTimeoutPerGiB),
     });
-    tracker.begin([...movers, ...notifies]);
+    // kubevirt.external: mark: the VMI's own controller takes it off the node; drainer waits for that
+    tracker.begin([...movers, ...notifies, ...classified.filter((c) => c.klass === 'external')]);
     // the drain taint moves every VMI of the node at once: VMIs that wait (notify) or stop need evictions
     const trigger = notifies.length + halts.length > 0 ? 'eviction' : config.trigger;
     if (trigger !== config.trigger)
@@ -417,7 +418,7 @@ export class KubevirtPlugin implements BackendPlugin {
 
   #progress(classified: readonly Classified[], tracker: Tracker, asking: Asking): WorkloadProgress[] {
     return classified.map((c) => {
-      if (c.klass === 'migrate') return tracker.progress(c);
+      if (c.klass === 'migrate' || c.klass === 'external') return tracker.progress(c);
       if (c.klass !== 'notify') return staticProgress(c);
       const p = tracker.progress(c);
       // notify: waiting for its owner is the core's MoveRequested Event and awaiting-owner metric
