@@ -29,6 +29,11 @@ const final = (vmi: Vmi | undefined) => vmi?.status?.phase === 'Succeeded' || vm
 const afterOurStop = (original: string | undefined) =>
   original === undefined || original === 'Always' || original === 'Once' ? 'Halted' : original;
 
+/** Whether KubeVirt got drainer's stop: the strategy it sets, or the stop request it queues for the VMI. */
+const stopReached = (ref: StoppedVm, vm: VmLite): boolean =>
+  runStrategyOf(vm) === 'Halted' ||
+  (vm.status?.stateChangeRequests ?? []).some((r) => r.action === 'Stop' && r.uid === ref.vmi);
+
 /** A step that is not a start. */
 type Settled = Exclude<Step, { kind: 'start' }>;
 
@@ -38,6 +43,9 @@ function next(ref: StoppedVm, vm: VmLite | undefined, vmi: Vmi | undefined, aske
   const ours = !!ref.vmi && vmi?.metadata.uid === ref.vmi;
   if (vmi && !ours && !final(vmi) && !vmi.metadata.deletionTimestamp)
     return asked ? { kind: 'running' } : { kind: 'owners', why: 'started again by its owner' };
+  // a cancel between the record and the stop: KubeVirt never got it, nothing to undo
+  if (vmi && ours && !final(vmi) && !vmi.metadata.deletionTimestamp && !stopReached(ref, vm))
+    return { kind: 'running' };
   if (vmi && !final(vmi))
     return { kind: 'wait', why: 'its VMI is still stopping (termination grace period)' };
   if (asked) return { kind: 'wait', why: 'KubeVirt has not started its VMI yet' };

@@ -54,6 +54,8 @@ export interface Vmi {
 export interface VmLite {
   metadata: ObjectMeta;
   spec?: { runStrategy?: string; running?: boolean };
+  /** Stop and start requests virt-api queued for the VM controller (Manual, RerunOnFailure). */
+  status?: { stateChangeRequests?: { action?: string; uid?: string }[] };
 }
 
 export interface Vmim {

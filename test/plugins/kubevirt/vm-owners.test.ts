@@ -156,6 +156,20 @@ describe('KubeVirt plugin, VMs that take time and have owners', () => {
     expect(ctx.saved()).toEqual({});
   }, 20_000);
 
+  it('a stop recorded but cut short before KubeVirt got it: restore finds nothing to undo', async () => {
+    const w = await world({});
+    const uid = await virtualMachine(w, 'vm-halt', 'Always');
+    const ctx = context({
+      record: { stopped: [{ namespace: NS, name: 'vm-halt', runStrategy: 'Always', vmi: uid }] },
+    });
+
+    await w.plugin().restore({ name: 'node-1' }, restoreCtx(ctx));
+
+    expect(instance(w, 'vm-halt')?.metadata.uid).toBe(uid);
+    expect(strategy(w, 'vm-halt')).toBe('Always');
+    expect(ctx.saved()).toEqual({});
+  });
+
   it("notify: the owner's clock is in the record, so a restarted evacuation does not give the whole timeout again", async () => {
     const w = await world({ vmis: [vm('vm-owned', { migrationSeconds: 4 })] });
     w.sb.kube.store.patch(VMI, NS, 'vm-owned', 'application/merge-patch+json', {
