@@ -113,12 +113,12 @@ export const kubevirtSchema = z.strictObject({
   ),
   migrationTimeoutPerGiB: opt(
     duration(),
-    "per-VMI deadline per GiB of guest memory (unset: the KubeVirt CR's completionTimeoutPerGiB, else KubeVirt's default 150)",
+    "per-VMI deadline per GB of what KubeVirt copies, counted as KubeVirt does: memory plus block-migrated disks, decimal GB rounded up (unset: the KubeVirt CR's completionTimeoutPerGiB, else KubeVirt's default 150)",
   ),
   migrationTimeoutMargin: dflt(
     duration(),
     600,
-    'added to the per-GiB deadline: scheduling the target and the handover',
+    'added to the per-GB deadline: KubeVirt starts its clock in the launcher, drainer at Scheduling; this covers the target scheduling and start and the handover',
   ),
   nonMigratable: dflt(
     z.enum(['block', 'shutdown', 'skip']),
@@ -133,8 +133,8 @@ export const kubevirtSchema = z.strictObject({
   ),
   external: dflt(
     z.enum(['migrate', 'mark']),
-    'migrate',
-    'VMIs with evictionStrategy External: drainer marks them by eviction and migrates them itself once KubeVirt names the node (migrate), or only marks them for their own controller (mark)',
+    'mark',
+    "VMIs with evictionStrategy External, which KubeVirt reserves for another controller (e.g. Cluster API's KubeVirt provider): drainer only marks them by eviction and waits until their controller has taken them off the node (mark), or, where no such controller runs, migrates them itself once KubeVirt names the node (migrate)",
   ),
 });
 

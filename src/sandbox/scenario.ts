@@ -147,6 +147,8 @@ const vmi = z
     migratable: z.boolean().default(true),
     notMigratableReason: z.string().default('DisksNotLiveMigratable'),
     migrationSeconds: seconds.optional(),
+    /** How long a stop takes: the VMI stays Running this long once deleted (KubeVirt's default 30). */
+    terminationGracePeriodSeconds: z.number().int().min(0).optional(),
     /** The first N migrations of this VMI fail (KubeVirt then retries with backoff). */
     failFirstAttempts: z.number().int().min(0).default(0),
     /** Guest memory (the launcher pod requests it plus overhead). */

@@ -68,6 +68,8 @@ const NOT_EXERCISED = new Set([
   'update subresources.kubevirt.io/virtualmachineinstances/evacuate/cancel',
   // drainer.dev/maintenance on a VirtualMachine (the demo's VMIs have none), and its stop/start
   'get kubevirt.io/virtualmachines',
+  // restore gives a VirtualMachine stopped by drainer its runStrategy Once back
+  'patch kubevirt.io/virtualmachines',
   'update subresources.kubevirt.io/virtualmachines/stop',
   'update subresources.kubevirt.io/virtualmachines/start',
   // names the blocking PodDisruptionBudget when an eviction answers 429
