@@ -120,6 +120,24 @@ export interface ObservedRequest {
   readonly userAgent?: string;
   /** An admitted delete or eviction of a pod that finalizers keep (not gone yet: a drain waits). */
   readonly heldBy?: readonly string[];
+  /**
+   * The request took the pod away for good (a delete or eviction nothing held, or the PATCH or PUT
+   * that dropped its last finalizer): from this moment a drain waiting for it goes on.
+   */
+  readonly removed?: boolean;
+  /** The node the pod was bound to when the request came (pod requests only). */
+  readonly podNode?: string;
+}
+
+/**
+ * An operator's `drainer release` of a node's gate, for the maintenance it was given in: from its
+ * moment until that maintenance ended (the node's record gone or replaced); no end while it lasts.
+ * epoch ms on the clock of ObservedRequest.at.
+ */
+export interface ObservedRelease {
+  readonly node: string;
+  readonly from: number;
+  readonly until?: number;
 }
 
 export interface Observations {
@@ -128,6 +146,11 @@ export interface Observations {
   readonly logLines?: readonly string[];
   /** Per node, the text of its agent's /metrics. */
   readonly metrics?: Readonly<Record<string, string>>;
+  /**
+   * Every operator release seen (the soak records them as it issues them). When given, a release
+   * excuses only the gate removals in its own span; without it, any DrainGateReleased Event does.
+   */
+  readonly releases?: readonly ObservedRelease[];
 }
 
 export interface World {

@@ -108,6 +108,51 @@ describe('nothing evicts or deletes the gate while a VM is on the node', () => {
     expect(found.map((v) => v.evidence)).toEqual([expect.stringContaining('gate evicted')]);
   });
 
+  it('judges the moment the pod really goes: the PATCH that drops the last finalizer of a held delete', () => {
+    const requests = [
+      { method: 'DELETE', path: POD, status: 200, at: T0, heldBy: ['drainer.dev/gate'] },
+      { method: 'PATCH', path: POD, status: 200, at: T0 + 100, removed: true, userAgent: 'rogue/1' },
+      { method: 'PATCH', path: POD, status: 200, at: T0 + 700, removed: true },
+    ];
+    const found = gateDisruptedWhileOccupied(moved({ observations: { requests } }), OPTS);
+    expect(found.map((v) => v.evidence)).toEqual([
+      expect.stringMatching(
+        /PATCH .* by rogue\/1 .*\(gate finalizer dropped\) while 1 VM\(s\) were on node node-a/,
+      ),
+    ]);
+  });
+
+  it('takes the node from the pod the request named, not from a name another node may share', () => {
+    // hv-1's spare is named as hv-1-b's own gate pod: the pod's node says whose it was
+    const spare = '/api/v1/namespaces/drainer/pods/drainer-gate-node-a-b';
+    const w = moved({ nodes: [node('node-a', rec('Evacuating')), node('node-a-b')] });
+    const on = (podNode: string) => ({
+      ...w,
+      observations: {
+        requests: [{ method: 'DELETE', path: spare, status: 200, at: T0, removed: true, podNode }],
+      },
+    });
+    expect(gateDisruptedWhileOccupied(on('node-a-b'), OPTS)).toEqual([]);
+    expect(gateDisruptedWhileOccupied(on('node-a'), OPTS)).toHaveLength(1);
+  });
+
+  it("excuses an operator's release only in the maintenance it was given for", () => {
+    const requests = [
+      { method: 'DELETE', path: POD, status: 200, at: T0, removed: true },
+      { method: 'PATCH', path: POD, status: 200, at: T0 + 300, removed: true },
+    ];
+    const released = (from: number, until?: number) =>
+      moved({
+        observations: { requests, releases: [{ node: 'node-a', from, ...(until ? { until } : {}) }] },
+      });
+    expect(gateDisruptedWhileOccupied(released(T0 - 50), OPTS)).toEqual([]);
+    // a release of an earlier maintenance (ended at T0 - 10) excuses nothing of this one
+    expect(gateDisruptedWhileOccupied(released(T0 - 50, T0 - 10), OPTS)).toHaveLength(2);
+    expect(gateDisruptedWhileOccupied(released(T0 + 200), OPTS).map((v) => v.evidence)).toEqual([
+      expect.stringContaining('gate deleted'),
+    ]);
+  });
+
   it('says nothing without the observation of requests (a live cluster)', () => {
     expect(gateDisruptedWhileOccupied(moved(), OPTS)).toEqual([]);
   });

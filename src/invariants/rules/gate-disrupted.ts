@@ -1,16 +1,26 @@
 // Nothing evicts or deletes a node's drain gate pod while a server or VMI of the node is on it.
 // Needs the API server's answered requests (an observation); where they were not observed, says nothing.
 // A delete that finalizers hold is no removal: the pod stays, and kubectl drain waits until it is gone.
+// What is judged is the moment the pod really goes: where the log says which request took it away
+// (removed), that request, be it the delete, the eviction or the PATCH that dropped the last finalizer.
 import { GATE_PREFIX, gatePodNames } from '../../kube/gate.ts';
 import { hostOfNode, serverHostAt, vmiNodeAt } from '../hosts.ts';
 import { violation, type Violation } from '../violation.ts';
 import type { CheckOptions, ObservedRequest, World } from '../world.ts';
 
+const METHOD_HOW: Readonly<Record<string, string>> = {
+  DELETE: 'deleted',
+  PATCH: 'finalizer dropped',
+  PUT: 'finalizer dropped',
+};
+
 const GATE_POD = /^\/api\/v1\/namespaces\/([^/]+)\/pods\/([^/?]+?)(\/eviction)?(?:\?.*)?$/;
 
-/** The node whose gate pod (its own or the spare) has this name. */
-const nodeOfGatePod = (world: World, name: string): string =>
-  world.nodes.find((n) => gatePodNames(n.name).includes(name))?.name ?? name.slice(GATE_PREFIX.length);
+/** The node whose gate pod (its own or the spare) has this name: the node it was bound to, where known. */
+const nodeOfGatePod = (world: World, name: string, r: ObservedRequest): string =>
+  r.podNode ??
+  world.nodes.find((n) => gatePodNames(n.name).includes(name))?.name ??
+  name.slice(GATE_PREFIX.length);
 
 /** The node of a request that took the gate pod away (an admitted eviction or a delete), if it is one. */
 function disruptedGate(
@@ -21,10 +31,12 @@ function disruptedGate(
   const m = GATE_POD.exec(r.path);
   if (!m || decodeURIComponent(m[1] ?? '') !== namespace) return undefined;
   const name = decodeURIComponent(m[2] ?? '');
-  // a finalizer keeps the pod (drainer's own while VMs remain): a drain still waits for it to go
-  if (!name.startsWith(GATE_PREFIX) || r.heldBy?.length) return undefined;
-  const node = nodeOfGatePod(world, name);
+  if (!name.startsWith(GATE_PREFIX)) return undefined;
+  const node = nodeOfGatePod(world, name, r);
   const pod = name;
+  if (r.removed) return { node, pod, how: m[3] ? 'evicted' : (METHOD_HOW[r.method] ?? r.method) };
+  // a finalizer keeps the pod (drainer's own while VMs remain): a drain still waits for it to go
+  if (r.heldBy?.length) return undefined;
   if (m[3] && r.method === 'POST' && (r.status === 200 || r.status === 201))
     return { node, pod, how: 'evicted' };
   if (!m[3] && r.method === 'DELETE' && (r.status === 200 || r.status === 202))
@@ -51,19 +63,23 @@ function onNodeAt(world: World, node: string, t: number, opts: CheckOptions): st
 
 /**
  * An operator's `drainer release` opens the gate with VMs left on purpose (its Event says so): the
- * documented override, not a broken promise. The Event carries no time we can compare, so a release
- * excuses every deletion of that node's gate in the observed span.
+ * documented override, not a broken promise, for the maintenance it was given in. Where the releases
+ * were observed with their spans, only a removal inside one is excused; otherwise the Event carries
+ * no time we can compare, and a release excuses every removal of that node's gate in the observed span.
  */
-const releasedByOperator = (world: World, node: string): boolean =>
-  world.events.some(
+function releasedByOperator(world: World, node: string, at: number): boolean {
+  const spans = world.observations?.releases;
+  if (spans) return spans.some((s) => s.node === node && s.from <= at && at <= (s.until ?? Infinity));
+  return world.events.some(
     (e) => e.reason === 'DrainGateReleased' && e.name === node && e.message.includes('by an operator'),
   );
+}
 
 export function gateDisruptedWhileOccupied(world: World, opts: CheckOptions): Violation[] {
   const out: Violation[] = [];
   for (const r of world.observations?.requests ?? []) {
     const hit = disruptedGate(world, r, opts.namespace);
-    if (!hit || (hit.how === 'deleted' && releasedByOperator(world, hit.node))) continue;
+    if (!hit || (hit.how !== 'evicted' && releasedByOperator(world, hit.node, r.at))) continue;
     const left = onNodeAt(world, hit.node, r.at, opts);
     if (!left.length) continue;
     const who = r.userAgent ? ` by ${r.userAgent}` : '';
