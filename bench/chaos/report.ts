@@ -2,8 +2,13 @@
 // command from its own run; never edited by hand.
 import { INVARIANT_IDS } from '../../src/invariants/index.ts';
 import { DRAIN_RETURNED_OCCUPIED, NOT_SETTLED } from './check.ts';
+import { DRAIN_KIND_TEXT } from './drains.ts';
 import { STEP_KINDS, describeStep, type Step } from './schedule.ts';
 import { describeFinding, type SoakResult } from './soak.ts';
+import { histogramText, tallyDrains, tallyOwners } from './tally.ts';
+
+/** The soak's goal per seed (issue 40): this many judged drains, every kind among them. */
+export const JUDGED_GOAL = 100;
 
 export interface ReportInput {
   readonly result: SoakResult;
@@ -24,27 +29,48 @@ export function renderReliability(r: ReportInput): string {
   for (const f of result.findings) byId.set(f.id, (byId.get(f.id) ?? 0) + 1);
   const total = result.findings.length;
   const perRound = result.ran.length ? result.roundsMs / result.ran.length : 0;
+  const drains = tallyDrains(result.drains.started, result.drains.returns);
+  const judgedTotal = drains.reduce((a, d) => a + d.judged, 0);
   const lines = [
     '# Reliability: the chaos soak',
     '',
     `Written by \`${r.command}\` (bench/chaos/run.ts) on ${r.date.toISOString()} at commit ${r.commit}, on ${r.machine}.`,
-    'A seeded schedule of faults runs over a sandbox fleet of 6 nodes × 4 Nova servers and 3 VMIs (fleet budget 2);',
-    "drainer's invariants (src/invariants) are checked after every round and once more after the fleet was given time to settle.",
+    "A seeded schedule of faults, operators' commands and owners' actions runs over a sandbox fleet of 7 nodes × 4 Nova servers and 3 VMIs",
+    '(fleet budget 2; names mixed: hv-1 and hv-1-b, two of 80 characters sharing their first 72). Every round that can also starts a drain of',
+    "the kind its step names on a node with VMs on it. drainer's invariants (src/invariants) are checked after every round and once more after the fleet was given time to settle.",
     '',
-    '| seed | rounds | violations (goal 0) | rounds took | per round | settle took | settled |',
-    '|---|---|---|---|---|---|---|',
-    `| ${result.seed} | ${result.ran.length} of ${r.rounds} | ${total} | ${seconds(result.roundsMs)} s | ${seconds(perRound)} s | ${seconds(result.settleMs)} s | ${result.settled ? 'yes' : 'no'} |`,
+    `| seed | rounds | drains judged (goal ${JUDGED_GOAL}, every kind) | violations (goal 0) | rounds took | per round | settle took | settled |`,
+    '|---|---|---|---|---|---|---|---|',
+    `| ${result.seed} | ${result.ran.length} of ${r.rounds} | ${judgedTotal} | ${total} | ${seconds(result.roundsMs)} s | ${seconds(perRound)} s | ${seconds(result.settleMs)} s | ${result.settled ? 'yes' : 'no'} |`,
+    '',
+    '## Drains, by kind',
+    '',
+    'Judged: returned success with nobody putting the node back in service meanwhile and no operator release of its gate in that maintenance; the VMs on the host are read at the moment each drain returned.',
+    '',
+    '| kind | started | returned | success | judged | VMs on the host at each judged return | returned with VMs (violations) | overruled | released | gave up: VMs on the host then |',
+    '|---|---|---|---|---|---|---|---|---|---|',
+    ...drains.map(
+      (d) =>
+        `| ${DRAIN_KIND_TEXT[d.kind]} | ${d.started} | ${d.returned} | ${d.succeeded} | ${d.judged} | ${histogramText(d.atJudged)} | ${d.occupied} | ${d.overruled} | ${d.released} | ${histogramText(d.atGaveUp)} |`,
+    ),
+    '',
+    `The kubectl kinds ran ${result.drains.tool}. ${result.maintenances} maintenances (drainer records) began.`,
+    '',
+    '## Owner actions, by kind',
+    '',
+    '| action | asked | accepted by Nova | refused by Nova (answers) | nothing to act on |',
+    '|---|---|---|---|---|',
+    ...tallyOwners(result.owners).map(
+      (o) =>
+        `| ${o.action} | ${o.asked} | ${o.accepted} | ${[...o.refused].map(([code, n]) => `${code} ×${n}`).join(', ') || '—'} | ${o.nothing} |`,
+    ),
     '',
     '## Faults injected, by kind',
     '',
     '| kind | injected |',
     '|---|---|',
     ...STEP_KINDS.map((k) => `| ${k} | ${result.injected[k]} |`),
-    `| (skipped: a drain of the node was already running) | ${result.skipped} |`,
-    '',
-    `Drains (${result.drains.tool}): ${result.drains.returned} returned, ${result.drains.succeeded} of them with success; ` +
-      `${result.drains.overruled} of those ran while the soak put their node back in service (an uncordon or the Node registered again), ` +
-      'so their return promised nothing and was not judged; every other successful return was checked against Nova and the VMIs.',
+    `| (skipped: nothing to act on) | ${result.skipped} |`,
     '',
     '## Invariant violations, by id',
     '',
@@ -73,6 +99,9 @@ export function renderReliability(r: ReportInput): string {
     '- A safety promise (gate disrupted while occupied, a false migration report, an unexpected 4xx, the budget, a drain that returned with VMs on the node) counts the moment it is seen.',
     "- A state that heals (a deleted gate not yet re-created, a NodeMaintenance status not yet written, a killed agent's Lease) counts only if it outlives the grace period, and must be gone after the settle.",
     '- At the end every node must be back in service, or Evacuated with nothing left on it (`not-settled` otherwise).',
+    '- A drain cycle ends as its tool ends it: kubectl uncordons after the maintenance, kured reboots (the agent is killed and comes back) and uncordons, Karpenter and Cluster API replace the machine (the Node is deleted and registered again).',
+    '- A server stopped on a node whose maintenance is a declared reboot (drainer.dev/reboot) may stay: it is listed apart, not as a VM on the host.',
+    "- Owners act through Nova's API; a power change is the owner's when the owner asked for it, drainer's otherwise.",
     '- A deleted gate PDB takes its pod with it, as the garbage collector does in a real cluster (the sandbox runs none).',
     "- The seed fixes the schedule (Nova's 5xx draws come from the sandbox's own fixed seed); the agents run in real time, so the interleaving can differ between two runs of one seed.",
     '',

@@ -11,7 +11,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { SAFETY } from './check.ts';
+import { DRAIN_KIND_TEXT } from './drains.ts';
 import { renderReliability } from './report.ts';
+import { histogramText, tallyDrains, tallyOwners } from './tally.ts';
 import { describeStep, makeSchedule, type Step } from './schedule.ts';
 import { FLEET_NODES } from './fleet.ts';
 import { shrink } from './shrink.ts';
@@ -86,8 +88,20 @@ async function main(): Promise<void> {
   });
   for (const f of result.findings.filter((x) => x.atEnd)) say(`  ${describeFinding(f)}`);
   const perRound = result.ran.length ? result.roundsMs / result.ran.length / 1000 : 0;
+  const drains = tallyDrains(result.drains.started, result.drains.returns);
+  for (const d of drains)
+    say(
+      `  ${DRAIN_KIND_TEXT[d.kind]}: ${d.started} started (${d.meanSeconds.toFixed(1)} s to return), ${d.succeeded} succeeded, ${d.judged} judged (VMs on the host: ${histogramText(d.atJudged)}), ${d.overruled} overruled, ${d.released} released, gave up: ${histogramText(d.atGaveUp)}`,
+    );
+  const owners = tallyOwners(result.owners)
+    .map(
+      (o) =>
+        `${o.action} ${o.accepted}/${o.asked}${o.refused.size ? ` (${[...o.refused].map(([c, n]) => `${c}×${n}`).join(' ')})` : ''}`,
+    )
+    .join(', ');
+  say(`  owners (accepted/asked): ${owners}`);
   say(
-    `chaos: ${result.ran.length} rounds in ${(result.roundsMs / 1000).toFixed(1)} s (${perRound.toFixed(2)} s per round), settle ${(result.settleMs / 1000).toFixed(1)} s, ${result.findings.length} violation(s)`,
+    `chaos: ${result.ran.length} rounds in ${(result.roundsMs / 1000).toFixed(1)} s (${perRound.toFixed(2)} s per round), settle ${(result.settleMs / 1000).toFixed(1)} s, ${drains.reduce((a, d) => a + d.judged, 0)} drains judged, ${result.findings.length} violation(s)`,
   );
 
   let shrunk: { steps: Step[]; tries: number; complete: boolean } | undefined;

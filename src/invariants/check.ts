@@ -4,7 +4,10 @@ import { recordsWithoutAgent, slotsOfDeadAgents } from './rules/agents.ts';
 import { withinBudget } from './rules/budget.ts';
 import { gateDisruptedWhileOccupied } from './rules/gate-disrupted.ts';
 import { gatesHold, leftoverGates } from './rules/gate-held.ts';
+import { drainerStopLeft } from './rules/drainer-stop-left.ts';
 import { maintenancesAgree } from './rules/maintenance.ts';
+import { ownerActionReportedAsFailure } from './rules/owner-action-failure.ts';
+import { ownerStopUndone } from './rules/owner-stop-undone.ts';
 import { migrationTruth } from './rules/migrations.ts';
 import { unexpected4xx } from './rules/requests.ts';
 import { strandedServices } from './rules/stranded.ts';
@@ -24,6 +27,9 @@ export const RULES: readonly Rule[] = [
   withinBudget,
   recordsWithoutAgent,
   slotsOfDeadAgents,
+  ownerStopUndone,
+  drainerStopLeft,
+  ownerActionReportedAsFailure,
 ];
 
 export function checkInvariants(world: World, opts: CheckOptions): Violation[] {

@@ -23,6 +23,9 @@ export const INVARIANT_IDS = [
   'leftover-gate',
   'record-without-agent',
   'lease-held-by-dead-agent',
+  'owner-stop-undone',
+  'drainer-stop-left-stopped',
+  'owner-action-reported-as-failure',
 ] as const;
 
 export type InvariantId = (typeof INVARIANT_IDS)[number];

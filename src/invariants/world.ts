@@ -55,6 +55,8 @@ export interface WorldEvent {
   readonly name: string;
   readonly message: string;
   readonly count: number;
+  /** epoch ms of its creation (the API server's clock, whole seconds): when it was first reported. */
+  readonly at?: number;
 }
 
 export interface WorldService {
@@ -151,6 +153,36 @@ export interface Observations {
    * excuses only the gate removals in its own span; without it, any DrainGateReleased Event does.
    */
   readonly releases?: readonly ObservedRelease[];
+  /** What the VMs' owners did to their servers (the soak's owners record it as they act). */
+  readonly ownerActions?: readonly ObservedOwnerAction[];
+  /** Every power change of a server (stopped, running again), with who caused it. */
+  readonly powerChanges?: readonly ObservedPowerChange[];
+}
+
+/** An owner's action on its server that Nova accepted. */
+export interface ObservedOwnerAction {
+  readonly serverId: string;
+  readonly name: string;
+  /** stop, start, shelve, unshelve, delete, resize, policy, notify-move. */
+  readonly action: string;
+  /** epoch ms on the clock of ObservedRequest.at. */
+  readonly at: number;
+  /** Its host when the owner acted. */
+  readonly host?: string;
+  /** The new way out, for a policy change. */
+  readonly detail?: string;
+  /** When the maintenance its host was in ended (absent: it lasts, or the host was in service). */
+  readonly until?: number;
+}
+
+/** A server seen stopped or running again, and whose doing it was (its owner asked, or else drainer). */
+export interface ObservedPowerChange {
+  readonly serverId: string;
+  readonly name: string;
+  readonly to: 'stopped' | 'running';
+  readonly by: 'owner' | 'drainer';
+  readonly at: number;
+  readonly host?: string;
 }
 
 export interface World {

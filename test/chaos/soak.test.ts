@@ -7,7 +7,7 @@ import { Drains } from '../../bench/chaos/drains.ts';
 import { FLEET_NODES, startFleet, type Fleet } from '../../bench/chaos/fleet.ts';
 import { Operator } from '../../bench/chaos/operator.ts';
 import { makeSchedule } from '../../bench/chaos/schedule.ts';
-import { runSoak } from '../../bench/chaos/soak.ts';
+import { maintenancesOf, runSoak } from '../../bench/chaos/soak.ts';
 import { gateName } from '../../src/kube/gate.ts';
 
 /** Its first 24 steps draw 16 of the 18 kinds of fault (all but a rollout and a Node re-created). */
@@ -34,7 +34,7 @@ describe('chaos soak (sandbox fleet)', () => {
     const f = await startFleet();
     fleet = f;
     for (const node of FLEET_NODES) await f.startAgent(node);
-    const drains = new Drains(f);
+    const drains = new Drains(f, new Operator(f.sandbox.kube.url, 'drainer'), maintenancesOf(f));
     const checker = new Checker(f, drains, { graceMs: 10_000 });
     const gate = () => f.sandbox.kube.store.find('pods', 'drainer', gateName('hv-2'));
     for (let i = 0; i < 200 && (gate()?.status as { phase?: string } | undefined)?.phase !== 'Running'; i++)

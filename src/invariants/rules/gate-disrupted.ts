@@ -4,6 +4,7 @@
 // What is judged is the moment the pod really goes: where the log says which request took it away
 // (removed), that request, be it the delete, the eviction or the PATCH that dropped the last finalizer.
 import { GATE_PREFIX, gatePodNames } from '../../kube/gate.ts';
+import { REBOOT_KEY } from '../../names.ts';
 import { hostOfNode, serverHostAt, vmiNodeAt } from '../hosts.ts';
 import { violation, type Violation } from '../violation.ts';
 import type { CheckOptions, ObservedRequest, World } from '../world.ts';
@@ -44,12 +45,21 @@ function disruptedGate(
   return undefined;
 }
 
+/** Does the node's maintenance declare a reboot (drainer.dev/reboot, annotation or label)? */
+const declaresReboot = (world: World, node: string): boolean => {
+  const n = world.nodes.find((x) => x.name === node);
+  return (n?.annotations[REBOOT_KEY] ?? n?.labels[REBOOT_KEY]) === 'true';
+};
+
 /** What of the node's VMs ran on it at time t, by name. */
 function onNodeAt(world: World, node: string, t: number, opts: CheckOptions): string[] {
   const host = hostOfNode(world, node, opts);
+  // a server stopped on the host for a declared reboot stays there by design: the gate opens for it
+  const stoppedMayStay = declaresReboot(world, node);
   const servers = host
     ? (world.nova?.servers ?? [])
         .filter((s) => serverHostAt(world, s.id, t) === host)
+        .filter((s) => !(stoppedMayStay && s.status === 'SHUTOFF'))
         .map((s) => `server ${s.name}`)
     : [];
   // a VMI whose eviction strategy is None stops when its launcher pod is evicted: the taker's drain
