@@ -29,7 +29,7 @@ const SERVERS_PER_NODE = 4;
 // a VMI's kubevirt.io/nodeName label holds at most 63 characters: VMIs run on the short names
 const VMI_NODES = ['hv-1', 'hv-1-b', 'hv-3'];
 /** Nodes whose maintenance is a declared reboot (drainer.dev/reboot): a `stop` server may stay on them, stopped. */
-const REBOOT_NODES = ['hv-2', 'hv-4'];
+export const REBOOT_NODES: readonly string[] = ['hv-2', 'hv-4'];
 /** Nodes with a server whose owner wants to be asked (way out `notify`). */
 const NOTIFY_NODES = ['hv-2', 'hv-3', `${LONG}-blade-2`];
 

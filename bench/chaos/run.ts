@@ -1,6 +1,6 @@
 // `npm run chaos -- --seed N --rounds R`: the chaos soak (bench/chaos/soak.ts). Prints one line per
 // finding as it is seen; on a failure, the seed and the shortest schedule found that still fails.
-// Writes RELIABILITY.md unless --no-write. --steps FILE replays a schedule (a JSON list of steps, as
+// Writes RELIABILITY.md unless --no-write; --log FILE keeps the agents' log lines. --steps FILE replays a schedule (a JSON list of steps, as
 // printed after a failure). Shrinking: --shrink-seconds (default 300, 0: none), --shrink-repeats
 // (default 2: runs of a shorter schedule before it counts as passing). Exit 0: no violation; 1:
 // violations; 2: bad input.
@@ -56,6 +56,7 @@ async function main(): Promise<void> {
         'shrink-repeats': { type: 'string' },
         'no-write': { type: 'boolean' },
         verbose: { type: 'boolean' },
+        log: { type: 'string' },
       },
     }).values;
   } catch (e) {
@@ -81,6 +82,7 @@ async function main(): Promise<void> {
   const result = await runSoak({
     seed,
     steps,
+    ...(args.log ? { logFile: args.log } : {}),
     onRound: (round, step, found) => {
       if (args.verbose || round % 20 === 0) say(`round ${round}: ${describeStep(step)}`);
       for (const f of found) say(`  ${describeFinding(f)} ← round ${round}: ${describeStep(step)}`);

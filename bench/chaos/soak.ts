@@ -2,11 +2,12 @@
 // it, then the faults end, every node gets a live agent, the fleet is given a bounded time to settle
 // and everything is checked once more. The seed fixes the schedule (Nova's fault RNG has a fixed
 // seed of its own); the interleaving with the agents' timers is real time and may differ between runs.
+import { writeFileSync } from 'node:fs';
 import { Checker, type Finding } from './check.ts';
 import { drainerCli } from './cli.ts';
 import { DRAIN_KINDS, Drains, onHost, type DrainKind, type DrainReturn } from './drains.ts';
 import { runStep } from './faults.ts';
-import { FLEET_NODES, serverWays, startFleet, type Fleet } from './fleet.ts';
+import { FLEET_NODES, REBOOT_NODES, serverWays, startFleet, type Fleet } from './fleet.ts';
 import { Maintenances } from './maintenances.ts';
 import { Operator } from './operator.ts';
 import { OWNER_ACTIONS, Owners, type OwnerActionKind, type OwnerOutcome } from './owners.ts';
@@ -32,6 +33,8 @@ export interface SoakOptions {
   readonly graceMs?: number;
   /** Real ms the fleet is given to settle at the end. */
   readonly settleMs?: number;
+  /** Write the agents' log lines here at the end (to find a violation's cause). */
+  readonly logFile?: string;
   /** Stop at the first round with a finding (the shrinker's runs). */
   readonly stopAtFirst?: boolean;
   readonly onRound?: (round: number, step: Step, found: readonly Finding[]) => void;
@@ -59,13 +62,26 @@ export interface SoakResult {
   readonly maintenances: number;
 }
 
-/** The node the round drains: one with VMs on it and no drain cycle of its own running, picked with r. */
+/**
+ * Which nodes a kind of drain is run on: kured reboots the nodes whose maintenance is a declared
+ * reboot; Karpenter and Cluster API replace machines, which no one declares a reboot; kubectl any.
+ */
+export function drainable(kind: DrainKind, node: string): boolean {
+  if (kind === 'kured') return REBOOT_NODES.includes(node);
+  if (kind === 'karpenter' || kind === 'capi') return !REBOOT_NODES.includes(node);
+  return true;
+}
+
+/** The node the round drains: one this kind runs on, with VMs on it and no drain cycle of its own, picked with r. */
 export function drainTarget(
   fleet: Fleet,
   drains: Pick<Drains, 'busy'>,
+  kind: DrainKind,
   r: ReturnType<typeof prng>,
 ): string | undefined {
-  const withVms = FLEET_NODES.filter((n) => !drains.busy(n) && onHost(fleet, n).occupying.length > 0);
+  const withVms = FLEET_NODES.filter(
+    (n) => drainable(kind, n) && !drains.busy(n) && onHost(fleet, n).occupying.length > 0,
+  );
   return withVms.length ? r.pick(withVms) : undefined;
 }
 
@@ -118,7 +134,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
       const roundStart = Date.now();
       const r = roundPrng(o.seed, i + 1);
       if (step.drain && drains.running < MAX_DRAINS) {
-        const node = drainTarget(fleet, drains, r);
+        const node = drainTarget(fleet, drains, step.drain, r);
         if (node) drains.start(node, step.drain, i + 1);
       }
       const ctx = { fleet, operator, drains, maintenances, cli, owners, r, round: i + 1 };
@@ -162,6 +178,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     };
   } finally {
     await drains.settle(0);
+    if (o.logFile) writeFileSync(o.logFile, fleet.logLines.join(''));
     owners.close();
     maintenances.close();
     await fleet.close();

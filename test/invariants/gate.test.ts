@@ -68,6 +68,24 @@ describe('nothing evicts or deletes the gate while a VM is on the node', () => {
     ]);
   });
 
+  it('counts no VMI that may have arrived later in the same second (endTimestamp is whole seconds)', () => {
+    const w = (endedAt: number) =>
+      world({
+        nodes: [node('node-a'), node('node-b')],
+        vmis: [{ namespace: 'vms', name: 'vm-k', node: 'node-a' }],
+        vmiMoves: [
+          { namespace: 'vms', vmi: 'vm-k', source: 'node-b', target: 'node-a', phase: 'Succeeded', endedAt },
+        ],
+        observations: {
+          requests: [{ method: 'DELETE', path: POD, status: 200, at: T0 + 400, removed: true }],
+        },
+      });
+    // stamped T0: it ended somewhere in [T0, T0 + 1 s), perhaps after the delete at T0 + 400
+    expect(gateDisruptedWhileOccupied(w(T0), OPTS)).toEqual([]);
+    // stamped a second earlier: it was surely on node-a
+    expect(gateDisruptedWhileOccupied(w(T0 - 1000), OPTS)).toHaveLength(1);
+  });
+
   it("counts no VMI whose eviction strategy is None: the taker's drain stops it with its launcher pod", () => {
     const w = world({
       nodes: [node('node-a')],
@@ -151,6 +169,21 @@ describe('nothing evicts or deletes the gate while a VM is on the node', () => {
     expect(gateDisruptedWhileOccupied(released(T0 + 200), OPTS).map((v) => v.evidence)).toEqual([
       expect.stringContaining('gate deleted'),
     ]);
+  });
+
+  it('counts no server stopped on a node whose maintenance is a declared reboot (it may stay, stopped)', () => {
+    const stopped = (labels: Record<string, string>): World => {
+      const w = moved({
+        observations: { requests: [{ method: 'DELETE', path: POD, status: 200, at: T0, removed: true }] },
+      });
+      return {
+        ...w,
+        nodes: [{ ...node('node-a', rec('Evacuated')), labels }],
+        nova: { ...w.nova!, servers: [{ ...w.nova!.servers[0]!, status: 'SHUTOFF' }] },
+      };
+    };
+    expect(gateDisruptedWhileOccupied(stopped({ 'drainer.dev/reboot': 'true' }), OPTS)).toEqual([]);
+    expect(gateDisruptedWhileOccupied(stopped({}), OPTS)).toHaveLength(1);
   });
 
   it('says nothing without the observation of requests (a live cluster)', () => {

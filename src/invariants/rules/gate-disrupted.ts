@@ -9,6 +9,9 @@ import { hostOfNode, serverHostAt, vmiNodeAt } from '../hosts.ts';
 import { violation, type Violation } from '../violation.ts';
 import type { CheckOptions, ObservedRequest, World } from '../world.ts';
 
+/** Kubernetes times (a migration's endTimestamp) are whole seconds. */
+const STAMP_MS = 1000;
+
 const METHOD_HOW: Readonly<Record<string, string>> = {
   DELETE: 'deleted',
   PATCH: 'finalizer dropped',
@@ -66,7 +69,8 @@ function onNodeAt(world: World, node: string, t: number, opts: CheckOptions): st
   // ends it, so it is not on the host when that drain returns
   const vmis = (world.vmis ?? [])
     .filter((v) => v.evictionStrategy !== 'None')
-    .filter((v) => vmiNodeAt(world, v.namespace, v.name, t) === node)
+    // a migration's endTimestamp is whole seconds: on the node only if it was for any end in that second
+    .filter((v) => [t, t - STAMP_MS + 1].every((at) => vmiNodeAt(world, v.namespace, v.name, at) === node))
     .map((v) => `VMI ${v.namespace}/${v.name}`);
   return [...servers, ...vmis];
 }
