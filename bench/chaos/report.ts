@@ -1,5 +1,5 @@
-// RELIABILITY.md: what one soak ran and found, as BENCHMARKS.md is for the bench. Written by the
-// command from its own run; never edited by hand.
+// RELIABILITY.md: what the soaks of one command ran and found (one seed or several), as
+// BENCHMARKS.md is for the bench. Written by the command from its own runs; never edited by hand.
 import { INVARIANT_IDS } from '../../src/invariants/index.ts';
 import { DRAIN_RETURNED_OCCUPIED, NOT_SETTLED } from './check.ts';
 import { DRAIN_KIND_TEXT } from './drains.ts';
@@ -10,42 +10,49 @@ import { histogramText, tallyDrains, tallyOwners } from './tally.ts';
 /** The soak's goal per seed (issue 40): this many judged drains, every kind among them. */
 export const JUDGED_GOAL = 100;
 
-export interface ReportInput {
+export interface Shrunk {
+  readonly steps: readonly Step[];
+  readonly tries: number;
+  readonly complete: boolean;
+}
+
+/** One seed's soak, and the shortest failing schedule found for it, if it failed and was shrunk. */
+export interface SeedRun {
   readonly result: SoakResult;
+  readonly shrunk?: Shrunk;
+}
+
+export interface ReportInput {
+  readonly runs: readonly SeedRun[];
   readonly rounds: number;
   readonly commit: string;
   readonly command: string;
   readonly machine: string;
   readonly date: Date;
-  readonly shrunk?: { readonly steps: readonly Step[]; readonly tries: number; readonly complete: boolean };
 }
 
 const ALL_IDS = [...INVARIANT_IDS, DRAIN_RETURNED_OCCUPIED, NOT_SETTLED];
 const seconds = (ms: number) => (ms / 1000).toFixed(1);
 
-export function renderReliability(r: ReportInput): string {
-  const { result } = r;
+/** The seed's summary row: rounds, judged drains, kinds judged, violations, times. */
+function summaryRow(result: SoakResult, rounds: number): string {
+  const drains = tallyDrains(result.drains.started, result.drains.returns);
+  const judgedTotal = drains.reduce((a, d) => a + d.judged, 0);
+  const kinds = drains.filter((d) => d.judged > 0).length;
+  const perRound = result.ran.length ? result.roundsMs / result.ran.length : 0;
+  return `| ${result.seed} | ${result.ran.length} of ${rounds} | ${judgedTotal} | ${kinds} of ${drains.length} | ${result.findings.length} | ${seconds(result.roundsMs)} s | ${seconds(perRound)} s | ${seconds(result.settleMs)} s | ${result.settled ? 'yes' : 'no'} |`;
+}
+
+/** One seed's tables: drains by kind, owners' actions, faults, violations, what was found. */
+function seedSection({ result, shrunk }: SeedRun): string[] {
   const byId = new Map<string, number>();
   for (const f of result.findings) byId.set(f.id, (byId.get(f.id) ?? 0) + 1);
   const total = result.findings.length;
-  const perRound = result.ran.length ? result.roundsMs / result.ran.length : 0;
   const drains = tallyDrains(result.drains.started, result.drains.returns);
-  const judgedTotal = drains.reduce((a, d) => a + d.judged, 0);
   const lines = [
-    '# Reliability: the chaos soak',
+    `## Seed ${result.seed}`,
     '',
-    `Written by \`${r.command}\` (bench/chaos/run.ts) on ${r.date.toISOString()} at commit ${r.commit}, on ${r.machine}.`,
-    "A seeded schedule of faults, operators' commands and owners' actions runs over a sandbox fleet of 7 nodes × 4 Nova servers and 3 VMIs",
-    '(fleet budget 2; names mixed: hv-1 and hv-1-b, two of 80 characters sharing their first 72). Every round that can also starts a drain of',
-    "the kind its step names on a node with VMs on it. drainer's invariants (src/invariants) are checked after every round and once more after the fleet was given time to settle.",
-    '',
-    `| seed | rounds | drains judged (goal ${JUDGED_GOAL}, every kind) | violations (goal 0) | rounds took | per round | settle took | settled |`,
-    '|---|---|---|---|---|---|---|---|',
-    `| ${result.seed} | ${result.ran.length} of ${r.rounds} | ${judgedTotal} | ${total} | ${seconds(result.roundsMs)} s | ${seconds(perRound)} s | ${seconds(result.settleMs)} s | ${result.settled ? 'yes' : 'no'} |`,
-    '',
-    '## Drains, by kind',
-    '',
-    'Judged: returned success with nobody putting the node back in service meanwhile and no operator release of its gate in that maintenance; the VMs on the host are read at the moment each drain returned.',
+    '### Drains, by kind',
     '',
     '| kind | started | returned | success | judged | VMs on the host at each judged return | returned with VMs (violations) | overruled | released | gave up: VMs on the host then |',
     '|---|---|---|---|---|---|---|---|---|---|',
@@ -56,7 +63,7 @@ export function renderReliability(r: ReportInput): string {
     '',
     `The kubectl kinds ran ${result.drains.tool}. ${result.maintenances} maintenances (drainer records) began.`,
     '',
-    '## Owner actions, by kind',
+    '### Owner actions, by kind',
     '',
     '| action | asked | accepted by Nova | refused by Nova (answers) | nothing to act on |',
     '|---|---|---|---|---|',
@@ -65,14 +72,14 @@ export function renderReliability(r: ReportInput): string {
         `| ${o.action} | ${o.asked} | ${o.accepted} | ${[...o.refused].map(([code, n]) => `${code} ×${n}`).join(', ') || '—'} | ${o.nothing} |`,
     ),
     '',
-    '## Faults injected, by kind',
+    "### Faults and operators' commands, by kind",
     '',
     '| kind | injected |',
     '|---|---|',
     ...STEP_KINDS.map((k) => `| ${k} | ${result.injected[k]} |`),
     `| (skipped: nothing to act on) | ${result.skipped} |`,
     '',
-    '## Invariant violations, by id',
+    '### Invariant violations, by id',
     '',
     '| invariant | violations |',
     '|---|---|',
@@ -80,19 +87,38 @@ export function renderReliability(r: ReportInput): string {
     '',
   ];
   if (total) {
-    lines.push('## What was found', '');
-    lines.push(...result.findings.slice(0, 40).map((f) => `- ${describeFinding(f)}`));
-    if (total > 40) lines.push(`- … and ${total - 40} more`);
+    lines.push('### What was found', '');
+    lines.push(...result.findings.slice(0, 30).map((f) => `- ${describeFinding(f)}`));
+    if (total > 30) lines.push(`- … and ${total - 30} more`);
     lines.push('');
   }
-  if (r.shrunk) {
+  if (shrunk) {
     lines.push(
-      `## Shortest failing schedule found (${r.shrunk.steps.length} steps, ${r.shrunk.tries} tries${r.shrunk.complete ? '' : ', shrinking stopped at its time limit'})`,
+      `### Shortest failing schedule found (${shrunk.steps.length} steps, ${shrunk.tries} tries${shrunk.complete ? '' : ', shrinking stopped at its time limit'})`,
       '',
-      ...r.shrunk.steps.map((s, i) => `${i + 1}. ${describeStep(s)}`),
+      ...shrunk.steps.map((s, i) => `${i + 1}. ${describeStep(s)}`),
       '',
     );
   }
+  return lines;
+}
+
+export function renderReliability(r: ReportInput): string {
+  const lines = [
+    '# Reliability: the chaos soak',
+    '',
+    `Written by \`${r.command}\` (bench/chaos/run.ts) on ${r.date.toISOString()} at commit ${r.commit}, on ${r.machine}.`,
+    "A seeded schedule of faults, operators' commands and owners' actions runs over a sandbox fleet of 7 nodes × 4 Nova servers and 3 VMIs",
+    '(fleet budget 2; names mixed: hv-1 and hv-1-b, two of 80 characters sharing their first 72). Every round that can also starts a drain of',
+    "the kind its step names on a node with VMs on it. drainer's invariants (src/invariants) are checked after every round and once more after the fleet was given time to settle.",
+    'Judged: a drain that returned success with its node not back in service meanwhile and no operator release of its gate in that maintenance; the VMs on the host are read at the moment each drain returned.',
+    '',
+    `| seed | rounds | drains judged (goal ${JUDGED_GOAL}) | kinds judged (goal all) | violations (goal 0) | rounds took | per round | settle took | settled |`,
+    '|---|---|---|---|---|---|---|---|---|',
+    ...r.runs.map((run) => summaryRow(run.result, r.rounds)),
+    '',
+    ...r.runs.flatMap(seedSection),
+  ];
   lines.push(
     '## How to read it',
     '',
