@@ -63,7 +63,13 @@ class NovaOwner {
     return this.#token;
   }
 
+  /** The call's status; a token that expired meanwhile (401) is renewed and the call made once more. */
   async call(method: string, path: string, body?: unknown): Promise<number> {
+    const status = await this.#once(method, path, body);
+    return status === 401 ? this.#once(method, path, body) : status;
+  }
+
+  async #once(method: string, path: string, body?: unknown): Promise<number> {
     const token = await this.#auth();
     const res = await fetch(`${this.#fleet.sandbox.openstack.computeUrl.replace(/\/$/, '')}${path}`, {
       method,

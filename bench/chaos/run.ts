@@ -1,7 +1,8 @@
 // `npm run chaos -- --seed N --rounds R` (or --seed 1,2,3: one soak per seed, reported together):
 // the chaos soak (bench/chaos/soak.ts). Prints one line per
 // finding as it is seen; on a failure, the seed and the shortest schedule found that still fails.
-// Writes RELIABILITY.md unless --no-write; --log FILE keeps the agents' log lines. --steps FILE replays a schedule (a JSON list of steps, as
+// Writes RELIABILITY.md unless --no-write; --log FILE keeps the agents' log lines; --without K1,K2
+// draws no step of those kinds (to see what else fails while one known cause is not yet fixed). --steps FILE replays a schedule (a JSON list of steps, as
 // printed after a failure). Shrinking: --shrink-seconds (default 300, 0: none), --shrink-repeats
 // (default 2: runs of a shorter schedule before it counts as passing). Exit 0: no violation; 1:
 // violations; 2: bad input.
@@ -15,7 +16,7 @@ import { SAFETY } from './check.ts';
 import { DRAIN_KIND_TEXT } from './drains.ts';
 import { renderReliability, type SeedRun } from './report.ts';
 import { histogramText, tallyDrains, tallyOwners } from './tally.ts';
-import { describeStep, makeSchedule, type Step } from './schedule.ts';
+import { describeStep, makeSchedule, STEP_KINDS, type Step, type StepKind } from './schedule.ts';
 import { FLEET_NODES } from './fleet.ts';
 import { shrink } from './shrink.ts';
 import { describeFinding, runSoak } from './soak.ts';
@@ -58,6 +59,7 @@ async function main(): Promise<void> {
         'no-write': { type: 'boolean' },
         verbose: { type: 'boolean' },
         log: { type: 'string' },
+        without: { type: 'string' },
       },
     }).values;
   } catch (e) {
@@ -80,9 +82,12 @@ async function main(): Promise<void> {
     if (seeds.length > 1) bad('--steps replays one schedule: give one --seed');
   }
 
+  const without = new Set((args.without ?? '').split(',').filter(Boolean)) as Set<StepKind>;
+  for (const k of without)
+    if (!STEP_KINDS.includes(k)) bad(`--without ${k}: not a kind of step (${STEP_KINDS.join(', ')})`);
   const runs: SeedRun[] = [];
   for (const seed of seeds) {
-    const steps = replay ?? makeSchedule(seed, rounds, FLEET_NODES);
+    const steps = replay ?? makeSchedule(seed, rounds, FLEET_NODES, without);
     const log = args.log && seeds.length > 1 ? `${args.log}.${seed}` : args.log;
     runs.push(await soakOne({ seed, steps, shrinkSeconds, repeats, verbose: !!args.verbose, log }));
   }
@@ -96,7 +101,7 @@ async function main(): Promise<void> {
         runs,
         rounds,
         commit: commit(),
-        command: `npm run chaos -- --seed ${seeds.join(',')} --rounds ${rounds}`,
+        command: `npm run chaos -- --seed ${seeds.join(',')} --rounds ${rounds}${without.size ? ` --without ${[...without].join(',')}` : ''}`,
         machine: `${cpu.length} × ${cpu[0]?.model ?? 'CPU'}, Node ${process.version}`,
         date: new Date(),
       }),

@@ -73,6 +73,15 @@ describe('soak schedule', () => {
     expect(actions).toEqual(new Set(OWNER_ACTIONS));
   });
 
+  it('draws no step of a kind it is told to leave out, and is otherwise fixed by the seed', () => {
+    const steps = makeSchedule(1, 300, FLEET_NODES, new Set(['daemonset-recreate', 'release'] as const));
+    expect(steps.some((s) => s.kind === 'daemonset-recreate' || s.kind === 'release')).toBe(false);
+    expect(steps).toHaveLength(300);
+    expect(makeSchedule(1, 300, FLEET_NODES, new Set(['release'] as const))).toEqual(
+      makeSchedule(1, 300, FLEET_NODES, new Set(['release'] as const)),
+    );
+  });
+
   it('prints each step on one line with its parameters', () => {
     expect(describeStep({ kind: 'release', node: 'hv-1-b', force: true, drain: 'capi' })).toBe(
       'release hv-1-b --force + drain capi',
