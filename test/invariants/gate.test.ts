@@ -186,6 +186,39 @@ describe('nothing evicts or deletes the gate while a VM is on the node', () => {
     expect(gateDisruptedWhileOccupied(stopped({}), OPTS)).toHaveLength(1);
   });
 
+  it('reads whether the server was stopped at that moment from its power changes, not from its status now', () => {
+    const w = moved({
+      observations: { requests: [{ method: 'DELETE', path: POD, status: 200, at: T0, removed: true }] },
+    });
+    const reboot = { ...node('node-a', rec('Evacuated')), labels: { 'drainer.dev/reboot': 'true' } };
+    const change = (to: 'stopped' | 'running', at: number) => ({
+      serverId: 's1',
+      name: 'web-1',
+      to,
+      by: 'drainer' as const,
+      at,
+    });
+    // ACTIVE now: stopped for the reboot before the delete, started again by the restore after it
+    const restarted = {
+      ...w,
+      nodes: [reboot],
+      observations: {
+        ...w.observations,
+        powerChanges: [change('stopped', T0 - 50), change('running', T0 + 50)],
+      },
+    };
+    expect(gateDisruptedWhileOccupied(restarted, OPTS)).toEqual([]);
+    // started again before the delete: it was running on the host
+    const early = {
+      ...restarted,
+      observations: {
+        ...w.observations,
+        powerChanges: [change('stopped', T0 - 50), change('running', T0 - 10)],
+      },
+    };
+    expect(gateDisruptedWhileOccupied(early, OPTS)).toHaveLength(1);
+  });
+
   it('says nothing without the observation of requests (a live cluster)', () => {
     expect(gateDisruptedWhileOccupied(moved(), OPTS)).toEqual([]);
   });

@@ -7,7 +7,7 @@ import { GATE_PREFIX, gatePodNames } from '../../kube/gate.ts';
 import { REBOOT_KEY } from '../../names.ts';
 import { hostOfNode, serverHostAt, vmiNodeAt } from '../hosts.ts';
 import { violation, type Violation } from '../violation.ts';
-import type { CheckOptions, ObservedRequest, World } from '../world.ts';
+import type { CheckOptions, ObservedRequest, World, WorldServer } from '../world.ts';
 
 /** Kubernetes times (a migration's endTimestamp) are whole seconds. */
 const STAMP_MS = 1000;
@@ -54,6 +54,17 @@ const declaresReboot = (world: World, node: string): boolean => {
   return (n?.annotations[REBOOT_KEY] ?? n?.labels[REBOOT_KEY]) === 'true';
 };
 
+/**
+ * Was the server stopped at time t? Its last power change before t, where they were observed
+ * (a restore may have started it again since); otherwise its status now.
+ */
+function stoppedAt(world: World, s: WorldServer, t: number): boolean {
+  const changes = world.observations?.powerChanges?.filter((c) => c.serverId === s.id);
+  if (!changes?.length) return s.status === 'SHUTOFF';
+  const before = changes.filter((c) => c.at <= t).at(-1);
+  return before ? before.to === 'stopped' : changes[0]?.to === 'running';
+}
+
 /** What of the node's VMs ran on it at time t, by name. */
 function onNodeAt(world: World, node: string, t: number, opts: CheckOptions): string[] {
   const host = hostOfNode(world, node, opts);
@@ -62,7 +73,7 @@ function onNodeAt(world: World, node: string, t: number, opts: CheckOptions): st
   const servers = host
     ? (world.nova?.servers ?? [])
         .filter((s) => serverHostAt(world, s.id, t) === host)
-        .filter((s) => !(stoppedMayStay && s.status === 'SHUTOFF'))
+        .filter((s) => !(stoppedMayStay && stoppedAt(world, s, t)))
         .map((s) => `server ${s.name}`)
     : [];
   // a VMI whose eviction strategy is None stops when its launcher pod is evicted: the taker's drain
