@@ -44,7 +44,10 @@ export const DRAIN_KIND_TEXT: Readonly<Record<DrainKind, string>> = {
 export interface OnHost {
   /** VMs that must not be on the host when a drain returns: servers (but the ones below) and VMIs. */
   readonly occupying: string[];
-  /** Servers stopped on a node whose maintenance is a declared reboot: they may stay. */
+  /**
+   * VMs on the host that run no guest and may stay: servers stopped on a node whose maintenance is a
+   * declared reboot, VMIs that ended (Succeeded, Failed) or are being deleted.
+   */
   readonly stopped: string[];
 }
 
@@ -68,6 +71,8 @@ export interface DrainReturn {
   readonly ms: number;
 }
 
+const FINAL_VMI = new Set(['Succeeded', 'Failed']);
+
 const declaresReboot = (fleet: Fleet, node: string): boolean => {
   const n = fleet.sandbox.kube.store.find('nodes', undefined, node);
   return (n?.metadata.labels?.[REBOOT_KEY] ?? n?.metadata.annotations?.[REBOOT_KEY]) === 'true';
@@ -86,7 +91,11 @@ export function onHost(fleet: Fleet, node: string): OnHost {
     if (v.metadata.labels?.['kubevirt.io/nodeName'] !== node) continue;
     // a VMI whose eviction strategy is None stops with its launcher pod: the drain ends it
     if ((v.spec as { evictionStrategy?: string } | undefined)?.evictionStrategy === 'None') continue;
-    occupying.push(`VMI ${v.metadata.namespace ?? ''}/${v.metadata.name}`);
+    const name = `VMI ${v.metadata.namespace ?? ''}/${v.metadata.name}`;
+    // one that ended (its launcher pod deleted, as a drain that bypasses evictions does) runs nowhere
+    const phase = (v.status as { phase?: string } | undefined)?.phase ?? '';
+    if (FINAL_VMI.has(phase) || v.metadata.deletionTimestamp) stopped.push(`${name} (${phase || 'deleted'})`);
+    else occupying.push(name);
   }
   return { occupying, stopped };
 }

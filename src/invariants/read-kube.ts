@@ -111,6 +111,8 @@ const toVmi = (v: Obj): WorldVmi => ({
   ...(typeof v.spec?.['evictionStrategy'] === 'string'
     ? { evictionStrategy: v.spec['evictionStrategy'] }
     : {}),
+  ...(typeof v.status?.['phase'] === 'string' ? { phase: v.status['phase'] } : {}),
+  ...(v.metadata.deletionTimestamp ? { deleting: true } : {}),
 });
 
 function toVmiMove(m: Obj): WorldVmiMove {

@@ -91,6 +91,10 @@ export interface WorldVmi {
   readonly node?: string;
   /** spec.evictionStrategy as the VMI states it (absent: the cluster's default). */
   readonly evictionStrategy?: string;
+  /** status.phase (Succeeded and Failed: it runs no guest any more). */
+  readonly phase?: string;
+  /** It is being deleted. */
+  readonly deleting?: boolean;
 }
 
 /** A VirtualMachineInstanceMigration that ended: where from, where to, and when. */

@@ -86,6 +86,21 @@ describe('nothing evicts or deletes the gate while a VM is on the node', () => {
     expect(gateDisruptedWhileOccupied(w(T0 - 1000), OPTS)).toHaveLength(1);
   });
 
+  it('counts no VMI that ended or is being deleted (a drain that deletes pods killed its launcher)', () => {
+    const w = world({
+      nodes: [node('node-a')],
+      vmis: [
+        { namespace: 'vms', name: 'vm-done', node: 'node-a', phase: 'Succeeded' },
+        { namespace: 'vms', name: 'vm-going', node: 'node-a', phase: 'Running', deleting: true },
+        { namespace: 'vms', name: 'vm-live', node: 'node-a', phase: 'Running' },
+      ],
+      observations: { requests: [{ method: 'DELETE', path: POD, status: 200, at: T0 }] },
+    });
+    expect(gateDisruptedWhileOccupied(w, OPTS).map((v) => v.evidence)).toEqual([
+      expect.stringContaining('1 VM(s) were on node node-a: VMI vms/vm-live'),
+    ]);
+  });
+
   it("counts no VMI whose eviction strategy is None: the taker's drain stops it with its launcher pod", () => {
     const w = world({
       nodes: [node('node-a')],

@@ -80,6 +80,8 @@ function onNodeAt(world: World, node: string, t: number, opts: CheckOptions): st
   // ends it, so it is not on the host when that drain returns
   const vmis = (world.vmis ?? [])
     .filter((v) => v.evictionStrategy !== 'None')
+    // one that ended or is being deleted runs no guest (a drain that deletes pods kills its launcher)
+    .filter((v) => v.phase !== 'Succeeded' && v.phase !== 'Failed' && !v.deleting)
     // a migration's endTimestamp is whole seconds: on the node only if it was for any end in that second
     .filter((v) => [t, t - STAMP_MS + 1].every((at) => vmiNodeAt(world, v.namespace, v.name, at) === node))
     .map((v) => `VMI ${v.namespace}/${v.name}`);
