@@ -9,10 +9,10 @@ import {
   type CheckOptions,
   type Violation,
 } from '../../src/invariants/index.ts';
-import type { ObservedRequest, World } from '../../src/invariants/world.ts';
+import type { ObservedRequest, Observations, World } from '../../src/invariants/world.ts';
 import { readSandboxWorld } from '../../src/sandbox/world.ts';
 import { recordOf } from '../../src/invariants/hosts.ts';
-import { vmsOn, type Drains } from './drains.ts';
+import { DRAIN_KIND_TEXT, vmsOn, type DrainReturn, type Drains } from './drains.ts';
 import type { Fleet } from './fleet.ts';
 import { CHAOS_USER_AGENT } from './operator.ts';
 
@@ -26,8 +26,16 @@ export const SAFETY: ReadonlySet<string> = new Set<string>([
   'migration-failed-but-moved',
   'unexpected-4xx',
   'budget-exceeded',
+  'owner-stop-undone',
+  'owner-action-reported-as-failure',
   DRAIN_RETURNED_OCCUPIED_ID,
 ]);
+
+/**
+ * A drain return the promise is about: it returned success, nobody put the node back in service
+ * while it ran, and no operator released the node's gate in this maintenance.
+ */
+export const judged = (d: DrainReturn): boolean => d.ok && !d.contradicted && !d.released;
 
 /** The soak's own findings on top of the invariants of src/invariants. */
 export const DRAIN_RETURNED_OCCUPIED = DRAIN_RETURNED_OCCUPIED_ID;
@@ -58,21 +66,25 @@ export class Checker {
   readonly #drains: Drains;
   readonly #opts: CheckOptions;
   readonly #graceMs: number;
+  readonly #more: () => Partial<Observations>;
   readonly #counted = new Set<string>();
   readonly #since = new Map<string, number>();
   #lastRequest: ObservedRequest | undefined;
   #logAt = 0;
   #drainAt = 0;
   readonly findings: Finding[] = [];
-  /** Drains that returned after someone put their node back in service (not judged). */
-  overruledDrains = 0;
   /** Each node as the final check saw it: its record's phase (InService without one), what is left on it. */
   endState: { node: string; phase: string; unschedulable: boolean; left: number }[] = [];
 
-  constructor(fleet: Fleet, drains: Drains, o: { graceMs: number }) {
+  constructor(
+    fleet: Fleet,
+    drains: Drains,
+    o: { graceMs: number; observations?: () => Partial<Observations> },
+  ) {
     this.#fleet = fleet;
     this.#drains = drains;
     this.#graceMs = o.graceMs;
+    this.#more = o.observations ?? (() => ({}));
     // the soak skews agents' clocks by up to 60 s: judging their renewTime needs that much slack
     this.#opts = checkOptionsOf(fleet.config, fleet.sandbox.scenario.nodes.length, { clockSlackSeconds: 61 });
   }
@@ -85,14 +97,14 @@ export class Checker {
         const w = await readSandboxWorld(this.#fleet.sandbox, this.#fleet.k, {
           namespace: this.#opts.namespace,
         });
-        if (!consume) return { ...w, observations: {} };
+        if (!consume) return { ...w, observations: this.#more() };
         const all = w.observations?.requests ?? [];
         const from = this.#lastRequest ? all.lastIndexOf(this.#lastRequest) + 1 : 0;
         this.#lastRequest = all.at(-1) ?? this.#lastRequest;
         const requests = all.slice(from).filter((r) => r.userAgent !== CHAOS_USER_AGENT);
         const logLines = this.#fleet.logLines.slice(this.#logAt);
         this.#logAt += logLines.length;
-        return { ...w, observations: { requests, logLines } };
+        return { ...w, observations: { ...this.#more(), requests, logLines } };
       } catch (e) {
         err = e; // an injected API fault or restart: it ends within its step
         await new Promise((r) => setTimeout(r, 250));
@@ -107,12 +119,11 @@ export class Checker {
 
   #drainReturns(round: number): void {
     for (const d of this.#drains.returns.slice(this.#drainAt)) {
-      if (d.ok && d.contradicted) this.overruledDrains++;
-      if (d.ok && d.left.length && !d.contradicted)
+      if (judged(d) && d.onHost.occupying.length)
         this.#note({
           id: DRAIN_RETURNED_OCCUPIED,
           object: `node/${d.node}`,
-          evidence: `${this.#drains.tool} of ${d.node} returned 0 while on the node: ${d.left.join(', ')}`,
+          evidence: `${DRAIN_KIND_TEXT[d.kind]} of ${d.node} (started in round ${d.round}) returned success while on the node: ${d.onHost.occupying.join(', ')}`,
           round,
         });
     }

@@ -1,78 +1,157 @@
-// `kubectl drain` running beside drainer, as kured or Cluster API would run it (the real
-// /usr/bin/kubectl; without it, the same Eviction-API loop src/demo/drain-act.ts falls back to).
-// The promise under test is read at the moment a drain returns: no Nova server and no VMI of the
-// node is still on it.
+// The drains the soak runs beside drainer, each as the tool that runs it in real clusters, against a
+// node with VMs on it: `kubectl drain` (the real /usr/bin/kubectl; without it, the Eviction-API loop
+// of src/kube/drain.ts), `kubectl drain --disable-eviction`, Karpenter's terminator, a Cluster API
+// Machine deletion with nodeDrainTimeout, and kured's drain followed by a reboot. Each runs its
+// whole cycle: take the node out, drain, then what the tool does next (uncordon, reboot, replace the
+// machine), so the node comes back and the fleet keeps cycling. The promise under test is read at
+// the moment a drain returns: no Nova server and no VMI of the node is still on it.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { drainSchema } from '../../src/config/schema.ts';
-import { createKubeClients } from '../../src/kube/client.ts';
+import { isApiError } from '../../src/errors.ts';
+import { createKubeClients, type KubeClients } from '../../src/kube/client.ts';
 import { drainNode } from '../../src/kube/drain.ts';
+import type { KubePod } from '../../src/kube/types.ts';
+import { REBOOT_KEY } from '../../src/names.ts';
 import type { Fleet } from './fleet.ts';
+import type { Maintenances } from './maintenances.ts';
+import type { Operator } from './operator.ts';
+import { capiDrain, karpenterTerminate, type TakerPort } from './takers.ts';
 
 const KUBECTL = '/usr/bin/kubectl';
-/** Real seconds a drain may take before it gives up (as `--timeout`). */
+/** Real seconds a drain may take before it gives up (kubectl's --timeout, Karpenter's and kured's bound). */
 const DRAIN_TIMEOUT_S = 60;
+/** The Cluster API Machine's nodeDrainTimeout (real seconds): past it, the Machine is deleted anyway. */
+export const NODE_DRAIN_TIMEOUT_S = 30;
+/** Real ms between a drain's return and the node's way back (the maintenance itself). */
+const MAINTENANCE_MS = 800;
+/** How long a kured reboot keeps the node's agent down (real ms). */
+const REBOOT_MS = 1500;
+
+export const DRAIN_KINDS = ['kubectl', 'disable-eviction', 'karpenter', 'capi', 'kured'] as const;
+export type DrainKind = (typeof DRAIN_KINDS)[number];
+
+export const DRAIN_KIND_TEXT: Readonly<Record<DrainKind, string>> = {
+  kubectl: 'kubectl drain',
+  'disable-eviction': 'kubectl drain --disable-eviction',
+  karpenter: "Karpenter's terminator",
+  capi: `Cluster API Machine deletion (nodeDrainTimeout ${NODE_DRAIN_TIMEOUT_S} s)`,
+  kured: 'kured drain, then reboot',
+};
+
+export interface OnHost {
+  /** VMs that must not be on the host when a drain returns: servers (but the ones below) and VMIs. */
+  readonly occupying: string[];
+  /**
+   * VMs on the host that run no guest and may stay: servers stopped on a node whose maintenance is a
+   * declared reboot, VMIs that ended (Succeeded, Failed) or are being deleted.
+   */
+  readonly stopped: string[];
+}
 
 export interface DrainReturn {
   readonly node: string;
+  readonly kind: DrainKind;
+  readonly round: number;
+  /** The drain returned success: the tool goes on to take the node down. */
   readonly ok: boolean;
-  /** What was still on the node when the drain returned successfully. */
-  readonly left: string[];
+  /** What was on the node at the moment the drain returned (whatever its result). */
+  readonly onHost: OnHost;
+  /** VMs on the node when the drain started. */
+  readonly startedWith: number;
   /**
-   * Someone put the node back in service while the drain ran (an uncordon, the Node registered
-   * again): its return then promises nothing about the host.
+   * The node was back in service while the drain ran (a maintenance of it ended: an uncordon
+   * restored it, a forced restore, the Node registered again): its return then promises nothing.
    */
   readonly contradicted: boolean;
+  /** An operator released the node's gate in this maintenance (drainer release): drains go on by their word. */
+  readonly released: boolean;
+  readonly ms: number;
 }
 
+const FINAL_VMI = new Set(['Succeeded', 'Failed']);
+
+const declaresReboot = (fleet: Fleet, node: string): boolean => {
+  const n = fleet.sandbox.kube.store.find('nodes', undefined, node);
+  return (n?.metadata.labels?.[REBOOT_KEY] ?? n?.metadata.annotations?.[REBOOT_KEY]) === 'true';
+};
+
 /** What of the node's VMs is on it now: Nova servers by host, VMIs by their node label. */
-export function vmsOn(fleet: Fleet, node: string): string[] {
-  const servers = fleet.sandbox.openstack.state.serversOnHost(node).map((s) => `server ${s.name}`);
-  const vmis = fleet.sandbox.kube.store
-    .list('virtualmachineinstances.kubevirt.io')
-    .filter((v) => v.metadata.labels?.['kubevirt.io/nodeName'] === node)
-    .map((v) => `VMI ${v.metadata.namespace ?? ''}/${v.metadata.name}`);
-  return [...servers, ...vmis];
+export function onHost(fleet: Fleet, node: string): OnHost {
+  const reboot = declaresReboot(fleet, node);
+  const occupying: string[] = [];
+  const stopped: string[] = [];
+  for (const s of fleet.sandbox.openstack.state.serversOnHost(node)) {
+    if (reboot && s.status === 'SHUTOFF') stopped.push(`server ${s.name}`);
+    else occupying.push(`server ${s.name}${s.status === 'ACTIVE' ? '' : ` (${s.status})`}`);
+  }
+  for (const v of fleet.sandbox.kube.store.list('virtualmachineinstances.kubevirt.io')) {
+    if (v.metadata.labels?.['kubevirt.io/nodeName'] !== node) continue;
+    // a VMI whose eviction strategy is None stops with its launcher pod: the drain ends it
+    if ((v.spec as { evictionStrategy?: string } | undefined)?.evictionStrategy === 'None') continue;
+    const name = `VMI ${v.metadata.namespace ?? ''}/${v.metadata.name}`;
+    // one that ended (its launcher pod deleted, as a drain that bypasses evictions does) runs nowhere
+    const phase = (v.status as { phase?: string } | undefined)?.phase ?? '';
+    if (FINAL_VMI.has(phase) || v.metadata.deletionTimestamp) stopped.push(`${name} (${phase || 'deleted'})`);
+    else occupying.push(name);
+  }
+  return { occupying, stopped };
 }
+
+/** Every VM on the node, as one list (the checks' end state). */
+export const vmsOn = (fleet: Fleet, node: string): string[] => {
+  const h = onHost(fleet, node);
+  return [...h.occupying, ...h.stopped];
+};
+
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((r) => {
+    const t = setTimeout(r, ms);
+    signal?.addEventListener('abort', () => (clearTimeout(t), r()), { once: true });
+  });
 
 export class Drains {
   readonly #fleet: Fleet;
+  readonly #operator: Operator;
+  readonly #maintenances: Maintenances;
   readonly #running = new Map<string, Promise<void>>();
-  readonly #contradicted = new Set<string>();
   readonly #stop = new AbortController();
   readonly returns: DrainReturn[] = [];
+  readonly started: Record<DrainKind, number> = Object.fromEntries(DRAIN_KINDS.map((k) => [k, 0])) as Record<
+    DrainKind,
+    number
+  >;
   readonly tool = existsSync(KUBECTL) ? 'kubectl drain' : 'Eviction API';
 
-  constructor(fleet: Fleet) {
+  constructor(fleet: Fleet, operator: Operator, maintenances: Maintenances) {
     this.#fleet = fleet;
+    this.#operator = operator;
+    this.#maintenances = maintenances;
   }
 
-  /** Starts a drain of the node unless one runs already; false then. */
-  start(node: string): boolean {
+  /** Is a drain cycle (drain and the way back) of the node under way? */
+  busy(node: string): boolean {
+    return this.#running.has(node);
+  }
+
+  /** Starts a drain cycle of this kind on the node unless one runs already; false then. */
+  start(node: string, kind: DrainKind, round: number): boolean {
     if (this.#running.has(node)) return false;
-    this.#contradicted.delete(node);
-    const run = this.#drain(node)
-      .then((ok) => {
-        const left = ok ? vmsOn(this.#fleet, node) : [];
-        this.returns.push({ node, ok, left, contradicted: this.#contradicted.has(node) });
-      })
+    this.started[kind]++;
+    const run = this.#cycle(node, kind, round)
+      .catch(() => undefined)
       .finally(() => this.#running.delete(node));
     this.#running.set(node, run);
     return true;
-  }
-
-  /** The node was put back in service: a drain of it running now is overruled. */
-  contradict(node: string): void {
-    if (this.#running.has(node)) this.#contradicted.add(node);
   }
 
   get running(): number {
     return this.#running.size;
   }
 
-  /** Waits for the running drains, at most ms; then stops them. */
+  /** Waits for the running cycles, at most ms; then stops them. */
   async settle(ms: number): Promise<void> {
     const all = Promise.allSettled([...this.#running.values()]);
     const t = setTimeout(() => this.#stop.abort(), ms);
@@ -80,38 +159,135 @@ export class Drains {
     clearTimeout(t);
   }
 
-  async #drain(node: string): Promise<boolean> {
-    const proxy = await this.#fleet.toolsProxy();
-    const kubeconfig = this.#fleet.sandbox.kube
-      .kubeconfig()
-      .split(this.#fleet.sandbox.kube.url)
-      .join(proxy.url);
-    try {
-      if (this.tool === 'kubectl drain') return await this.#kubectl(node, kubeconfig);
-      const k = createKubeClients({ kubeconfigYaml: kubeconfig });
-      await k.request({
-        method: 'PATCH',
-        path: `/api/v1/nodes/${node}`,
-        contentType: 'application/merge-patch+json',
-        body: { spec: { unschedulable: true } },
-      });
-      const config = drainSchema.parse({ timeout: DRAIN_TIMEOUT_S, evictionRetryInterval: 5 });
-      const r = await drainNode(k, { node, config, signal: this.#stop.signal, log: this.#fleet.log });
-      return r.succeeded;
-    } catch {
-      return false;
-    } finally {
-      await proxy.close();
+  async #cycle(node: string, kind: DrainKind, round: number): Promise<void> {
+    const startedWith = onHost(this.#fleet, node).occupying.length;
+    const t0 = Date.now();
+    const ends = this.#maintenances.ends(node);
+    const ok = await this.#drain(node, kind);
+    // read at once: the moment the tool would go on
+    this.returns.push({
+      node,
+      kind,
+      round,
+      ok,
+      onHost: onHost(this.#fleet, node),
+      startedWith,
+      contradicted: this.#maintenances.ends(node) > ends,
+      released: this.#maintenances.releasedNow(node),
+      ms: Date.now() - t0,
+    });
+    if (this.#stop.signal.aborted) return;
+    await sleep(MAINTENANCE_MS, this.#stop.signal);
+    await this.#wayBack(node, kind, ok);
+  }
+
+  /** After the drain: what the tool does next, ending with the node in service again. */
+  async #wayBack(node: string, kind: DrainKind, ok: boolean): Promise<void> {
+    const op = this.#operator;
+    switch (kind) {
+      case 'karpenter':
+      case 'capi':
+        // the instance is terminated (even past nodeDrainTimeout) and a new one registers under the name
+        await op.recreateNode(node);
+        return;
+      case 'kured':
+        if (ok) {
+          // the reboot takes the node's agent down with everything else on it
+          const agents = this.#fleet.agents.get(node) ?? [];
+          await Promise.all(agents.map((a) => a.kill()));
+          await sleep(REBOOT_MS);
+          if (!this.#fleet.agents.get(node)?.length) await this.#fleet.startAgent(node, agents[0]?.instance);
+        }
+        await op.cordon(node, false);
+        return;
+      default:
+        await op.cordon(node, false);
     }
   }
 
-  #kubectl(node: string, kubeconfigYaml: string): Promise<boolean> {
+  async #kubeconfig(): Promise<{ yaml: string; close: () => Promise<void> }> {
+    const proxy = await this.#fleet.toolsProxy();
+    const yaml = this.#fleet.sandbox.kube.kubeconfig().split(this.#fleet.sandbox.kube.url).join(proxy.url);
+    return { yaml, close: () => proxy.close() };
+  }
+
+  async #drain(node: string, kind: DrainKind): Promise<boolean> {
+    const kc = await this.#kubeconfig();
+    try {
+      const k = createKubeClients({ kubeconfigYaml: kc.yaml });
+      switch (kind) {
+        case 'karpenter': {
+          await this.#operator.taint(node, true); // karpenter.sh/disrupted:NoSchedule
+          const r = await karpenterTerminate(this.#port(k), node, {
+            retryMs: 200,
+            deadline: Date.now() + DRAIN_TIMEOUT_S * 1000,
+          });
+          return r.done;
+        }
+        case 'capi': {
+          await this.#operator.cordon(node, true);
+          const r = await capiDrain(this.#port(k), node, {
+            retryMs: 200,
+            nodeDrainTimeoutMs: NODE_DRAIN_TIMEOUT_S * 1000,
+          });
+          return r.done;
+        }
+        default: {
+          const args = kind === 'disable-eviction' ? ['--disable-eviction'] : [];
+          if (this.tool === 'kubectl drain') return await this.#kubectl(node, kc.yaml, args);
+          return await this.#evictionApi(k, node);
+        }
+      }
+    } catch {
+      return false;
+    } finally {
+      await kc.close();
+    }
+  }
+
+  #port(k: KubeClients): TakerPort {
+    return {
+      pods: async (node) =>
+        (
+          await k.request<{ items: KubePod[] }>({
+            path: '/api/v1/pods',
+            query: { fieldSelector: `spec.nodeName=${node}` },
+          })
+        ).items,
+      evict: async (p) => {
+        const { namespace = '', name = '' } = p.metadata;
+        try {
+          await k.request({
+            method: 'POST',
+            path: `/api/v1/namespaces/${namespace}/pods/${name}/eviction`,
+            body: { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name, namespace } },
+          });
+          return 201;
+        } catch (err) {
+          return isApiError(err) && err.status !== undefined ? err.status : 0;
+        }
+      },
+      // deletionTimestamps are on the API server's clock (the sandbox's, scaled)
+      now: () => this.#fleet.sandbox.clock.now(),
+      sleep: (ms) => sleep(ms, this.#stop.signal),
+      signal: this.#stop.signal,
+    };
+  }
+
+  async #evictionApi(k: KubeClients, node: string): Promise<boolean> {
+    await this.#operator.cordon(node, true);
+    const config = drainSchema.parse({ timeout: DRAIN_TIMEOUT_S, evictionRetryInterval: 5 });
+    const r = await drainNode(k, { node, config, signal: this.#stop.signal, log: this.#fleet.log });
+    return r.succeeded;
+  }
+
+  #kubectl(node: string, kubeconfigYaml: string, extra: string[]): Promise<boolean> {
     const dir = mkdtempSync(path.join(tmpdir(), 'drainer-chaos-'));
     const file = path.join(dir, 'kubeconfig');
     writeFileSync(file, kubeconfigYaml, { mode: 0o600 });
     const args = ['--kubeconfig', file, 'drain', node, '--ignore-daemonsets', '--delete-emptydir-data'];
     return new Promise((resolve) => {
-      const child = spawn(KUBECTL, [...args, '--force', `--timeout=${DRAIN_TIMEOUT_S}s`], {
+      const child = spawn(KUBECTL, [...args, ...extra, '--force', `--timeout=${DRAIN_TIMEOUT_S}s`], {
         stdio: 'ignore',
         signal: this.#stop.signal,
       });

@@ -1,8 +1,12 @@
 // Runs one step of a schedule against the fleet. A step that opens a fault window waits it out and
 // closes it, so each step leaves no fault behind (the schedule's steps stay independent).
+import type { DrainerCli } from './cli.ts';
 import type { Drains } from './drains.ts';
-import { SCALE, type Fleet } from './fleet.ts';
+import { FLEET_NODES, SCALE, type Fleet } from './fleet.ts';
+import type { Maintenances } from './maintenances.ts';
 import type { Operator } from './operator.ts';
+import type { Owners } from './owners.ts';
+import type { Prng } from './prng.ts';
 import type { Step } from './schedule.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -11,6 +15,19 @@ export interface StepContext {
   readonly fleet: Fleet;
   readonly operator: Operator;
   readonly drains: Drains;
+  readonly maintenances: Maintenances;
+  readonly cli: DrainerCli;
+  readonly owners: Owners;
+  /** The round's own draws (which server an owner acts on). */
+  readonly r: Prng;
+  readonly round: number;
+}
+
+/** The drawn node if it is in maintenance, else the next in fleet order that is (an operator acts on one). */
+export function inMaintenance(node: string, m: Pick<Maintenances, 'current'>): string | undefined {
+  const from = Math.max(0, FLEET_NODES.indexOf(node));
+  const order = [...FLEET_NODES.slice(from), ...FLEET_NODES.slice(0, from)];
+  return order.find((n) => m.current(n) !== undefined);
 }
 
 /** Runs the step; false when it found nothing to act on (a drain already running for the node). */
@@ -19,7 +36,6 @@ export async function runStep(step: Step, c: StepContext): Promise<boolean> {
   switch (step.kind) {
     case 'cordon':
     case 'uncordon':
-      if (step.kind === 'uncordon') c.drains.contradict(step.node);
       await operator.cordon(step.node, step.kind === 'cordon');
       return true;
     case 'maintenance-create':
@@ -33,7 +49,32 @@ export async function runStep(step: Step, c: StepContext): Promise<boolean> {
       await operator.taint(step.node, step.kind === 'taint');
       return true;
     case 'kubectl-drain':
-      return c.drains.start(step.node);
+      return c.drains.start(step.node, 'kubectl', c.round);
+    case 'release': {
+      const node = inMaintenance(step.node, c.maintenances);
+      if (!node) return false;
+      const from = c.maintenances.now();
+      const maintenance = c.maintenances.current(node);
+      const r = await c.cli('release', '--node', node, ...(step.force ? ['--force'] : []));
+      if (r.code === 0) c.maintenances.released(node, from, maintenance);
+      return true;
+    }
+    case 'restore-force': {
+      const node = inMaintenance(step.node, c.maintenances);
+      if (!node) return false;
+      await c.cli('restore', '--node', node, '--force');
+      return true;
+    }
+    case 'start-now-twice':
+      await c.cli('start', '--node', step.node, '--now');
+      await sleep(300);
+      await c.cli('start', '--node', step.node, '--now');
+      return true;
+    case 'daemonset-recreate':
+      await operator.recreateDaemonSet(fleet.config.fleet.daemonSet, step.gapMs);
+      return true;
+    case 'owner':
+      return (await c.owners.act(step.action, c.r)).status !== undefined;
     case 'gate-pod-delete':
       await operator.deleteGatePod(step.node);
       return true;
@@ -41,7 +82,6 @@ export async function runStep(step: Step, c: StepContext): Promise<boolean> {
       await operator.deleteGatePdb(step.node);
       return true;
     case 'node-recreate':
-      c.drains.contradict(step.node); // registered again, schedulable
       await operator.recreateNode(step.node);
       return true;
     case 'clock-skew':

@@ -1,8 +1,12 @@
-// The soak's fleet: the sandbox with 6 hypervisor nodes of 4 Nova servers each (and 3 VMIs), one
+// The soak's fleet: the sandbox with 7 hypervisor nodes of 4 Nova servers each (and 3 VMIs), one
 // in-process agent per node built as the daemon builds it, each behind its own cuttable connection
 // to the API server so it can be killed (-9: no cleanup reaches the API) or cut off with the rest.
+// The names are mixed as real fleets mix them: one a prefix of another (hv-1, hv-1-b), and two of
+// more than 63 characters that share their first 63 (a label value holds 63).
 import { Writable } from 'node:stream';
 import { configSchema, type Config } from '../../src/config/schema.ts';
+import { REBOOT_KEY } from '../../src/names.ts';
+import { MAINTENANCE_KEY } from '../../src/plugins/nova/policy.ts';
 import { createNodeAgent } from '../../src/core/agent/node-agent.ts';
 import { createKubeClients, type KubeClients } from '../../src/kube/client.ts';
 import { createLogger, type Logger } from '../../src/observability/logger.ts';
@@ -11,28 +15,65 @@ import { buildPlugins } from '../../src/plugins/registry.ts';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.ts';
 import { startCuttableProxy, type CuttableProxy } from './proxy.ts';
 
-export const FLEET_NODES = ['hv-1', 'hv-2', 'hv-3', 'hv-4', 'hv-5', 'hv-6'] as const;
+const LONG = `hv-rack-07-${'row-b-'.repeat(9)}chassis`; // 72 characters: both long names share more than 63
+export const FLEET_NODES: readonly string[] = [
+  'hv-1',
+  'hv-1-b',
+  'hv-2',
+  'hv-3',
+  'hv-4',
+  `${LONG}-blade-1`,
+  `${LONG}-blade-2`,
+];
 const SERVERS_PER_NODE = 4;
-const VMI_NODES = ['hv-1', 'hv-3', 'hv-5'];
+// a VMI's kubevirt.io/nodeName label holds at most 63 characters: VMIs run on the short names
+const VMI_NODES = ['hv-1', 'hv-1-b', 'hv-3'];
+/** Nodes whose maintenance is a declared reboot (drainer.dev/reboot): a `stop` server may stay on them, stopped. */
+export const REBOOT_NODES: readonly string[] = ['hv-2', 'hv-4'];
+/** Nodes with a server whose owner wants to be asked (way out `notify`). */
+const NOTIFY_NODES = ['hv-2', 'hv-3', `${LONG}-blade-2`];
+
+/**
+ * Each server's way out as its owner set it (drainer.dev:maintenance), by name: the second server of
+ * each node cold, the third `stop` where the maintenance is a reboot, the fourth `notify` on a few.
+ */
+export function serverWays(): Map<string, string> {
+  const ways = new Map<string, string>();
+  for (const host of FLEET_NODES) {
+    ways.set(`${host}-vm2`, 'cold');
+    if (REBOOT_NODES.includes(host)) ways.set(`${host}-vm3`, 'stop');
+    if (NOTIFY_NODES.includes(host)) ways.set(`${host}-vm4`, 'notify');
+  }
+  return ways;
+}
+
 /** Simulated seconds per real second: a 4-s migration takes 0.2 s. */
 export const SCALE = 20;
 
 export function fleetScenario() {
+  const ways = serverWays();
   return {
     name: 'chaos',
     clock: { scale: SCALE },
     timings: { podStartSeconds: 1 },
-    nodes: FLEET_NODES.map((name) => ({ name })),
+    nodes: FLEET_NODES.map((name) => ({
+      name,
+      ...(REBOOT_NODES.includes(name) ? { labels: { [REBOOT_KEY]: 'true' } } : {}),
+    })),
     openstack: {
       migrationSeconds: 4,
       hosts: FLEET_NODES.map((name) => ({ name, maxConcurrentLiveMigrations: 2, ramMb: 262_144 })),
       servers: FLEET_NODES.flatMap((host) =>
-        Array.from({ length: SERVERS_PER_NODE }, (_, i) => ({
-          name: `${host}-vm${i + 1}`,
-          project: 'alpha',
-          host,
-          ramMb: 2048,
-        })),
+        Array.from({ length: SERVERS_PER_NODE }, (_, i) => {
+          const way = ways.get(`${host}-vm${i + 1}`);
+          return {
+            name: `${host}-vm${i + 1}`,
+            project: 'alpha',
+            host,
+            ramMb: 2048,
+            ...(way ? { metadata: { [MAINTENANCE_KEY]: way } } : {}),
+          };
+        }),
       ),
     },
     kubevirt: {
@@ -63,7 +104,8 @@ const SOAK_CONFIG: Plain = {
   logLevel: 'info',
   resyncInterval: 3,
   server: { enabled: false },
-  nova: { pollInterval: 0.05, retryBackoff: 0.1 },
+  // an owner asked (notify) gets 3 s (a minute of the scenario's time) before drainer moves the server itself
+  nova: { pollInterval: 0.05, retryBackoff: 0.1, notifyTimeout: 3 },
   drain: { evictionRetryInterval: 0.1, timeout: 20 },
   kubevirt: { pollInterval: 0.05 },
   fleet: { maxConcurrentEvacuations: 2, leaseDuration: 3, agentLeaseDuration: 6 },
@@ -97,10 +139,28 @@ export interface Fleet {
   close(): Promise<void>;
 }
 
+/** drainer's DaemonSet as the install makes it (the agents own their gate PDBs by it). No pods: the agents run in-process. */
+export const agentDaemonSet = (name: string) => ({
+  apiVersion: 'apps/v1',
+  kind: 'DaemonSet',
+  metadata: { name, labels: { 'app.kubernetes.io/name': 'drainer' } },
+  spec: {
+    selector: { matchLabels: { 'app.kubernetes.io/name': 'drainer' } },
+    template: {
+      metadata: { labels: { 'app.kubernetes.io/name': 'drainer' } },
+      spec: { containers: [{ name: 'agent', image: 'drainer:soak' }] },
+    },
+  },
+});
+
 export async function startFleet(): Promise<Fleet> {
   const sandbox = await startSandbox({ scenario: fleetScenario(), scale: SCALE });
   const base = merge(sandbox.drainerConfig, SOAK_CONFIG);
   const config = configSchema.parse(base);
+  sandbox.kube.store.create('daemonsets.apps', {
+    ...agentDaemonSet(config.fleet.daemonSet),
+    metadata: { ...agentDaemonSet(config.fleet.daemonSet).metadata, namespace: config.fleet.namespace },
+  });
   const logLines: string[] = [];
   const log = createLogger({
     level: 'info',

@@ -1,7 +1,9 @@
 // What people and other tools do to the cluster during the soak: cordon, NodeMaintenances, taints,
-// deleting a gate pod or PDB, deleting a Node and registering it again. Straight to the API server
-// with a User-Agent of its own, so the checks can tell the soak's requests from drainer's.
+// deleting a gate pod or PDB, deleting a Node and registering it again, deleting drainer's
+// DaemonSet with --cascade=orphan and applying it again. Straight to the API server with a
+// User-Agent of its own, so the checks can tell the soak's requests from drainer's.
 import { gateName } from '../../src/kube/gate.ts';
+import { agentDaemonSet } from './fleet.ts';
 
 export const CHAOS_USER_AGENT = 'drainer-chaos/1';
 const NM = '/apis/nodemaintenance.medik8s.io/v1beta1/nodemaintenances';
@@ -114,6 +116,39 @@ export class Operator {
         preconditions: { uid: meta.uid },
       });
     return gone;
+  }
+
+  /**
+   * `kubectl delete ds --cascade=orphan`, then `kubectl apply` of the same manifest after gapMs: a
+   * DaemonSet of the same name with a new uid. The garbage collector orphans the dependents (the
+   * gate PDBs lose their owner reference to the old one; the sandbox runs no collector, so this does).
+   */
+  async recreateDaemonSet(name: string, gapMs: number): Promise<Answer> {
+    const dsPath = `/apis/apps/v1/namespaces/${this.#namespace}/daemonsets/${name}`;
+    const old = await this.#call('GET', dsPath);
+    const uid = (old.body?.metadata as { uid?: string } | undefined)?.uid;
+    const gone = await this.#call('DELETE', dsPath, {
+      apiVersion: 'v1',
+      kind: 'DeleteOptions',
+      propagationPolicy: 'Orphan',
+    });
+    if (gone.status < 300 && uid) {
+      const pdbs = `/apis/policy/v1/namespaces/${this.#namespace}/poddisruptionbudgets`;
+      const list = await this.#call('GET', pdbs);
+      type Owned = { metadata: { name: string; ownerReferences?: { uid: string }[] } };
+      for (const pdb of (list.body?.items ?? []) as Owned[]) {
+        const refs = pdb.metadata.ownerReferences ?? [];
+        if (!refs.some((r) => r.uid === uid)) continue;
+        await this.#call(
+          'PATCH',
+          `${pdbs}/${pdb.metadata.name}`,
+          { metadata: { ownerReferences: refs.filter((r) => r.uid !== uid) } },
+          'application/merge-patch+json',
+        );
+      }
+    }
+    await new Promise((r) => setTimeout(r, gapMs));
+    return this.#call('POST', `/apis/apps/v1/namespaces/${this.#namespace}/daemonsets`, agentDaemonSet(name));
   }
 
   /** The Node object is deleted and registered again as a kubelet does: same name and labels, no annotations, schedulable. */

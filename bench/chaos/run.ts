@@ -1,6 +1,8 @@
-// `npm run chaos -- --seed N --rounds R`: the chaos soak (bench/chaos/soak.ts). Prints one line per
+// `npm run chaos -- --seed N --rounds R` (or --seed 1,2,3: one soak per seed, reported together):
+// the chaos soak (bench/chaos/soak.ts). Prints one line per
 // finding as it is seen; on a failure, the seed and the shortest schedule found that still fails.
-// Writes RELIABILITY.md unless --no-write. --steps FILE replays a schedule (a JSON list of steps, as
+// Writes RELIABILITY.md unless --no-write; --log FILE keeps the agents' log lines; --without K1,K2
+// draws no step of those kinds (to see what else fails while one known cause is not yet fixed). --steps FILE replays a schedule (a JSON list of steps, as
 // printed after a failure). Shrinking: --shrink-seconds (default 300, 0: none), --shrink-repeats
 // (default 2: runs of a shorter schedule before it counts as passing). Exit 0: no violation; 1:
 // violations; 2: bad input.
@@ -11,8 +13,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { SAFETY } from './check.ts';
-import { renderReliability } from './report.ts';
-import { describeStep, makeSchedule, type Step } from './schedule.ts';
+import { DRAIN_KIND_TEXT } from './drains.ts';
+import { renderReliability, type SeedRun } from './report.ts';
+import { histogramText, tallyDrains, tallyOwners } from './tally.ts';
+import { describeStep, makeSchedule, STEP_KINDS, type Step, type StepKind } from './schedule.ts';
 import { FLEET_NODES } from './fleet.ts';
 import { shrink } from './shrink.ts';
 import { describeFinding, runSoak } from './soak.ts';
@@ -54,68 +58,38 @@ async function main(): Promise<void> {
         'shrink-repeats': { type: 'string' },
         'no-write': { type: 'boolean' },
         verbose: { type: 'boolean' },
+        log: { type: 'string' },
+        without: { type: 'string' },
       },
     }).values;
   } catch (e) {
     bad((e as Error).message);
   }
-  const seed = positiveInt('seed', args.seed, 1);
+  // --seed N, or several: --seed 1,2,3 runs one soak per seed and reports them together
+  const seeds = (args.seed ?? '1').split(',').map((v) => positiveInt('seed', v, 1));
   const rounds = positiveInt('rounds', args.rounds, 200);
   const shrinkSeconds =
     args['shrink-seconds'] === '0' ? 0 : positiveInt('shrink-seconds', args['shrink-seconds'], 300);
   const repeats = positiveInt('shrink-repeats', args['shrink-repeats'], 2);
-  let steps: Step[];
+  let replay: Step[] | undefined;
   if (args.steps) {
     try {
-      steps = JSON.parse(readFileSync(args.steps, 'utf8')) as Step[];
-      if (!Array.isArray(steps)) throw new Error('not a list');
+      replay = JSON.parse(readFileSync(args.steps, 'utf8')) as Step[];
+      if (!Array.isArray(replay)) throw new Error('not a list');
     } catch (e) {
       bad(`--steps ${args.steps}: not a JSON list of steps (${(e as Error).message})`);
     }
-  } else steps = makeSchedule(seed, rounds, FLEET_NODES);
+    if (seeds.length > 1) bad('--steps replays one schedule: give one --seed');
+  }
 
-  const say = (line: string) => process.stdout.write(`${line}\n`);
-  say(`chaos: seed ${seed}, ${steps.length} rounds over ${FLEET_NODES.length} nodes`);
-  const result = await runSoak({
-    seed,
-    steps,
-    onRound: (round, step, found) => {
-      if (args.verbose || round % 20 === 0) say(`round ${round}: ${describeStep(step)}`);
-      for (const f of found) say(`  ${describeFinding(f)} ← round ${round}: ${describeStep(step)}`);
-    },
-  });
-  for (const f of result.findings.filter((x) => x.atEnd)) say(`  ${describeFinding(f)}`);
-  const perRound = result.ran.length ? result.roundsMs / result.ran.length / 1000 : 0;
-  say(
-    `chaos: ${result.ran.length} rounds in ${(result.roundsMs / 1000).toFixed(1)} s (${perRound.toFixed(2)} s per round), settle ${(result.settleMs / 1000).toFixed(1)} s, ${result.findings.length} violation(s)`,
-  );
-
-  let shrunk: { steps: Step[]; tries: number; complete: boolean } | undefined;
-  if (result.firstFailingRound !== undefined && shrinkSeconds > 0) {
-    const ids = new Set(result.findings.filter((f) => f.round === result.firstFailingRound).map((f) => f.id));
-    if (ids.size === 0) for (const f of result.findings) ids.add(f.id);
-    say(
-      `chaos: shrinking the first ${result.firstFailingRound} steps (failing with ${[...ids].join(', ')}), up to ${shrinkSeconds} s`,
-    );
-    shrunk = await shrink(
-      steps.slice(0, result.firstFailingRound),
-      async (candidate) => {
-        // a safety finding shows in its round: no settle needed to see it again
-        const settleMs = [...ids].every((id) => SAFETY.has(id)) ? 0 : 30_000;
-        // the interleaving is real time: a schedule that failed once may pass the next run
-        for (let i = 0; i < repeats; i++) {
-          const r = await runSoak({ seed, steps: candidate, stopAtFirst: true, settleMs });
-          if (r.findings.some((f) => ids.has(f.id))) return true;
-        }
-        return false;
-      },
-      { deadline: Date.now() + shrinkSeconds * 1000 },
-    );
-    say(
-      `chaos: seed ${seed} fails; shortest schedule found (${shrunk.steps.length} steps, ${shrunk.tries} tries${shrunk.complete ? '' : ', stopped at its time limit'}):`,
-    );
-    for (const s of shrunk.steps) say(`  ${describeStep(s)}`);
-    say(`  as --steps JSON: ${JSON.stringify(shrunk.steps)}`);
+  const without = new Set((args.without ?? '').split(',').filter(Boolean)) as Set<StepKind>;
+  for (const k of without)
+    if (!STEP_KINDS.includes(k)) bad(`--without ${k}: not a kind of step (${STEP_KINDS.join(', ')})`);
+  const runs: SeedRun[] = [];
+  for (const seed of seeds) {
+    const steps = replay ?? makeSchedule(seed, rounds, FLEET_NODES, without);
+    const log = args.log && seeds.length > 1 ? `${args.log}.${seed}` : args.log;
+    runs.push(await soakOne({ seed, steps, shrinkSeconds, repeats, verbose: !!args.verbose, log }));
   }
 
   if (!args['no-write'] && !args.steps) {
@@ -124,18 +98,84 @@ async function main(): Promise<void> {
     writeFileSync(
       file,
       renderReliability({
-        result,
+        runs,
         rounds,
         commit: commit(),
-        command: `npm run chaos -- --seed ${seed} --rounds ${rounds}`,
+        command: `npm run chaos -- --seed ${seeds.join(',')} --rounds ${rounds}${without.size ? ` --without ${[...without].join(',')}` : ''}`,
         machine: `${cpu.length} × ${cpu[0]?.model ?? 'CPU'}, Node ${process.version}`,
         date: new Date(),
-        ...(shrunk ? { shrunk } : {}),
       }),
     );
     say(`chaos: wrote ${path.relative(process.cwd(), file) || file}`);
   }
-  process.exitCode = result.findings.length ? 1 : 0;
+  process.exitCode = runs.some((r) => r.result.findings.length) ? 1 : 0;
+}
+
+const say = (line: string) => process.stdout.write(`${line}\n`);
+
+/** One seed's soak, its counts printed, and its first failing round shrunk. */
+async function soakOne(o: {
+  seed: number;
+  steps: Step[];
+  shrinkSeconds: number;
+  repeats: number;
+  verbose: boolean;
+  log: string | undefined;
+}): Promise<SeedRun> {
+  const { seed, steps, shrinkSeconds, repeats } = o;
+  say(`chaos: seed ${seed}, ${steps.length} rounds over ${FLEET_NODES.length} nodes`);
+  const result = await runSoak({
+    seed,
+    steps,
+    ...(o.log ? { logFile: o.log } : {}),
+    onRound: (round, step, found) => {
+      if (o.verbose || round % 20 === 0) say(`round ${round}: ${describeStep(step)}`);
+      for (const f of found) say(`  ${describeFinding(f)} ← round ${round}: ${describeStep(step)}`);
+    },
+  });
+  for (const f of result.findings.filter((x) => x.atEnd)) say(`  ${describeFinding(f)}`);
+  const perRound = result.ran.length ? result.roundsMs / result.ran.length / 1000 : 0;
+  const drains = tallyDrains(result.drains.started, result.drains.returns);
+  for (const d of drains)
+    say(
+      `  ${DRAIN_KIND_TEXT[d.kind]}: ${d.started} started (${d.meanSeconds.toFixed(1)} s to return), ${d.succeeded} succeeded, ${d.judged} judged (VMs on the host: ${histogramText(d.atJudged)}), ${d.overruled} overruled, ${d.released} released, gave up: ${histogramText(d.atGaveUp)}`,
+    );
+  const owners = tallyOwners(result.owners)
+    .map(
+      (x) =>
+        `${x.action} ${x.accepted}/${x.asked}${x.refused.size ? ` (${[...x.refused].map(([c, n]) => `${c}×${n}`).join(' ')})` : ''}`,
+    )
+    .join(', ');
+  say(`  owners (accepted/asked): ${owners}`);
+  say(
+    `chaos: seed ${seed}: ${result.ran.length} rounds in ${(result.roundsMs / 1000).toFixed(1)} s (${perRound.toFixed(2)} s per round), settle ${(result.settleMs / 1000).toFixed(1)} s, ${drains.reduce((a, d) => a + d.judged, 0)} drains judged, ${result.findings.length} violation(s)`,
+  );
+  if (result.firstFailingRound === undefined || shrinkSeconds === 0) return { result };
+  const ids = new Set(result.findings.filter((f) => f.round === result.firstFailingRound).map((f) => f.id));
+  if (ids.size === 0) for (const f of result.findings) ids.add(f.id);
+  say(
+    `chaos: shrinking the first ${result.firstFailingRound} steps (failing with ${[...ids].join(', ')}), up to ${shrinkSeconds} s`,
+  );
+  const shrunk = await shrink(
+    steps.slice(0, result.firstFailingRound),
+    async (candidate) => {
+      // a safety finding shows in its round: no settle needed to see it again
+      const settleMs = [...ids].every((id) => SAFETY.has(id)) ? 0 : 30_000;
+      // the interleaving is real time: a schedule that failed once may pass the next run
+      for (let i = 0; i < repeats; i++) {
+        const r = await runSoak({ seed, steps: candidate, stopAtFirst: true, settleMs });
+        if (r.findings.some((f) => ids.has(f.id))) return true;
+      }
+      return false;
+    },
+    { deadline: Date.now() + shrinkSeconds * 1000 },
+  );
+  say(
+    `chaos: seed ${seed} fails; shortest schedule found (${shrunk.steps.length} steps, ${shrunk.tries} tries${shrunk.complete ? '' : ', stopped at its time limit'}):`,
+  );
+  for (const s of shrunk.steps) say(`  ${describeStep(s)}`);
+  say(`  as --steps JSON: ${JSON.stringify(shrunk.steps)}`);
+  return { result, shrunk };
 }
 
 await main();

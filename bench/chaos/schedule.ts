@@ -1,9 +1,15 @@
-// The soak's schedule: one fault per round, drawn from a seeded PRNG over a fixed fleet. Each step
-// is self-contained (a killed agent comes back within its own step, a fault window closes by itself),
+// The soak's schedule: one fault per round, drawn from a seeded PRNG over a fixed fleet, and the
+// kind of drain the round starts (on a node with VMs, chosen when the round runs). Each step is
+// self-contained (a killed agent comes back within its own step, a fault window closes by itself),
 // so any sub-list of a schedule is a valid schedule: the shrinker drops steps freely.
+import { DRAIN_KINDS, type DrainKind } from './drains.ts';
+import { OWNER_ACTIONS, type OwnerActionKind } from './owners.ts';
 import { prng } from './prng.ts';
 
-export type Step =
+/** One round: its fault (or operator's or owner's act) and the kind of drain it starts, if one can. */
+export type Step = Fault & { drain?: DrainKind };
+
+type Fault =
   | { kind: 'cordon' | 'uncordon'; node: string }
   | { kind: 'maintenance-create' | 'maintenance-delete'; node: string }
   | { kind: 'taint' | 'untaint'; node: string }
@@ -23,9 +29,19 @@ export type Step =
   | { kind: 'gate-pod-delete' | 'gate-pdb-delete'; node: string }
   | { kind: 'node-recreate'; node: string }
   /** The node's agents' clock runs skewSeconds off from now on (0: back to true time). */
-  | { kind: 'clock-skew'; node: string; skewSeconds: number };
+  | { kind: 'clock-skew'; node: string; skewSeconds: number }
+  /** `drainer release` of a node in maintenance (this one, or the next in fleet order that is). */
+  | { kind: 'release'; node: string; force: boolean }
+  /** `drainer restore --force` of a node in maintenance (as release picks it). */
+  | { kind: 'restore-force'; node: string }
+  /** `drainer start --node X --now`, and again a moment later (the node already Evacuating). */
+  | { kind: 'start-now-twice'; node: string }
+  /** drainer's DaemonSet deleted with --cascade=orphan, applied again gapMs later. */
+  | { kind: 'daemonset-recreate'; gapMs: number }
+  /** An owner acts on one of its servers (one on a node under evacuation, when there is one). */
+  | { kind: 'owner'; action: OwnerActionKind };
 
-export type StepKind = Step['kind'];
+export type StepKind = Fault['kind'];
 
 /** How often each kind is drawn (relative). Triggers flap most, so evacuations keep starting. */
 export const WEIGHTS: Readonly<Record<StepKind, number>> = {
@@ -47,24 +63,31 @@ export const WEIGHTS: Readonly<Record<StepKind, number>> = {
   'gate-pdb-delete': 3,
   'node-recreate': 2,
   'clock-skew': 3,
+  release: 4,
+  'restore-force': 2,
+  'start-now-twice': 3,
+  'daemonset-recreate': 2,
+  owner: 14,
 };
 
 export const STEP_KINDS = Object.keys(WEIGHTS) as StepKind[];
 
-function drawKind(r: ReturnType<typeof prng>): StepKind {
-  const total = STEP_KINDS.reduce((s, k) => s + WEIGHTS[k], 0);
+function drawKind(r: ReturnType<typeof prng>, without: ReadonlySet<StepKind>): StepKind {
+  const weight = (k: StepKind) => (without.has(k) ? 0 : WEIGHTS[k]);
+  const total = STEP_KINDS.reduce((s, k) => s + weight(k), 0);
   let x = r.next() * total;
   for (const k of STEP_KINDS) {
-    x -= WEIGHTS[k];
+    x -= weight(k);
     if (x < 0) return k;
   }
-  return STEP_KINDS[STEP_KINDS.length - 1] as StepKind;
+  return STEP_KINDS.findLast((k) => !without.has(k)) as StepKind;
 }
 
 /** What takes a node out of service, and what puts it back. */
 const RELEASE: Partial<Record<StepKind, StepKind>> = {
   cordon: 'uncordon',
   'kubectl-drain': 'uncordon',
+  'start-now-twice': 'uncordon',
   'maintenance-create': 'maintenance-delete',
   taint: 'untaint',
 };
@@ -74,8 +97,23 @@ const MAX_OUT = 3;
 /** The triggers the schedule has set, per node (a model of its own steps, not of the cluster). */
 type Out = Map<string, Set<StepKind>>;
 
-function drawStep(r: ReturnType<typeof prng>, nodes: readonly string[], out: Out): Step {
-  let kind = drawKind(r);
+function drawStep(
+  r: ReturnType<typeof prng>,
+  nodes: readonly string[],
+  out: Out,
+  without: ReadonlySet<StepKind>,
+): Step {
+  const fault = drawFault(r, nodes, out, without);
+  return { ...fault, drain: r.pick(DRAIN_KINDS) };
+}
+
+function drawFault(
+  r: ReturnType<typeof prng>,
+  nodes: readonly string[],
+  out: Out,
+  without: ReadonlySet<StepKind>,
+): Fault {
+  let kind = drawKind(r, without);
   let node = r.pick(nodes);
   const release = RELEASE[kind];
   if (release && !out.has(node) && out.size >= MAX_OUT) {
@@ -83,7 +121,7 @@ function drawStep(r: ReturnType<typeof prng>, nodes: readonly string[], out: Out
     kind = RELEASE[r.pick([...(out.get(node) ?? [])].sort())] ?? release;
   }
   const set = out.get(node) ?? new Set<StepKind>();
-  if (RELEASE[kind]) set.add(kind === 'kubectl-drain' ? 'cordon' : kind);
+  if (RELEASE[kind]) set.add(kind === 'kubectl-drain' || kind === 'start-now-twice' ? 'cordon' : kind);
   for (const [take, put] of Object.entries(RELEASE)) if (put === kind) set.delete(take as StepKind);
   if (set.size) out.set(node, set);
   else out.delete(node);
@@ -104,20 +142,38 @@ function drawStep(r: ReturnType<typeof prng>, nodes: readonly string[], out: Out
       return { kind, latencyMs: r.pick([2000, 5000, 10_000]), forMs: r.between(2, 20) * 100 };
     case 'clock-skew':
       return { kind, node, skewSeconds: r.pick([-60, 0, 60]) };
+    case 'release':
+      return { kind, node, force: r.chance(0.5) };
+    case 'daemonset-recreate':
+      return { kind, gapMs: r.between(1, 10) * 100 };
+    case 'owner':
+      return { kind, action: r.pick(OWNER_ACTIONS) };
     default:
       return { kind, node };
   }
 }
 
-/** The schedule of a soak: `rounds` steps over `nodes`, the same for the same seed. */
-export function makeSchedule(seed: number, rounds: number, nodes: readonly string[]): Step[] {
+/**
+ * The schedule of a soak: `rounds` steps over `nodes`, the same for the same seed. `without`: kinds
+ * never drawn (to see what else a seed finds while one cause is known and not yet fixed).
+ */
+export function makeSchedule(
+  seed: number,
+  rounds: number,
+  nodes: readonly string[],
+  without: ReadonlySet<StepKind> = new Set(),
+): Step[] {
   const r = prng(seed);
   const out: Out = new Map();
-  return Array.from({ length: rounds }, () => drawStep(r, nodes, out));
+  return Array.from({ length: rounds }, () => drawStep(r, nodes, out, without));
 }
 
 /** One line per step, as a failure prints it. */
 export function describeStep(s: Step): string {
+  return s.drain ? `${describeFault(s)} + drain ${s.drain}` : describeFault(s);
+}
+
+function describeFault(s: Fault): string {
   switch (s.kind) {
     case 'agent-kill':
       return `agent-kill ${s.node} down=${s.downMs}ms`;
@@ -135,6 +191,12 @@ export function describeStep(s: Step): string {
       return `nova-slow latency=${s.latencyMs}ms for=${s.forMs}ms`;
     case 'clock-skew':
       return `clock-skew ${s.node} ${s.skewSeconds}s`;
+    case 'release':
+      return `release ${s.node}${s.force ? ' --force' : ''}`;
+    case 'daemonset-recreate':
+      return `daemonset-recreate gap=${s.gapMs}ms`;
+    case 'owner':
+      return `owner ${s.action}`;
     default:
       return `${s.kind} ${s.node}`;
   }

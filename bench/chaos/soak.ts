@@ -2,22 +2,40 @@
 // it, then the faults end, every node gets a live agent, the fleet is given a bounded time to settle
 // and everything is checked once more. The seed fixes the schedule (Nova's fault RNG has a fixed
 // seed of its own); the interleaving with the agents' timers is real time and may differ between runs.
+import { writeFileSync } from 'node:fs';
 import { Checker, type Finding } from './check.ts';
-import { Drains } from './drains.ts';
+import { drainerCli } from './cli.ts';
+import { DRAIN_KINDS, Drains, onHost, type DrainKind, type DrainReturn } from './drains.ts';
 import { runStep } from './faults.ts';
-import { FLEET_NODES, startFleet } from './fleet.ts';
+import { FLEET_NODES, REBOOT_NODES, serverWays, startFleet, type Fleet } from './fleet.ts';
+import { Maintenances } from './maintenances.ts';
 import { Operator } from './operator.ts';
+import { OWNER_ACTIONS, Owners, type OwnerActionKind, type OwnerOutcome } from './owners.ts';
+import { prng } from './prng.ts';
 import { countByKind, describeStep, type Step, type StepKind } from './schedule.ts';
+
+/** At most this many drain cycles run at once (the fleet budget evacuates 2 nodes at a time). */
+export const MAX_DRAINS = 5;
+/**
+ * A round lasts at least this long (real ms): a drain cycle takes 3 to 10 s to return (kubectl
+ * retries a refused eviction every 5 s) and a few more to come back, so each round's drain has rounds
+ * to finish in. At 1.2 s a lightly loaded machine judged 83 drains in 200 rounds; at 1.8 s, over 100.
+ */
+export const ROUND_MS = 1800;
 
 export interface SoakOptions {
   readonly seed: number;
   readonly steps: readonly Step[];
   /** Real ms between a step and the check after it. */
   readonly gapMs?: number;
+  /** Real ms a round lasts at least (ROUND_MS). */
+  readonly roundMs?: number;
   /** Real ms a healing invariant may stay broken before it counts. */
   readonly graceMs?: number;
   /** Real ms the fleet is given to settle at the end. */
   readonly settleMs?: number;
+  /** Write the agents' log lines here at the end (to find a violation's cause). */
+  readonly logFile?: string;
   /** Stop at the first round with a finding (the shrinker's runs). */
   readonly stopAtFirst?: boolean;
   readonly onRound?: (round: number, step: Step, found: readonly Finding[]) => void;
@@ -37,9 +55,46 @@ export interface SoakResult {
   readonly settleMs: number;
   readonly settled: boolean;
   readonly endState: Checker['endState'];
-  /** The concurrent drains: which tool, how many returned 0, and how many of those were overruled by an uncordon. */
-  readonly drains: { tool: string; returned: number; succeeded: number; overruled: number };
+  /** The drains: which tool ran the kubectl kinds, how many of each kind started, and every return. */
+  readonly drains: { tool: string; started: Record<DrainKind, number>; returns: readonly DrainReturn[] };
+  /** The owners' actions, each with Nova's answer (none: nothing to act on). */
+  readonly owners: readonly OwnerOutcome[];
+  /** How many maintenances (records) began. */
+  readonly maintenances: number;
 }
+
+/**
+ * Which nodes a kind of drain is run on: kured reboots the nodes whose maintenance is a declared
+ * reboot; Karpenter and Cluster API replace machines, which no one declares a reboot; kubectl any.
+ */
+export function drainable(kind: DrainKind, node: string): boolean {
+  if (kind === 'kured') return REBOOT_NODES.includes(node);
+  if (kind === 'karpenter' || kind === 'capi') return !REBOOT_NODES.includes(node);
+  return true;
+}
+
+/** The node the round drains: one this kind runs on, with VMs on it and no drain cycle of its own, picked with r. */
+export function drainTarget(
+  fleet: Fleet,
+  drains: Pick<Drains, 'busy'>,
+  kind: DrainKind,
+  r: ReturnType<typeof prng>,
+): string | undefined {
+  const withVms = FLEET_NODES.filter(
+    (n) => drainable(kind, n) && !drains.busy(n) && onHost(fleet, n).occupying.length > 0,
+  );
+  return withVms.length ? r.pick(withVms) : undefined;
+}
+
+/** The fleet's maintenances, from its API server's Node changes, on its clock. */
+export const maintenancesOf = (fleet: Fleet): Maintenances =>
+  new Maintenances({
+    subscribe: (res, cb) => fleet.sandbox.kube.store.subscribe(res, cb),
+    now: () => fleet.sandbox.clock.now(),
+  });
+
+/** The round's own draws, the same for the same seed and round whatever steps ran before it. */
+export const roundPrng = (seed: number, round: number) => prng((seed * 1_000_003 + round) >>> 0);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -54,11 +109,21 @@ async function until(check: () => Promise<boolean>, ms: number): Promise<boolean
 
 export async function runSoak(o: SoakOptions): Promise<SoakResult> {
   const fleet = await startFleet();
-  const drains = new Drains(fleet);
+  const maintenances = maintenancesOf(fleet);
+  const operator = new Operator(fleet.sandbox.kube.url, fleet.config.fleet.namespace);
+  const drains = new Drains(fleet, operator, maintenances);
+  const owners = new Owners(fleet, maintenances, serverWays());
+  const cli = drainerCli(fleet);
   try {
     for (const node of FLEET_NODES) await fleet.startAgent(node);
-    const operator = new Operator(fleet.sandbox.kube.url, fleet.config.fleet.namespace);
-    const checker = new Checker(fleet, drains, { graceMs: o.graceMs ?? 20_000 });
+    const checker = new Checker(fleet, drains, {
+      graceMs: o.graceMs ?? 20_000,
+      observations: () => ({
+        releases: maintenances.releases,
+        ownerActions: owners.actions,
+        powerChanges: owners.powerChanges,
+      }),
+    });
     // every agent holds its gate before the first fault
     await until(async () => (await checker.check(0)).length === 0 && (await checker.settled()), 30_000);
     const started = Date.now();
@@ -67,10 +132,17 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     let skipped = 0;
     let firstFailingRound: number | undefined;
     for (const [i, step] of o.steps.entries()) {
-      if (await runStep(step, { fleet, operator, drains })) injected.push(step);
+      const roundStart = Date.now();
+      const r = roundPrng(o.seed, i + 1);
+      if (step.drain && drains.running < MAX_DRAINS) {
+        const node = drainTarget(fleet, drains, step.drain, r);
+        if (node) drains.start(node, step.drain, i + 1);
+      }
+      const ctx = { fleet, operator, drains, maintenances, cli, owners, r, round: i + 1 };
+      if (await runStep(step, ctx)) injected.push(step);
       else skipped++;
       ran.push(step);
-      await sleep(o.gapMs ?? 250);
+      await sleep(Math.max(o.gapMs ?? 250, (o.roundMs ?? ROUND_MS) - (Date.now() - roundStart)));
       const found = await checker.check(i + 1);
       o.onRound?.(i + 1, step, found);
       if (found.length && firstFailingRound === undefined) firstFailingRound = i + 1;
@@ -101,15 +173,15 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
       settleMs: Date.now() - settleStart,
       settled,
       endState: checker.endState,
-      drains: {
-        tool: drains.tool,
-        returned: drains.returns.length,
-        succeeded: drains.returns.filter((d) => d.ok).length,
-        overruled: checker.overruledDrains,
-      },
+      drains: { tool: drains.tool, started: { ...drains.started }, returns: [...drains.returns] },
+      owners: [...owners.outcomes],
+      maintenances: maintenances.count,
     };
   } finally {
     await drains.settle(0);
+    if (o.logFile) writeFileSync(o.logFile, fleet.logLines.join(''));
+    owners.close();
+    maintenances.close();
     await fleet.close();
   }
 }
@@ -118,4 +190,4 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
 export const describeFinding = (f: Finding): string =>
   `[${f.id}] ${f.object}: ${f.evidence} (${f.atEnd ? 'at the end' : f.round ? `after round ${f.round}` : 'before the first round'})`;
 
-export { describeStep };
+export { describeStep, DRAIN_KINDS, OWNER_ACTIONS, type OwnerActionKind };

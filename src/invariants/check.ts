@@ -6,6 +6,7 @@ import { gateDisruptedWhileOccupied } from './rules/gate-disrupted.ts';
 import { gatesHold, leftoverGates } from './rules/gate-held.ts';
 import { stuckGates } from './rules/gate-stuck.ts';
 import { maintenancesAgree } from './rules/maintenance.ts';
+import { ownerActionReportedAsFailure } from './rules/owner-action-failure.ts';
 import { drainerStopsUndone, ownerStopsUndone } from './rules/owners.ts';
 import { migrationTruth } from './rules/migrations.ts';
 import { unexpected4xx } from './rules/requests.ts';
@@ -29,6 +30,7 @@ export const RULES: readonly Rule[] = [
   slotsOfDeadAgents,
   drainerStopsUndone,
   ownerStopsUndone,
+  ownerActionReportedAsFailure,
 ];
 
 export function checkInvariants(world: World, opts: CheckOptions): Violation[] {

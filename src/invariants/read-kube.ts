@@ -92,14 +92,18 @@ type EventObj = KubeObject & {
   involvedObject?: { kind?: string; name?: string };
 };
 
-const toEvent = (e: EventObj): WorldEvent => ({
-  reason: e.reason ?? '',
-  ...(e.type ? { type: e.type } : {}),
-  kind: e.involvedObject?.kind ?? '',
-  name: e.involvedObject?.name ?? '',
-  message: e.message ?? '',
-  count: e.count ?? 1,
-});
+const toEvent = (e: EventObj): WorldEvent => {
+  const at = e.metadata.creationTimestamp ? Date.parse(e.metadata.creationTimestamp) : NaN;
+  return {
+    reason: e.reason ?? '',
+    ...(e.type ? { type: e.type } : {}),
+    kind: e.involvedObject?.kind ?? '',
+    name: e.involvedObject?.name ?? '',
+    message: e.message ?? '',
+    count: e.count ?? 1,
+    ...(Number.isNaN(at) ? {} : { at }),
+  };
+};
 
 const toVmi = (v: Obj): WorldVmi => ({
   namespace: v.metadata.namespace ?? '',
@@ -108,6 +112,8 @@ const toVmi = (v: Obj): WorldVmi => ({
   ...(typeof v.spec?.['evictionStrategy'] === 'string'
     ? { evictionStrategy: v.spec['evictionStrategy'] }
     : {}),
+  ...(typeof v.status?.['phase'] === 'string' ? { phase: v.status['phase'] } : {}),
+  ...(v.metadata.deletionTimestamp ? { deleting: true } : {}),
 });
 
 function toVmiMove(m: Obj): WorldVmiMove {

@@ -26,6 +26,7 @@ export const INVARIANT_IDS = [
   'lease-held-by-dead-agent',
   'stopped-server-left-stopped',
   'owner-stop-undone',
+  'owner-action-reported-as-failure',
   'no-agent',
 ] as const;
 

@@ -57,6 +57,8 @@ export interface WorldEvent {
   readonly name: string;
   readonly message: string;
   readonly count: number;
+  /** epoch ms of its creation (the API server's clock, whole seconds): when it was first reported. */
+  readonly at?: number;
 }
 
 export interface WorldService {
@@ -91,6 +93,10 @@ export interface WorldVmi {
   readonly node?: string;
   /** spec.evictionStrategy as the VMI states it (absent: the cluster's default). */
   readonly evictionStrategy?: string;
+  /** status.phase (Succeeded and Failed: it runs no guest any more). */
+  readonly phase?: string;
+  /** It is being deleted. */
+  readonly deleting?: boolean;
 }
 
 /** A VirtualMachineInstanceMigration that ended: where from, where to, and when. */
@@ -137,6 +143,24 @@ export interface ObservedRequest {
   readonly userAgent?: string;
   /** An admitted delete or eviction of a pod that finalizers keep (not gone yet: a drain waits). */
   readonly heldBy?: readonly string[];
+  /**
+   * The request took the pod away for good (a delete or eviction nothing held, or the PATCH or PUT
+   * that dropped its last finalizer): from this moment a drain waiting for it goes on.
+   */
+  readonly removed?: boolean;
+  /** The node the pod was bound to when the request came (pod requests only). */
+  readonly podNode?: string;
+}
+
+/**
+ * An operator's `drainer release` of a node's gate, for the maintenance it was given in: from its
+ * moment until that maintenance ended (the node's record gone or replaced); no end while it lasts.
+ * epoch ms on the clock of ObservedRequest.at.
+ */
+export interface ObservedRelease {
+  readonly node: string;
+  readonly from: number;
+  readonly until?: number;
 }
 
 export interface Observations {
@@ -145,6 +169,41 @@ export interface Observations {
   readonly logLines?: readonly string[];
   /** Per node, the text of its agent's /metrics. */
   readonly metrics?: Readonly<Record<string, string>>;
+  /**
+   * Every operator release seen (the soak records them as it issues them). When given, a release
+   * excuses only the gate removals in its own span; without it, any DrainGateReleased Event does.
+   */
+  readonly releases?: readonly ObservedRelease[];
+  /** What the VMs' owners did to their servers (the soak's owners record it as they act). */
+  readonly ownerActions?: readonly ObservedOwnerAction[];
+  /** Every power change of a server (stopped, running again), with who caused it. */
+  readonly powerChanges?: readonly ObservedPowerChange[];
+}
+
+/** An owner's action on its server that Nova accepted. */
+export interface ObservedOwnerAction {
+  readonly serverId: string;
+  readonly name: string;
+  /** stop, start, shelve, unshelve, delete, resize, policy, notify-move. */
+  readonly action: string;
+  /** epoch ms on the clock of ObservedRequest.at. */
+  readonly at: number;
+  /** Its host when the owner acted. */
+  readonly host?: string;
+  /** The new way out, for a policy change. */
+  readonly detail?: string;
+  /** When the maintenance its host was in ended (absent: it lasts, or the host was in service). */
+  readonly until?: number;
+}
+
+/** A server seen stopped or running again, and whose doing it was (its owner asked, or else drainer). */
+export interface ObservedPowerChange {
+  readonly serverId: string;
+  readonly name: string;
+  readonly to: 'stopped' | 'running';
+  readonly by: 'owner' | 'drainer';
+  readonly at: number;
+  readonly host?: string;
 }
 
 export interface World {

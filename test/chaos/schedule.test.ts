@@ -1,7 +1,9 @@
 // The soak's schedule: fixed by its seed, every fault kind drawn over a long run, and never more
 // than a few nodes taken out of service by its own triggers, so evacuations keep starting.
 import { describe, expect, it } from 'vitest';
+import { DRAIN_KINDS } from '../../bench/chaos/drains.ts';
 import { FLEET_NODES } from '../../bench/chaos/fleet.ts';
+import { OWNER_ACTIONS } from '../../bench/chaos/owners.ts';
 import {
   STEP_KINDS,
   countByKind,
@@ -63,7 +65,28 @@ describe('soak schedule', () => {
     }
   });
 
+  it('names a drain kind in every round, and over 200 rounds every kind of drain and of owner action', () => {
+    const steps = makeSchedule(2, 200, FLEET_NODES);
+    expect(steps.every((s) => s.drain !== undefined)).toBe(true);
+    expect(new Set(steps.map((s) => s.drain))).toEqual(new Set(DRAIN_KINDS));
+    const actions = new Set(steps.flatMap((s) => (s.kind === 'owner' ? [s.action] : [])));
+    expect(actions).toEqual(new Set(OWNER_ACTIONS));
+  });
+
+  it('draws no step of a kind it is told to leave out, and is otherwise fixed by the seed', () => {
+    const steps = makeSchedule(1, 300, FLEET_NODES, new Set(['daemonset-recreate', 'release'] as const));
+    expect(steps.some((s) => s.kind === 'daemonset-recreate' || s.kind === 'release')).toBe(false);
+    expect(steps).toHaveLength(300);
+    expect(makeSchedule(1, 300, FLEET_NODES, new Set(['release'] as const))).toEqual(
+      makeSchedule(1, 300, FLEET_NODES, new Set(['release'] as const)),
+    );
+  });
+
   it('prints each step on one line with its parameters', () => {
+    expect(describeStep({ kind: 'release', node: 'hv-1-b', force: true, drain: 'capi' })).toBe(
+      'release hv-1-b --force + drain capi',
+    );
+    expect(describeStep({ kind: 'owner', action: 'notify-move' })).toBe('owner notify-move');
     expect(describeStep({ kind: 'agent-kill', node: 'hv-2', downMs: 900 })).toBe(
       'agent-kill hv-2 down=900ms',
     );

@@ -1,16 +1,17 @@
-// Story: the chaos soak in CI. A short soak at a fixed seed runs every step it draws and ends with the
-// fleet settled, with no promise broken along the way. And its checks are not vacuous: a tool that
-// deletes the drain gate of a node whose servers have not left is caught.
+// Story: the chaos soak in CI. A short soak at a fixed seed runs every step it draws, drains nodes
+// with VMs on them by every kind of drain, and ends with the fleet settled, with no promise broken
+// along the way. And its checks are not vacuous: a tool that deletes the drain gate of a node whose
+// servers have not left is caught.
 import { afterEach, describe, expect, it } from 'vitest';
 import { Checker } from '../../bench/chaos/check.ts';
 import { Drains } from '../../bench/chaos/drains.ts';
 import { FLEET_NODES, startFleet, type Fleet } from '../../bench/chaos/fleet.ts';
 import { Operator } from '../../bench/chaos/operator.ts';
 import { makeSchedule } from '../../bench/chaos/schedule.ts';
-import { runSoak } from '../../bench/chaos/soak.ts';
+import { maintenancesOf, runSoak } from '../../bench/chaos/soak.ts';
 import { gateName } from '../../src/kube/gate.ts';
 
-/** Its first 24 steps draw 16 of the 18 kinds of fault (all but a rollout and a Node re-created). */
+/** Its first 24 steps draw 15 of the 23 kinds of step (a release and an owner among them) and all five kinds of drain. */
 const SEED = 37;
 const ROUNDS = 24;
 
@@ -25,16 +26,17 @@ describe('chaos soak (sandbox fleet)', () => {
     expect(r.ran).toEqual(steps);
     const injected = Object.values(r.injected).reduce((a, b) => a + b, 0);
     expect(injected + r.skipped).toBe(ROUNDS);
-    expect(Object.values(r.injected).filter((n) => n > 0).length).toBeGreaterThanOrEqual(15);
+    expect(Object.values(r.injected).filter((n) => n > 0).length).toBeGreaterThanOrEqual(14);
+    expect(new Set(r.drains.returns.map((d) => d.kind)).size).toBeGreaterThanOrEqual(3);
     expect(r.findings).toEqual([]);
     expect(r.endState.map((n) => n.node).sort()).toEqual([...FLEET_NODES]);
-  }, 120_000);
+  }, 180_000);
 
   it('catches a tool that deletes the gate of a node whose servers are still on it', async () => {
     const f = await startFleet();
     fleet = f;
     for (const node of FLEET_NODES) await f.startAgent(node);
-    const drains = new Drains(f);
+    const drains = new Drains(f, new Operator(f.sandbox.kube.url, 'drainer'), maintenancesOf(f));
     const checker = new Checker(f, drains, { graceMs: 10_000 });
     const gate = () => f.sandbox.kube.store.find('pods', 'drainer', gateName('hv-2'));
     for (let i = 0; i < 200 && (gate()?.status as { phase?: string } | undefined)?.phase !== 'Running'; i++)

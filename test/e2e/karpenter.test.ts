@@ -1,59 +1,25 @@
 // Story: Karpenter disrupts a hypervisor node. It does not cordon and does not run kubectl: it
 // taints karpenter.sh/disrupted:NoSchedule and its terminator evicts the node's pods itself, then
-// terminates the instance once no pod it waits for is left. Its rules are written down here as
-// facts (kubernetes-sigs/karpenter pkg/utils/pod/scheduling.go, read for this test):
-//   IsEvictable(pod) = IsActive && !ToleratesDisruptedNoScheduleTaint && !IsOwnedByNode && !HasDoNotDisrupt
-//   IsDrainable(pod) = !ToleratesDisruptedNoScheduleTaint && !IsStuckTerminating && !IsOwnedByNode
-//   IsWaitingEviction(pod) = !IsTerminal && IsDrainable      (the node is terminated when none is left)
-//   IsActive = !IsTerminal (Succeeded/Failed) && !IsTerminating (deletionTimestamp)
-//   IsStuckTerminating = terminating for more than a minute past its deletionTimestamp
-// and its terminator evicts critical pods (system-node-critical, system-cluster-critical) only once
-// the others are gone, and retries an eviction answered 429.
+// terminates the instance once no pod it waits for is left. Its rules, written down as facts from
+// kubernetes-sigs/karpenter pkg/utils/pod/scheduling.go, live in bench/chaos/takers.ts (the chaos
+// soak drains with them too); the first stories check them against drainer's gate pod.
 import { afterEach, describe, expect, it } from 'vitest';
+import {
+  isEvictable,
+  isWaitingEviction,
+  karpenterTerminate,
+  toleratesDisrupted,
+  tolerates,
+  DISRUPTED,
+  type Toleration,
+} from '../../bench/chaos/takers.ts';
 import { isApiError } from '../../src/errors.ts';
 import { gateName, gatePod } from '../../src/kube/gate.ts';
-import type { KubeObject, KubePod, Taint } from '../../src/kube/types.ts';
+import type { KubeObject, KubePod } from '../../src/kube/types.ts';
 import { smallWorld } from './scenario.ts';
 import { startStack, until, type Stack } from './stack.ts';
 
-interface Toleration {
-  key?: string;
-  operator?: string;
-  value?: string;
-  effect?: string;
-}
-
-const DISRUPTED: Taint = { key: 'karpenter.sh/disrupted', effect: 'NoSchedule' };
-
-/** Kubernetes' toleration match (an empty key with Exists tolerates every taint). */
-const tolerates = (t: Toleration, taint: Taint): boolean =>
-  (!t.effect || t.effect === taint.effect) &&
-  (t.operator === 'Exists'
-    ? !t.key || t.key === taint.key
-    : t.key === taint.key && (t.value ?? '') === (taint.value ?? ''));
-
-const spec = (p: KubeObject) =>
-  (p.spec ?? {}) as { tolerations?: Toleration[]; priorityClassName?: string; nodeName?: string };
-const phase = (p: KubeObject) => (p.status as { phase?: string } | undefined)?.phase;
-const ownedBy = (p: KubeObject, kind: string) =>
-  (p.metadata.ownerReferences ?? []).some((r) => r.kind === kind);
-
-const toleratesDisrupted = (p: KubeObject) =>
-  (spec(p).tolerations ?? []).some((t) => tolerates(t, DISRUPTED));
-const isTerminal = (p: KubeObject) => phase(p) === 'Succeeded' || phase(p) === 'Failed';
-const isTerminating = (p: KubeObject) => p.metadata.deletionTimestamp !== undefined;
-const isActive = (p: KubeObject) => !isTerminal(p) && !isTerminating(p);
-const stuckTerminating = (p: KubeObject, now: number) =>
-  isTerminating(p) && now - Date.parse(p.metadata.deletionTimestamp ?? '') > 60_000;
-const doNotDisrupt = (p: KubeObject) => p.metadata.annotations?.['karpenter.sh/do-not-disrupt'] === 'true';
-
-const isEvictable = (p: KubeObject) =>
-  isActive(p) && !toleratesDisrupted(p) && !ownedBy(p, 'Node') && !doNotDisrupt(p);
-const isDrainable = (p: KubeObject, now: number) =>
-  !toleratesDisrupted(p) && !stuckTerminating(p, now) && !ownedBy(p, 'Node');
-const isWaitingEviction = (p: KubeObject, now: number) => !isTerminal(p) && isDrainable(p, now);
-const critical = (p: KubeObject) =>
-  ['system-node-critical', 'system-cluster-critical'].includes(spec(p).priorityClassName ?? '');
+const spec = (p: KubeObject) => (p.spec ?? {}) as { tolerations?: Toleration[] };
 
 describe("Karpenter's eviction rules (facts)", () => {
   const pdb = { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', name: 'g', uid: 'u', controller: true };
@@ -88,47 +54,37 @@ describe("Karpenter's eviction rules (facts)", () => {
   });
 });
 
-/** Karpenter's terminator against the sandbox: evict by group, retry 429, until no pod is waited for. */
-async function karpenterTerminate(
-  s: Stack,
-  node: string,
-  retryMs: number,
-): Promise<{ evicted: string[]; retries: number }> {
-  const evicted: string[] = [];
-  let retries = 0;
-  for (;;) {
-    const { items } = await s.k.request<{ items: KubePod[] }>({
-      path: '/api/v1/pods',
-      query: { fieldSelector: `spec.nodeName=${node}` },
-    });
-    const now = Date.now();
-    const waiting = items.filter((p) => isWaitingEviction(p, now));
-    if (!waiting.length) return { evicted, retries };
-    const evictable = waiting.filter(isEvictable);
-    // critical pods after the others; DaemonSet pods after the rest of their group
-    const groups = [
-      evictable.filter((p) => !critical(p) && !ownedBy(p, 'DaemonSet')),
-      evictable.filter((p) => !critical(p) && ownedBy(p, 'DaemonSet')),
-      evictable.filter((p) => critical(p) && !ownedBy(p, 'DaemonSet')),
-      evictable.filter((p) => critical(p) && ownedBy(p, 'DaemonSet')),
-    ];
-    for (const p of groups.find((g) => g.length) ?? []) {
-      const { namespace = '', name = '' } = p.metadata;
-      try {
-        await s.k.request({
-          method: 'POST',
-          path: `/api/v1/namespaces/${namespace}/pods/${name}/eviction`,
-          body: { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name, namespace } },
-        });
-        evicted.push(`${namespace}/${name}`);
-      } catch (err) {
-        if (isApiError(err) && err.status === 429) retries++;
-        else if (!(isApiError(err) && err.status === 404)) throw err;
-      }
-    }
-    await new Promise((r) => setTimeout(r, retryMs));
-  }
-}
+/** Karpenter's terminator against the sandbox (its rules: bench/chaos/takers.ts). */
+const karpenterOn = (s: Stack, node: string, retryMs: number) =>
+  karpenterTerminate(
+    {
+      pods: async (n) =>
+        (
+          await s.k.request<{ items: KubePod[] }>({
+            path: '/api/v1/pods',
+            query: { fieldSelector: `spec.nodeName=${n}` },
+          })
+        ).items,
+      evict: async (p) => {
+        const { namespace = '', name = '' } = p.metadata;
+        try {
+          await s.k.request({
+            method: 'POST',
+            path: `/api/v1/namespaces/${namespace}/pods/${name}/eviction`,
+            body: { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name, namespace } },
+          });
+          return 201;
+        } catch (err) {
+          if (isApiError(err) && err.status !== undefined) return err.status;
+          throw err;
+        }
+      },
+      now: () => Date.now(),
+      sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
+    },
+    node,
+    { retryMs },
+  );
 
 describe('Karpenter disrupts a node with servers (full stack)', () => {
   let stack: Stack | undefined;
@@ -157,7 +113,7 @@ describe('Karpenter disrupts a node with servers (full stack)', () => {
       contentType: 'application/merge-patch+json',
       body: { spec: { taints: [DISRUPTED] } },
     });
-    const done = await karpenterTerminate(s, 'node-a', 100);
+    const done = await karpenterOn(s, 'node-a', 100);
     const terminatedAt = Date.now();
     const onHost = os.serversOnHost('node-a').map((v) => v.name);
     off();

@@ -69,6 +69,39 @@ describe('nothing evicts or deletes the gate while a VM is on the node', () => {
     ]);
   });
 
+  it('counts no VMI that may have arrived later in the same second (endTimestamp is whole seconds)', () => {
+    const w = (endedAt: number) =>
+      world({
+        nodes: [node('node-a'), node('node-b')],
+        vmis: [{ namespace: 'vms', name: 'vm-k', node: 'node-a' }],
+        vmiMoves: [
+          { namespace: 'vms', vmi: 'vm-k', source: 'node-b', target: 'node-a', phase: 'Succeeded', endedAt },
+        ],
+        observations: {
+          requests: [{ method: 'DELETE', path: POD, status: 200, at: T0 + 400, removed: true }],
+        },
+      });
+    // stamped T0: it ended somewhere in [T0, T0 + 1 s), perhaps after the delete at T0 + 400
+    expect(gateDisruptedWhileOccupied(w(T0), OPTS)).toEqual([]);
+    // stamped a second earlier: it was surely on node-a
+    expect(gateDisruptedWhileOccupied(w(T0 - 1000), OPTS)).toHaveLength(1);
+  });
+
+  it('counts no VMI that ended or is being deleted (a drain that deletes pods killed its launcher)', () => {
+    const w = world({
+      nodes: [node('node-a')],
+      vmis: [
+        { namespace: 'vms', name: 'vm-done', node: 'node-a', phase: 'Succeeded' },
+        { namespace: 'vms', name: 'vm-going', node: 'node-a', phase: 'Running', deleting: true },
+        { namespace: 'vms', name: 'vm-live', node: 'node-a', phase: 'Running' },
+      ],
+      observations: { requests: [{ method: 'DELETE', path: POD, status: 200, at: T0 }] },
+    });
+    expect(gateDisruptedWhileOccupied(w, OPTS).map((v) => v.evidence)).toEqual([
+      expect.stringContaining('1 VM(s) were on node node-a: VMI vms/vm-live'),
+    ]);
+  });
+
   it("counts no VMI whose eviction strategy is None: the taker's drain stops it with its launcher pod", () => {
     const w = world({
       nodes: [node('node-a')],
@@ -107,6 +140,99 @@ describe('nothing evicts or deletes the gate while a VM is on the node', () => {
     ];
     const found = gateDisruptedWhileOccupied(moved({ events: [released], observations: { requests } }), OPTS);
     expect(found.map((v) => v.evidence)).toEqual([expect.stringContaining('gate evicted')]);
+  });
+
+  it('judges the moment the pod really goes: the PATCH that drops the last finalizer of a held delete', () => {
+    const requests = [
+      { method: 'DELETE', path: POD, status: 200, at: T0, heldBy: ['drainer.dev/gate'] },
+      { method: 'PATCH', path: POD, status: 200, at: T0 + 100, removed: true, userAgent: 'rogue/1' },
+      { method: 'PATCH', path: POD, status: 200, at: T0 + 700, removed: true },
+    ];
+    const found = gateDisruptedWhileOccupied(moved({ observations: { requests } }), OPTS);
+    expect(found.map((v) => v.evidence)).toEqual([
+      expect.stringMatching(
+        /PATCH .* by rogue\/1 .*\(gate finalizer dropped\) while 1 VM\(s\) were on node node-a/,
+      ),
+    ]);
+  });
+
+  it('takes the node from the pod the request named, not from a name another node may share', () => {
+    // hv-1's spare is named as hv-1-b's own gate pod: the pod's node says whose it was
+    const spare = '/api/v1/namespaces/drainer/pods/drainer-gate-node-a-b';
+    const w = moved({ nodes: [node('node-a', rec('Evacuating')), node('node-a-b')] });
+    const on = (podNode: string) => ({
+      ...w,
+      observations: {
+        requests: [{ method: 'DELETE', path: spare, status: 200, at: T0, removed: true, podNode }],
+      },
+    });
+    expect(gateDisruptedWhileOccupied(on('node-a-b'), OPTS)).toEqual([]);
+    expect(gateDisruptedWhileOccupied(on('node-a'), OPTS)).toHaveLength(1);
+  });
+
+  it("excuses an operator's release only in the maintenance it was given for", () => {
+    const requests = [
+      { method: 'DELETE', path: POD, status: 200, at: T0, removed: true },
+      { method: 'PATCH', path: POD, status: 200, at: T0 + 300, removed: true },
+    ];
+    const released = (from: number, until?: number) =>
+      moved({
+        observations: { requests, releases: [{ node: 'node-a', from, ...(until ? { until } : {}) }] },
+      });
+    expect(gateDisruptedWhileOccupied(released(T0 - 50), OPTS)).toEqual([]);
+    // a release of an earlier maintenance (ended at T0 - 10) excuses nothing of this one
+    expect(gateDisruptedWhileOccupied(released(T0 - 50, T0 - 10), OPTS)).toHaveLength(2);
+    expect(gateDisruptedWhileOccupied(released(T0 + 200), OPTS).map((v) => v.evidence)).toEqual([
+      expect.stringContaining('gate deleted'),
+    ]);
+  });
+
+  it('counts no server stopped on a node whose maintenance is a declared reboot (it may stay, stopped)', () => {
+    const stopped = (labels: Record<string, string>): World => {
+      const w = moved({
+        observations: { requests: [{ method: 'DELETE', path: POD, status: 200, at: T0, removed: true }] },
+      });
+      return {
+        ...w,
+        nodes: [{ ...node('node-a', rec('Evacuated')), labels }],
+        nova: { ...w.nova!, servers: [{ ...w.nova!.servers[0]!, status: 'SHUTOFF' }] },
+      };
+    };
+    expect(gateDisruptedWhileOccupied(stopped({ 'drainer.dev/reboot': 'true' }), OPTS)).toEqual([]);
+    expect(gateDisruptedWhileOccupied(stopped({}), OPTS)).toHaveLength(1);
+  });
+
+  it('reads whether the server was stopped at that moment from its power changes, not from its status now', () => {
+    const w = moved({
+      observations: { requests: [{ method: 'DELETE', path: POD, status: 200, at: T0, removed: true }] },
+    });
+    const reboot = { ...node('node-a', rec('Evacuated')), labels: { 'drainer.dev/reboot': 'true' } };
+    const change = (to: 'stopped' | 'running', at: number) => ({
+      serverId: 's1',
+      name: 'web-1',
+      to,
+      by: 'drainer' as const,
+      at,
+    });
+    // ACTIVE now: stopped for the reboot before the delete, started again by the restore after it
+    const restarted = {
+      ...w,
+      nodes: [reboot],
+      observations: {
+        ...w.observations,
+        powerChanges: [change('stopped', T0 - 50), change('running', T0 + 50)],
+      },
+    };
+    expect(gateDisruptedWhileOccupied(restarted, OPTS)).toEqual([]);
+    // started again before the delete: it was running on the host
+    const early = {
+      ...restarted,
+      observations: {
+        ...w.observations,
+        powerChanges: [change('stopped', T0 - 50), change('running', T0 - 10)],
+      },
+    };
+    expect(gateDisruptedWhileOccupied(early, OPTS)).toHaveLength(1);
   });
 
   it('says nothing without the observation of requests (a live cluster)', () => {

@@ -51,6 +51,14 @@ export interface RequestLogEntry {
    * (deletionTimestamp set): the pod is not gone yet, and a drain waits for it.
    */
   heldBy?: string[];
+  /**
+   * The request took the pod away for good: it was there before and is gone after (a delete with
+   * nothing to hold it, an eviction, or the PATCH or PUT that dropped its last finalizer). The
+   * moment a drain waiting for that pod goes on.
+   */
+  removed?: boolean;
+  /** The node the pod was bound to before the request (pod requests only). */
+  podNode?: string;
 }
 
 const POD_PATH = /^\/api\/v1\/namespaces\/([^/]+)\/pods\/([^/]+?)(?:\/eviction)?$/;
@@ -128,6 +136,14 @@ export async function startKubeApiServer(opts: KubeApiServerOptions = {}): Promi
     const pod = store.find('pods', decodeURIComponent(m[1] ?? ''), decodeURIComponent(m[2] ?? ''));
     return pod?.metadata.deletionTimestamp ? pod.metadata.finalizers : undefined;
   };
+  /** The pod a request names, as it is now (uid and node), if any. */
+  const podOf = (path: string): { uid: string; node?: string } | undefined => {
+    const m = POD_PATH.exec(path);
+    if (!m) return undefined;
+    const pod = store.find('pods', decodeURIComponent(m[1] ?? ''), decodeURIComponent(m[2] ?? ''));
+    const node = (pod?.spec as { nodeName?: string } | undefined)?.nodeName;
+    return pod ? { uid: pod.metadata.uid ?? '', ...(node ? { node } : {}) } : undefined;
+  };
   const logRequest = (entry: RequestLogEntry) => {
     if (requestLog.length >= MAX_LOG) requestLog.splice(0, MAX_LOG / 2);
     requestLog.push(entry);
@@ -138,8 +154,11 @@ export async function startKubeApiServer(opts: KubeApiServerOptions = {}): Promi
   const handler = (req: IncomingMessage, res: ServerResponse): void => {
     const method = req.method ?? 'GET';
     const url = new URL(req.url ?? '/', 'http://sandbox');
+    // the pod a write names, as it was before the write (to tell whether the write took it away)
+    let before: { uid: string; node?: string } | undefined;
     const log = (status: number) => {
       const heldBy = status < 300 && method !== 'GET' ? finalizersHolding(url.pathname) : undefined;
+      const removed = before !== undefined && status < 300 && podOf(url.pathname)?.uid !== before.uid;
       const userAgent = req.headers['user-agent'];
       logRequest({
         method,
@@ -148,6 +167,8 @@ export async function startKubeApiServer(opts: KubeApiServerOptions = {}): Promi
         at: now(),
         ...(userAgent ? { userAgent } : {}),
         ...(heldBy?.length ? { heldBy } : {}),
+        ...(removed ? { removed } : {}),
+        ...(before?.node ? { podNode: before.node } : {}),
       });
     };
     let replied = false;
@@ -194,6 +215,7 @@ export async function startKubeApiServer(opts: KubeApiServerOptions = {}): Promi
           else reply(400, failure(400, 'BadRequest', 'the request body is not valid JSON'));
           return;
         }
+        if (method !== 'GET') before = podOf(url.pathname);
         route(req, res, url, method, body, contentType, reply);
         if (!replied) log(200); // a watch stream answers without reply()
       })

@@ -103,6 +103,33 @@ describe('sandbox API server: access and faults', () => {
     expect(deletes[0]?.userAgent).toEqual(expect.any(String));
   });
 
+  it('logs the request that took a pod away for good: the PATCH that drops the last finalizer, not the held delete', async () => {
+    api = await startApi();
+    await api.call('POST', '/api/v1/namespaces/default/pods', {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'gate', finalizers: ['drainer.dev/gate'] },
+      spec: {
+        nodeName: 'hv-1',
+        terminationGracePeriodSeconds: 0,
+        containers: [{ name: 'c', image: 'pause' }],
+      },
+    });
+    const path = '/api/v1/namespaces/default/pods/gate';
+    const MERGE = 'application/merge-patch+json';
+
+    await api.call('DELETE', path);
+    await api.call('PATCH', path, { metadata: { labels: { seen: 'yes' } } }, MERGE);
+    await api.call('PATCH', path, { metadata: { finalizers: null } }, MERGE);
+
+    const writes = api.server.requestLog.filter((r) => r.path === path);
+    expect(writes.map((r) => [r.method, r.status, r.removed ?? false, r.podNode])).toEqual([
+      ['DELETE', 200, false, 'hv-1'],
+      ['PATCH', 200, false, 'hv-1'],
+      ['PATCH', 200, true, 'hv-1'],
+    ]);
+  });
+
   it('installs the NodeMaintenance, KubeVirt, VMI and VMIM definitions unless told not to', async () => {
     api = await startApi();
     const bare = await startApi({ crds: false });

@@ -1,0 +1,86 @@
+// Story: what RELIABILITY.md counts. A drain is judged only when it returned success with its node
+// not put back in service meanwhile and no operator release in its maintenance; the VMs on the host
+// at each return are counted as they were. Kured drains the nodes that declare a reboot, Karpenter and
+// Cluster API the others; an operator's command goes to a node in maintenance.
+import { describe, expect, it } from 'vitest';
+import type { DrainReturn } from '../../bench/chaos/drains.ts';
+import { inMaintenance } from '../../bench/chaos/faults.ts';
+import { FLEET_NODES, REBOOT_NODES } from '../../bench/chaos/fleet.ts';
+import { drainable } from '../../bench/chaos/soak.ts';
+import { histogramText, tallyDrains, tallyOwners } from '../../bench/chaos/tally.ts';
+
+const ret = (o: Partial<DrainReturn> & { vms?: number }): DrainReturn => ({
+  node: 'hv-1',
+  kind: 'kubectl',
+  round: 1,
+  ok: true,
+  onHost: { occupying: Array.from({ length: o.vms ?? 0 }, (_, i) => `server s${i}`), stopped: [] },
+  startedWith: 4,
+  contradicted: false,
+  released: false,
+  ms: 3000,
+  ...o,
+});
+
+describe('drains as RELIABILITY.md counts them', () => {
+  it('judges a success only when nobody put the node back and no operator released its gate', () => {
+    const started = { kubectl: 5, 'disable-eviction': 0, karpenter: 0, capi: 1, kured: 0 };
+    const t = tallyDrains(started, [
+      ret({}),
+      ret({ vms: 2 }),
+      ret({ vms: 3, contradicted: true }),
+      ret({ vms: 1, released: true }),
+      ret({ ok: false, vms: 4 }),
+      ret({ kind: 'capi' }),
+    ]);
+    const kubectl = t.find((d) => d.kind === 'kubectl');
+    expect(kubectl).toMatchObject({
+      started: 5,
+      returned: 5,
+      succeeded: 4,
+      judged: 2,
+      occupied: 1,
+      overruled: 1,
+      released: 1,
+    });
+    expect(histogramText(kubectl!.atJudged)).toBe('0 VMs ×1, 2 VMs ×1');
+    expect(histogramText(kubectl!.atGaveUp)).toBe('4 VMs ×1');
+    expect(t.find((d) => d.kind === 'capi')?.judged).toBe(1);
+    expect(histogramText(t.find((d) => d.kind === 'kured')!.atJudged)).toBe('—');
+  });
+
+  it("counts owners' actions by Nova's answer", () => {
+    const t = tallyOwners([
+      { action: 'stop', server: 'a', status: 202 },
+      { action: 'shelve', server: 'a', status: 400 },
+      { action: 'shelve', server: 'b', status: 400 },
+      { action: 'unshelve' },
+    ]);
+    expect(t.find((o) => o.action === 'stop')).toMatchObject({ asked: 1, accepted: 1, nothing: 0 });
+    expect(t.find((o) => o.action === 'shelve')).toMatchObject({ asked: 2, accepted: 0 });
+    expect([...t.find((o) => o.action === 'shelve')!.refused]).toEqual([[400, 2]]);
+    expect(t.find((o) => o.action === 'unshelve')).toMatchObject({ asked: 0, nothing: 1 });
+  });
+});
+
+describe('who drains which node, and which node an operator acts on', () => {
+  it('kured reboots only the nodes that declare a reboot; Karpenter and Cluster API replace only the others', () => {
+    for (const n of FLEET_NODES) {
+      const reboot = REBOOT_NODES.includes(n);
+      expect(drainable('kured', n), n).toBe(reboot);
+      expect(drainable('karpenter', n), n).toBe(!reboot);
+      expect(drainable('capi', n), n).toBe(!reboot);
+      expect(drainable('kubectl', n), n).toBe(true);
+    }
+  });
+
+  it('an operator acts on the drawn node if it is in maintenance, else the next one in fleet order', () => {
+    const inMaint = new Set(['hv-3']);
+    const m = { current: (n: string) => (inMaint.has(n) ? 1 : undefined) };
+    expect(inMaintenance('hv-3', m)).toBe('hv-3');
+    expect(inMaintenance('hv-1-b', m)).toBe('hv-3');
+    expect(inMaintenance('hv-4', m)).toBe('hv-3'); // wraps around
+    inMaint.clear();
+    expect(inMaintenance('hv-1', m)).toBeUndefined();
+  });
+});
