@@ -9,11 +9,11 @@ set -euo pipefail
 name=${1:-drainer.test/kubevirt-emulated-launcher:pause-3.10}
 base=registry.k8s.io/pause:3.10
 sock=${CONTAINERD_SOCK:-/tmp/realk8s-kit/containerd/state/containerd.sock}
-ctr() { "${CTR:-ctr}" -a "$sock" -n k8s.io "$@"; }
+c8d() { "${CTR:-ctr}" -a "$sock" -n k8s.io "$@"; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-ctr images export --platform linux/amd64 "$tmp/base.tar" "$base"
+c8d images export --platform linux/amd64 "$tmp/base.tar" "$base"
 mkdir "$tmp/oci" "$tmp/layer"
 tar -xf "$tmp/base.tar" -C "$tmp/oci"
 blob() { echo "$tmp/oci/blobs/sha256/${1#sha256:}"; }
@@ -53,5 +53,5 @@ jq -n --arg m "$newmanifest" --argjson s "$(size "$tmp/manifest.json")" --arg n 
      annotations: {"io.containerd.image.name": $n, "org.opencontainers.image.ref.name": ($n | sub(".*:"; ""))}}]}' \
   >"$tmp/oci/index.json"
 tar -C "$tmp/oci" -cf "$tmp/out.tar" .
-ctr images import "$tmp/out.tar" >&2
+c8d images import "$tmp/out.tar" >&2
 echo "$name"

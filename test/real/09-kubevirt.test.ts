@@ -47,7 +47,6 @@ describe.skipIf(!world)('KubeVirt control plane', () => {
   it('virt-api and virt-controller run against the cluster; the CRDs have every field drainer reads', async (ctx) => {
     const x = w();
     expect(x.controlPlane.apiVersion).toMatch(/^v1\.(5|6|7|8|9)\./);
-    expect(x.controlPlane.strategyVersion).toBe(x.controlPlane.apiVersion);
     expect(x.controlPlane.controllerLeader).not.toBe('');
     figure(ctx, 'KubeVirt control plane version', `${x.controlPlane.apiVersion} (virt-api, virt-controller)`);
     figure(

@@ -22,12 +22,14 @@ export interface RealEnv {
 
 /** A real KubeVirt control plane (virt-api, virt-controller) running against the cluster: DRAINER_REAL_KUBEVIRT=1. */
 export interface KubeVirtEnv {
-  /** virt-operator of the same build: `--dump-install-strategy` writes KubeVirt's own manifests (CRDs, RBAC,
-   *  webhooks, APIService) into a ConfigMap, where the suite reads them. */
-  operator: string;
+  /** The folder of KubeVirt's binaries (the same build as the running ones): virt-operator's
+   *  `--dump-install-strategy` writes KubeVirt's manifests (CRDs, RBAC, webhooks, APIServices) into a ConfigMap,
+   *  where the suite reads them; resource-generator's `--type=kv` prints the KubeVirt CRD. */
+  bin: string;
   /** KubeVirt's namespace (where virt-api and virt-controller look for the KubeVirt CR). */
   namespace: string;
-  /** host:port where virt-api listens, as the API server reaches it (a Service with manual Endpoints). */
+  /** ip:443 where virt-api listens: its Service's ClusterIP (in the service range, an address of the host) and
+   *  manual Endpoints; the API server dials one or the other (with or without --enable-aggregator-routing). */
   api: string;
   /** The CA of virt-api's serving certificate (the webhooks' and the APIService's caBundle). */
   apiCa: string;
@@ -45,7 +47,7 @@ export const REQUIRED = [
 ] as const;
 
 export const KUBEVIRT_REQUIRED = [
-  'DRAINER_REAL_KUBEVIRT_OPERATOR',
+  'DRAINER_REAL_KUBEVIRT_BIN',
   'DRAINER_REAL_KUBEVIRT_API',
   'DRAINER_REAL_KUBEVIRT_API_CA',
   'DRAINER_REAL_KUBEVIRT_CONTROLLER',
@@ -60,7 +62,7 @@ export function kubevirtEnv(env: Env = process.env): KubeVirtEnv | undefined {
       `DRAINER_REAL_KUBEVIRT=1 needs ${missing.join(', ')} (docs/real-cluster-tests.md, "KubeVirt")`,
     );
   return {
-    operator: env.DRAINER_REAL_KUBEVIRT_OPERATOR!,
+    bin: env.DRAINER_REAL_KUBEVIRT_BIN!,
     namespace: env.DRAINER_REAL_KUBEVIRT_NAMESPACE ?? 'kubevirt',
     api: env.DRAINER_REAL_KUBEVIRT_API!,
     apiCa: env.DRAINER_REAL_KUBEVIRT_API_CA!,

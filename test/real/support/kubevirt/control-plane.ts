@@ -5,6 +5,7 @@
 // the settings (support/env.ts, KubeVirtEnv).
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import https from 'node:https';
 import { gunzipSync } from 'node:zlib';
 import yaml from 'js-yaml';
@@ -26,8 +27,9 @@ const APPLIED = new Set([
   'APIService',
 ]);
 // Left out: Deployments and the DaemonSet (virt-api and virt-controller run as host processes, virt-handler is
-// emulated), certificate Secrets (the host processes' certificates come from their flags), PodDisruptionBudgets
-// of those Deployments, and ValidatingAdmissionPolicy/-Binding (admissionregistration.k8s.io/v1 is served from
+// emulated), virt-operator's own webhook and Service, certificate Secrets (the host processes' certificates come
+// from their flags), ConfigMaps, OpenShift's SecurityContextConstraints and Route, the common instance types and
+// preferences, and ValidatingAdmissionPolicy/-Binding (admissionregistration.k8s.io/v1 is served from
 // Kubernetes v1.30; the kit is v1.26: virt-handler's node restriction policy is not enforced here).
 
 export interface InstallStrategy {
@@ -35,12 +37,12 @@ export interface InstallStrategy {
   objects: Obj[];
 }
 
-const run = (file: string, args: string[], env: NodeJS.ProcessEnv) =>
-  new Promise<void>((resolve, reject) =>
-    execFile(file, args, { env, timeout: 120_000 }, (err, _out, stderr) =>
+const run = (file: string, args: string[], env: NodeJS.ProcessEnv = process.env) =>
+  new Promise<string>((resolve, reject) =>
+    execFile(file, args, { env, timeout: 120_000, maxBuffer: 64 << 20 }, (err, out, stderr) =>
       err
         ? reject(new Error(`${file} ${args.join(' ')}: ${stderr.trim().split('\n').slice(-3).join(' ')}`))
-        : resolve(),
+        : resolve(out),
     ),
   );
 
@@ -51,7 +53,8 @@ export async function dumpInstallStrategy(
   kubeconfig: string,
 ): Promise<InstallStrategy> {
   await k.run(['create', 'namespace', kv.namespace]);
-  await run(kv.operator, ['--dump-install-strategy', '--kubeconfig', kubeconfig], {
+  const operator = path.join(kv.bin, 'virt-operator');
+  await run(operator, ['--dump-install-strategy', '--kubeconfig', kubeconfig], {
     ...process.env,
     // the image names only fill the Deployments the suite leaves out; the operator refuses to start without one
     OPERATOR_IMAGE: 'quay.io/kubevirt/virt-operator:suite',
@@ -60,14 +63,17 @@ export async function dumpInstallStrategy(
   const newest = ((list?.items ?? []) as Obj[]).sort((a, b) =>
     String(b.metadata.creationTimestamp).localeCompare(String(a.metadata.creationTimestamp)),
   )[0];
-  if (!newest)
-    throw new Error(`${kv.operator} --dump-install-strategy wrote no ConfigMap in ${kv.namespace}`);
+  if (!newest) throw new Error(`${operator} --dump-install-strategy wrote no ConfigMap in ${kv.namespace}`);
   for (const cm of list.items as Obj[])
     await k.run(['delete', 'configmap', '-n', kv.namespace, cm.metadata.name]);
   const text = gunzipSync(Buffer.from(newest.data.manifests as string, 'base64')).toString('utf8');
+  // the KubeVirt CRD is not in the install strategy (virt-operator's own manifest carries it)
+  const kubevirtCrd = await run(path.join(kv.bin, 'resource-generator'), ['--type=kv']);
   return {
     version: newest.metadata.annotations?.['kubevirt.io/install-strategy-version'] ?? 'unknown',
-    objects: yaml.loadAll(text).filter((o): o is Obj => Boolean(o && typeof o === 'object')),
+    objects: [...yaml.loadAll(text), ...yaml.loadAll(kubevirtCrd)].filter((o): o is Obj =>
+      Boolean(o && typeof o === 'object'),
+    ),
   };
 }
 
@@ -78,12 +84,28 @@ export function forHostProcesses(strategy: InstallStrategy, kv: KubeVirtEnv): Ob
   const out: Obj[] = [];
   for (const o of strategy.objects.filter((x) => APPLIED.has(x.kind))) {
     const obj = structuredClone(o);
-    if (obj.kind === 'ValidatingWebhookConfiguration' || obj.kind === 'MutatingWebhookConfiguration')
-      for (const w of obj.webhooks ?? []) w.clientConfig = { ...w.clientConfig, caBundle };
+    if (obj.kind === 'ValidatingWebhookConfiguration' || obj.kind === 'MutatingWebhookConfiguration') {
+      // virt-api's webhooks only: virt-operator's own (it guards the KubeVirt CR) has no operator to answer here
+      obj.webhooks = ((obj.webhooks ?? []) as Obj[]).filter(
+        (w) => w.clientConfig?.service?.name === 'virt-api',
+      );
+      if (obj.webhooks.length === 0) continue;
+      for (const w of obj.webhooks) {
+        w.clientConfig = { ...w.clientConfig, caBundle };
+        // matchConditions are served from Kubernetes v1.28 (beta) on; the kit is v1.26. KubeVirt's only one keeps
+        // its eviction webhook to pods named virt-launcher-…; without it every eviction reaches virt-api's
+        // admitter, which allows those of other pods (they then meet their PodDisruptionBudgets as before)
+        delete w.matchConditions;
+      }
+    }
     if (obj.kind === 'APIService') obj.spec = { ...obj.spec, caBundle, insecureSkipTLSVerify: false };
     if (obj.kind === 'Service') {
       if (obj.metadata.name !== 'virt-api') continue;
-      delete obj.spec.selector; // no pods: the Endpoints below are the host process
+      // no pods: the Service's address is virt-api's own (the kit has no kube-proxy, and its API server dials a
+      // Service's ClusterIP unless --enable-aggregator-routing, then the Endpoints: both lead to virt-api)
+      delete obj.spec.selector;
+      obj.spec.clusterIP = host;
+      obj.spec.clusterIPs = [host];
       out.push({
         apiVersion: 'v1',
         kind: 'Endpoints',
@@ -137,8 +159,6 @@ function httpsGet(url: string, ca: Buffer): Promise<{ status: number; body: stri
 export interface ControlPlane {
   /** virt-api's version, read through the API server's aggregation layer. */
   apiVersion: string;
-  /** The version the install strategy was generated for (virt-operator of the same build). */
-  strategyVersion: string;
   /** The holder of virt-controller's leader lease. */
   controllerLeader: string;
 }
@@ -199,7 +219,14 @@ export async function installControlPlane(
       '--type=merge',
       '-p',
       JSON.stringify({
-        status: { phase: 'Deployed', observedKubeVirtVersion: version, targetKubeVirtVersion: version },
+        // what virt-operator writes once deployed; virt-api's mutating webhook defaults a VMI's
+        // architecture from status.defaultArchitecture (without it every VMI is refused: "unsupported architecture")
+        status: {
+          phase: 'Deployed',
+          observedKubeVirtVersion: version,
+          targetKubeVirtVersion: version,
+          defaultArchitecture: 'amd64',
+        },
       }),
     ],
     { timeoutMs: 60_000 },
@@ -221,5 +248,5 @@ export async function installControlPlane(
         : undefined,
     { what: `virt-controller healthy at ${kv.controller}`, timeoutMs: 60_000 },
   );
-  return { apiVersion: version, strategyVersion: strategy.version, controllerLeader: leader };
+  return { apiVersion: version, controllerLeader: leader };
 }

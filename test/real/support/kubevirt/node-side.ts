@@ -1,7 +1,8 @@
 // The KubeVirt node side of the real suite, emulated: what virt-handler does on a node (and, on a Node with no
 // kubelet, what the kubelet does), so the real virt-api and virt-controller have nodes to run VMIs on. It keeps
 // virt-handler's contract as KubeVirt's control plane reads it, and nothing more:
-// - each node: the `kubevirt.io/schedulable=true` label and a fresh `kubevirt.io/heartbeat`;
+// - each node: the `kubevirt.io/schedulable=true` label, what the node labeller would find (machine type, host
+//   CPU model), and a fresh `kubevirt.io/heartbeat`;
 // - each VMI virt-controller has `Scheduled` on one of the nodes: phase `Running`, the `Ready` and
 //   `LiveMigratable` conditions, `selinuxContext: none`, the guest's memory;
 // - the migration handshake on the VMI's `status.migrationState`: the target's address, the start, then either
@@ -45,6 +46,13 @@ export interface NodeSideOptions {
 }
 
 const HEARTBEAT_EVERY_MS = 15_000;
+/** What virt-handler's node labeller would find on both nodes: launcher pods select the VMI's machine type (q35 by
+ *  default), and a migration target pod the source's host CPU model (the default CPU is host-model). */
+const NODE_LABELLER = {
+  'machine-type.node.kubevirt.io/q35': 'true',
+  'host-model-cpu.node.kubevirt.io/Emulated': 'true',
+  'cpu-model-migration.node.kubevirt.io/Emulated': 'true',
+};
 const now = () => new Date().toISOString().replace(/\.\d+Z$/, 'Z');
 const microNow = () => new Date().toISOString().replace(/Z$/, '000Z');
 
@@ -101,8 +109,10 @@ export class NodeSide {
       this.lastBeat = Date.now();
     }
     await this.emulatedKubelet();
+    // virt-handler may not list migrations (KubeVirt's RBAC): the emulation reads them as the admin, only to let a
+    // failed migration's target launcher exit once KubeVirt has made the migration final
     const vmims = check(
-      await this.o.handler.request(
+      await this.o.admin.request(
         'GET',
         `/apis/kubevirt.io/v1/namespaces/${this.o.namespace}/virtualmachineinstancemigrations`,
       ),
@@ -137,7 +147,7 @@ export class NodeSide {
         `/api/v1/nodes/${node}`,
         {
           metadata: {
-            labels: { 'kubevirt.io/schedulable': 'true' },
+            labels: { 'kubevirt.io/schedulable': 'true', ...NODE_LABELLER },
             annotations: { 'kubevirt.io/heartbeat': now() },
           },
         },
