@@ -5,40 +5,12 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.ts';
+import { PLUGIN_READS } from './plugin-reads.ts';
 import { problems, schemaAt, type Excerpt } from './schema-check.ts';
 
 const excerpt = JSON.parse(readFileSync(new URL('./kubevirt-crds.json', import.meta.url), 'utf8')) as Excerpt;
 const VMI = 'virtualmachineinstances.kubevirt.io';
 const VMIM = 'virtualmachineinstancemigrations.kubevirt.io';
-
-/** The fields src/plugins/kubevirt reads (types.ts, classify.ts, tracker.ts, migration-view.ts, timeout.ts). */
-export const PLUGIN_READS = {
-  VirtualMachineInstance: [
-    'spec.evictionStrategy',
-    'spec.domain.memory.guest',
-    'spec.domain.resources.requests',
-    'status.nodeName',
-    'status.phase',
-    'status.evacuationNodeName',
-    'status.conditions[].type',
-    'status.conditions[].status',
-    'status.conditions[].reason',
-    'status.conditions[].message',
-    'status.memory.guestCurrent',
-    'status.migrationState.migrationUid',
-    'status.migrationState.targetNode',
-    'status.migrationState.completed',
-    'status.migrationState.failed',
-    'status.migrationState.failureReason',
-  ],
-  VirtualMachineInstanceMigration: [
-    'spec.vmiName',
-    'status.phase',
-    'status.migrationState.migrationUid',
-    'status.migrationState.targetNode',
-    'status.migrationState.failureReason',
-  ],
-} as const;
 
 const missing = (doc: Excerpt) =>
   Object.entries(PLUGIN_READS).flatMap(([kind, paths]) =>

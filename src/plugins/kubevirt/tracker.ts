@@ -179,7 +179,7 @@ export class Tracker {
       log.warn({ vmi: e.c.key, phase }, 'VMI stopped instead of migrating');
     } else if (deadline && now() - (e.migratingSince ?? now()) > deadline.ms) {
       const secs = Math.round(deadline.ms / 1000);
-      this.#finish(e, 'failed', `not migrated within ${secs}s (${deadline.why})${this.#last(e)}`);
+      this.#finish(e, 'failed', `not migrated within ${secs}s (${deadline.why})${this.#last(e, lastFailed)}`);
     } else if (latest && e.migration) {
       this.#describe(e, latest, lastFailed);
     } else {
@@ -219,10 +219,15 @@ export class Tracker {
     e.message = `migration ${name} ${e.migration?.phase ?? ''}${e.target ? ` to ${e.target}` : ''}`;
   }
 
-  #last(e: Entry): string {
-    return e.migration
-      ? `; last migration ${e.migration.name} ${e.migration.phase}`
-      : '; no migration started';
+  /** The last migration, and KubeVirt's reason for the last failed one (a deadline's report keeps why). */
+  #last(e: Entry, lastFailed?: Vmim): string {
+    if (!e.migration) return '; no migration started';
+    const last = `; last migration ${e.migration.name} ${e.migration.phase}`;
+    if (!lastFailed) return last;
+    const why = `(${failureReason(e.vmi, lastFailed)})`;
+    return lastFailed.metadata.name === e.migration.name
+      ? `${last} ${why}`
+      : `${last}; migration ${lastFailed.metadata.name} failed ${why}`;
   }
 
   #finish(e: Entry, state: Entry['state'], message: string | undefined): void {

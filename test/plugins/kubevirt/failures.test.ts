@@ -42,6 +42,21 @@ describe('KubeVirt plugin, failing migrations', () => {
     expect(nodeOf(w, 'vm-slow')).toBe('node-1');
   });
 
+  it("names KubeVirt's reason for the last failed migration when the deadline ends the wait", async () => {
+    // seen against KubeVirt v1.5.3's own control plane (test/real/09-kubevirt): every attempt failed with the
+    // node's reason, and the deadline's report said only "last migration … Failed"
+    const w = await world({ vmis: [vm('vm-fail', { failFirstAttempts: 100, migrationSeconds: 1 })] });
+
+    const outcome = await w.plugin({ migrationTimeout: 20 }).evacuate({ name: 'node-1' }, context());
+
+    expect(byName(outcome)['vms/vm-fail']).toMatchObject({
+      state: 'failed',
+      message: expect.stringMatching(
+        /^not migrated within 20s \(kubevirt\.migrationTimeout\); last migration \S+ \w+.*failed \(injected failure \(attempt \d+ of the first 100\)\)$/,
+      ),
+    });
+  });
+
   it('rides out a burst of 503s from the API server while following the migrations', async () => {
     // Migrations long enough (100 s at the 50x clock: 2 s) that the burst lands while drainer follows them,
     // however slowly this machine reaches that point.

@@ -31,7 +31,8 @@ interface KubeconfigYaml {
 
 const b64 = (s?: string) => (s ? Buffer.from(s, 'base64') : undefined);
 
-export function apiClient(kubeconfig: string): ApiClient {
+/** `as`: the user to impersonate (the emulated KubeVirt node side acts as virt-handler's service account). */
+export function apiClient(kubeconfig: string, opts: { as?: string } = {}): ApiClient {
   const kc = yaml.load(readFileSync(kubeconfig, 'utf8')) as KubeconfigYaml;
   const ctx = kc.contexts.find((c) => c.name === kc['current-context']) ?? kc.contexts[0]!;
   const cluster = kc.clusters.find((c) => c.name === ctx.context.cluster)!.cluster;
@@ -57,6 +58,7 @@ export function apiClient(kubeconfig: string): ApiClient {
             agent,
             headers: {
               Accept: 'application/json',
+              ...(opts.as ? { 'Impersonate-User': opts.as } : {}),
               ...(text === undefined
                 ? {}
                 : { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(text) }),

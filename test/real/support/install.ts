@@ -7,7 +7,9 @@ import { readOpenrc } from './env.ts';
 import { NAMESPACE, NODE_LABEL, writeOverlay, type Overlay } from './overlay.ts';
 
 /** Applies the overlay; resolves with the time from apply to the agent pod Ready, in ms. */
-export async function install(r: Real): Promise<{ overlay: Overlay; readyMs: number }> {
+export async function install(
+  r: Pick<Real, 'env' | 'k' | 'cluster'>,
+): Promise<{ overlay: Overlay; readyMs: number }> {
   const overlay = writeOverlay(REPO, r.env, readOpenrc(r.env.openrc), apiServer(r.env.kubeconfig));
   await r.k.ok(['label', 'node', r.env.node, `${NODE_LABEL.key}=${NODE_LABEL.value}`, '--overwrite']);
   const t0 = Date.now();

@@ -38,13 +38,16 @@ export function cloudsYaml(os: Record<string, string>): string {
   return yaml.dump({ clouds: { drainer: cloud } });
 }
 
-/** The stock ConfigMap's config.yaml with the node → compute host mapping added. */
+/** The stock ConfigMap's config.yaml with the node → compute host mapping added (or Nova off without one). */
 function configWithMapping(repo: string, env: RealEnv): string {
   const cm = yaml.load(readFileSync(path.join(repo, 'daemonset/configmap.yaml'), 'utf8')) as {
     data: { 'config.yaml': string };
   };
   const config = yaml.load(cm.data['config.yaml']) as { nova?: Record<string, unknown> };
-  config.nova = { ...config.nova, hostMapping: { [env.node]: env.novaHost } };
+  // without an openrc (the KubeVirt cases on their own) there is no Nova to map to: its plugin is off
+  config.nova = env.novaHost
+    ? { ...config.nova, hostMapping: { [env.node]: env.novaHost } }
+    : { ...config.nova, enabled: false };
   return yaml.dump(config);
 }
 

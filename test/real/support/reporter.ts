@@ -1,7 +1,7 @@
 // Writes REAL.md after a full run of the real suite, as bench/ writes BENCHMARKS.md: the machine, what each
 // case proved or where it failed, and the figures the cases measured (test meta, support/context.ts).
 import { execFileSync } from 'node:child_process';
-import { readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Reporter, TestModule } from 'vitest/node';
@@ -19,7 +19,19 @@ function commit(): string {
 
 const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim().slice(0, 300).replaceAll('|', '\\|');
 
-export function renderReal(modules: ReadonlyArray<TestModule>, now = new Date()): string {
+/** The KubeVirt cases' files (test/real/*kubevirt*): they also run on their own, without OpenStack. */
+const isKubeVirt = (m: TestModule) => path.basename(m.moduleId).includes('kubevirt');
+
+const KUBEVIRT_NOTE =
+  "KubeVirt cases: KubeVirt's own virt-api and virt-controller on the cluster; the node side (virt-handler, the second node's kubelet) is emulated by test/real/support/kubevirt/node-side.ts: no guest runs and no guest memory is copied.";
+
+/** The cases' rows and figures, and how many passed. */
+function tables(modules: ReadonlyArray<TestModule>): {
+  rows: string[];
+  figures: string[];
+  passed: number;
+  total: number;
+} {
   const rows: string[] = [];
   const figures: string[] = [];
   let passed = 0;
@@ -38,12 +50,21 @@ export function renderReal(modules: ReadonlyArray<TestModule>, now = new Date())
         figures.push(`| ${t.name} | ${k} | ${v} |`);
     }
   }
+  return { rows, figures, passed, total };
+}
+
+const CASES_HEAD = ['| file | case | result | time | why it failed |', '|---|---|---|---|---|'];
+const FIGURES_HEAD = ['| case | figure | value |', '|---|---|---|'];
+
+export function renderReal(modules: ReadonlyArray<TestModule>, now = new Date()): string {
+  const { rows, figures, passed, total } = tables(modules);
   const cpu = os.cpus();
   return [
     '# Real cluster tests',
     '',
     'Written by `npm run test:real` (test/real/, README "Real cluster tests"): the stock `kubectl apply -k daemonset/`',
     'through the test overlay on a real kubelet, containerd and kube-apiserver, and a real Nova. Do not edit by hand.',
+    ...(modules.some(isKubeVirt) ? ['', KUBEVIRT_NOTE] : []),
     '',
     `- when: ${now.toISOString()}; commit ${commit()}`,
     `- machine: ${cpu.length} × ${cpu[0]?.model ?? 'unknown CPU'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.type()} ${os.release()}`,
@@ -51,25 +72,72 @@ export function renderReal(modules: ReadonlyArray<TestModule>, now = new Date())
     '',
     '## Cases',
     '',
-    '| file | case | result | time | why it failed |',
-    '|---|---|---|---|---|',
+    ...CASES_HEAD,
     ...rows,
     '',
     '## Figures',
     '',
-    '| case | figure | value |',
-    '|---|---|---|',
+    ...FIGURES_HEAD,
     ...figures,
     '',
   ].join('\n');
 }
 
+const KV_BEGIN = '<!-- KubeVirt cases run on their own: begin -->';
+const KV_END = '<!-- KubeVirt cases run on their own: end -->';
+
+/**
+ * The KubeVirt files run on their own (no OpenStack up): their section of REAL.md, replacing the previous one and
+ * leaving the full run's report above it as it was.
+ */
+export function withKubeVirtSection(
+  existing: string,
+  modules: ReadonlyArray<TestModule>,
+  now = new Date(),
+): string {
+  const { rows, figures, passed, total } = tables(modules);
+  const section = [
+    KV_BEGIN,
+    '## KubeVirt cases, run on their own',
+    '',
+    `Written by \`npm run test:real -- test/real/09-kubevirt.test.ts\` with DRAINER_REAL_KUBEVIRT=1 and no OpenStack (docs/real-cluster-tests.md, "KubeVirt"). ${KUBEVIRT_NOTE}`,
+    '',
+    `- when: ${now.toISOString()}; commit ${commit()}`,
+    `- result: ${passed} of ${total} cases passed`,
+    '',
+    ...CASES_HEAD,
+    ...rows,
+    '',
+    ...FIGURES_HEAD,
+    ...figures,
+    KV_END,
+    '',
+  ].join('\n');
+  const begin = existing.indexOf(KV_BEGIN);
+  const end = existing.indexOf(KV_END);
+  if (begin >= 0 && end > begin)
+    return existing.slice(0, begin) + section + existing.slice(end + KV_END.length + 1);
+  return `${existing.trimEnd()}\n\n${section}`;
+}
+
 export default class RealReporter implements Reporter {
   onTestRunEnd(modules: ReadonlyArray<TestModule>): void {
     const files = readdirSync(path.join(ROOT, 'test/real')).filter((f) => f.endsWith('.test.ts'));
-    // a run of some of the files (a filter, one file while developing) leaves the last full report alone
-    if (modules.length < files.length) return;
-    writeFileSync(path.join(ROOT, 'REAL.md'), renderReal(modules));
-    console.log('REAL.md written');
+    const out = path.join(ROOT, 'REAL.md');
+    if (modules.length >= files.length) {
+      writeFileSync(out, renderReal(modules));
+      console.log('REAL.md written');
+      return;
+    }
+    // every KubeVirt file on its own: its section; any other partial run leaves the last full report alone
+    const kubevirtFiles = files.filter((f) => f.includes('kubevirt'));
+    if (modules.length === kubevirtFiles.length && modules.every(isKubeVirt) && kubevirtFiles.length > 0) {
+      const ran = modules
+        .flatMap((m) => [...m.children.allTests()])
+        .some((t) => t.result().state !== 'skipped');
+      if (!ran) return;
+      writeFileSync(out, withKubeVirtSection(existsSync(out) ? readFileSync(out, 'utf8') : '', modules));
+      console.log('REAL.md: KubeVirt section written');
+    }
   }
 }
