@@ -35,15 +35,23 @@ const rank = (plugin: string): number => {
   return i < 0 ? PLUGIN_ORDER.length : i;
 };
 
+/** The drain step's part: `pods 4/10 evicted`, with those that failed. */
+const podsText = (r: FleetRow): string[] =>
+  r.pods
+    ? [`pods ${r.pods.evicted}/${r.pods.total} evicted${r.pods.failed ? ` (${r.pods.failed} failed)` : ''}`]
+    : [];
+
 const progressText = (r: FleetRow): string =>
-  Object.entries(r.progress)
-    .sort(([a], [b]) => rank(a) - rank(b) || a.localeCompare(b))
-    .map(([plugin, p]) => {
-      const copies = (p.copies ?? []).map((c) => `; ${c.name} ${copyText(c)}`).join('');
-      const memory = memoryText(p);
-      return `${plugin} ${p.moved}/${p.total}${p.failed ? ` (${p.failed} failed)` : ''}${memory ? `, ${memory}` : ''}${copies}`;
-    })
-    .join(', ');
+  [
+    ...Object.entries(r.progress)
+      .sort(([a], [b]) => rank(a) - rank(b) || a.localeCompare(b))
+      .map(([plugin, p]) => {
+        const copies = (p.copies ?? []).map((c) => `; ${c.name} ${copyText(c)}`).join('');
+        const memory = memoryText(p);
+        return `${plugin} ${p.moved}/${p.total}${p.failed ? ` (${p.failed} failed)` : ''}${memory ? `, ${memory}` : ''}${copies}`;
+      }),
+    ...podsText(r),
+  ].join(', ');
 
 /** alive, gone 4m12s (record may be stale), or blank where no Lease was read. */
 const agentText = (r: Pick<FleetRow, 'agent'>, now: Date): string =>

@@ -74,7 +74,8 @@ const NODES = [
     lastError:
       'nova: not every workload moved (web-1: No valid host was found. There are not enough hosts available for the flavor m1.xlarge)',
   }),
-  withRecord('node-f', { phase: 'Evacuated' }),
+  // its drain returned: every pod evicted (the drain step's progress)
+  withRecord('node-f', { phase: 'Evacuated', pods: { total: 6, evicted: 6, failed: 0 } }),
   node('node-g', { metadata: { name: 'node-g' } }), // in service: no row
   // opted out: a row, never evacuated
   node('node-h', { metadata: { name: 'node-h', labels: { 'drainer.dev/ignore': 'true' } } }),
@@ -181,6 +182,9 @@ describe('drainer status', () => {
     });
     expect(nodes[3]).toMatchObject({ trigger: 'NodeMaintenance/nm-d', queuedAt: iso(1000) });
     expect(nodes[4]?.lastError).toMatch(/No valid host/);
+    // the pod drain's progress, where the drain step ran
+    expect(nodes[5]?.pods).toEqual({ total: 6, evicted: 6, failed: 0 });
+    expect(nodes[0]?.pods).toBeUndefined();
     // the drain gate: held with what is left, held by the failure, released once evacuated
     expect(nodes.map((n) => n.gate)).toEqual([
       'held (8 of 12 VMs left)',
@@ -226,7 +230,7 @@ describe('drainer status', () => {
     expect(lines[5]).toMatch(
       /^node-e\s+Failed\s+cordon\s+\S+\s+held: evacuation Failed: nova: .*\s+nova: not every workload moved/,
     );
-    expect(lines[6]).toMatch(/^node-f\s+Evacuated\s+cordon\s+\S+\s+released$/);
+    expect(lines[6]).toMatch(/^node-f\s+Evacuated\s+cordon\s+\S+\s+pods 6\/6 evicted\s+released$/);
     // a long error is cut, and says where the rest is
     expect(lines[5]).toMatch(/… \(-o wide shows it all\)$/);
     expect(lines[7]).toMatch(/^node-g\s+InService\s+not held: its pod is Pending/);

@@ -44,6 +44,9 @@ describe('cordon and uncordon (full stack)', () => {
     });
     const left = await podsOn('node-a');
     expect(left.map((p) => p.metadata.ownerReferences?.[0]?.kind)).toEqual(['DaemonSet']);
+    // the record says how the pod drain went, for drainer status (a cordon has no NodeMaintenance)
+    expect(rec.pods?.total).toBeGreaterThan(0);
+    expect(rec.pods).toEqual({ total: rec.pods?.total, evicted: rec.pods?.total, failed: 0 });
     const node = await stack.node('node-a');
     expect(node.spec?.taints).toContainEqual(expect.objectContaining({ key: EVACUATING_TAINT.key }));
     // every server was asked to move exactly once

@@ -43,9 +43,14 @@ export async function drainPods(
       void running(run, nm, 'draining pods', pods).catch((err: unknown) =>
         run.log.debug({ err }, 'NodeMaintenance progress not written'),
       );
+      // the record too: a cordon has no NodeMaintenance, and status reads the record
+      void run.store
+        .update({ pods: { total: p.total, evicted: p.evicted, failed: 0 } })
+        .catch((err: unknown) => run.log.debug({ err }, 'pod drain progress not written to the record'));
     },
   });
   await run.store.update({
+    pods: { total: result.total, evicted: result.evicted.length, failed: result.failed.length },
     drain: {
       succeeded: result.succeeded,
       total: result.total,

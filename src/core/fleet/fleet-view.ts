@@ -36,6 +36,8 @@ export interface FleetRow {
   /** 1 = next to get a slot; only for nodes carrying the queue label. */
   readonly queuePosition?: number;
   readonly progress: Readonly<Record<string, PluginProgress>>;
+  /** The pod drain (after the VMs moved): pods evicted of those to evict, and those that failed. */
+  readonly pods?: NonNullable<NodeRecord['pods']>;
   readonly lastError?: string;
   /** While Queued behind a window, a freeze or a blocker: which, why and until when. */
   readonly waiting?: { readonly kind: string; readonly reason: string; readonly until?: string };
@@ -114,6 +116,9 @@ function row(
     ...(rec.slot ? { slot: rec.slot } : {}),
     ...(position !== undefined ? { queuePosition: position } : {}),
     progress: rec.progress ?? {},
+    ...(rec.pods
+      ? { pods: { total: rec.pods.total, evicted: rec.pods.evicted, failed: rec.pods.failed } }
+      : {}),
     ...(rec.lastError ? { lastError: rec.lastError } : {}),
     ...(rec.waiting && rec.phase === 'Queued'
       ? {

@@ -99,6 +99,11 @@ const recordSchema = z.looseObject({
       failed: z.array(podFailureSchema),
     }),
   ),
+  /**
+   * The pod drain's counts: written as pods are evicted and when the drain returns (drainer status
+   * shows them; `drain` above is the final summary, written only once it returned).
+   */
+  pods: z.optional(z.looseObject({ total: z.number(), evicted: z.number(), failed: z.number() })),
   /** Per plugin, while Evacuating: the counts of its last progress report (drainer status shows them). */
   progress: z.optional(z.record(z.string(), progressSchema)),
   /** When the last evacuation attempt ended (ISO): a Failed record is retried a resync later. */
