@@ -142,7 +142,9 @@ export async function runDrainAct(o: DrainActOptions): Promise<DrainActReport> {
             : holder
               ? `drain held by ${holderText(node, holder)}: ${left} of ${servers} servers still on ${node}`
               : `gate released: ${tool} finishing`;
-        if (line !== shown) say(`  [${((Date.now() - start) / 1000).toFixed(1)} s] ${line}`);
+        // the return is stamped when it happened, as the summary says it, not when this read saw it
+        const at = returned ?? Date.now() - start;
+        if (line !== shown) say(`  [${(at / 1000).toFixed(1)} s] ${line}`);
         shown = line;
         return returned !== undefined;
       },

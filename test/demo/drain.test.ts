@@ -7,16 +7,20 @@ import { createLogger } from '../../src/observability/logger.ts';
 import { Capture } from '../cli/harness.ts';
 import { hasKubectl } from '../daemonset/kubectl.ts';
 
-const act = (kubectl: string | false) =>
-  runDrainAct({
-    out: new Capture(false),
+const act = async (kubectl: string | false) => {
+  const out = new Capture(false);
+  const report = await runDrainAct({
+    out,
     log: createLogger({ level: 'silent' }),
     signal: new AbortController().signal,
     scale: 10,
     timeoutSeconds: 30,
-    tickMs: 50,
+    // the live view reads twice a second: its line lags the return by up to that much
+    tickMs: 500,
     kubectl,
   });
+  return { ...report, screen: out.text };
+};
 
 function expectHeld(r: Awaited<ReturnType<typeof act>>) {
   expect(r.ok).toBe(true);
@@ -30,6 +34,11 @@ function expectHeld(r: Awaited<ReturnType<typeof act>>) {
     /the last of its 2 VMs left at [\d.]+ s, the drain returned at [\d.]+ s \([\d.]+ s after the last VM left/,
   );
   expect(summary).toContain('with 0 VMs on the node');
+  // one drain return, one time: the live line and the summary say the same second
+  const live = /\[([\d.]+) s\] drain returned:/.exec(r.screen)?.[1];
+  const said = /the drain returned at ([\d.]+) s/.exec(summary)?.[1];
+  expect(live, r.screen).toBeDefined();
+  expect(live).toBe(said);
 }
 
 describe('demo drain act', () => {
