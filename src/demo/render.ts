@@ -2,7 +2,7 @@
 // elsewhere (pipes, CI logs) one plain line per change. The phase line names the fleet slot.
 import type { OutStream } from '../output/stream.ts';
 import { copyText } from '../core/backends/copy-text.ts';
-import type { ItemState, PodProgress, Snapshot, TrackedItem } from './tracker.ts';
+import type { PodProgress, Snapshot, TrackedItem } from './tracker.ts';
 
 export interface ProgressView {
   update(s: Snapshot): void;
@@ -16,14 +16,9 @@ export const secs = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
 export const took = (item: TrackedItem, now: number): string =>
   item.startedAt === undefined ? '' : secs(Math.max(0, (item.endedAt ?? now) - item.startedAt));
 
-const STATE_TEXT: Record<ItemState, string> = {
-  waiting: 'waiting',
-  migrating: 'migrating',
-  retrying: 'retrying',
-  moved: 'moved',
-  stopped: 'stopped',
-  stayed: 'stayed',
-};
+/** The item's state in words; a move that drainer forced to complete says so. */
+export const stateText = (item: Pick<TrackedItem, 'state' | 'forced'>): string =>
+  item.state === 'moved' && item.forced ? 'moved (forced)' : item.state;
 
 /** Where from and where to, as far as known. */
 export function route(item: TrackedItem): string {
@@ -47,7 +42,7 @@ function itemLine(item: TrackedItem, now: number, nameWidth: number, routeWidth:
     item.kind.padEnd(9),
     item.name.padEnd(nameWidth),
     '  ',
-    STATE_TEXT[item.state].padEnd(10),
+    stateText(item).padEnd(15),
     route(item).padEnd(routeWidth),
     '  ',
     took(item, now).padStart(7),
@@ -135,8 +130,8 @@ export function plainView(out: OutStream, node: string, startedAt: number): Prog
         const copy = copyNote(s, i);
         say(
           `${i.kind}/${i.id}`,
-          `${i.state}/${i.target ?? ''}/${i.attempts}${copy}`,
-          `${at} ${i.kind} ${i.name}: ${i.state}${copy} ${route(i)}${when}${attempt}`,
+          `${stateText(i)}/${i.target ?? ''}/${i.attempts}${copy}`,
+          `${at} ${i.kind} ${i.name}: ${stateText(i)}${copy} ${route(i)}${when}${attempt}`,
         );
       }
       if (s.pods.total === 0) return;

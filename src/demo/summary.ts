@@ -7,7 +7,7 @@ import type { RequestLogEntry } from '../sandbox/openstack/index.ts';
 import { kubeCall, openstackCall, tally } from './api-calls.ts';
 import type { FleetReport, PhaseResult } from './fleet-report.ts';
 import type { DrainActReport } from './drain-act.ts';
-import { took } from './render.ts';
+import { stateText, took } from './render.ts';
 import type { PodProgress, TrackedItem } from './tracker.ts';
 
 export type { PhaseResult } from './fleet-report.ts';
@@ -73,7 +73,7 @@ function itemRows(items: readonly TrackedItem[], now: number): string[][] {
     i.state === 'moved' ? (i.target ?? '?') : '-',
     took(i, now) || '-',
     String(i.attempts),
-    i.state,
+    stateText(i),
   ]);
 }
 

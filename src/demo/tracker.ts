@@ -19,6 +19,8 @@ export interface TrackedItem {
   state: ItemState;
   target?: string;
   attempts: number;
+  /** A live migration of it that drainer forced to complete (Nova accepted the force_complete). */
+  forced?: boolean;
   /** Simulated epoch ms. */
   startedAt?: number;
   endedAt?: number;
@@ -54,6 +56,7 @@ const LEASES = 'leases.coordination.k8s.io';
 const VMIS = 'virtualmachineinstances.kubevirt.io';
 const VMIMS = 'virtualmachineinstancemigrations.kubevirt.io';
 const NOVA_DONE = new Set(['completed', 'confirmed']);
+const FORCE_COMPLETE = /\/servers\/([^/]+)\/migrations\/[^/]+\/action$/;
 const NOVA_FAILED = new Set(['error', 'failed', 'cancelled', 'reverted']);
 
 interface VmiStatus {
@@ -87,6 +90,9 @@ export class Tracker {
   readonly #items: TrackedItem[];
   readonly #pods: Map<string, string>;
   readonly #slotNamespace: string;
+  /** Servers whose live migration Nova was asked to force, from its request log (read up to #logRead). */
+  readonly #forced = new Set<string>();
+  #logRead = 0;
 
   /**
    * Call before the cordon: what is on the node now is what should move. The fleet's slot
@@ -130,6 +136,7 @@ export class Tracker {
   /** Reads the sandbox once more and returns the current picture. */
   snapshot(): Snapshot {
     const now = this.#sb.clock.now();
+    this.#readForced();
     for (const item of this.#items) {
       if (item.kind === 'nova') this.#updateServer(item);
       else this.#updateVmi(item, now);
@@ -177,6 +184,16 @@ export class Tracker {
     return { total: this.#pods.size, evicted: this.#pods.size - mine.length + terminating, terminating };
   }
 
+  /** POST /servers/{id}/migrations/{mid}/action (force_complete is its only action) that Nova accepted. */
+  #readForced(): void {
+    const log = this.#sb.openstack.requestLog;
+    for (; this.#logRead < log.length; this.#logRead++) {
+      const r = log[this.#logRead];
+      const id = r && r.method === 'POST' && r.status < 300 ? FORCE_COMPLETE.exec(r.path)?.[1] : undefined;
+      if (id) this.#forced.add(id);
+    }
+  }
+
   #updateServer(item: TrackedItem): void {
     const state = this.#sb.openstack.state;
     const server = state.server(item.id);
@@ -189,6 +206,7 @@ export class Tracker {
     if (server.host !== item.source && NOVA_DONE.has(last.status)) {
       item.state = 'moved';
       item.target = server.host;
+      if (this.#forced.has(item.id)) item.forced = true;
       item.endedAt ??= last.updatedAt;
     } else if (NOVA_FAILED.has(last.status)) {
       item.state = 'retrying';
