@@ -212,6 +212,9 @@ describe('drainer plan shows each way out and why (full stack)', () => {
     expect(report.reasons.join('\n')).toMatch(
       /EvacuationBlocked: nova: 1 server\(s\) name a way out drainer does not know: vm-typo \(.*\): metadata drainer.dev:maintenance="Live" is not one of live, cold, stop, notify/,
     );
+    // the verdict names the typo once, as the agent's refusal does (not again as 'vm-typo cannot move')
+    expect(report.reasons.filter((r) => r.includes('vm-typo'))).toHaveLength(1);
+    expect(table.stdout.slice(table.stdout.indexOf('verdict:')).match(/vm-typo/g)).toHaveLength(1);
     expect(table.stdout).toMatch(
       /^nova\s+vm-cold\s+alpha\s+ACTIVE\s+cold-migrate\s+metadata drainer.dev:maintenance=cold: Nova stops it/m,
     );

@@ -15,7 +15,7 @@ import { MIGRATION_MODE_KEY } from '../../names.ts';
 import { optOutReason } from '../agent/desired.ts';
 import { migrationMode, nodeRef } from '../backends/node-policy.ts';
 import type { NodeObject } from '../cluster/objects.ts';
-import type { NodeRef, Plan } from '../backends/plugin.ts';
+import type { NodeRef, Plan, PlannedWorkload } from '../backends/plugin.ts';
 import { checkStart, type StartCheck } from './preflight-start.ts';
 import { parseRecord, STATE_ANNOTATION } from '../record/record.ts';
 
@@ -108,7 +108,10 @@ function weighPlans(plans: readonly Plan[], config: Config, f: Findings): void {
   for (const p of plans) {
     // plan-wide (missing rights): refused whatever the drain policy, as the evacuation does
     for (const b of p.blockers ?? []) f.reasons.push(`EvacuationBlocked: ${b.message}`);
-    for (const w of p.workloads.filter((x) => x.action === 'none')) {
+    // a workload a plan-wide blocker names already (a typo in its policy) is not named again
+    const named = (w: PlannedWorkload) =>
+      (p.blockers ?? []).some((b) => b.message.includes(w.name) && b.message.includes(w.blocker ?? '\0'));
+    for (const w of p.workloads.filter((x) => x.action === 'none' && !named(x))) {
       const text = `${p.plugin}: ${w.name} cannot move (${w.blocker ?? 'blocked'})`;
       if (config.drain.requirePluginsSucceeded) f.reasons.push(text);
       else f.notes.push(`${text}; it stays and the drain goes on (drain.requirePluginsSucceeded false)`);
