@@ -94,6 +94,67 @@ describe('fleet slots between agents whose clocks differ', () => {
   }, 15_000);
 });
 
+describe('a waiter behind a node that does not come for the free slot', () => {
+  // n2 is queued ahead of n3 (its label) but never takes the free slot (its agent is gone): n3 takes
+  // it after a lease duration of its own monotonic time, never because its wall clock stepped.
+  const queue = async (n: string, since: number): Promise<void> => {
+    await fx.k.request({
+      method: 'PATCH',
+      path: `/api/v1/nodes/${n}`,
+      contentType: 'application/merge-patch+json',
+      body: { metadata: { labels: { 'drainer.dev/queued': String(since) } } },
+    });
+  };
+  /** A holder change in the fleet namespace: every waiter looks again. */
+  const wakeWaiters = async (name: string) =>
+    fx.k.request({
+      method: 'POST',
+      path: '/apis/coordination.k8s.io/v1/namespaces/drainer/leases',
+      body: { metadata: { name }, spec: { holderIdentity: 'someone-else' } },
+    });
+
+  it('an NTP step of an hour does not make it jump the queue; its own time passing a lease duration does', async () => {
+    await fx.k.request({ method: 'POST', path: '/api/v1/nodes', body: node('n3') });
+    await queue('n2', 1000);
+    let wall = Date.now();
+    let mono = 0;
+    const budget = new FleetBudget({
+      api: kubeFleetApi({ k: fx.k, namespace: 'drainer', daemonSet: 'drainer', log: quietLogger() }),
+      budget: 1,
+      leaseDuration: 30,
+      log: quietLogger(),
+      signal: stop.signal,
+      now: () => new Date(wall),
+      monotonic: () => mono,
+    });
+    let got: Slot | undefined;
+    const waiting = budget
+      .acquire({
+        node: 'n3',
+        queuedSince: new Date(2000),
+        signal: stop.signal,
+        enqueue: () => queue('n3', 2000),
+        onWait: () => undefined,
+      })
+      .then((s) => (got = s));
+    await sleep(300); // n3 has listed the queue: n2 is ahead, the one slot free
+
+    wall += 3_600_000; // the wall clock steps an hour ahead
+    await wakeWaiters('other-1');
+    await sleep(300);
+    expect(got).toBeUndefined();
+    expect(
+      fx.server.store.find('leases.coordination.k8s.io', 'drainer', 'drainer-evacuation-0'),
+    ).toBeUndefined();
+
+    mono += 31_000; // a lease duration of n3's own time, and n2 never came
+    await wakeWaiters('other-2');
+    await waiting;
+    held.push(got!);
+    expect(holderOf('drainer-evacuation-0')).toBe('n3');
+  }, 15_000);
+});
+
 describe('the node Lease seen from a run-once on another machine', () => {
   const nodeLease = (instance: string, clockMs: number) =>
     new NodeLease({

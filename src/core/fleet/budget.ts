@@ -133,7 +133,8 @@ export class FleetBudget implements EvacuationBudget {
         if (l) byName.set(name, l);
         else byName.delete(name);
       }
-      const now = this.#now().getTime();
+      // the queue's stale timer runs on the clock expiry runs on (ours, monotonic), as its wake-up does
+      const now = this.#observed.now();
       const slots = Array.from({ length: total }, (_, i) => byName.get(slotName(i)) ?? { name: slotName(i) });
       // resume: a slot still ours (not expired) is renewed, never doubled
       const mine = slots.find((l) => l.holder && holderNode(l.holder) === o.node && !this.#expired(l));
