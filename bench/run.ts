@@ -4,7 +4,8 @@
 // (also gives api-cost), reaction, drain-vs-kubectl, fleet, footprint, gate, busy; and, alone, fleet-real (a real API
 // server: DRAINER_FLEET_KUBECONFIG, see bench/scenarios/fleet-real-report.ts). Settings below are fixed: never tune
 // them per machine. `MAKESPAN_SLOTS=1 MAKESPAN_MIX=short node bench/run.ts makespan` runs a subset of the
-// makespan cases (only in a partial run; the full one ignores both).
+// makespan cases (only in a partial run; the full one ignores both). A partial run writes nothing, unless
+// BENCH_WRITE=1: then its scenarios' rows and sections replace theirs in BENCHMARKS.md (each row names its commit).
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -238,7 +239,16 @@ async function main(args: string[]): Promise<number> {
     }
   }
   const total = (performance.now() - started) / 1000;
-  if (args.length) return 0; // a partial run leaves BENCHMARKS.md alone
+  if (args.length) {
+    // a partial run leaves BENCHMARKS.md alone, unless asked to put its scenarios' rows and sections in
+    if (process.env.BENCH_WRITE === '1') {
+      const file = path.join(REPO, 'BENCHMARKS.md');
+      let md = await readFile(file, 'utf8');
+      for (const r of results) md = upsertScenario(md, r, machine);
+      await writeFile(file, md);
+    }
+    return 0;
+  }
   const run: ScenarioResult = {
     scenario: 'run',
     command: 'npm run bench',
