@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FleetBudget } from '../../src/core/fleet/budget.ts';
 import { kubeFleetApi } from '../../src/core/fleet/kube-port.ts';
 import type { FleetApi, Slot } from '../../src/core/fleet/types.ts';
-import { node, startFixture, type KubeFixture } from '../kube/sandbox.ts';
+import { queueNode, startFleetFixture, type KubeFixture } from '../kube/sandbox.ts';
 import { quietLogger } from './fakes.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -16,14 +16,7 @@ let fx: KubeFixture;
 let stop: AbortController;
 beforeEach(async () => {
   stop = new AbortController();
-  fx = await startFixture();
-  await fx.k.request({
-    method: 'POST',
-    path: '/api/v1/namespaces',
-    body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'drainer' } },
-  });
-  for (const n of ['n1', 'n2', 'n3'])
-    await fx.k.request({ method: 'POST', path: '/api/v1/nodes', body: node(n) });
+  fx = await startFleetFixture(['n1', 'n2', 'n3']);
 });
 afterEach(async () => {
   stop.abort();
@@ -49,14 +42,7 @@ function agent(lists: { n: number }) {
   });
 }
 
-const queue = async (n: string, since: number): Promise<void> => {
-  await fx.k.request({
-    method: 'PATCH',
-    path: `/api/v1/nodes/${n}`,
-    contentType: 'application/merge-patch+json',
-    body: { metadata: { labels: { 'drainer.dev/queued': String(since) } } },
-  });
-};
+const queue = (n: string, since: number) => queueNode(fx, n, since);
 
 const acquire = (b: FleetBudget, n: string, since: number) =>
   b.acquire({

@@ -8,7 +8,7 @@ import { FleetBudget } from '../../src/core/fleet/budget.ts';
 import { kubeFleetApi } from '../../src/core/fleet/kube-port.ts';
 import type { Slot } from '../../src/core/fleet/types.ts';
 import { NodeLease } from '../../src/core/agent/node-lease.ts';
-import { node, startFixture, type KubeFixture } from '../kube/sandbox.ts';
+import { node, queueNode, startFleetFixture, type KubeFixture } from '../kube/sandbox.ts';
 import { quietLogger } from './fakes.ts';
 
 const skewed = (ms: number) => () => new Date(Date.now() + ms);
@@ -20,13 +20,7 @@ const held: Slot[] = [];
 
 beforeEach(async () => {
   stop = new AbortController();
-  fx = await startFixture();
-  await fx.k.request({
-    method: 'POST',
-    path: '/api/v1/namespaces',
-    body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'drainer' } },
-  });
-  for (const n of ['n1', 'n2']) await fx.k.request({ method: 'POST', path: '/api/v1/nodes', body: node(n) });
+  fx = await startFleetFixture(['n1', 'n2']);
 });
 afterEach(async () => {
   for (const s of held.splice(0)) s.abandon();
@@ -97,14 +91,8 @@ describe('fleet slots between agents whose clocks differ', () => {
 describe('a waiter behind a node that does not come for the free slot', () => {
   // n2 is queued ahead of n3 (its label) but never takes the free slot (its agent is gone): n3 takes
   // it after a lease duration of its own monotonic time, never because its wall clock stepped.
-  const queue = async (n: string, since: number): Promise<void> => {
-    await fx.k.request({
-      method: 'PATCH',
-      path: `/api/v1/nodes/${n}`,
-      contentType: 'application/merge-patch+json',
-      body: { metadata: { labels: { 'drainer.dev/queued': String(since) } } },
-    });
-  };
+  const queue = (n: string, since: number) => queueNode(fx, n, since);
+
   /** A holder change in the fleet namespace: every waiter looks again. */
   const wakeWaiters = async (name: string) =>
     fx.k.request({
