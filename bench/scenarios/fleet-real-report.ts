@@ -5,7 +5,7 @@ import path from 'node:path';
 import { logLogSvg } from '../lib/plot.ts';
 import { atMost, info, type Figure, type ScenarioResult } from '../lib/report.ts';
 import { percentile, round } from '../lib/stats.ts';
-import { fleetReal, type FleetRealOptions, type SizeRun } from './fleet-real.ts';
+import { earlierRuns, fleetReal, type FleetRealOptions, type SizeRun } from './fleet-real.ts';
 
 export const FLEET_REAL_TITLE = 'fleet on a real API server';
 export const FLEET_REAL_PLOT = 'docs/fleet-real-requests.svg';
@@ -27,6 +27,7 @@ export function fleetRealSettings(env: Env): FleetRealOptions | string {
     throw new Error(
       `DRAINER_FLEET_AGENTS_PER_PROCESS: ${env.DRAINER_FLEET_AGENTS_PER_PROCESS} is not a positive integer`,
     );
+  const earlier = env.DRAINER_FLEET_EARLIER;
   const stop = env.DRAINER_FLEET_APISERVER_STOP;
   const start = env.DRAINER_FLEET_APISERVER_START;
   return {
@@ -39,6 +40,7 @@ export function fleetRealSettings(env: Env): FleetRealOptions | string {
     scale: 20,
     migrationSeconds: 20,
     ...(stop && start ? { restart: { stop, start } } : {}),
+    ...(earlier ? { earlier: earlierRuns(readFileSync(earlier, 'utf8')) } : {}),
   };
 }
 
@@ -142,6 +144,11 @@ export function fleetRealNotes(o: FleetRealOptions, runs: readonly SizeRun[], ve
     notes.push(
       'No API-server restart was measured: DRAINER_FLEET_APISERVER_STOP and _START were not set, or the largest size did not run.',
     );
+  const merged = runs.filter((r) => !o.sizes.includes(r.agents));
+  if (merged.length)
+    notes.push(
+      `${merged.map(agentsOf).join(' and ')}: measured by an earlier invocation with the same settings (DRAINER_FLEET_EARLIER names its stderr), merged into this table; ${o.sizes.map((x) => `${n(x)} agents`).join(', ')} by this one.`,
+    );
   notes.push(
     `Plot: [${FLEET_REAL_PLOT}](${FLEET_REAL_PLOT}), requests per second against fleet size (log–log), idle and during the roll.`,
   );
@@ -161,7 +168,7 @@ export async function fleetRealResult(
   repo: string,
 ): Promise<Omit<ScenarioResult, 'seconds'>> {
   const v = await version(o);
-  const runs = await fleetReal(o);
+  const runs = await fleetReal(o, o.earlier);
   await writeFile(
     path.join(repo, FLEET_REAL_PLOT),
     logLogSvg({

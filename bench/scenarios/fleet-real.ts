@@ -45,6 +45,8 @@ export interface FleetRealOptions {
   readonly migrationSeconds: number;
   /** Shell commands that stop and start the API server (the restart is skipped without them). */
   readonly restart?: { readonly stop: string; readonly start: string };
+  /** Sizes measured before (DRAINER_FLEET_EARLIER), not measured again. */
+  readonly earlier?: readonly SizeRun[];
 }
 
 export interface IdleFigures {
@@ -276,26 +278,30 @@ async function cleanUp(k: KubeClients, names: readonly string[]): Promise<void> 
   await k.request({ method: 'DELETE', path: `/api/v1/namespaces/${NS}/pods` });
 }
 
-/** The node lifecycle controller marks kubelet-less Nodes unreachable ~40 s after they appear: wait for it. */
+/**
+ * The node lifecycle controller marks kubelet-less Nodes' Ready condition Unknown ~40 s after they
+ * appear (one status write each; its NoExecute taints then trickle in at its eviction rate limit,
+ * 0.1 nodes per second): wait for the status writes, so they are not taken for the agents'.
+ */
 async function lifecycleSettled(k: KubeClients, names: readonly string[]): Promise<void> {
   const want = new Set(names);
+  const unknown = (n: KubeNode) =>
+    (n.status as { conditions?: { type: string; status: string }[] } | undefined)?.conditions?.some(
+      (c) => c.type === 'Ready' && c.status === 'Unknown',
+    );
   await until(
-    'the node lifecycle controller to mark the new Nodes unreachable',
+    'the node lifecycle controller to mark the new Nodes unknown',
     async () => {
       // a loaded API server may not answer one poll: the next one asks again
       const list = await k
         .request<{ items: KubeNode[] }>({ path: '/api/v1/nodes' })
         .catch(() => ({ items: [] }));
-      const done = list.items.filter(
-        (n) =>
-          want.has(n.metadata.name ?? '') &&
-          n.spec?.taints?.some((t) => t.key === 'node.kubernetes.io/unreachable'),
-      );
-      return done.length === want.size;
+      return list.items.filter((n) => want.has(n.metadata.name ?? '') && unknown(n)).length === want.size;
     },
-    180_000,
+    300_000,
     3000,
   );
+  await sleep(10_000); // and its NoSchedule taint pass
 }
 
 /**
@@ -692,14 +698,26 @@ async function restartApiServer(
 
 // ---- the scenario ------------------------------------------------------------------------------
 
-export async function fleetReal(o: FleetRealOptions): Promise<SizeRun[]> {
+/** The line each measured size is printed as (stderr): an earlier invocation's can be merged in. */
+const RUN_LINE = /^fleet-real: (\d+) agents: (\{.*\})$/;
+
+/** Sizes measured by an earlier invocation (its stderr), with the same settings. */
+export function earlierRuns(text: string): SizeRun[] {
+  return text
+    .split('\n')
+    .map((l) => RUN_LINE.exec(l)?.[2])
+    .filter((j): j is string => j !== undefined)
+    .map((j) => JSON.parse(j) as SizeRun);
+}
+
+export async function fleetReal(o: FleetRealOptions, earlier: readonly SizeRun[] = []): Promise<SizeRun[]> {
   const k = createKubeClients({ kubeconfigYaml: o.kubeconfigYaml });
   await setUp(k);
-  const runs: SizeRun[] = [];
+  const runs: SizeRun[] = earlier.filter((r) => !o.sizes.includes(r.agents));
   for (const size of o.sizes) {
     const r = await runSize(o, size, k);
     process.stderr.write(`fleet-real: ${size} agents: ${JSON.stringify(r)}\n`);
     runs.push(r);
   }
-  return runs;
+  return runs.sort((a, b) => a.agents - b.agents);
 }
