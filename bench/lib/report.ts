@@ -113,17 +113,23 @@ interface ScenarioText {
 }
 
 function upsertText(markdown: string, t: ScenarioText): string {
+  const isRow = (l: string) => l.startsWith(`| ${cell(t.scenario)} |`);
   const lines = markdown.split('\n');
-  const at = lines.indexOf(`## ${t.heading}`);
+  // its rows where they were (else at the table's end), its section where it was (else before the run's)
+  const firstRow = lines.findIndex(isRow);
+  const kept = lines.filter((l) => !isRow(l));
+  const rowsAt =
+    firstRow >= 0 ? firstRow : kept.reduce((last, l, i) => (l.startsWith('| ') ? i : last), -1) + 1;
+  kept.splice(rowsAt, 0, ...t.rows);
+  let at = kept.indexOf(`## ${t.heading}`);
   if (at >= 0) {
-    const next = lines.findIndex((l, i) => i > at && l.startsWith('## '));
-    lines.splice(at, (next < 0 ? lines.length : next) - at);
+    const next = kept.findIndex((l, i) => i > at && l.startsWith('## '));
+    kept.splice(at, (next < 0 ? kept.length : next) - at);
+  } else {
+    at = kept.indexOf('## run');
+    if (at < 0) at = kept.length;
   }
-  const kept = lines.filter((l) => !l.startsWith(`| ${cell(t.scenario)} |`));
-  const lastRow = kept.reduce((last, l, i) => (l.startsWith('| ') ? i : last), -1);
-  kept.splice(lastRow + 1, 0, ...t.rows);
-  const run = kept.indexOf('## run');
-  kept.splice(run < 0 ? kept.length : run, 0, ...t.section);
+  kept.splice(at, 0, ...t.section);
   return kept.join('\n');
 }
 

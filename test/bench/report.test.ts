@@ -90,6 +90,23 @@ describe('a scenario that runs apart (fleet-real) in BENCHMARKS.md', () => {
     expect(md).toContain('- fleet note');
   });
 
+  it('puts a scenario measured again where it was: its rows before the later ones, its section in place', () => {
+    const again = {
+      scenario: 'fleet',
+      command: 'node bench/run.ts fleet',
+      figures: [info('a', 9)],
+      notes: ['again'],
+      seconds: 1,
+    };
+    const lines = upsertScenario(whole, again, machine).split('\n');
+    const rows = lines.filter((l) => l.startsWith('| '));
+    expect(rows[0]).toContain('| fleet | a | 9 |');
+    expect(rows[1]).toContain('| run |');
+    expect(lines.indexOf('## fleet')).toBeLessThan(lines.indexOf('## run'));
+    expect(lines).toContain('- again');
+    expect(lines).not.toContain('- fleet note');
+  });
+
   it('replaces its rows and section when run again, and a whole run carries them over', () => {
     const twice = upsertScenario(upsertScenario(whole, real(0.01), machine), real(0.03), machine);
     expect(twice.split('\n').filter((l) => l.startsWith('| fleet-real'))).toHaveLength(1);
