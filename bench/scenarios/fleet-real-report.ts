@@ -5,7 +5,13 @@ import path from 'node:path';
 import { logLogSvg } from '../lib/plot.ts';
 import { atMost, info, type Figure, type ScenarioResult } from '../lib/report.ts';
 import { percentile, round } from '../lib/stats.ts';
-import { earlierRuns, fleetReal, type FleetRealOptions, type SizeRun } from './fleet-real.ts';
+import {
+  earlierRuns,
+  fleetReal,
+  type FailedSize,
+  type FleetRealOptions,
+  type SizeRun,
+} from './fleet-real.ts';
 
 export const FLEET_REAL_TITLE = 'fleet on a real API server';
 export const FLEET_REAL_PLOT = 'docs/fleet-real-requests.svg';
@@ -47,64 +53,77 @@ export function fleetRealSettings(env: Env): FleetRealOptions | string {
 const n = (x: number) => x.toLocaleString('en-US');
 const agentsOf = (r: SizeRun) => `${n(r.agents)} agents`;
 
-export function fleetRealFigures(runs: readonly SizeRun[]): Figure[] {
-  return runs.flatMap((r): Figure[] => {
-    const a = agentsOf(r);
-    const f: Figure[] = [
-      atMost(`${a}: idle requests per second per agent`, round(r.idle.requestsPerSecond / r.agents, 4), 0.02),
-      info(`${a}: idle requests per second, whole fleet`, round(r.idle.requestsPerSecond, 2)),
-      info(`${a}: watches held per agent`, round(r.idle.watches / r.agents, 2)),
-      info(`${a}: idle bytes per second per agent`, round(r.idle.bytesPerSecond / r.agents, 1), 'B'),
-      // a fleet no larger than the budget never waits: nothing queued to count, nothing handed off
-      ...(r.agents > BUDGET
-        ? [
-            atMost(
-              `${a}: requests per queued node per minute (budget ${BUDGET})`,
-              round(r.roll.perQueuedNodeMinute, 2),
-              2,
-            ),
-            atMost(
-              `${a}: hand-off p99, slot freed → next node Evacuating`,
-              round(percentile(r.roll.handoffs, 99) / 1000, 2),
-              2,
-              's',
-            ),
-            info(`${a}: hand-off p50`, round(percentile(r.roll.handoffs, 50) / 1000, 2), 's'),
-          ]
-        : [
-            info(
-              `${a}: requests per queued node, hand-offs (budget ${BUDGET})`,
-              'none: every node started at once',
-            ),
-          ]),
-      atMost(`${a}: makespan / ideal (budget ${BUDGET})`, round(r.roll.makespanS / r.roll.idealS, 3), 1.1),
-      info(
-        `${a}: agent RSS per agent (${r.agents / r.processes} agents per process)`,
-        round(r.rssMbPerAgent, 2),
-        'MB',
-      ),
-      info(
-        `${a}: agent CPU per agent, idle / roll`,
-        `${round(r.cpuIdleMsPerSecond, 3)} / ${round(r.cpuRollMsPerSecond, 3)}`,
-        'ms/s',
-      ),
-    ];
-    if (r.restart)
-      f.push(
+export function fleetRealFigures(runs: readonly SizeRun[], failed: readonly FailedSize[] = []): Figure[] {
+  const notRun = failed.map((f): Figure => ({
+    figure: `${n(f.agents)} agents: measured`,
+    value: `no: ${f.why}`,
+    goal: 'yes',
+    pass: false,
+  }));
+  return [
+    ...notRun,
+    ...runs.flatMap((r): Figure[] => {
+      const a = agentsOf(r);
+      const f: Figure[] = [
         atMost(
-          `${a}: API-server restart, until every watch is back`,
-          round(r.restart.rewatchS ?? Infinity, 1),
-          60,
-          's',
+          `${a}: idle requests per second per agent`,
+          round(r.idle.requestsPerSecond / r.agents, 4),
+          0.02,
         ),
-        atMost(
-          `${a}: API-server restart, peak requests per second / idle`,
-          round(r.restart.peakPerSecond / Math.max(r.restart.idlePerSecond, 1e-9), 1),
-          5,
+        info(`${a}: idle requests per second, whole fleet`, round(r.idle.requestsPerSecond, 2)),
+        info(`${a}: watches held per agent`, round(r.idle.watches / r.agents, 2)),
+        info(`${a}: idle bytes per second per agent`, round(r.idle.bytesPerSecond / r.agents, 1), 'B'),
+        // a fleet no larger than the budget never waits: nothing queued to count, nothing handed off
+        ...(r.agents > BUDGET
+          ? [
+              atMost(
+                `${a}: requests per queued node per minute (budget ${BUDGET})`,
+                round(r.roll.perQueuedNodeMinute, 2),
+                2,
+              ),
+              atMost(
+                `${a}: hand-off p99, slot freed → next node Evacuating`,
+                round(percentile(r.roll.handoffs, 99) / 1000, 2),
+                2,
+                's',
+              ),
+              info(`${a}: hand-off p50`, round(percentile(r.roll.handoffs, 50) / 1000, 2), 's'),
+            ]
+          : [
+              info(
+                `${a}: requests per queued node, hand-offs (budget ${BUDGET})`,
+                'none: every node started at once',
+              ),
+            ]),
+        atMost(`${a}: makespan / ideal (budget ${BUDGET})`, round(r.roll.makespanS / r.roll.idealS, 3), 1.1),
+        info(
+          `${a}: agent RSS per agent (${r.agents / r.processes} agents per process)`,
+          round(r.rssMbPerAgent, 2),
+          'MB',
         ),
-      );
-    return f;
-  });
+        info(
+          `${a}: agent CPU per agent, idle / roll`,
+          `${round(r.cpuIdleMsPerSecond, 3)} / ${round(r.cpuRollMsPerSecond, 3)}`,
+          'ms/s',
+        ),
+      ];
+      if (r.restart)
+        f.push(
+          atMost(
+            `${a}: API-server restart, until every watch is back`,
+            round(r.restart.rewatchS ?? Infinity, 1),
+            60,
+            's',
+          ),
+          atMost(
+            `${a}: API-server restart, peak requests per second / idle`,
+            round(r.restart.peakPerSecond / Math.max(r.restart.idlePerSecond, 1e-9), 1),
+            5,
+          ),
+        );
+      return f;
+    }),
+  ];
 }
 
 const verbs = (v: Record<string, number>) =>
@@ -113,7 +132,12 @@ const verbs = (v: Record<string, number>) =>
     .map(([k, c]) => `${k} ${c}`)
     .join(', ');
 
-export function fleetRealNotes(o: FleetRealOptions, runs: readonly SizeRun[], version: string): string[] {
+export function fleetRealNotes(
+  o: FleetRealOptions,
+  runs: readonly SizeRun[],
+  version: string,
+  failed: readonly FailedSize[] = [],
+): string[] {
   const notes = [
     `Kubernetes ${version}: the realk8s kit's control plane only (\`UP_NODE=0\`: etcd, kube-apiserver, kube-controller-manager, kube-scheduler; no kubelet), with its own KIT_DIR and ports beside the one-node cluster. The bench builds and starts nothing of it: it reads DRAINER_FLEET_KUBECONFIG (the kit's admin.kubeconfig, system:masters: every agent uses it, so API Priority and Fairness exempts them as it would not a ServiceAccount), and restarts the API server with DRAINER_FLEET_APISERVER_STOP / _START (shell commands) when they are set.`,
     `Per size: N Node objects (labelled openstack-compute-node=enabled, created by the bench; the node lifecycle controller marks their Ready condition Unknown ~40 s later, as no kubelet renews them, about 2.5 Nodes a second: the bench waits for that before measuring). N real agents, the production code wired as \`drainer daemon\` wires one (src/demo/agents.ts: createNodeAgent, the plugins, the daemon's watch settings, resyncInterval 300 s, fleet.maxConcurrentEvacuations ${o.budget}), each with its own Kubernetes client, connections, watches, node Lease, drain gate and Nova session; packed ${o.perProcess} to a child process (${runs.map((r) => `${n(r.agents)}: ${r.processes} process${r.processes > 1 ? 'es' : ''}`).join(', ')}); nothing shared between two agents that two pods would not share but the process (event loop, heap, the module code). Nova: the sandbox's (one compute host per node, disabled by the operator beforehand, one server each; 5 spare hosts; migrations ${o.migrationSeconds} simulated s at clock ×${o.scale}). The gate pods have no kubelet to run them: the bench reports each Running and Ready once (one status write per pod), as a kubelet would.`,
@@ -144,6 +168,10 @@ export function fleetRealNotes(o: FleetRealOptions, runs: readonly SizeRun[], ve
     notes.push(
       'No API-server restart was measured: DRAINER_FLEET_APISERVER_STOP and _START were not set, or the largest size did not run.',
     );
+  for (const f of failed)
+    notes.push(
+      `**${n(f.agents)} agents: not measured.** The run stopped: ${f.why}. What it needs is written below the table's figures, in this section's last notes.`,
+    );
   const merged = runs.filter((r) => !o.sizes.includes(r.agents));
   if (merged.length)
     notes.push(
@@ -168,7 +196,8 @@ export async function fleetRealResult(
   repo: string,
 ): Promise<Omit<ScenarioResult, 'seconds'>> {
   const v = await version(o);
-  const runs = await fleetReal(o, o.earlier);
+  const failed: FailedSize[] = [];
+  const runs = await fleetReal(o, o.earlier, failed);
   await writeFile(
     path.join(repo, FLEET_REAL_PLOT),
     logLogSvg({
@@ -189,8 +218,8 @@ export async function fleetRealResult(
     scenario: 'fleet-real',
     title: FLEET_REAL_TITLE,
     command: 'node bench/run.ts fleet-real',
-    figures: fleetRealFigures(runs),
-    notes: fleetRealNotes(o, runs, v),
+    figures: fleetRealFigures(runs, failed),
+    notes: fleetRealNotes(o, runs, v, failed),
     extra: [`![requests per second against fleet size](${FLEET_REAL_PLOT})`],
   };
 }

@@ -721,12 +721,28 @@ export function earlierRuns(text: string): SizeRun[] {
     .map((j) => JSON.parse(j) as SizeRun);
 }
 
-export async function fleetReal(o: FleetRealOptions, earlier: readonly SizeRun[] = []): Promise<SizeRun[]> {
+export interface FailedSize {
+  readonly agents: number;
+  readonly why: string;
+}
+
+export async function fleetReal(
+  o: FleetRealOptions,
+  earlier: readonly SizeRun[] = [],
+  failed: FailedSize[] = [],
+): Promise<SizeRun[]> {
   const k = createKubeClients({ kubeconfigYaml: o.kubeconfigYaml });
   await setUp(k);
   const runs: SizeRun[] = earlier.filter((r) => !o.sizes.includes(r.agents));
   for (const size of o.sizes) {
-    const r = await runSize(o, size, k);
+    // a size that cannot finish is named with its cause; the sizes that did are still written
+    const r = await runSize(o, size, k).catch((err: unknown) => {
+      const why = err instanceof Error ? err.message : String(err);
+      process.stderr.write(`fleet-real: ${size} agents: not measured: ${why}\n`);
+      failed.push({ agents: size, why });
+      return undefined;
+    });
+    if (!r) continue;
     process.stderr.write(`fleet-real: ${size} agents: ${JSON.stringify(r)}\n`);
     runs.push(r);
   }
