@@ -3,13 +3,13 @@
 // are cordoned at once and one waits Queued for the fleet slot. Exit 0 when every node was
 // evacuated and came back in service. The implementation (src/demo) loads only when this runs.
 import { createWriteStream } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
 import { ExitCode } from '../errors.ts';
 import { createLogger } from '../observability/logger.ts';
 import { handle, type GlobalArgs } from './context.ts';
 import { refuseLive } from '../sandbox/state-dir.ts';
+import { makeStateDir } from '../sandbox/make-dir.ts';
 
 interface DemoArgs extends GlobalArgs {
   fleet: boolean;
@@ -67,7 +67,7 @@ export const command: CommandModule<GlobalArgs, DemoArgs> = {
     const stateDir = resolve(io.cwd, argv['state-dir']);
     // a running sandbox's directory: refused before its demo.log is touched
     refuseLive(stateDir, argv['state-dir']);
-    await mkdir(stateDir, { recursive: true });
+    await makeStateDir(stateDir);
     const logPath = join(stateDir, 'demo.log');
     const logFile = createWriteStream(logPath);
     const log = createLogger({ level: argv.logLevel ?? 'info', destination: logFile });

@@ -7,6 +7,8 @@ export interface DoctorReport {
   /** How much of each kind was looked at (null: not looked at, e.g. Nova disabled, Leases unreadable). */
   readonly looked: Readonly<Record<string, number | null>>;
   readonly findings: readonly Violation[];
+  /** Where the settings came from (the agents' ConfigMap, or this machine's only). */
+  readonly config?: string;
 }
 
 export function doctorReport(world: World, findings: readonly Violation[]): DoctorReport {
@@ -31,7 +33,7 @@ export function doctorText(r: DoctorReport): string {
   const looked = Object.entries(r.looked)
     .map(([k, v]) => `${v ?? 'not read'} ${k}`)
     .join(', ');
-  const head = `looked at: ${looked}\n`;
+  const head = `looked at: ${looked}\n${r.config ? `config: ${r.config}\n` : ''}`;
   if (r.ok) return `${head}no finding: every promise holds\n`;
   const blocks = r.findings.map(
     (f) => `FINDING ${f.id}: ${f.object}\n  evidence: ${f.evidence}\n  fix: ${f.fix}\n`,

@@ -17,6 +17,9 @@ import { targetOptions } from '../kube/target-options.ts';
 import { type GlobalArgs, handle, kubeHttp, loadCliConfig } from './context.ts';
 import { computeReader, novaFor } from './doctor-nova.ts';
 import { doctorReport, doctorText } from './doctor-render.ts';
+import { noAgentText, requireNamespace } from './fleet-namespace.ts';
+import { clusterConfig } from './cluster-config.ts';
+import { violation } from '../invariants/violation.ts';
 
 export const FINDINGS_EXIT = 3;
 
@@ -39,28 +42,52 @@ function hostsToRead(kube: KubeWorld, config: Config, services: readonly WorldSe
   ];
 }
 
-async function look(config: Config, argv: DoctorArgs): Promise<World> {
+async function look(
+  local: Config,
+  argv: DoctorArgs,
+): Promise<{ world: World; config: Config; said: string }> {
   const { io } = argv.cli;
-  const target = kubeTarget(config, io.env);
-  const k = createKubeClients({ ...targetOptions(target), homeDir: io.homeDir, http: kubeHttp(config, io) });
+  const target = kubeTarget(local, io.env);
+  const k = createKubeClients({ ...targetOptions(target), homeDir: io.homeDir, http: kubeHttp(local, io) });
+  await requireNamespace(k, local.fleet.namespace, io.signal);
+  // the agents' settings (hostMapping, the disabled reason's prefix, the budget), and their credentials if need be
+  const { config, said } = await clusterConfig(argv, local, k, { cloud: true });
   const compute = novaFor(config);
   const kube = await readKubeWorld(k, { namespace: config.fleet.namespace, signal: io.signal });
-  if (!compute) return kube;
+  if (!compute) return { world: kube, config, said };
   const nova = await readNovaWorld(
     computeReader(compute),
     (services) => hostsToRead(kube, config, services),
     io.signal,
   );
-  return { ...kube, nova };
+  return { world: { ...kube, nova }, config, said };
+}
+
+/**
+ * Where no agent holds a node Lease, the promises cannot be checked against what agents do: a
+ * finding, never "every promise holds" (a wrong -n, or drainer not installed there).
+ */
+function noAgent(world: World, namespace: string): Violation[] {
+  if (!world.leases || world.leases.some((l) => l.component === 'node-agent')) return [];
+  return [
+    violation(
+      'no-agent',
+      `namespace/${namespace}`,
+      noAgentText(namespace),
+      'name drainer\'s namespace with -n/--namespace (fleet.namespace), or install drainer (README "Install on a cluster")',
+    ),
+  ];
 }
 
 export async function runDoctor(argv: DoctorArgs): Promise<number> {
-  const config = await loadCliConfig(argv);
-  const world = await look(config, argv);
+  const { world, config, said } = await look(await loadCliConfig(argv), argv);
   // a percentage budget is of the nodes running the agent: their Leases say how many
   const agents = world.leases?.filter((l) => l.component === 'node-agent').length || world.nodes.length;
-  const findings: Violation[] = checkInvariants(world, checkOptionsOf(config, agents));
-  const report = doctorReport(world, findings);
+  const findings: Violation[] = [
+    ...noAgent(world, config.fleet.namespace),
+    ...checkInvariants(world, checkOptionsOf(config, agents)),
+  ];
+  const report = { ...doctorReport(world, findings), config: said };
   const { io } = argv.cli;
   io.stdout.write(argv.output === 'json' ? `${JSON.stringify(report, null, 2)}\n` : doctorText(report));
   return findings.length ? FINDINGS_EXIT : 0;

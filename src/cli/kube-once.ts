@@ -3,7 +3,7 @@
 // of the node once, so the record lands on the Node and a daemon later resumes or undoes this work.
 import { kubeTarget } from '../config/kube-target.ts';
 import type { Config } from '../config/schema.ts';
-import { describeRecord, evacuateOnce } from '../core/agent/once.ts';
+import { describeRecord, evacuateOnce, type OnceOptions } from '../core/agent/once.ts';
 import type { BackendPlugin } from '../core/backends/plugin.ts';
 import { createKubeClients, type KubeClients } from '../kube/client.ts';
 import type { KubeHttpOptions } from '../kube/http.ts';
@@ -33,7 +33,7 @@ export interface KubeOnceInput {
 
 /** run-once: 0 Evacuated, 1 Failed/incomplete (the record's lines say why). */
 export async function runOnceOnKubernetes(
-  input: KubeOnceInput & { cordon: boolean; noBudget?: boolean; force?: boolean },
+  input: KubeOnceInput & Pick<OnceOptions, 'noBudget' | 'force' | 'onWait'> & { cordon: boolean },
 ): Promise<number> {
   const rec = await evacuateOnce({ ...input, signal: input.io.signal });
   const { lines, code } = describeRecord(input.node, rec);

@@ -19,6 +19,7 @@ import {
   quietUnlessAsked,
 } from './context.ts';
 import { kubeIfConfigured } from './kube-once.ts';
+import { clusterConfig } from './cluster-config.ts';
 import { declaredNode, withNodeFlags, type NodeFlagArgs } from './node-flags.ts';
 import { renderTable } from '../output/table.ts';
 
@@ -56,7 +57,8 @@ function tableText(r: PreflightReport): string {
     p.workloads.map((w) => [p.plugin, w.name, w.owner, w.state, w.action, w.blocker ?? w.why ?? '']),
   );
   let text = lines.map((l) => `${l}\n`).join('');
-  if (rows.length) text += renderTable(['PLUGIN', 'SERVER', 'PROJECT/OWNER', 'STATE', 'ACTION', 'WHY'], rows);
+  if (rows.length)
+    text += renderTable(['PLUGIN', 'WORKLOAD', 'PROJECT/OWNER', 'STATE', 'ACTION', 'WHY'], rows);
   // a node that could not be read plans nothing: its error (stderr) says why
   const answered = r.invalid.length === 0 && r.unknown.length === 0;
   if (answered && r.plans.length === 0 && r.errors.length === 0)
@@ -66,7 +68,7 @@ function tableText(r: PreflightReport): string {
     text += `pods: ${p.evict} to evict, ${p.ignored} left alone, ${p.refused.length} refused, ${p.held.length} held by a PodDisruptionBudget now\n`;
   }
   if (r.fleet) text += `fleet: ${r.fleet.text}\n`;
-  for (const n of r.notes) text += `note: ${n}\n`;
+  for (const n of r.notes) text += n.startsWith('config: ') ? `${n}\n` : `note: ${n}\n`;
   // a wait is one line: what holds the start, and when it may start
   const wait = r.verdict === 'would-wait' ? `: ${r.waits.join('; ')}` : '';
   text += `verdict: ${VERDICT_TEXT[r.verdict]}${wait}\n`;
@@ -84,11 +86,14 @@ export function printPlan(report: PreflightReport, output: PlanOutput, io: CliIo
 }
 
 export async function runPlan(argv: PlanArgs): Promise<number> {
-  const config = await loadCliConfig(argv);
+  const local = await loadCliConfig(argv);
   const { io } = argv.cli;
+  const kube = kubeIfConfigured(local, io.env, kubeHttp(local, io));
+  // with a cluster: the node as its agent would weigh it (the agents' ConfigMap, credentials)
+  const view = kube ? await clusterConfig(argv, local, kube, { cloud: true }) : undefined;
+  const config = view?.config ?? local;
   // The report is the output; logs only for unexpected failures unless asked for.
   const log = cliLogger(config, io, quietUnlessAsked(config, 'error'));
-  const kube = kubeIfConfigured(config, io.env, kubeHttp(config, io));
   const node = nodeNameOf(config, io);
   const declared = declaredNode(node, argv, kube !== undefined);
   if ('refused' in declared) {
@@ -105,7 +110,9 @@ export async function runPlan(argv: PlanArgs): Promise<number> {
     signal: io.signal,
     ...(kube ? { kube, gate: gateProbe(kube, config) } : { declared: declared.ref }),
   });
-  return printPlan(report, argv.output, io);
+  // where the settings came from, among the notes (a node that cannot be read prints only its error)
+  const notes = view ? [`config: ${view.said}`, ...report.notes] : report.notes;
+  return printPlan({ ...report, notes }, argv.output, io);
 }
 
 export const command: CommandModule<GlobalArgs, PlanArgs> = {

@@ -5,6 +5,7 @@ import { ExitCode, isBadInput } from '../errors.ts';
 import { PluginHost, type RecordStore, type RestoreResult } from '../core/backends/host.ts';
 import type { BackendPlugin } from '../core/backends/plugin.ts';
 import { restoreOnce } from '../core/agent/once.ts';
+import { leaseWaitLines } from './lease-wait.ts';
 import type { Logger } from '../observability/logger.ts';
 import {
   type CliIo,
@@ -56,7 +57,17 @@ async function handler(argv: RecordArgs, deps: RunOnceDeps = defaultRunOnceDeps)
   // Kubernetes configured: undo what the Node's record says (E2's path)
   if (kube) {
     const force = argv.force === true;
-    const results = await restoreOnce({ k: kube, config, node, plugins, log, signal: io.signal, force });
+    const onWait = leaseWaitLines(io);
+    const results = await restoreOnce({
+      k: kube,
+      config,
+      node,
+      plugins,
+      log,
+      signal: io.signal,
+      force,
+      onWait,
+    });
     return printRestore(results, io);
   }
   const records = await deps.records(config, node, argv);

@@ -20,16 +20,23 @@ function countBy(items: readonly string[]): string {
 }
 
 /** The lines a person reads: what would change, what would move, what would stop it. */
-export function dryRunLines(r: PreflightReport, o: { cordon: boolean }): string[] {
+export function dryRunLines(r: PreflightReport, o: { cordon: boolean; said?: string }): string[] {
   const lines = [`dry run of run-once on node ${r.node}: nothing was changed`];
+  if (o.said) lines.push(`config: ${o.said}`);
   if (o.cordon) lines.push(`would cordon ${r.node} first (--cordon), unless it is cordoned already`);
   for (const p of r.plans) {
     const moving = p.workloads.filter((w) => w.action !== 'none');
     const stuck = p.workloads.filter((w) => w.action === 'none');
-    const what = moving.length
-      ? `${moving.length} workload(s) would be handled: ${countBy(moving.map((w) => w.action))}`
-      : 'nothing would move';
-    lines.push(`${p.plugin}: ${what}${stuck.length ? `; ${stuck.length} cannot move` : ''}`);
+    // the whole count first, then its parts: "2 workload(s): 1 would be handled (…), 1 cannot move"
+    const parts = [
+      ...(moving.length
+        ? [`${moving.length} would be handled (${countBy(moving.map((w) => w.action))})`]
+        : []),
+      ...(stuck.length ? [`${stuck.length} cannot move`] : []),
+    ];
+    lines.push(
+      `${p.plugin}: ${p.workloads.length ? `${p.workloads.length} workload(s): ${parts.join(', ')}` : 'nothing would move'}`,
+    );
     for (const w of stuck) lines.push(`  cannot move: ${w.name} (${w.blocker ?? 'blocked'})`);
   }
   for (const e of r.errors) lines.push(`${e.plugin}: could not plan: ${e.message}`);
@@ -60,6 +67,8 @@ export async function dryRunOnce(input: {
   readonly cordon: boolean;
   /** Without Kubernetes: the node as run-once's flags declare it. */
   readonly declared?: NodeRef;
+  /** Where the settings came from (the agents' ConfigMap), said under the first line. */
+  readonly said?: string;
 }): Promise<number> {
   const { config, io, k, node } = input;
   const host = new PluginHost({ plugins: [...input.plugins], log: input.log });
@@ -75,6 +84,10 @@ export async function dryRunOnce(input: {
   });
   for (const e of [...report.invalid, ...report.unknown]) io.stderr.write(`error: ${e}\n`);
   if (report.verdict === 'bad-input') return ExitCode.badInput;
-  for (const line of dryRunLines(report, { cordon: input.cordon })) io.stdout.write(`${line}\n`);
+  for (const line of dryRunLines(report, {
+    cordon: input.cordon,
+    ...(input.said ? { said: input.said } : {}),
+  }))
+    io.stdout.write(`${line}\n`);
   return report.verdict === 'would-succeed' ? ExitCode.ok : ExitCode.incomplete;
 }

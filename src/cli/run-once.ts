@@ -31,6 +31,8 @@ import {
 } from './context.ts';
 import { kubeIfConfigured, runOnceOnKubernetes } from './kube-once.ts';
 import { dryRunOnce } from './run-once-dry.ts';
+import { leaseWaitLines } from './lease-wait.ts';
+import { clusterConfig } from './cluster-config.ts';
 import { defaultStateFile, FileRecordStore } from './record-file.ts';
 import { LogProgress, type ProgressSink, TerminalProgress } from './output-progress.ts';
 
@@ -172,13 +174,16 @@ export const withStateFile = (y: Argv<GlobalArgs>): Argv<RecordArgs> =>
   });
 
 async function handler(argv: RecordArgs, deps: RunOnceDeps = defaultRunOnceDeps): Promise<number> {
-  const config = await loadCliConfig(argv);
+  const local = await loadCliConfig(argv);
   const { io } = argv.cli;
   const tty = io.stdout.isTTY === true;
+  const kube = deps.kube(local, io.env, kubeHttp(local, io));
+  // a dry run with a cluster says what the node's agent would do: with the agents' ConfigMap
+  const view = kube && local.dryRun ? await clusterConfig(argv, local, kube, { cloud: true }) : undefined;
+  const config = view?.config ?? local;
   // On a terminal the progress lines are the output; logs (stderr) would tear them, so only warnings.
   const log = cliLogger(config, io, tty ? quietUnlessAsked(config, 'warn') : config.logLevel);
   const node = nodeNameOf(config, io);
-  const kube = deps.kube(config, io.env, kubeHttp(config, io));
   const declared = declaredNode(node, argv, kube !== undefined);
   if ('refused' in declared) {
     io.stderr.write(`error: ${declared.refused}\n`);
@@ -187,7 +192,8 @@ async function handler(argv: RecordArgs, deps: RunOnceDeps = defaultRunOnceDeps)
   const plugins = commandPlugins(argv, config, log, kube);
   const shared = { config, io, log, node, plugins, cordon: argv.cordon === true };
   // a dry run says what would happen (the pre-flight), never a phase the reconcile did not reach
-  if (config.dryRun) return dryRunOnce({ ...shared, k: kube, declared: declared.ref });
+  if (config.dryRun)
+    return dryRunOnce({ ...shared, k: kube, declared: declared.ref, ...(view ? { said: view.said } : {}) });
   // Kubernetes configured: the agent's reconcile, once, with the record on the Node (E2's path)
   if (kube)
     return runOnceOnKubernetes({
@@ -195,6 +201,7 @@ async function handler(argv: RecordArgs, deps: RunOnceDeps = defaultRunOnceDeps)
       k: kube,
       noBudget: argv.budget === false,
       force: argv.force === true,
+      onWait: leaseWaitLines(io),
     });
   const records = await deps.records(config, node, argv);
   return runOnce({ config, io, log, node, plugins, records, tty, ref: declared.ref });

@@ -2,14 +2,14 @@
 // Ctrl-C, with a kubeconfig and a drainer config written to the state directory.
 import { relative, resolve } from 'node:path';
 import type { CommandModule } from 'yargs';
-import { ExitCode } from '../errors.ts';
+import { ConfigError, ExitCode } from '../errors.ts';
 import { createLogger } from '../observability/logger.ts';
 import type { Sandbox } from '../sandbox/index.ts';
 import { handle, type GlobalArgs } from './context.ts';
 
 interface SandboxArgs extends GlobalArgs {
   scenario?: string;
-  port?: number;
+  port?: string;
   'state-dir': string;
 }
 
@@ -48,6 +48,29 @@ export function usage(sb: Sandbox, cwd: string): string {
     .join('\n');
 }
 
+const PORT_HELP = 'the Kubernetes API takes it and Keystone+Nova the next one; leave it out for free ports';
+
+/** --port as given: a whole number from 1 to 65534 (its next one is Keystone+Nova's), else one line. */
+export function portOf(text: string): number {
+  const port = /^\d+$/.test(text.trim()) ? Number(text) : Number.NaN;
+  if (Number.isInteger(port) && port >= 1 && port <= 65534) return port;
+  throw new ConfigError([
+    { path: '--port', message: `${text} is not a port from 1 to 65534 (${PORT_HELP})` },
+  ]);
+}
+
+/** A port of the two taken by another program: which one, and why the sandbox wanted it. */
+function portInUse(err: unknown, port: number): ConfigError | undefined {
+  const e = err as { code?: string; port?: number };
+  if (e.code !== 'EADDRINUSE' && e.code !== 'EACCES') return undefined;
+  const which =
+    e.port === port + 1 ? `${port + 1} (Keystone+Nova take the port after --port ${port})` : `${port}`;
+  const why = e.code === 'EACCES' ? 'may not be used by this user' : 'is in use';
+  return new ConfigError([
+    { path: '--port', message: `127.0.0.1:${which} ${why}: pick another --port (${PORT_HELP})` },
+  ]);
+}
+
 /** Resolves when the signal aborts (SIGINT/SIGTERM in the process). */
 const until = (signal: AbortSignal): Promise<void> =>
   new Promise((done) => {
@@ -65,7 +88,7 @@ export const command: CommandModule<object, SandboxArgs> = {
         describe: 'scenario YAML file (default: scenarios/default.yaml)',
       })
       .option('port', {
-        type: 'number',
+        type: 'string',
         describe: 'Kubernetes API port (Keystone+Nova take the next one); default: free ports',
       })
       .option('state-dir', {
@@ -75,7 +98,7 @@ export const command: CommandModule<object, SandboxArgs> = {
       }) as never,
   handler: handle(async (args: SandboxArgs) => {
     const { io } = args.cli;
-    const port = args.port;
+    const port = args.port === undefined ? undefined : portOf(args.port);
     const log = createLogger({
       level: args.logLevel ?? 'warn',
       destination: { write: (line: string) => void io.stderr.write(line) },
@@ -87,6 +110,8 @@ export const command: CommandModule<object, SandboxArgs> = {
       ...(port ? { kubePort: port, openstackPort: port + 1 } : {}),
       stateDir: resolve(io.cwd, args['state-dir']),
       log,
+    }).catch((err: unknown) => {
+      throw port ? (portInUse(err, port) ?? err) : err;
     });
     io.stdout.write(usage(sb, io.cwd));
     await until(io.signal);

@@ -9,6 +9,8 @@ import { isNotFoundError, UnknownNodeError } from '../errors.ts';
 import { START_NOW_ANNOTATION, startNowValue } from '../core/fleet/start-now.ts';
 import { createKubeClients, type KubeClients } from '../kube/client.ts';
 import { MERGE_PATCH } from '../kube/http.ts';
+import { getNode } from '../kube/node.ts';
+import { parseRecord, resumes, STATE_ANNOTATION } from '../core/record/record.ts';
 import { targetOptions } from '../kube/target-options.ts';
 import { type GlobalArgs, handle, loadCliConfig } from './context.ts';
 
@@ -28,10 +30,22 @@ function asker(by: string | undefined): string {
   }
 }
 
+/**
+ * Cordons the node; with `now`, asks its agent to start it now, bound to the node's record if it
+ * has one (a start-now belongs to one maintenance). Answers false when --now was moot: the
+ * evacuation began already (then only the cordon is written).
+ */
 export async function startNode(
   k: KubeClients,
   o: { node: string; now: boolean; by: string; at: Date },
-): Promise<void> {
+): Promise<boolean> {
+  const unknown = (err: unknown) => {
+    throw isNotFoundError(err) ? new UnknownNodeError(o.node, { cause: err }) : err;
+  };
+  const rec = o.now
+    ? parseRecord((await getNode(k, o.node).catch(unknown)).metadata.annotations?.[STATE_ANNOTATION], o.at)
+    : undefined;
+  const ask = o.now && !(rec && (resumes(rec) || rec.phase === 'Evacuated' || rec.phase === 'Restoring'));
   // a merge patch of a Node that is not there is a 404: the same line as every other command
   await k
     .request({
@@ -40,14 +54,13 @@ export async function startNode(
       contentType: MERGE_PATCH,
       body: {
         spec: { unschedulable: true },
-        ...(o.now
-          ? { metadata: { annotations: { [START_NOW_ANNOTATION]: startNowValue(o.by, o.at) } } }
+        ...(ask
+          ? { metadata: { annotations: { [START_NOW_ANNOTATION]: startNowValue(o.by, o.at, rec) } } }
           : {}),
       },
     })
-    .catch((err: unknown) => {
-      throw isNotFoundError(err) ? new UnknownNodeError(o.node, { cause: err }) : err;
-    });
+    .catch(unknown);
+  return ask === o.now;
 }
 
 export const command: CommandModule<GlobalArgs, StartArgs> = {
@@ -71,11 +84,13 @@ export const command: CommandModule<GlobalArgs, StartArgs> = {
     const { io } = argv.cli;
     const k = createKubeClients({ ...targetOptions(kubeTarget(config, io.env)), homeDir: io.homeDir });
     const by = asker(argv.by);
-    await startNode(k, { node: argv.node, now: argv.now, by, at: new Date() });
+    const asked = await startNode(k, { node: argv.node, now: argv.now, by, at: new Date() });
     io.stdout.write(
-      argv.now
-        ? `node ${argv.node} cordoned; its agent starts it now, past windows, freezes and blockers (asked by ${by})\n`
-        : `node ${argv.node} cordoned; its agent starts it when windows, freezes, blockers and the budget allow\n`,
+      !asked
+        ? `node ${argv.node} cordoned; its evacuation began already: --now has nothing left to start\n`
+        : argv.now
+          ? `node ${argv.node} cordoned; its agent starts it now, past windows, freezes and blockers (asked by ${by})\n`
+          : `node ${argv.node} cordoned; its agent starts it when windows, freezes, blockers and the budget allow\n`,
     );
     return 0;
   }),

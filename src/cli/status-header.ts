@@ -1,31 +1,17 @@
 // The header line of `drainer status`: may evacuations start now? The window state and the next
 // opening (from this config's fleet.maintenanceWindows), active freezes, and the blockers firing:
-// the fleet's Prometheus verdict (the drainer-blockers Lease, one GET) and the nodes a pod holds.
+// the fleet's Prometheus verdict (the drainer-blockers Lease while fresh, else Prometheus asked once, as plan does) and the nodes a pod holds.
 import type { FleetConfig } from '../config/schema.ts';
 import { activeFreezes, nextStart } from '../core/fleet/calendar.ts';
-import { parseVerdict, type Verdict } from '../core/fleet/shared-verdict.ts';
+import type { Verdict } from '../core/fleet/shared-verdict.ts';
+import { verdictText } from '../core/fleet/verdict-now.ts';
 import { anyOpen, inText, localText, nextOpening } from '../core/fleet/window.ts';
 import type { FleetRow } from '../core/fleet/fleet-view.ts';
-import type { KubeLease } from '../kube/lease.ts';
-import type { KubeClients } from '../kube/client.ts';
-import { BLOCKERS_LEASE } from '../core/fleet/shared-verdict.ts';
 
 export interface FleetGateView {
   readonly window: string;
   readonly freezes: readonly string[];
   readonly blockers: readonly string[];
-}
-
-/** The fleet's Prometheus verdict, if an agent has shared one (undefined: none, or not readable). */
-export async function readVerdict(k: KubeClients, namespace: string): Promise<Verdict | undefined> {
-  try {
-    const l = await k.request<KubeLease>({
-      path: `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/leases/${BLOCKERS_LEASE}`,
-    });
-    return parseVerdict(l.metadata.annotations);
-  } catch {
-    return undefined;
-  }
 }
 
 export function gateView(
@@ -54,8 +40,9 @@ export function gateView(
   const frozen = rows.find((r) => r.waiting?.kind === 'freeze');
   if (!freezes.length && frozen?.waiting) freezes.push(`${frozen.node}: ${frozen.waiting.reason}`);
   const blockers: string[] = [];
-  if (verdict?.error) blockers.push(`prometheus cannot be evaluated: ${verdict.error}`);
-  else if (verdict?.firing.length) blockers.push(`prometheus: ${verdict.firing.join(', ')}`);
+  // the words of plan's verdict, so the two commands say one thing
+  const prometheus = verdict ? verdictText(verdict) : '';
+  if (prometheus) blockers.push(`Prometheus ${prometheus}`);
   const byPods = rows.filter((r) => r.waiting?.kind === 'pods').map((r) => r.node);
   if (byPods.length) blockers.push(`pods hold ${byPods.join(', ')}`);
   return { window, freezes, blockers };

@@ -28,8 +28,16 @@ export function age(fromIso: string, now: Date): string {
 const slotOrQueue = (r: FleetRow): string =>
   r.slot ?? (r.queuePosition !== undefined ? `queue #${r.queuePosition}` : '');
 
+/** The plugins in one order on every row (the record keeps them in the order they first wrote). */
+const PLUGIN_ORDER = ['nova', 'kubevirt'];
+const rank = (plugin: string): number => {
+  const i = PLUGIN_ORDER.indexOf(plugin);
+  return i < 0 ? PLUGIN_ORDER.length : i;
+};
+
 const progressText = (r: FleetRow): string =>
   Object.entries(r.progress)
+    .sort(([a], [b]) => rank(a) - rank(b) || a.localeCompare(b))
     .map(([plugin, p]) => {
       const copies = (p.copies ?? []).map((c) => `; ${c.name} ${copyText(c)}`).join('');
       const memory = memoryText(p);
@@ -45,9 +53,14 @@ const agentText = (r: Pick<FleetRow, 'agent'>, now: Date): string =>
       ? 'alive'
       : `gone ${r.agent.goneSince ? age(r.agent.goneSince, now) : '?'} (record may be stale)`;
 
+/** Cut to the column at a word's end, so a VM's name is shown whole or not at all. */
 const oneLine = (text: string | undefined, whole: boolean): string => {
   const t = (text ?? '').replace(/\s+/g, ' ');
-  return !whole && t.length > ERROR_COLUMN ? `${t.slice(0, ERROR_COLUMN - 1)}… (-o wide shows it all)` : t;
+  if (whole || t.length <= ERROR_COLUMN) return t;
+  const cut = t.slice(0, ERROR_COLUMN - 1);
+  const end = Math.max(cut.lastIndexOf(' '), cut.lastIndexOf(','), cut.lastIndexOf(';'));
+  const kept = end > ERROR_COLUMN / 2 ? cut.slice(0, end) : cut;
+  return `${kept.replace(/[\s,;:(]+$/, '')}… (-o wide shows it all)`;
 };
 
 const lastColumn = (r: FleetRow, rows: readonly FleetRow[]): string | undefined => {
@@ -87,17 +100,21 @@ export function renderStatus(
   now: Date,
   gate?: FleetGateView,
   idle: readonly InServiceAgent[] = [],
+  empty = '',
+  config?: string,
 ): string {
   const doc = {
     ...(gate ? { fleet: gate } : {}),
     nodes: rows,
     ...(idle.length ? { inService: idle } : {}),
+    ...(config ? { config } : {}),
   };
   if (output === 'json') return `${JSON.stringify(doc, null, 2)}\n`;
   if (output === 'yaml') return yaml.dump(doc, { lineWidth: 120 });
   const header = gate ? `${headerLine(gate)}\n` : '';
-  if (rows.length === 0 && idle.length === 0)
-    return `${header}no node has a drainer record and no agent is running: every node is in service\n`;
+  const footer = config ? `config: ${config}\n` : '';
+  // nothing to list: the caller says what that means (it depends on what could be read)
+  if (rows.length === 0 && idle.length === 0) return `${header}${empty ? `${empty}\n` : ''}${footer}`;
   const wide = output === 'wide';
   // the AGENT column only where some row has an agent Lease (none read, or an older agent holds none)
   const agents = rows.some((r) => r.agent) || idle.length > 0;
@@ -143,6 +160,7 @@ export function renderStatus(
         'LAST ERROR',
       ],
       table.map((t) => t.cells),
-    )
+    ) +
+    footer
   );
 }

@@ -25,7 +25,10 @@ import {
 } from './context.ts';
 import { agentsOf, watchAgents } from './status-agents.ts';
 import { renderStatus, type StatusOutput } from './status-render.ts';
-import { gateView, readVerdict } from './status-header.ts';
+import { gateView } from './status-header.ts';
+import { verdictNow } from '../core/fleet/verdict-now.ts';
+import { noAgentText, requireNamespace } from './fleet-namespace.ts';
+import { clusterConfig } from './cluster-config.ts';
 import type { FleetConfig } from '../config/schema.ts';
 import { gateConfigured } from '../core/fleet/start-gate.ts';
 import type { Verdict } from '../core/fleet/shared-verdict.ts';
@@ -44,6 +47,10 @@ const AGENT_RECHECK_MS = 5_000;
 interface GateSource {
   readonly fleet: FleetConfig;
   readonly verdict?: Verdict;
+  /** What an empty list says (default: what could be read). */
+  readonly empty?: string;
+  /** Where the settings came from: the last line (a table), or `config` (JSON, YAML). */
+  readonly said?: string;
 }
 
 function snapshot(
@@ -65,7 +72,26 @@ function snapshot(
     const agent = agents?.get(name);
     return agent && !listed.has(name) ? [{ node: name, agent }] : [];
   });
-  return renderStatus(rows, output, now, shown ? gateView(g.fleet, rows, g.verdict, now) : undefined, idle);
+  const header = shown ? gateView(g.fleet, rows, g.verdict, now) : undefined;
+  return renderStatus(
+    rows,
+    output,
+    now,
+    header,
+    idle,
+    g.empty ?? emptyText(g.fleet.namespace, agents),
+    g.said,
+  );
+}
+
+/**
+ * Nothing listed: in service only if agents were seen to say so. No agent Lease read: unknown; no
+ * agent at all in the namespace: nothing observed the nodes (the one-shot makes that its error).
+ */
+function emptyText(namespace: string, agents: ReadonlyMap<string, AgentState> | undefined): string {
+  if (!agents)
+    return "no node has a drainer record (the agents' Leases could not be read: whether agents run is not known)";
+  return noAgentText(namespace);
 }
 
 async function watchStatus(
@@ -73,9 +99,10 @@ async function watchStatus(
   argv: StatusArgs,
   log: ReturnType<typeof cliLogger>,
   now: () => Date,
-  fleet: FleetConfig,
+  source: Pick<GateSource, 'fleet' | 'said'>,
   gateEnabled: boolean,
 ): Promise<void> {
+  const { fleet } = source;
   const { io } = argv.cli;
   const nodes = new Map<string, NodeObject>();
   let shown = '';
@@ -97,7 +124,7 @@ async function watchStatus(
     const key = JSON.stringify(fleetRows([...nodes.values()], at, agents, true, g));
     if (key === shown) return;
     shown = key;
-    const text = snapshot(nodes.values(), argv.output, at, { fleet }, agents, g);
+    const text = snapshot(nodes.values(), argv.output, at, source, agents, g);
     if (argv.output === 'table' || argv.output === 'wide')
       io.stdout.write(io.stdout.isTTY ? CLEAR + text : `${text}\n`);
     else io.stdout.write(argv.output === 'yaml' ? `---\n${text}` : text);
@@ -152,18 +179,21 @@ async function watchStatus(
 }
 
 export async function runStatus(argv: StatusArgs, now: () => Date = () => new Date()): Promise<number> {
-  const config = await loadCliConfig(argv);
+  const local = await loadCliConfig(argv);
   const { io } = argv.cli;
+  const k = clientsFor(local, io);
+  await requireNamespace(k, local.fleet.namespace, io.signal);
+  // the agents' windows, freezes and blockers, not only this machine's
+  const { config, said } = await clusterConfig(argv, local, k, { cloud: false });
   const log = cliLogger(config, io, quietUnlessAsked(config, 'error'));
-  const k = clientsFor(config, io);
   if (argv.watch) {
-    await watchStatus(k, argv, log, now, config.fleet, config.drainGate.enabled);
+    await watchStatus(k, argv, log, now, { fleet: config.fleet, said }, config.drainGate.enabled);
     return 0;
   }
   const [{ items: all }, agents, verdict, gateObjects] = await Promise.all([
     listAll<KubeNode>(k, { path: NODES, signal: io.signal }),
     agentsOf(k, config.fleet, now(), log),
-    readVerdict(k, config.fleet.namespace),
+    config.fleet.blockers.prometheus ? verdictNow(k, config.fleet, io.signal) : undefined,
     listGates(k, config, io.signal, log),
   ]);
   // --node: that node only, and the same line as every command for a node the cluster lacks
@@ -176,18 +206,30 @@ export async function runStatus(argv: StatusArgs, now: () => Date = () => new Da
         gateObjects.pdbs,
       )
     : undefined;
-  io.stdout.write(
-    snapshot(
-      items as NodeObject[],
-      argv.output,
-      now(),
-      { fleet: config.fleet, ...(verdict ? { verdict } : {}) },
-      agents,
-      gates,
-    ),
-  );
-  return 0;
+  const rows = fleetRows(items, now(), agents, true, gates);
+  // no record and no agent where we looked: nothing observed the nodes, so no "in service" (exit 3)
+  const unobserved =
+    agents !== undefined &&
+    rows.length === 0 &&
+    ![...agents.keys()].some((n) => items.some((i) => i.metadata.name === n));
+  const g: GateSource = {
+    fleet: config.fleet,
+    ...(verdict ? { verdict } : {}),
+    ...(unobserved ? { empty: '' } : {}),
+    said,
+  };
+  io.stdout.write(snapshot(items as NodeObject[], argv.output, now(), g, agents, gates));
+  if (!unobserved) return 0;
+  const text =
+    argv.node === undefined
+      ? noAgentText(config.fleet.namespace)
+      : `node ${argv.node} has no drainer record and no agent Lease (drainer-node-${argv.node}) in namespace ${config.fleet.namespace}: nothing says it is in service`;
+  io.stderr.write(`error: ${text}\n`);
+  return NOTHING_OBSERVED;
 }
+
+/** Exit code of a status that found no agent and no record: nothing says the nodes are in service. */
+export const NOTHING_OBSERVED = 3;
 
 /**
  * The gate pods and PDBs (two lists by label), so the DRAIN GATE column says what the API server

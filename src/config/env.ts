@@ -34,6 +34,7 @@ function coerce(raw: string, kind: LeafKind, secret: boolean): Coerced {
       return Number.isNaN(n) ? { problem: `expected a number, got ${shown}` } : { value: n };
     }
     case 'duration':
+    case 'budget':
       return { value: /^\s*\d+(\.\d+)?\s*$/.test(raw) ? Number(raw) : raw };
     case 'record':
       try {

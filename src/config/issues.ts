@@ -2,6 +2,7 @@
 // given (never the value of a secret key), and where it came from (file name, env var, flag).
 import type * as z from './zod.ts';
 import type { ConfigIssue } from '../errors.ts';
+import { closest } from './closest.ts';
 import { isSecretKey, keysAt, kindOf, schemaAt } from './schema-walk.ts';
 
 type Issue = z.core.$ZodIssue;
@@ -60,7 +61,8 @@ function expectation(issue: Issue, got: string): string {
       if (issue.format === 'url') return `expected a URL, got ${got}`;
       return `${issue.message}, got ${got}`;
     default:
-      return issue.message;
+      // a check of ours (a time zone, a window's time): the value too, as every other line says it
+      return /\bgot\b/.test(issue.message) ? issue.message : `${issue.message}, got ${got}`;
   }
 }
 
@@ -69,7 +71,15 @@ const norm = (s: string) => s.toLowerCase().replace(/[_-]/g, '');
 function suggest(key: string, parentPath: readonly PropertyKey[]): string {
   const known = keysAt(parentPath);
   const match = known.find((k) => norm(k) === norm(key));
-  return match ? ` (did you mean "${match}"?)` : '';
+  if (match) return ` (did you mean "${match}"?)`;
+  // a typo: the nearest key, when it is near enough to be meant (as for DRAINER_* variables)
+  const near = closest(
+    key,
+    known.map((k) => [k, k] as [string, string]),
+  );
+  return near && near.distance <= Math.max(2, Math.floor(key.length / 3))
+    ? ` (did you mean "${near.name}"?)`
+    : '';
 }
 
 /** One ConfigIssue per problem; `source` names where the values came from. */

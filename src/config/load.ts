@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { ConfigIssue } from '../errors.ts';
 import { ConfigError } from '../errors.ts';
-import { readCloud } from './clouds.ts';
+import { readCloud, type CloudsResult } from './clouds.ts';
 import { readDrainerEnv } from './env.ts';
 import { unknownDrainerVars } from './env-unknown.ts';
 import { toConfigIssues } from './issues.ts';
@@ -47,6 +47,15 @@ export interface LoadOptions {
   etcDir?: string;
   /** Told each thing worth a warning and no error (a DRAINER_* variable that is no setting). */
   onWarning?: (text: string) => void;
+  /**
+   * The configuration the agents run with (the cluster's drainer-config ConfigMap, parsed), below
+   * the local file: what a read-only command weighs when it talks to the cluster.
+   */
+  base?: { readonly doc: unknown; readonly source: string };
+  /** OpenStack credentials from the cluster (its Secret's clouds.yaml cloud), below every local source. */
+  baseCloud?: CloudsResult;
+  /** Told the layer above the base (local file, environment, flags), to say what overrides the base. */
+  onLocal?: (layer: Layer) => void;
 }
 
 export const DEFAULT_CONFIG_PATH = './config.yaml';
@@ -102,9 +111,14 @@ async function readConfigFile(file: string, explicit: boolean): Promise<Layer> {
       throw new ConfigError([{ path: file, message: 'config file not found (given by --config-path)' }]);
     return {};
   }
-  if (doc === null) return {};
+  return docLayer(doc, file);
+}
+
+/** A parsed config.yaml (a file, or the cluster's ConfigMap) as a layer. */
+function docLayer(doc: unknown, source: string): Layer {
+  if (doc === null || doc === undefined) return {};
   if (!isPlainObject(doc)) {
-    throw new ConfigError([{ path: file, message: 'expected a mapping of settings at the top level' }]);
+    throw new ConfigError([{ path: source, message: 'expected a mapping of settings at the top level' }]);
   }
   // `auth:` with every child commented out reads as null: treat empty keys as unset.
   const { rest, openstack } = extractLegacy(dropNulls(doc));
@@ -129,18 +143,33 @@ function deepFreeze<T>(v: T): T {
   return v;
 }
 
+/** The named cloud of a local clouds.yaml, else the cluster's (opts.baseCloud), else none. */
+async function cloudOf(
+  name: string | undefined,
+  opts: LoadOptions,
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+): Promise<CloudsResult | undefined> {
+  const lookup = { env, cwd, homeDir: opts.homeDir ?? os.homedir(), etcDir: opts.etcDir ?? '/etc/openstack' };
+  return (await readCloud(name, lookup)) ?? opts.baseCloud;
+}
+
 export async function loadConfig(opts: LoadOptions = {}): Promise<Config> {
   const env = opts.env ?? process.env;
   const cwd = opts.cwd ?? process.cwd();
   const explicit = opts.configPath ?? opts.argv?.configPath;
   const file = path.resolve(cwd, explicit ?? DEFAULT_CONFIG_PATH);
 
-  const fileLayer = await readConfigFile(file, explicit !== undefined);
+  const localFile = await readConfigFile(file, explicit !== undefined);
+  const base = opts.base ? docLayer(opts.base.doc, opts.base.source) : {};
+  const fileLayer = mergeLayers(base, localFile, ATOMIC);
   const envLayer = readDrainerEnv(env);
   for (const w of opts.onWarning ? unknownDrainerVars(env) : []) opts.onWarning?.(w);
   const flags = flagsLayer(opts.argv ?? {});
+  opts.onLocal?.(mergeLayers(mergeLayers(localFile, envLayer.layer, ATOMIC), flags, ATOMIC));
   const issues: ConfigIssue[] = [
-    ...validateLayer(fileLayer, () => file),
+    ...(opts.base ? validateLayer(base, () => opts.base?.source ?? '') : []),
+    ...validateLayer(localFile, () => file),
     ...envLayer.issues,
     ...validateLayer(envLayer.layer, (k) => longestPrefix(envLayer.sources, k, 'environment')),
     ...validateLayer(flags, (k) => longestPrefix(new Map(Object.entries(FLAG_SOURCES)), k, 'flags')),
@@ -150,12 +179,7 @@ export async function loadConfig(opts: LoadOptions = {}): Promise<Config> {
   const upper = mergeLayers(mergeLayers(fileLayer, envLayer.layer, ATOMIC), flags, ATOMIC);
   const upperOs = isPlainObject(upper.openstack) ? upper.openstack : {};
   const cloudName = typeof upperOs.cloud === 'string' ? upperOs.cloud : env.OS_CLOUD || undefined;
-  const cloud = await readCloud(cloudName, {
-    env,
-    cwd,
-    homeDir: opts.homeDir ?? os.homedir(),
-    etcDir: opts.etcDir ?? '/etc/openstack',
-  });
+  const cloud = await cloudOf(cloudName, opts, env, cwd);
   const osEnv = readOsEnv(env);
   const cloudLayer: Layer = cloud ? { openstack: { ...cloud.openstack, cloud: cloudName } } : {};
   const osEnvLayer: Layer = Object.keys(osEnv).length > 0 ? { openstack: osEnv } : {};

@@ -28,6 +28,7 @@ const describeOf = (s: z.ZodMiniType): string => {
 function typeOf(s: z.ZodMiniType, kind: string): string {
   if (kind === 'enum') return enumOptions(s).join(' \\| ');
   if (kind === 'duration') return 'duration (s)';
+  if (kind === 'budget') return 'integer \\| percentage';
   if (kind === 'record') return 'map';
   return kind;
 }

@@ -2,9 +2,20 @@
 // key list all come from the one schema instead of hand-kept tables that drift.
 import type * as z from './zod.ts';
 import { configSchema } from './schema.ts';
+import { isDuration } from './duration.ts';
 
 export type LeafKind =
-  'boolean' | 'integer' | 'number' | 'string' | 'enum' | 'duration' | 'record' | 'list' | 'unknown';
+  | 'boolean'
+  | 'integer'
+  | 'number'
+  | 'string'
+  | 'enum'
+  | 'duration'
+  /** an integer or a percentage of nodes ("10%") */
+  | 'budget'
+  | 'record'
+  | 'list'
+  | 'unknown';
 
 interface Def {
   type: string;
@@ -45,7 +56,8 @@ export function kindOf(s: z.ZodMiniType): LeafKind {
     case 'array':
       return 'list';
     case 'pipe':
-      return d.in && defOf(d.in).type === 'union' ? 'duration' : 'unknown';
+      if (isDuration(u)) return 'duration';
+      return d.in && defOf(d.in).type === 'union' ? 'budget' : 'unknown';
     default:
       return 'unknown';
   }

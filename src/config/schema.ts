@@ -113,12 +113,12 @@ export const kubevirtSchema = z.strictObject({
   ),
   migrationTimeoutPerGiB: opt(
     duration(),
-    "per-VMI deadline per GiB of guest memory (unset: the KubeVirt CR's completionTimeoutPerGiB, else KubeVirt's default 150)",
+    "per-VMI deadline per GB of what KubeVirt copies, counted as KubeVirt does: memory plus block-migrated disks, decimal GB rounded up (unset: the KubeVirt CR's completionTimeoutPerGiB, else KubeVirt's default 150)",
   ),
   migrationTimeoutMargin: dflt(
     duration(),
     600,
-    'added to the per-GiB deadline: scheduling the target and the handover',
+    'added to the per-GB deadline: KubeVirt starts its clock in the launcher, drainer at Scheduling; this covers the target scheduling and start and the handover',
   ),
   nonMigratable: dflt(
     z.enum(['block', 'shutdown', 'skip']),
@@ -133,8 +133,8 @@ export const kubevirtSchema = z.strictObject({
   ),
   external: dflt(
     z.enum(['migrate', 'mark']),
-    'migrate',
-    'VMIs with evictionStrategy External: drainer marks them by eviction and migrates them itself once KubeVirt names the node (migrate), or only marks them for their own controller (mark)',
+    'mark',
+    "VMIs with evictionStrategy External, which KubeVirt reserves for another controller (e.g. Cluster API's KubeVirt provider): drainer only marks them by eviction and waits until their controller has taken them off the node (mark), or, where no such controller runs, migrates them itself once KubeVirt names the node (migrate)",
   ),
 });
 
@@ -339,7 +339,7 @@ export const drainGateSchema = z.strictObject({
   enabled: dflt(
     z.boolean(),
     true,
-    'keep a gate pod drainer-gate-<node> whose PodDisruptionBudget holds every Eviction-API drain of the node until its VMs have left; false: the agent deletes its gate pod at start',
+    'keep a gate pod drainer-gate-<node>-<hash> whose PodDisruptionBudget holds every Eviction-API drain of the node until its VMs have left; false: the agent deletes its gate pod at start',
   ),
   image: dflt(
     z.string().check(z.minLength(1)),
@@ -347,7 +347,7 @@ export const drainGateSchema = z.strictObject({
     'image of the gate pod (a pause image already on every node; point it at your mirror)',
   ),
   holdTimeout: dflt(
-    int(1, 86_400),
+    duration({ min: 1, max: 86_400 }),
     120,
     'seconds a restore waits for the drain gate to hold (PDB observed, gate pod Running and Ready) before it enables nova-compute and uncordons anyway, with a DrainGateNotHeld warning',
   ),

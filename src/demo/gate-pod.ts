@@ -1,5 +1,5 @@
-// The gate pod the demo shows: the node's own drainer-gate-<node>, or the spare
-// drainer-gate-<node>-b that takes over while the other is being deleted (its finalizer keeps it
+// The gate pod the demo shows: the node's own drainer-gate-<node>-<hash>, or the spare
+// drainer-gate-<node>-<hash>-b that takes over while the other is being deleted (its finalizer keeps it
 // until the VMs have left). The same choice as `drainer status` makes (core/gate/observe.ts).
 import { effectivePod } from '../core/gate/observe.ts';
 import { gateName, gatePodNames } from '../kube/gate.ts';

@@ -9,13 +9,16 @@ const shown = (p: string, cwd: string): string => {
 
 export function keepText(sb: Sandbox, demoNode: string, cwd: string): string {
   const kc = `kubectl --kubeconfig ${shown(sb.kubeconfigPath ?? '', cwd)}`;
+  // drainer's commands need the sandbox's config (its kubeconfig and cloud credentials), not ./config.yaml
+  const cfg = `--config-path ${shown(sb.configPath ?? '', cwd)}`;
   const other = sb.scenario.nodes.find((n) => n.name !== demoNode)?.name ?? demoNode;
   const lines = [
     '',
     'The sandbox and one agent per node keep running (Ctrl-C stops them). Try:',
     `  ${kc} get nodes`,
+    `  npx drainer plan --node ${other} ${cfg}`,
     `  ${kc} cordon ${other}`,
-    `  KUBECONFIG=${shown(sb.kubeconfigPath ?? '', cwd)} npx drainer status --watch`,
+    `  npx drainer status --watch ${cfg}`,
     `  ${kc} get node ${other} -o jsonpath='{.metadata.annotations.drainer\\.dev/state}'`,
     `  ${kc} get pods -A -o wide --field-selector spec.nodeName=${other}`,
   ];

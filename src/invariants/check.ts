@@ -4,7 +4,9 @@ import { recordsWithoutAgent, slotsOfDeadAgents } from './rules/agents.ts';
 import { withinBudget } from './rules/budget.ts';
 import { gateDisruptedWhileOccupied } from './rules/gate-disrupted.ts';
 import { gatesHold, leftoverGates } from './rules/gate-held.ts';
+import { stuckGates } from './rules/gate-stuck.ts';
 import { maintenancesAgree } from './rules/maintenance.ts';
+import { drainerStopsUndone, ownerStopsUndone } from './rules/owners.ts';
 import { migrationTruth } from './rules/migrations.ts';
 import { unexpected4xx } from './rules/requests.ts';
 import { strandedServices } from './rules/stranded.ts';
@@ -19,11 +21,14 @@ export const RULES: readonly Rule[] = [
   migrationTruth,
   gatesHold,
   leftoverGates,
+  stuckGates,
   maintenancesAgree,
   unexpected4xx,
   withinBudget,
   recordsWithoutAgent,
   slotsOfDeadAgents,
+  drainerStopsUndone,
+  ownerStopsUndone,
 ];
 
 export function checkInvariants(world: World, opts: CheckOptions): Violation[] {

@@ -4,7 +4,7 @@
 import { readRecord, STATE_ANNOTATION } from '../core/record/record.ts';
 import { isForbiddenError, isNotFoundError } from '../errors.ts';
 import type { KubeClients } from '../kube/client.ts';
-import { GATE_COMPONENT, pdbsPath, podsPath } from '../kube/gate.ts';
+import { GATE_COMPONENT, GATE_FINALIZER, pdbsPath, podsPath } from '../kube/gate.ts';
 import { leasesPath, type KubeLease } from '../kube/lease.ts';
 import { listNodeMaintenances } from '../kube/maintenance.ts';
 import type { KubeNode, KubeObject, KubePod } from '../kube/types.ts';
@@ -60,6 +60,7 @@ function toGatePod(p: KubePod): WorldGatePod {
     ...(p.status?.phase ? { phase: p.status.phase } : {}),
     ready: conditions.some((c) => c.type === 'Ready' && c.status === 'True'),
     deleting: !!p.metadata.deletionTimestamp,
+    guarded: (p.metadata.finalizers ?? []).includes(GATE_FINALIZER),
   };
 }
 

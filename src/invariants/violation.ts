@@ -21,8 +21,12 @@ export const INVARIANT_IDS = [
   'unexpected-4xx',
   'budget-exceeded',
   'leftover-gate',
+  'gate-stuck',
   'record-without-agent',
   'lease-held-by-dead-agent',
+  'stopped-server-left-stopped',
+  'owner-stop-undone',
+  'no-agent',
 ] as const;
 
 export type InvariantId = (typeof INVARIANT_IDS)[number];
@@ -34,7 +38,9 @@ export type InvariantId = (typeof INVARIANT_IDS)[number];
  */
 export const OPERATOR_FINDINGS: ReadonlySet<InvariantId> = new Set([
   'record-without-agent',
+  'gate-stuck',
   'lease-held-by-dead-agent',
+  'no-agent',
 ]);
 
 export const violation = (id: InvariantId, object: string, evidence: string, fix: string): Violation => ({

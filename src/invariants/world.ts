@@ -30,6 +30,8 @@ export interface WorldGatePod {
   readonly phase?: string;
   readonly ready: boolean;
   readonly deleting: boolean;
+  /** It carries drainer's finalizer drainer.dev/gate (only its agent drops it). */
+  readonly guarded?: boolean;
 }
 
 export interface WorldGatePdb {
@@ -102,11 +104,26 @@ export interface WorldVmiMove {
   readonly endedAt?: number;
 }
 
+/** A power action on a server that Nova accepted (2xx), and whether drainer sent it. */
+export interface WorldServerAction {
+  readonly serverId: string;
+  /** os-stop or os-start. */
+  readonly action: string;
+  readonly byDrainer: boolean;
+  /** epoch ms, Nova's clock. */
+  readonly at: number;
+}
+
 export interface WorldNova {
   /** nova-compute services only. */
   readonly services: readonly WorldService[];
   readonly servers: readonly WorldServer[];
   readonly migrations: readonly WorldMigration[];
+  /**
+   * Power actions in the order Nova took them, where the calls to Nova were observed (the sandbox);
+   * undefined for a real cloud, whose rules about them then say nothing.
+   */
+  readonly powerActions?: readonly WorldServerAction[];
 }
 
 /** One request the Kubernetes API server answered (the sandbox keeps a bounded log of them). */

@@ -1,7 +1,8 @@
-// The drain gate's objects in drainer's namespace: per node a PodDisruptionBudget drainer-gate-<node>
+// The drain gate's objects in drainer's namespace: per node a PodDisruptionBudget drainer-gate-<node>-<hash>
 // (minAvailable 1: no disruption allowed; an integer needs no controller scale) and a pause pod of
 // the same name, bound to the node, whose controller owner is that PDB. A controller that is not a
 // DaemonSet makes `kubectl drain` treat the pod as managed: it neither skips it nor refuses it.
+import { createHash } from 'node:crypto';
 import type { KubeTransport } from './http.ts';
 import type { KubeObject, OwnerReference } from './types.ts';
 
@@ -44,29 +45,59 @@ export const GATE_TOLERATED = [
  */
 export const GATE_RELEASED_ANNOTATION = 'drainer.dev/gate-released';
 
-/** drainer-gate-<node>; a name of 253 characters at most, as the API server requires. */
-export const gateName = (node: string): string => `${GATE_PREFIX}${node}`.slice(0, 253);
+/** On the gate's PDB and pods: the node's whole name (their names and labels carry a cut one). */
+export const GATE_NODE_ANNOTATION = 'drainer.dev/gate-node';
+
+/** Ten hex digits of the node name's SHA-256: two nodes' gates never share a name or a selector. */
+const digest = (node: string): string => createHash('sha256').update(node).digest('hex').slice(0, 10);
+
+/** The node name cut to n characters, ending in a letter or digit (as names and label values must). */
+const cut = (node: string, n: number): string => node.slice(0, n).replace(/[^A-Za-z0-9]+$/, '');
 
 /**
- * The gate pod's names: drainer-gate-<node>, and drainer-gate-<node>-b, the spare made while the
- * other is being deleted (its finalizer keeps it until the VMs have left), so the PDB guards a
- * running pod again at once.
+ * drainer-gate-<node>-<hash>: the node's name (cut to 227 characters) and a hash of all of it, so
+ * no two nodes share a gate whatever their names (`hv-1` and `hv-1-b`, or two long names with the
+ * same start); 251 characters at most, so the spare's `-b` fits in the API server's 253.
+ */
+export const gateName = (node: string): string => `${GATE_PREFIX}${cut(node, 227)}-${digest(node)}`;
+
+/**
+ * The gate pod's names: gateName, and gateName-b, the spare made while the other is being deleted
+ * (its finalizer keeps it until the VMs have left), so the PDB guards a running pod again at once.
+ * A gate name always ends in its ten-digit hash: no spare is ever another node's gate.
  */
 export const gatePodNames = (node: string): readonly [string, string] => [
   gateName(node),
-  `${gateName(node).slice(0, 251)}-b`,
+  `${gateName(node)}-b`,
 ];
+
+/**
+ * The names drainer gave a gate before they carried a hash (drainer-gate-<node>, and -b): an
+ * upgraded agent still finds these, releases them with the gate and removes them once its own
+ * gate holds; the litter sweep removes those of deleted nodes.
+ */
+export const legacyGateNames = (node: string): readonly [string, string] => {
+  const name = `${GATE_PREFIX}${node}`.slice(0, 253);
+  return [name, `${name.slice(0, 251)}-b`];
+};
 
 const ns = (namespace: string) => encodeURIComponent(namespace);
 export const pdbsPath = (namespace: string): string =>
   `/apis/policy/v1/namespaces/${ns(namespace)}/poddisruptionbudgets`;
 export const podsPath = (namespace: string): string => `/api/v1/namespaces/${ns(namespace)}/pods`;
 
-/** The gate-node label's value: label values are at most 63 characters (the pod name still says it). */
-export const gateLabelValue = (node: string): string => node.slice(0, 63).replace(/[^A-Za-z0-9]+$/, '');
+/** The gate-node label's value: the node's name cut to 52 and its hash (label values are 63 at most). */
+export const gateLabelValue = (node: string): string => `${cut(node, 52)}-${digest(node)}`;
+
+/** The label value of a gate made before the hash: the name cut to 63 (shared by long names). */
+export const legacyLabelValue = (node: string): string => node.slice(0, 63).replace(/[^A-Za-z0-9]+$/, '');
 
 /** Selects the gate objects of one node (the agent's watches). */
 export const gateSelector = (node: string): string => `${GATE_NODE_LABEL}=${gateLabelValue(node)}`;
+
+/** Selects the node's gate objects, and those an older drainer made for it (and, by their label, maybe others'). */
+export const gateAndLegacySelector = (node: string): string =>
+  `${GATE_NODE_LABEL} in (${gateLabelValue(node)},${legacyLabelValue(node)})`;
 
 /** Selects every node's gate objects. */
 export const GATE_SELECTOR = `app.kubernetes.io/component=${GATE_COMPONENT}`;
@@ -89,6 +120,7 @@ export function gatePdb(namespace: string, node: string, owner?: OwnerReference)
       namespace,
       labels: labels(node),
       annotations: {
+        [GATE_NODE_ANNOTATION]: node,
         'drainer.dev/explain': `drainer holds drains of node ${node} until its virtual machines have moved; see drainer status`,
       },
       ...(owner ? { ownerReferences: [owner] } : {}),
@@ -111,6 +143,7 @@ export function gatePod(
       name,
       namespace,
       labels: labels(node),
+      annotations: { [GATE_NODE_ANNOTATION]: node },
       ownerReferences: [pdb],
       finalizers: [GATE_FINALIZER],
     },

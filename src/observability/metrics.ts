@@ -118,7 +118,7 @@ export class Metrics {
     });
     this.evacuationMemoryFell = new Gauge({
       name: 'drainer_evacuation_memory_left_fell_timestamp_seconds',
-      help: 'When the memory left to move last went down (epoch seconds; the start of the evacuation at first)',
+      help: 'When the memory left to move last went down (epoch seconds; the start of the evacuation at first; kept fresh while drainer only waits for owners to move their VMs)',
       labelNames: ['plugin'],
       registers,
     });

@@ -1,6 +1,7 @@
 // The sandbox assembly: a scenario becomes a running Kubernetes API (with simulated controllers and
 // KubeVirt) plus Keystone+Nova, and a kubeconfig and drainer config that point at them.
-import { mkdir, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
+import { makeStateDir } from './make-dir.ts';
 import { join, resolve } from 'node:path';
 import yaml from 'js-yaml';
 import type { Logger } from '../observability/logger.ts';
@@ -127,7 +128,7 @@ async function settle(rounds = 5): Promise<void> {
 }
 
 async function writeState(sandbox: Sandbox, dir: string): Promise<void> {
-  await mkdir(dir, { recursive: true });
+  await makeStateDir(dir);
   const kubeconfigPath = join(dir, 'kubeconfig');
   const configPath = join(dir, 'config.yaml');
   await writeFile(kubeconfigPath, sandbox.kube.kubeconfig(), { mode: 0o600 });

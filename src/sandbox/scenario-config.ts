@@ -54,6 +54,7 @@ export function openstackOptions(s: Scenario, clock: Clock, port?: number): Star
       bootFromVolume: sv.bootFromVolume,
       migrationMs: (sv.migrationSeconds ?? o.migrationSeconds) * 1000,
       dirtyMbPerSecond: sv.dirtyMbPerSecond,
+      ...(sv.shutdownSeconds !== undefined ? { shutdownMs: sv.shutdownSeconds * 1000 } : {}),
       locked: sv.locked,
       ...(sv.metadata ? { metadata: sv.metadata } : {}),
     })),
@@ -72,6 +73,11 @@ export function openstackOptions(s: Scenario, clock: Clock, port?: number): Star
         return true;
       },
       completeWithoutMove: (id) => unmoved.has(id),
+    },
+    timings: {
+      shutdownMs: o.shutdownSeconds * 1000,
+      powerOnMs: o.powerOnSeconds * 1000,
+      shelvedOffloadMs: o.shelvedOffloadSeconds < 0 ? -1 : o.shelvedOffloadSeconds * 1000,
     },
   };
 }

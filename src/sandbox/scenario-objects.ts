@@ -268,6 +268,9 @@ export function vmiObject(v: Scenario['kubevirt']['vmis'][number]): KubeObject {
     spec: {
       ...(v.evictionStrategy ? { evictionStrategy: v.evictionStrategy } : {}),
       ...(v.nodeSelector ? { nodeSelector: v.nodeSelector } : {}),
+      ...(v.terminationGracePeriodSeconds !== undefined
+        ? { terminationGracePeriodSeconds: v.terminationGracePeriodSeconds }
+        : {}),
       domain: {
         devices: { disks: [{ name: 'rootdisk', disk: { bus: 'virtio' } }] },
         resources: { requests: { memory: v.memory } },

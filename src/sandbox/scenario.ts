@@ -70,6 +70,8 @@ const server = z
     migrationSeconds: seconds.optional(),
     /** How fast the guest dirties its memory; at or above the link's bandwidth it never converges. */
     dirtyMbPerSecond: z.number().min(0).default(0),
+    /** How long its guest takes to power off cleanly (default: openstack.shutdownSeconds). */
+    shutdownSeconds: seconds.optional(),
     locked: z.boolean().default(false),
     /** Server metadata, e.g. { "drainer.dev:maintenance": "cold" } (Nova's key pattern applies). */
     metadata: z.record(z.string().regex(/^[a-zA-Z0-9-_:. ]{1,255}$/), z.string().max(255)).optional(),
@@ -87,6 +89,15 @@ const openstack = z
     tokenTtlSeconds: z.number().int().min(1).default(3600),
     /** Default for servers without their own migrationSeconds. */
     migrationSeconds: seconds.default(6),
+    /**
+     * os-stop (and shelve): powering-off for this long. Nova waits up to shutdown_timeout (60 s by
+     * default) for the guest's clean shutdown; a guest that ignores ACPI takes all of it.
+     */
+    shutdownSeconds: seconds.default(60),
+    /** os-start, unshelve: powering-on for this long. */
+    powerOnSeconds: seconds.default(5),
+    /** Nova's shelved_offload_time: 0 (its default) offloads a shelved server at once; -1 never. */
+    shelvedOffloadSeconds: z.number().min(-1).default(0),
     hosts: z.array(hypervisor).default([]),
     servers: z.array(server).default([]),
     faults: z
@@ -136,6 +147,8 @@ const vmi = z
     migratable: z.boolean().default(true),
     notMigratableReason: z.string().default('DisksNotLiveMigratable'),
     migrationSeconds: seconds.optional(),
+    /** How long a stop takes: the VMI stays Running this long once deleted (KubeVirt's default 30). */
+    terminationGracePeriodSeconds: z.number().int().min(0).optional(),
     /** The first N migrations of this VMI fail (KubeVirt then retries with backoff). */
     failFirstAttempts: z.number().int().min(0).default(0),
     /** Guest memory (the launcher pod requests it plus overhead). */

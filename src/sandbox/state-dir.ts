@@ -3,9 +3,9 @@
 // port. The directory's owner file (sandbox.pid: pid and API address) is taken with an exclusive
 // create; one whose process still lives is refused, one left by a dead process is taken over.
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ConfigError } from '../errors.ts';
+import { makeStateDir } from './make-dir.ts';
 
 export const OWNER_FILE = 'sandbox.pid';
 
@@ -60,7 +60,7 @@ export interface StateDirClaim {
 }
 
 export async function claimStateDir(dir: string): Promise<StateDirClaim> {
-  await mkdir(dir, { recursive: true });
+  await makeStateDir(dir);
   const file = join(dir, OWNER_FILE);
   const write = (o: Owner, flag: 'wx' | 'w') => writeFileSync(file, `${JSON.stringify(o)}\n`, { flag });
   try {

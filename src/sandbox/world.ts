@@ -2,9 +2,16 @@
 // its API with the same reader `drainer doctor` uses, Nova's from the emulation's state, and the
 // API server's answered requests up to the moment the read began (the read's own are left out).
 import { readKubeWorld } from '../invariants/read-kube.ts';
-import type { Observations, World, WorldMigration, WorldNova, WorldServer } from '../invariants/world.ts';
+import type {
+  Observations,
+  World,
+  WorldMigration,
+  WorldNova,
+  WorldServer,
+  WorldServerAction,
+} from '../invariants/world.ts';
 import type { KubeClients } from '../kube/client.ts';
-import type { OpenStackState, ServerView } from './openstack/types.ts';
+import type { OpenStackState, RequestLogEntry, ServerView } from './openstack/types.ts';
 import type { Sandbox } from './index.ts';
 
 const server = (s: ServerView): WorldServer => ({
@@ -15,8 +22,21 @@ const server = (s: ServerView): WorldServer => ({
   createdAt: s.createdAt,
 });
 
+const POWER = new Set(['os-stop', 'os-start']);
+
+/** The power actions Nova accepted, from its request log; drainer's client says User-Agent drainer. */
+function powerActions(log: readonly RequestLogEntry[]): WorldServerAction[] {
+  return log.flatMap((r) => {
+    const id = /\/servers\/([^/]+)\/action$/.exec(r.path)?.[1];
+    if (!id || !r.action || !POWER.has(r.action) || r.status < 200 || r.status >= 300) return [];
+    return [
+      { serverId: id, action: r.action, byDrainer: r.userAgent?.startsWith('drainer') === true, at: r.at },
+    ];
+  });
+}
+
 /** All of Nova at once: the emulation has no policy that hides anything. */
-export function sandboxNova(state: OpenStackState): WorldNova {
+export function sandboxNova(state: OpenStackState, log?: readonly RequestLogEntry[]): WorldNova {
   const migrations: WorldMigration[] = state.migrations().map((m) => ({
     id: String(m.id),
     serverId: m.serverId,
@@ -32,6 +52,7 @@ export function sandboxNova(state: OpenStackState): WorldNova {
       .map((s) => ({ host: s.host, status: s.status, disabledReason: s.disabledReason })),
     servers: state.servers().map(server),
     migrations,
+    ...(log ? { powerActions: powerActions(log) } : {}),
   };
 }
 
@@ -44,7 +65,7 @@ export async function readSandboxWorld(
   const kube = await readKubeWorld(k, { namespace: o.namespace, ...(o.signal ? { signal: o.signal } : {}) });
   return {
     ...kube,
-    nova: sandboxNova(sandbox.openstack.state),
+    nova: sandboxNova(sandbox.openstack.state, sandbox.openstack.requestLog),
     observations: { ...o.observations, requests },
   };
 }

@@ -59,7 +59,7 @@ describe('drainer plan', () => {
     );
     const lines = stdout.trim().split('\n');
     expect(lines[0]).toBe('nova (compute-1): 2 workload(s) on node node-1');
-    expect(lines[1]).toMatch(/^PLUGIN\s+SERVER\s+PROJECT\/OWNER\s+STATE\s+ACTION\s+WHY$/);
+    expect(lines[1]).toMatch(/^PLUGIN\s+WORKLOAD\s+PROJECT\/OWNER\s+STATE\s+ACTION\s+WHY$/);
     expect(lines[2]).toMatch(/^nova\s+web-1\s+project-a\s+ACTIVE\s+live-migrate$/);
     expect(lines[3]).toMatch(/^nova\s+db-1\s+project-b\s+ERROR\s+none\s+server is in ERROR state$/);
   });
@@ -139,7 +139,7 @@ describe('drainer run-once', () => {
     expect(seen).toEqual({});
     expect(stdout.trimEnd().split('\n')).toEqual([
       'dry run of run-once on node this-host: nothing was changed',
-      'nova: 1 workload(s) would be handled: 1 live-migrate; 1 cannot move',
+      'nova: 2 workload(s): 1 would be handled (1 live-migrate), 1 cannot move',
       '  cannot move: db-1 (server is in ERROR state)',
       'verdict: would stop before its first change',
       '  - nova: db-1 cannot move (server is in ERROR state)',

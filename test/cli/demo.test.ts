@@ -102,7 +102,11 @@ describe('drainer demo', () => {
     expect(code).toBe(1);
     expect(out).toContain('kubectl --kubeconfig state/kubeconfig cordon node-1');
     expect(out).toContain('kubectl --kubeconfig state/kubeconfig uncordon node-1');
-    expect(out).toContain('KUBECONFIG=state/kubeconfig npx drainer status --watch');
+    // drainer's own hints name the sandbox's config: a newcomer's first plan must not fail for want of it
+    expect(out).toContain('npx drainer plan --node node-1 --config-path state/config.yaml');
+    expect(out).toContain('npx drainer status --watch --config-path state/config.yaml');
+    expect(out.split('\n').filter((l) => /npx drainer /.test(l) && !l.includes('--config-path'))).toEqual([]);
     expect(existsSync(path.join(cwd, 'state', 'kubeconfig'))).toBe(true);
+    expect(existsSync(path.join(cwd, 'state', 'config.yaml'))).toBe(true);
   });
 });

@@ -45,6 +45,36 @@ describe('drainer start', () => {
     expect(n.metadata.annotations?.['drainer.dev/start-now']).toBeUndefined();
   });
 
+  /** A node with drainer's record on it. */
+  const withRecord = (name: string, record: object) =>
+    fx.k.request({
+      method: 'POST',
+      path: '/api/v1/nodes',
+      body: node(name, { metadata: { name, annotations: { 'drainer.dev/state': JSON.stringify(record) } } }),
+    });
+
+  it('--now on a node whose evacuation began already: only the cordon (no start-now left behind)', async () => {
+    const record = { phase: 'Evacuating', id: 'm-1', trigger: 'cordon', since: '2026-03-01T00:00:00.000Z' };
+    await withRecord('node-c', record);
+    const r = await cli({ env })('start', 'node-c', '--now');
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain(
+      'node node-c cordoned; its evacuation began already: --now has nothing left to start',
+    );
+    expect((await get('node-c')).metadata.annotations?.['drainer.dev/start-now']).toBeUndefined();
+  });
+
+  it('--now on a node waiting Queued: bound to its record', async () => {
+    const record = { phase: 'Queued', id: 'm-2', trigger: 'cordon', since: '2026-03-01T00:00:00.000Z' };
+    await withRecord('node-d', record);
+    const r = await cli({ env })('start', 'node-d', '--now', '--by', 'bob');
+    expect(r.code, r.stderr).toBe(0);
+    const asked = JSON.parse(
+      (await get('node-d')).metadata.annotations?.['drainer.dev/start-now'] ?? '{}',
+    ) as object;
+    expect(asked).toMatchObject({ by: 'bob', record: 'm-2' });
+  });
+
   it('a node that does not exist: an error naming it, non-zero', async () => {
     const r = await cli({ env })('start', 'node-x', '--now');
     expect(r.code).not.toBe(0);

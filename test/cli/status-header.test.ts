@@ -33,7 +33,7 @@ describe('drainer status header', () => {
     expect(headerLine(v)).toBe(
       'window: closed, opens Sat 02:00 Europe/Berlin (in 9 h 12 min) · ' +
         'freezes: release week until 2026-11-28T03:00:00Z; starts may resume in 11 h 12 min · ' +
-        'blockers: prometheus: CephHealthWarning; pods hold r3',
+        'blockers: Prometheus alert firing: CephHealthWarning; pods hold r3',
     );
   });
 
@@ -47,7 +47,7 @@ describe('drainer status header', () => {
       { at: 0, firing: [], error: 'http://p:9090/api/v1/alerts unreachable' },
       FRIDAY,
     );
-    expect(v.blockers).toEqual(['prometheus cannot be evaluated: http://p:9090/api/v1/alerts unreachable']);
+    expect(v.blockers).toEqual(['Prometheus cannot be evaluated: http://p:9090/api/v1/alerts unreachable']);
     expect(
       gateView(fleet({ maintenanceWindows: [weekend] }), [], undefined, new Date('2026-11-28T02:00:00Z'))
         .window,
@@ -81,5 +81,38 @@ describe('drainer status header', () => {
     expect(json.nodes[0]?.waiting?.kind).toBe('window');
     // no gate: the output is as before
     expect(renderStatus(rows, 'table', FRIDAY).split('\n')[0]).toMatch(/^NODE +PHASE/);
+  });
+
+  it('the plugins keep one order on every row, whatever order each record wrote them in', () => {
+    const evacuating = (node: string, progress: FleetRow['progress']): FleetRow => {
+      const { waiting: _none, queuePosition: _q, ...rest } = queued(node, 'window', '');
+      return { ...rest, phase: 'Evacuating', progress };
+    };
+    const rows = [
+      evacuating('r1', {
+        nova: { moved: 1, total: 2, failed: 0 },
+        kubevirt: { moved: 0, total: 1, failed: 0 },
+      }),
+      evacuating('r2', {
+        kubevirt: { moved: 1, total: 3, failed: 0 },
+        nova: { moved: 0, total: 4, failed: 0 },
+      }),
+    ];
+    const table = renderStatus(rows, 'table', FRIDAY).split('\n');
+    expect(table[1]).toContain('nova 1/2, kubevirt 0/1');
+    expect(table[2]).toContain('nova 0/4, kubevirt 1/3');
+  });
+
+  it("LAST ERROR is cut at a word's end: a VM's name is whole or not there", () => {
+    const lastError =
+      'nova: not every workload moved: 3 left (db-primary-07, web-frontend-11, analytics-worker-0042, cache-03)';
+    const row: FleetRow = { ...queued('r1', 'window', ''), phase: 'Failed', lastError };
+    const { waiting: _none, ...failed } = row;
+    const cell = renderStatus([failed], 'table', FRIDAY).split('\n')[1] ?? '';
+    const shown = cell.slice(cell.indexOf('nova: not every')).replace('… (-o wide shows it all)', '');
+    expect(lastError.startsWith(shown)).toBe(true);
+    // what is shown ends at a name's end
+    expect(shown).toMatch(/(db-primary-07|web-frontend-11|analytics-worker-0042)$/);
+    expect(cell).toMatch(/… \(-o wide shows it all\)$/);
   });
 });

@@ -183,7 +183,7 @@ describe('drainer status', () => {
     expect(nodes[4]?.lastError).toMatch(/No valid host/);
     // the drain gate: held with what is left, held by the failure, released once evacuated
     expect(nodes.map((n) => n.gate)).toEqual([
-      'held (8 of 12 servers left)',
+      'held (8 of 12 VMs left)',
       'held',
       'held',
       'held',
@@ -208,9 +208,13 @@ describe('drainer status', () => {
     expect(lines[0]).toMatch(
       /^NODE\s+PHASE\s+TRIGGER\s+SINCE\s+SLOT\/QUEUE\s+PROGRESS\s+DRAIN GATE\s+LAST ERROR$/,
     );
-    expect(lines).toHaveLength(9);
+    expect(lines).toHaveLength(10);
+    // the last line says whose settings the header and rows were weighed with
+    expect(lines[9]).toBe(
+      "config: this machine's only (ConfigMap drainer/drainer-config: not in the cluster), which may not be what the agents run with",
+    );
     expect(lines[1]).toMatch(
-      /^node-a\s+Evacuating\s+cordon\s+\S+\s+drainer-evacuation-0\s+nova 3\/10, 14 GiB left, ETA ~4m, kubevirt 1\/2 \(1 failed\)\s+held \(8 of 12 servers left\)$/,
+      /^node-a\s+Evacuating\s+cordon\s+\S+\s+drainer-evacuation-0\s+nova 3\/10, 14 GiB left, ETA ~4m, kubevirt 1\/2 \(1 failed\)\s+held \(8 of 12 VMs left\)$/,
     );
     // a queued node says what it waits for: the slot and its holder, and who is ahead of it
     expect(lines[3]).toMatch(

@@ -1,6 +1,8 @@
 // The gates of deleted nodes are removed by the agents of the live ones, each looking only at the
 // gates that follow its own node name up to the next live node: one writer per dead node.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ConflictError } from '../../src/errors.ts';
+import { GATE_FINALIZER, gateName } from '../../src/kube/gate.ts';
 import { sweepGateLitter } from '../../src/core/gate/litter.ts';
 import { kubeGateApi } from '../../src/core/gate/kube-port.ts';
 import type { KubeObject } from '../../src/kube/types.ts';
@@ -11,6 +13,7 @@ const log = createLogger({ level: 'silent' });
 const NS = 'drainer';
 const PDBS = `/apis/policy/v1/namespaces/${NS}/poddisruptionbudgets`;
 const PODS = `/api/v1/namespaces/${NS}/pods`;
+const gates = (...nodes: string[]) => nodes.map(gateName).sort();
 
 describe('gate litter of deleted nodes', () => {
   let fx: KubeFixture;
@@ -31,19 +34,73 @@ describe('gate litter of deleted nodes', () => {
 
   it('each live node removes the gates up to the next live node, and no further', async () => {
     expect(await sweep('a')).toEqual(['b']);
-    expect(await names(PDBS)).toEqual([
-      'drainer-gate-a',
-      'drainer-gate-c',
-      'drainer-gate-d',
-      'drainer-gate-e',
-      'drainer-gate-f',
-    ]);
+    expect(await names(PDBS)).toEqual(gates('a', 'c', 'd', 'e', 'f'));
     expect(await sweep('c')).toEqual(['d']);
     // wrapping around: after e comes f (dead), then a (alive)
     expect(await sweep('e')).toEqual(['f']);
-    expect(await names(PDBS)).toEqual(['drainer-gate-a', 'drainer-gate-c', 'drainer-gate-e']);
+    expect(await names(PDBS)).toEqual(gates('a', 'c', 'e'));
     // the pods went too, their finalizers dropped
-    expect(await names(PODS)).toEqual(['drainer-gate-a', 'drainer-gate-c', 'drainer-gate-e']);
+    expect(await names(PODS)).toEqual(gates('a', 'c', 'e'));
+  });
+
+  it('a 409 on the finalizer patch is not "gone": the pod loses its finalizer, and the PDB goes only after it', async () => {
+    let conflicts = 1;
+    const k = new Proxy(fx.k, {
+      get(target, prop, receiver) {
+        if (prop !== 'request') return Reflect.get(target, prop, receiver) as unknown;
+        return (r: { method?: string; path: string }) =>
+          r.method === 'PATCH' && r.path.startsWith(PODS) && conflicts-- > 0
+            ? Promise.reject(
+                new ConflictError('the object has been modified', { api: 'kubernetes', status: 409 }),
+              )
+            : target.request(r as Parameters<typeof target.request>[0]);
+      },
+    });
+    expect(await sweepGateLitter({ k, namespace: NS, nodeName: 'a', log })).toEqual(['b']);
+    const pods = await names(PODS);
+    expect(pods.filter((n) => n?.startsWith(gateName('b')))).toEqual([]);
+  });
+
+  it('a gate pod that keeps its finalizer keeps its PDB too: the next sweep finds it again', async () => {
+    const k = new Proxy(fx.k, {
+      get(target, prop, receiver) {
+        if (prop !== 'request') return Reflect.get(target, prop, receiver) as unknown;
+        return (r: { method?: string; path: string }) =>
+          r.method === 'PATCH' && r.path.startsWith(PODS)
+            ? Promise.reject(
+                new ConflictError('the object has been modified', { api: 'kubernetes', status: 409 }),
+              )
+            : target.request(r as Parameters<typeof target.request>[0]);
+      },
+    });
+    await sweepGateLitter({ k, namespace: NS, nodeName: 'a', log }).catch(() => undefined);
+    expect(await names(PDBS)).toContain(gateName('b'));
+    expect(await sweep('a')).toEqual(['b']);
+    expect((await names(PODS)).filter((n) => n?.startsWith(gateName('b')))).toEqual([]);
+  });
+
+  it('a deleted node whose gate an older drainer made (drainer-gate-<node>) is swept too', async () => {
+    const labels = { 'app.kubernetes.io/component': 'drain-gate', 'drainer.dev/gate-node': 'g' };
+    await fx.k.request({
+      method: 'POST',
+      path: PDBS,
+      body: {
+        metadata: { name: 'drainer-gate-g', labels },
+        spec: { minAvailable: 1, selector: { matchLabels: labels } },
+      },
+    });
+    await fx.k.request({
+      method: 'POST',
+      path: PODS,
+      body: {
+        metadata: { name: 'drainer-gate-g', labels, finalizers: [GATE_FINALIZER] },
+        spec: { nodeName: 'g', containers: [{ name: 'gate', image: 'pause' }] },
+      },
+    });
+    // after e: f (dead), g (dead, an older gate), then a (alive)
+    expect(await sweep('e')).toEqual(['f', 'g']);
+    expect(await names(PDBS)).toEqual(gates('a', 'b', 'c', 'd', 'e'));
+    expect((await names(PODS)).filter((n) => n?.startsWith('drainer-gate-g'))).toEqual([]);
   });
 
   it('a live node has nothing to remove when the next gate is of a live node', async () => {

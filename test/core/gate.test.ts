@@ -3,7 +3,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DrainGate } from '../../src/core/gate/gate.ts';
 import type { GateApi, GateObjects } from '../../src/core/gate/api.ts';
-import { GATE_FINALIZER } from '../../src/kube/gate.ts';
+import { isOpen } from '../../src/core/gate/observe.ts';
+import { GATE_FINALIZER, gateName, gatePdbSpec, gatePodNames } from '../../src/kube/gate.ts';
 import { kubeGateApi } from '../../src/core/gate/kube-port.ts';
 import type { KubeObject } from '../../src/kube/types.ts';
 import { createLogger } from '../../src/observability/logger.ts';
@@ -11,8 +12,8 @@ import { startFixture, type KubeFixture } from '../kube/sandbox.ts';
 
 const log = createLogger({ level: 'silent' });
 const NS = 'drainer';
-const POD = `/api/v1/namespaces/${NS}/pods/drainer-gate-n1`;
-const PDB = `/apis/policy/v1/namespaces/${NS}/poddisruptionbudgets/drainer-gate-n1`;
+const POD = `/api/v1/namespaces/${NS}/pods/${gateName('n1')}`;
+const PDB = `/apis/policy/v1/namespaces/${NS}/poddisruptionbudgets/${gateName('n1')}`;
 
 describe('drain gate objects (sandbox API server)', () => {
   let fx: KubeFixture;
@@ -58,7 +59,7 @@ describe('drain gate objects (sandbox API server)', () => {
       {
         apiVersion: 'policy/v1',
         kind: 'PodDisruptionBudget',
-        name: 'drainer-gate-n1',
+        name: gateName('n1'),
         uid: pdb.metadata.uid,
         controller: true,
       },
@@ -131,7 +132,7 @@ describe('drain gate objects (sandbox API server)', () => {
     expect((await get(POD)).metadata.uid).toBe(going.metadata.uid);
     const spare = await get(`${POD}-b`);
     expect(spare.metadata.finalizers).toEqual([GATE_FINALIZER]);
-    expect((await gate.look('n1')).pod?.metadata.name).toBe('drainer-gate-n1-b');
+    expect((await gate.look('n1')).pod?.metadata.name).toBe(gatePodNames('n1')[1]);
     expect(await gate.release('n1')).toBe(true);
     await expect(get(POD)).rejects.toMatchObject({ status: 404 });
     await expect(get(`${POD}-b`)).rejects.toMatchObject({ status: 404 });
@@ -161,12 +162,115 @@ describe('drain gate objects (sandbox API server)', () => {
     expect(await api('missing').uninstalled?.()).toBe(false);
   });
 
+  it('a DaemonSet re-created (--cascade=orphan then apply, replace --force) is no uninstall; the PDB follows its new owner', async () => {
+    const ds = {
+      metadata: { name: 'drainer' },
+      spec: {
+        selector: { matchLabels: { app: 'drainer' } },
+        template: {
+          metadata: { labels: { app: 'drainer' } },
+          spec: { containers: [{ name: 'a', image: 'x' }] },
+        },
+      },
+    };
+    const DS = `/apis/apps/v1/namespaces/${NS}/daemonsets`;
+    await fx.k.request({ method: 'POST', path: DS, body: ds });
+    const gate = api();
+    await gate.hold('n1');
+    await fx.k.request({ method: 'DELETE', path: `${DS}/drainer` });
+    const again = await fx.k.request<KubeObject>({ method: 'POST', path: DS, body: ds });
+    expect(await gate.uninstalled?.()).toBe(false);
+    // the PDB is owned by the DaemonSet that is there: uninstalling that one takes the gate too
+    await gate.hold('n1');
+    expect((await get(PDB)).metadata.ownerReferences?.map((r) => r.uid)).toEqual([again.metadata.uid]);
+    await fx.k.request({ method: 'DELETE', path: `${DS}/drainer` });
+    expect(await gate.uninstalled?.()).toBe(true);
+  });
+
+  describe('an upgrade from gates named without a hash (drainer-gate-<node>)', () => {
+    const LEGACY = 'drainer-gate-n1';
+    const legacyLabels = {
+      'app.kubernetes.io/name': 'drainer',
+      'app.kubernetes.io/component': 'drain-gate',
+      'drainer.dev/gate-node': 'n1',
+    };
+    /** What an older drainer left: its PDB and its pod, guarded by the finalizer. */
+    const olderGate = async () => {
+      const pdb = await fx.k.request<KubeObject>({
+        method: 'POST',
+        path: `/apis/policy/v1/namespaces/${NS}/poddisruptionbudgets`,
+        body: {
+          metadata: { name: LEGACY, labels: legacyLabels },
+          spec: { minAvailable: 1, selector: { matchLabels: legacyLabels } },
+        },
+      });
+      await fx.k.request({
+        method: 'POST',
+        path: `/api/v1/namespaces/${NS}/pods`,
+        body: {
+          metadata: {
+            name: LEGACY,
+            labels: legacyLabels,
+            finalizers: [GATE_FINALIZER],
+            ownerReferences: [
+              {
+                apiVersion: 'policy/v1',
+                kind: 'PodDisruptionBudget',
+                name: LEGACY,
+                uid: pdb.metadata.uid,
+                controller: true,
+              },
+            ],
+          },
+          spec: { nodeName: 'n1', containers: [{ name: 'gate', image: 'pause' }] },
+        },
+      });
+    };
+    const LEGACY_POD = `/api/v1/namespaces/${NS}/pods/${LEGACY}`;
+    const LEGACY_PDB = `/apis/policy/v1/namespaces/${NS}/poddisruptionbudgets/${LEGACY}`;
+
+    it('the older gate stays until the new one holds, then goes (its finalizer dropped)', async () => {
+      await olderGate();
+      const gate = api();
+      await gate.hold('n1');
+      expect((await gate.look('n1')).legacy?.map((o) => o.metadata.name)).toEqual([LEGACY, LEGACY]);
+      // the new pod has not started: the older gate still guards the node
+      await gate.hold('n1');
+      expect((await get(LEGACY_POD)).metadata.finalizers).toEqual([GATE_FINALIZER]);
+      const pdb = await get(PDB);
+      await fx.k.request({
+        method: 'PUT',
+        path: `${PDB}/status`,
+        body: { ...pdb, status: { observedGeneration: pdb.metadata.generation ?? 1, disruptionsAllowed: 0 } },
+      });
+      const pod = await get(POD);
+      await fx.k.request({
+        method: 'PUT',
+        path: `${POD}/status`,
+        body: { ...pod, status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] } },
+      });
+      await gate.hold('n1');
+      await expect(get(LEGACY_POD)).rejects.toMatchObject({ status: 404 });
+      await expect(get(LEGACY_PDB)).rejects.toMatchObject({ status: 404 });
+      expect((await gate.look('n1')).legacy).toBeUndefined();
+    });
+
+    it('a release lets the older gate go too', async () => {
+      await olderGate();
+      const gate = api();
+      expect(isOpen(await gate.look('n1'))).toBe(false);
+      expect(await gate.release('n1')).toBe(true);
+      await expect(get(LEGACY_POD)).rejects.toMatchObject({ status: 404 });
+      expect(isOpen(await gate.look('n1'))).toBe(true);
+    });
+  });
+
   it('release drops the finalizer and deletes the gate pod (the PDB stays); a second release finds none', async () => {
     const gate = api();
     await gate.hold('n1');
     expect(await gate.release('n1')).toBe(true);
     await expect(get(POD)).rejects.toMatchObject({ status: 404 });
-    expect((await get(PDB)).metadata.name).toBe('drainer-gate-n1');
+    expect((await get(PDB)).metadata.name).toBe(gateName('n1'));
     expect(await gate.release('n1')).toBe(false);
   });
 });
@@ -192,29 +296,20 @@ function memoryApi(initial: GateObjects = {}) {
 }
 
 const pdb = (allowed = 0): KubeObject => ({
-  metadata: { name: 'drainer-gate-n1', uid: 'pdb-1', generation: 1 },
-  spec: {
-    minAvailable: 1,
-    selector: {
-      matchLabels: {
-        'app.kubernetes.io/name': 'drainer',
-        'app.kubernetes.io/component': 'drain-gate',
-        'drainer.dev/gate-node': 'n1',
-      },
-    },
-  },
+  metadata: { name: gateName('n1'), uid: 'pdb-1', generation: 1 },
+  spec: gatePdbSpec('n1'),
   status: { observedGeneration: 1, disruptionsAllowed: allowed },
 });
 
 const pod = (phase: string, waiting?: string): KubeObject => ({
   metadata: {
-    name: 'drainer-gate-n1',
+    name: gateName('n1'),
     finalizers: [GATE_FINALIZER],
     ownerReferences: [
       {
         apiVersion: 'policy/v1',
         kind: 'PodDisruptionBudget',
-        name: 'drainer-gate-n1',
+        name: gateName('n1'),
         uid: 'pdb-1',
         controller: true,
       },
@@ -238,7 +333,7 @@ const gateWith = (api: GateApi, extra: Partial<ConstructorParameters<typeof Drai
   new DrainGate({
     api,
     log,
-    podOf: (n) => ({ namespace: NS, name: `drainer-gate-${n}` }),
+    podOf: (n) => ({ namespace: NS, name: gateName(n) }),
     retry: { initialMs: 5, maxMs: 20 },
     ...extra,
   });
@@ -300,9 +395,9 @@ describe('DrainGate: the newest wish wins', () => {
 
   it("knows its node's gate pod (drainer's own drain leaves it alone)", () => {
     const gate = gateWith(memoryApi().api);
-    expect(gate.isGatePod('n1', { namespace: NS, name: 'drainer-gate-n1' })).toBe(true);
-    expect(gate.isGatePod('n1', { namespace: 'shop', name: 'drainer-gate-n1' })).toBe(false);
-    expect(gate.isGatePod('n1', { namespace: NS, name: 'drainer-gate-n2' })).toBe(false);
+    expect(gate.isGatePod('n1', { namespace: NS, name: gateName('n1') })).toBe(true);
+    expect(gate.isGatePod('n1', { namespace: 'shop', name: gateName('n1') })).toBe(false);
+    expect(gate.isGatePod('n1', { namespace: NS, name: gateName('n2') })).toBe(false);
   });
 });
 
@@ -369,6 +464,44 @@ describe('DrainGate: held is what the API server shows', () => {
     await gate.set('n1', true);
     expect(gate.seen('n1')?.text).toBe('not held: its PodDisruptionBudget allows 1 disruption');
     expect(await gate.whenHeld('n1', 20)).toBe(false);
+    gate.stop();
+  });
+});
+
+describe('DrainGate: a "held" counts only when seen after the wish it answers', () => {
+  it('a release still in flight when the restore asks for the gate: whenHeld waits for the hold that follows it', async () => {
+    const order: string[] = [];
+    let finishRelease: () => void = () => {};
+    const { api: inner, state } = memoryApi({ pdb: pdb(), pod: pod('Running') });
+    const gate = gateWith({
+      ...inner,
+      release: () =>
+        new Promise<boolean>((resolve) => {
+          order.push('release begins');
+          finishRelease = () => {
+            order.push('release ends');
+            state.objs = { pdb: state.objs.pdb };
+            resolve(true);
+          };
+        }),
+      hold: (n) => {
+        order.push('hold');
+        return inner.hold(n).then(() => {
+          state.objs = { pdb: pdb(), pod: pod('Running') };
+        });
+      },
+    });
+    await gate.set('n1', true);
+    expect(gate.held('n1')).toBe(true);
+    gate.want('n1', false);
+    await new Promise((r) => setTimeout(r, 5));
+    // an uncordon: the restore wants the gate held, and waits for it
+    gate.want('n1', true);
+    const held = gate.whenHeld('n1', 2_000).then((h) => order.push(`whenHeld ${h}`));
+    await new Promise((r) => setTimeout(r, 20));
+    finishRelease();
+    await held;
+    expect(order).toEqual(['release begins', 'release ends', 'hold', 'whenHeld true']);
     gate.stop();
   });
 });

@@ -58,4 +58,27 @@ describe('the memory left to move off a node', () => {
     expect(fall.seen(12, 6_000)).toBe(1);
     expect(fall.seen(8, 9_000)).toBe(9);
   });
+
+  it("an owner asked to move a VM (notify) is a wait, not a stall: the clock stays fresh until the owner's time is up", () => {
+    // defaults: memoryAlertAfter 1800 s, notifyTimeout 3600 s; one 8 GiB VM waits for its owner
+    const asking = [vm('owned', 'pending', 8, { action: 'notify' }), vm('moved', 'succeeded', 4)];
+    const left = memoryLeft(asking)!;
+    expect(left).toEqual({ leftBytes: 8 * GIB, awaitingOwnerBytes: 8 * GIB });
+    const fall = new MemoryFall();
+    expect(fall.seen(left.leftBytes, 0, left.awaitingOwnerBytes)).toBe(0);
+    expect(fall.seen(left.leftBytes, 3_000_000, left.awaitingOwnerBytes)).toBe(3000); // 50 min in: fresh
+
+    // the owner's time is up: drainer migrates it, and a stall of that migration counts from here
+    const moving = memoryLeft([vm('owned', 'migrating', 8), vm('moved', 'succeeded', 4)])!;
+    expect(fall.seen(moving.leftBytes, 3_600_000, moving.awaitingOwnerBytes)).toBe(3000);
+    expect(fall.seen(moving.leftBytes, 6_000_000, moving.awaitingOwnerBytes)).toBe(3000);
+  });
+
+  it('a VM stuck beside one that waits for its owner still counts as stuck', () => {
+    const items = [vm('owned', 'pending', 8, { action: 'notify' }), vm('stuck', 'migrating', 2)];
+    const left = memoryLeft(items)!;
+    const fall = new MemoryFall();
+    expect(fall.seen(left.leftBytes, 0, left.awaitingOwnerBytes)).toBe(0);
+    expect(fall.seen(left.leftBytes, 2_000_000, left.awaitingOwnerBytes)).toBe(0);
+  });
 });

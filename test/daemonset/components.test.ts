@@ -15,8 +15,13 @@ interface Obj {
     template?: {
       spec: {
         nodeSelector?: Record<string, string>;
+        affinity?: unknown;
         volumes: { name: string; secret?: { secretName: string; optional?: boolean } }[];
-        containers: { env: { name: string; value?: string }[]; volumeMounts: { name: string }[] }[];
+        containers: {
+          image?: string;
+          env: { name: string; value?: string }[];
+          volumeMounts: { name: string }[];
+        }[];
       };
     };
   };
@@ -89,6 +94,36 @@ describe.skipIf(!hasKubectl)('kustomize components', () => {
     const overlay = yaml.load(snippet ?? '') as { resources: string[] };
     const spec = daemonSet(await build({ ...overlay, resources: ['daemonset'] }));
     expect(spec?.nodeSelector).toEqual({ 'node-role.kubernetes.io/compute': '' });
+  });
+
+  it("the README's image overlay names the image you built and pushed (the stock one is not published)", async () => {
+    const readme = readFileSync('README.md', 'utf8');
+    const snippet = /<!-- image-overlay -->\n```yaml\n([\s\S]*?)```/.exec(readme)?.[1];
+    expect(snippet, 'README: the images: overlay').toBeDefined();
+    const spec = daemonSet(
+      await build({ ...(yaml.load(snippet ?? '') as object), resources: ['daemonset'] }),
+    );
+    expect(spec?.containers[0]?.image).toBe('registry.example.org/infra/drainer:0.1.0');
+  });
+
+  it("the runbook's nodeAffinity patch keeps the agent off a node labelled drainer.dev/agent=disabled, and leaves the compute label alone", async () => {
+    const runbook = readFileSync('docs/operations.md', 'utf8');
+    const snippet = /<!-- agent-affinity-patch -->\n```yaml\n([\s\S]*?)```/.exec(runbook)?.[1];
+    expect(snippet, 'operations.md: the nodeAffinity patch').toBeDefined();
+    const spec = daemonSet(
+      await build({ ...(yaml.load(snippet ?? '') as object), resources: ['daemonset'] }),
+    );
+    expect(spec?.nodeSelector).toEqual({ 'openstack-compute-node': 'enabled' });
+    expect(spec?.affinity).toEqual({
+      nodeAffinity: {
+        requiredDuringSchedulingIgnoredDuringExecution: {
+          nodeSelectorTerms: [
+            { matchExpressions: [{ key: 'drainer.dev/agent', operator: 'NotIn', values: ['disabled'] }] },
+          ],
+        },
+      },
+    });
+    expect(runbook).not.toMatch(/take the compute label off/);
   });
 
   it('the base builds with every component of daemonset/components at once (kubectl kustomize)', async () => {

@@ -191,14 +191,7 @@ describe('applying daemonset/ to the sandbox API server', () => {
   afterAll(async () => api?.close());
 
   // The sandbox serves the kinds drainer itself uses; ServiceAccount, ConfigMap and RBAC are not among them.
-  const NOT_SERVED = [
-    'ClusterRole',
-    'ClusterRoleBinding',
-    'ConfigMap',
-    'Role',
-    'RoleBinding',
-    'ServiceAccount',
-  ];
+  const NOT_SERVED = ['ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding', 'ServiceAccount'];
 
   it('creates every served object through the REST API; the CRD makes nodemaintenances served', async () => {
     const nmPath = '/apis/nodemaintenance.medik8s.io/v1beta1/nodemaintenances';

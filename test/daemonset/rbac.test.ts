@@ -68,6 +68,8 @@ const NOT_EXERCISED = new Set([
   'update subresources.kubevirt.io/virtualmachineinstances/evacuate/cancel',
   // drainer.dev/maintenance on a VirtualMachine (the demo's VMIs have none), and its stop/start
   'get kubevirt.io/virtualmachines',
+  // restore gives a VirtualMachine stopped by drainer its runStrategy Once back
+  'patch kubevirt.io/virtualmachines',
   'update subresources.kubevirt.io/virtualmachines/stop',
   'update subresources.kubevirt.io/virtualmachines/start',
   // names the blocking PodDisruptionBudget when an eviction answers 429
@@ -101,7 +103,7 @@ describe('RBAC covers every API call (sandbox evacuation with Nova and KubeVirt)
 
   const phase = (node: string) =>
     parseRecord(sb.kube.store.get('nodes', undefined, node).metadata.annotations?.[STATE_ANNOTATION])?.phase;
-  const until = async (what: string, check: () => boolean, ms = 12_000) => {
+  const until = async (what: string, check: () => boolean, ms = 40_000) => {
     const end = Date.now() + ms;
     while (!check()) {
       if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
@@ -143,7 +145,7 @@ describe('RBAC covers every API call (sandbox evacuation with Nova and KubeVirt)
     cordon('node-1', false);
     sb.kube.store.delete(NM, undefined, 'node-4-maintenance');
     await until('node-1 and node-4 back in service', () => !phase('node-1') && !phase('node-4'));
-  }, 40_000);
+  }, 120_000); // two evacuations in turn (budget 1), whose VMs take the time they take to stop and start
   afterAll(async () => {
     await agents?.stop();
     await sb?.close();

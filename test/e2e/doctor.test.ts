@@ -4,6 +4,7 @@
 // left disabled by a Node deleted mid-maintenance, the gate objects of that deleted Node, a record
 // whose agent stopped, a record with no gate, a NodeMaintenance nobody took, a fleet slot held by
 // an agent that is gone. It could not look: exit 1; bad input: exit 2.
+import { gateName } from '../../src/kube/gate.ts';
 import { writeFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -33,7 +34,8 @@ describe('drainer doctor (full stack)', () => {
     const s = (stack = await startStack({ scenario: smallWorld({ servers: 2, migrationSeconds: 4 }) }));
     const agent = (agentA = s.startAgent('node-a'));
     await until('agent ready', () => agent.agent.ready().ready);
-    const gate = () => s.k.request<KubePod>({ path: '/api/v1/namespaces/drainer/pods/drainer-gate-node-a' });
+    const gate = () =>
+      s.k.request<KubePod>({ path: `/api/v1/namespaces/drainer/pods/${gateName('node-a')}` });
     await until(
       'gate pod running',
       async () => (await gate().catch(() => undefined))?.status?.phase === 'Running',
@@ -85,9 +87,9 @@ describe('drainer doctor (full stack)', () => {
     const { code, found } = await findings(s);
     const of = (id: string) => found.filter((f) => f.id === id).map((f) => f.object);
     expect(of('stranded-service')).toEqual(['nova-compute/node-a']);
-    expect(of('leftover-gate')).toEqual(['poddisruptionbudget/drainer/drainer-gate-node-a']);
+    expect(of('leftover-gate')).toEqual([`poddisruptionbudget/drainer/${gateName('node-a')}`]);
     expect(of('record-without-agent')).toEqual(['node/node-b']);
-    expect(of('gate-missing')).toEqual(['pod/drainer/drainer-gate-node-b']);
+    expect(of('gate-missing')).toEqual([`pod/drainer/${gateName('node-b')}`]);
     expect(of('maintenance-disagrees')).toEqual(['nodemaintenance/nm-b']);
     expect(of('lease-held-by-dead-agent')).toEqual(['lease/drainer/drainer-evacuation-0']);
     for (const f of found) {

@@ -38,7 +38,10 @@ describe('drainer plan shows the drain gate', () => {
     expect(p.code).toBe(0);
     expect(p.report.gate?.state).toBe('not-held');
     expect(p.table).toMatch(
-      /^note: drain gate: none \(drainer\/drainer-gate-node-a: its pod and PodDisruptionBudget not created yet; /m,
+      new RegExp(
+        `^note: drain gate: none \\(drainer/${GATE}: its pod and PodDisruptionBudget not created yet; `,
+        'm',
+      ),
     );
     expect(await exists(POD)).toBe(false);
     expect(await exists(PDB)).toBe(false);
@@ -52,13 +55,13 @@ describe('drainer plan shows the drain gate', () => {
     expect(p.code).toBe(0);
     expect(p.report.gate).toEqual({
       state: 'held',
-      note: 'held (drainer/drainer-gate-node-a): drains wait until the VMs have left',
+      note: `held (drainer/${GATE}): drains wait until the VMs have left`,
     });
     expect(p.report.notes).toContain(
-      'drain gate: held (drainer/drainer-gate-node-a): drains wait until the VMs have left',
+      `drain gate: held (drainer/${GATE}): drains wait until the VMs have left`,
     );
     expect(p.table).toMatch(
-      /^note: drain gate: held \(drainer\/drainer-gate-node-a\): drains wait until the VMs have left$/m,
+      new RegExp(`^note: drain gate: held \\(drainer/${GATE}\\): drains wait until the VMs have left$`, 'm'),
     );
     await agent.stop();
   });

@@ -117,6 +117,26 @@ describe('each server its own way out (full stack)', () => {
     expect(os.migrateCalls(byName('vm-live').id)).toBe(0);
   });
 
+  it('stop without a declared reboot and drain.requirePluginsSucceeded false: not refused; the server keeps running, the node Evacuated, the gate held', async () => {
+    const { s, os, byName } = await start([{ name: 'vm-stop', metadata: way('stop') }, { name: 'vm-live' }], {
+      drain: { requirePluginsSucceeded: false },
+    });
+
+    await s.cordon('node-a');
+    const rec = await finished(s, 'node-a');
+
+    expect(rec.phase).toBe('Evacuated');
+    expect(os.service('node-a')?.status).toBe('disabled');
+    expect([byName('vm-stop').host, byName('vm-stop').status]).toEqual(['node-a', 'ACTIVE']);
+    expect(byName('vm-live').host).toBe('node-b');
+    expect(JSON.stringify(rec.outcomes)).toMatch(
+      /vm-stop \(blocked: way out \\"stop\\" keeps the server on the host/,
+    );
+    expect(await nodeEvents(s, 'node-a', 'DrainGateHeld')).toContainEqual(
+      expect.stringMatching(/not every virtual machine moved \(drain.requirePluginsSucceeded is false\)/),
+    );
+  });
+
   it('notify: the owner is asked, and after nova.notifyTimeout the server takes the default way (live)', async () => {
     const { s, os, byName } = await start([{ name: 'vm-ask', metadata: way('notify') }], {
       nova: { notifyTimeout: 1 },
@@ -180,7 +200,7 @@ describe('drainer plan shows each way out and why (full stack)', () => {
       'vm-live': ['live-migrate', 'default'],
       'vm-cold': [
         'cold-migrate',
-        'metadata drainer.dev:maintenance=cold: Nova stops it, cold-migrates it, and it runs again on the new host once confirmed',
+        'metadata drainer.dev:maintenance=cold: Nova stops it, moves it and starts it on the new host; drainer then confirms the resize, which frees the old host',
       ],
       'vm-ask': [
         'notify',

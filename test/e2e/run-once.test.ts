@@ -1,5 +1,6 @@
 // Story: an operator without the daemon runs `drainer run-once --cordon` against the cluster, then
 // `drainer restore`: the same reconcile, once, with the record on the Node.
+import { gateName } from '../../src/kube/gate.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { smallWorld } from './scenario.ts';
 import { startStack, type Stack } from './stack.ts';
@@ -28,7 +29,7 @@ describe('run-once and restore on Kubernetes (full stack)', () => {
     expect(stack.sandbox.openstack.state.serversOnHost('node-a')).toEqual([]);
     expect(await stack.record('node-a')).toMatchObject({ phase: 'Evacuated', cordonedByUs: false });
     // run-once honours the drain gate: evacuated, so no gate pod holds a drain
-    expect(stack.sandbox.kube.store.find('pods', 'drainer', 'drainer-gate-node-a')).toBeUndefined();
+    expect(stack.sandbox.kube.store.find('pods', 'drainer', gateName('node-a'))).toBeUndefined();
   });
 
   it('restore re-enables the service, removes taint and record, and leaves the operator cordon', async () => {
@@ -44,7 +45,7 @@ describe('run-once and restore on Kubernetes (full stack)', () => {
     );
     expect(node.spec?.unschedulable).toBe(true);
     // the restore holds the drain gate again before the node takes VMs
-    expect(stack.sandbox.kube.store.find('pods', 'drainer', 'drainer-gate-node-a')?.spec).toMatchObject({
+    expect(stack.sandbox.kube.store.find('pods', 'drainer', gateName('node-a'))?.spec).toMatchObject({
       nodeName: 'node-a',
     });
   });

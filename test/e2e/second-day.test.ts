@@ -114,7 +114,7 @@ run("an operator's second day (issue 30), sandbox and real kubectl", () => {
     const { drainer } = operator(stack);
     const r = await drainer('run-once', '--node', 'node-a', '--dry-run');
     expect(r.stdout).toMatch(/^dry run of run-once on node node-a: nothing was changed$/m);
-    expect(r.stdout).toMatch(/^nova: 2 workload\(s\) would be handled: 2 live-migrate$/m);
+    expect(r.stdout).toMatch(/^nova: 2 workload\(s\): 2 would be handled \(2 live-migrate\)$/m);
     expect(r.stdout).not.toMatch(/Evacuated|0 moved/);
     expect((await stack.node('node-a')).metadata.annotations?.['drainer.dev/state']).toBeUndefined();
     expect(stack.sandbox.openstack.state.serversOnHost('node-a')).toHaveLength(2);
@@ -193,12 +193,14 @@ run("an operator's second day (issue 30), sandbox and real kubectl", () => {
     writeFileSync(kubeconfig, stack.sandbox.kube.kubeconfig());
     symlinkSync(path.join(ROOT, 'bin/drainer.js'), path.join(dir, 'kubectl-drainer'));
     const context = (await kubectl(['--kubeconfig', kubeconfig, 'config', 'current-context'])).stdout.trim();
-    const { stdout } = await promisify(execFile)(
+    // no agent runs by now: status says so (exit 3) about the namespace -n named, with its JSON
+    const r = await promisify(execFile)(
       '/usr/bin/kubectl',
       ['drainer', 'status', '--kubeconfig', kubeconfig, '--context', context, '-n', 'drainer', '-o', 'json'],
       { env: { PATH: `${dir}:${path.dirname(process.execPath)}:/usr/bin:/bin` }, encoding: 'utf8' },
-    );
-    expect(JSON.parse(stdout)).toHaveProperty('nodes');
+    ).catch((e: unknown) => e as { code: number; stdout: string; stderr: string });
+    expect(r.stderr).toMatch(/^error: no drainer agent found in namespace drainer /);
+    expect(JSON.parse(r.stdout)).toHaveProperty('nodes');
   });
 
   describe('a second agent on the same host', () => {

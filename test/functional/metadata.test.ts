@@ -134,7 +134,7 @@ describe('the way out set in a real Nova server metadata, as the agent reads it'
     const line = (id: string) => planned.workloads.find((x) => x.id === id);
     expect([line(tagged!.id)?.action, line(tagged!.id)?.why]).toEqual([
       'cold-migrate',
-      `metadata ${MAINTENANCE_KEY}=cold: Nova stops it, cold-migrates it, and it runs again on the new host once confirmed`,
+      `metadata ${MAINTENANCE_KEY}=cold: Nova stops it, moves it and starts it on the new host; drainer then confirms the resize, which frees the old host`,
     ]);
     expect([line(plain!.id)?.action, line(plain!.id)?.why]).toEqual(['live-migrate', 'default']);
     expect(outcome.succeeded, JSON.stringify(outcome)).toBe(true);

@@ -4,10 +4,11 @@ import { checkInvariants } from '../../src/invariants/check.ts';
 import { gateDisruptedWhileOccupied } from '../../src/invariants/rules/gate-disrupted.ts';
 import { gatesHold, leftoverGates } from '../../src/invariants/rules/gate-held.ts';
 import type { World } from '../../src/invariants/world.ts';
-import { holdingGate, liveAgent, node, OPTS, rec, world } from './world.ts';
+import { gateName, gatePodNames } from '../../src/kube/gate.ts';
+import { AT, holdingGate, liveAgent, node, OPTS, rec, world } from './world.ts';
 
 const T0 = 1_000_000;
-const POD = '/api/v1/namespaces/drainer/pods/drainer-gate-node-a';
+const POD = `/api/v1/namespaces/drainer/pods/${gateName('node-a')}`;
 
 /** server s1 lived on host-a and moved to host-b at T0 + 500 (Nova's migration record says so). */
 const moved = (w: Partial<World> = {}): World =>
@@ -130,7 +131,7 @@ describe('every gate drainer calls held exists and holds', () => {
         ...gate,
         gatePods: [
           { ...gate.gatePods[0]!, deleting: true },
-          { ...gate.gatePods[0]!, name: 'drainer-gate-node-a-b' },
+          { ...gate.gatePods[0]!, name: gatePodNames('node-a')[1] },
         ],
       },
       undefined,
@@ -160,7 +161,11 @@ describe('every gate drainer calls held exists and holds', () => {
     ['Evacuated with every VM moved (released)', node('node-a', rec('Evacuated', { outcomes: [] })), 0],
     [
       'released by an operator',
-      node('node-a', rec('Evacuating'), { annotations: { 'drainer.dev/gate-released': 'x' } }),
+      node('node-a', rec('Evacuating'), {
+        annotations: {
+          'drainer.dev/gate-released': JSON.stringify({ at: AT, record: rec('Evacuating').since }),
+        },
+      }),
       0,
     ],
     ['in service with a live agent', node('node-a'), 1],
@@ -185,7 +190,7 @@ describe('every gate drainer calls held exists and holds', () => {
       ...holdingGate('node-a'),
       gatePods: [
         ...holdingGate('node-a').gatePods,
-        { ...holdingGate('node-a').gatePods[0]!, name: 'drainer-gate-node-a-b' },
+        { ...holdingGate('node-a').gatePods[0]!, name: gatePodNames('node-a')[1] },
       ],
       gatePdbs: [...holdingGate('node-a').gatePdbs, { name: 'drainer-gate-old', observed: true }],
     });

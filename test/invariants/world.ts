@@ -1,4 +1,5 @@
 // Small Worlds for the invariants' tables: a node, its record, its gate, Nova's servers and moves.
+import { gateName } from '../../src/kube/gate.ts';
 import type { CheckOptions, World, WorldNode } from '../../src/invariants/world.ts';
 import { readRecord } from '../../src/core/record/record.ts';
 
@@ -35,8 +36,8 @@ export const rec = (phase: string, more: object = {}) => ({
 
 /** A gate that holds: its PDB allows 0 disruptions, its pod Running and Ready on the node. */
 export const holdingGate = (n: string) => ({
-  gatePods: [{ name: `drainer-gate-${n}`, nodeName: n, phase: 'Running', ready: true, deleting: false }],
-  gatePdbs: [{ name: `drainer-gate-${n}`, disruptionsAllowed: 0, observed: true }],
+  gatePods: [{ name: gateName(n), nodeName: n, phase: 'Running', ready: true, deleting: false }],
+  gatePdbs: [{ name: gateName(n), disruptionsAllowed: 0, observed: true }],
 });
 
 export const liveAgent = (n: string) => ({

@@ -3,6 +3,7 @@
 // `restricted` on the real admission plugin.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { gateName } from './support/cluster.ts';
 import { describe, expect, it } from 'vitest';
 import { REPO, figure, seconds, useReal } from './support/context.ts';
 import { install, removeLeftovers } from './support/install.ts';
@@ -72,7 +73,7 @@ describe('install', () => {
       });
     };
     try {
-      const gatePod = await r.k.get(['pod', '-n', NAMESPACE, `drainer-gate-${r.env.node}`]);
+      const gatePod = await r.k.get(['pod', '-n', NAMESPACE, gateName(r.env.node)]);
       const admitted = await r.k.run(['create', '--dry-run=server', '-f', '-'], {
         input: asTemplate(gatePod),
       });

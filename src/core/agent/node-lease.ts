@@ -36,7 +36,18 @@ export interface NodeLeaseOptions {
  * renew, else it is only not yet known to be gone (first seen less than a lease duration ago).
  */
 export type LeaseTake =
-  { readonly held: Slot } | { readonly holder: string; readonly renewTime?: string; readonly live?: boolean };
+  | { readonly held: Slot }
+  | {
+      readonly holder: string;
+      readonly renewTime?: string;
+      readonly live?: boolean;
+      /** Renewed within its duration by our clock against its renewTime: it looks live (a one-shot refuses). */
+      readonly looksLive?: boolean;
+      /** renewTime plus its duration: when a holder that looks live runs out if it renews no more. */
+      readonly runsOutAt?: string;
+      /** Ms of our own observation until the holder counts as gone. */
+      readonly leftMs?: number;
+    };
 
 export class NodeLease {
   readonly #o: NodeLeaseOptions;
@@ -49,6 +60,13 @@ export class NodeLease {
 
   get name(): string {
     return nodeLeaseName(this.#o.node);
+  }
+
+  /** When the holder's Lease runs out by its renewTime (the holder's clock) against ours: live until then. */
+  #runsOut(l: LeaseView, now: Date): { looksLive: boolean; runsOutAt?: string } {
+    const at = Date.parse(l.renewTime ?? '') + (l.durationSeconds ?? this.#o.durationSeconds) * 1000;
+    if (Number.isNaN(at)) return { looksLive: false };
+    return { looksLive: at > now.getTime(), runsOutAt: new Date(at).toISOString() };
   }
 
   /**
@@ -68,6 +86,8 @@ export class NodeLease {
         holder: current.holder,
         ...(current.renewTime ? { renewTime: current.renewTime } : {}),
         live: this.#observed.observe(current).changes > 0,
+        ...this.#runsOut(current, now),
+        leftMs: this.#observed.expiresIn(current, this.#o.durationSeconds),
       };
     const t = microTime(now);
     const next: LeaseView = {
@@ -96,21 +116,23 @@ export class NodeLease {
   }
 
   /**
-   * For a one-shot command (run-once, restore), which has never seen the Lease before: a holder is
-   * watched for up to the lease duration. One that renews in that time is live (answered at once,
-   * `live`); one that does not is gone, and the Lease is taken. `onWatch` hears when watching begins.
+   * For a one-shot command (run-once, restore), which has never seen the Lease before. A holder
+   * whose renewTime is within its duration looks live: answered at once (`looksLive`), no waiting
+   * to see it renew. Only a silent holder (renewTime older than its duration: gone, or its clock
+   * far behind ours) is watched, for up to the duration of our own time, since clocks can
+   * disagree: one that renews meanwhile is live; one that does not is gone, and the Lease is taken.
+   * `onWatch` hears each look while watching, with the seconds left.
    */
   async takeWatching(
     signal: AbortSignal,
-    onWatch?: (holder: string, seconds: number) => void,
+    onWatch?: (holder: string, secondsLeft: number, renewTime?: string) => void,
   ): Promise<LeaseTake> {
     const pollMs = Math.min(2000, (this.#o.durationSeconds * 1000) / 6);
-    let told = false;
-    for (;;) {
+    for (let first = true; ; first = false) {
       const take = await this.tryTake();
       if ('held' in take || take.live || signal.aborted) return take;
-      if (!told) onWatch?.(take.holder, this.#o.durationSeconds);
-      told = true;
+      if (first && take.looksLive) return take;
+      onWatch?.(take.holder, Math.max(0, Math.ceil((take.leftMs ?? 0) / 1000)), take.renewTime);
       await wait(pollMs, signal);
     }
   }

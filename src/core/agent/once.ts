@@ -22,27 +22,22 @@ export interface OnceOptions {
   readonly noBudget?: boolean;
   /** --force: act even while another agent instance holds the node's Lease. */
   readonly force?: boolean;
+  /** Hears the wait for a silent holder's Lease: the holder, the seconds left, its last renewal. */
+  readonly onWait?: (holder: string, secondsLeft: number, renewTime?: string) => void;
 }
 
 /**
- * The node's agent Lease for the run, or none with --force (logged) or in a dry run. A live
- * holder that is not us (the node's daemon) makes run-once or restore refuse, naming it: that
- * agent is acting on the node, and a manual run next to it would race it. Live means seen renewing
- * it: a holder that leaves it unchanged for its duration is gone, and the Lease is taken.
+ * The node's agent Lease for the run, or none with --force (logged) or in a dry run. A holder that
+ * is not us and looks live (renewed within its duration) makes run-once or restore refuse at once,
+ * naming it: that agent is acting on the node, and a manual run next to it would race it. Only a
+ * silent holder is watched (`onWait` hears the countdown): unchanged for its duration, it is gone
+ * and the Lease is taken; renewed meanwhile, it is live after all.
  */
 async function takeNode(o: OnceOptions, command: 'run-once' | 'restore'): Promise<Slot | undefined> {
   const lease = createNodeLease({ ...o, nodeName: o.node });
   if (!lease) return undefined;
-  // never seen before: a holder is live only if it renews within the lease duration (no clock
-  // compare); --force acts whoever holds it, so it does not wait to find out
-  const take = o.force
-    ? await lease.tryTake()
-    : await lease.takeWatching(o.signal, (holder, seconds) =>
-        o.log.info(
-          { node: o.node, holder },
-          `node Lease held by ${holder}: watching it up to ${seconds} s to see whether that agent renews it`,
-        ),
-      );
+  // --force acts whoever holds it, so it does not wait to find out
+  const take = o.force ? await lease.tryTake() : await lease.takeWatching(o.signal, o.onWait);
   if ('held' in take) return take.held;
   const renewed = take.renewTime ? `, renewed ${take.renewTime}` : '';
   if (o.force) {
@@ -52,9 +47,12 @@ async function takeNode(o: OnceOptions, command: 'run-once' | 'restore'): Promis
     );
     return undefined;
   }
+  // a dead agent's Lease that still looks live runs out by itself: say when to try again
+  const runsOut =
+    take.looksLive && take.runsOutAt ? `; if that agent is gone, its Lease runs out ${take.runsOutAt}` : '';
   throw new NodeHeldError(
     `node ${o.node} is held by agent ${take.holder} (Lease ${o.config.fleet.namespace}/${lease.name}${renewed}): ` +
-      `it is acting on this node; ${command} refuses (stop that agent, or pass --force)`,
+      `it is acting on this node; ${command} refuses (stop that agent, or pass --force)${runsOut}`,
     take.holder,
   );
 }

@@ -27,10 +27,11 @@ import { checkStranded } from '../restore/stranded-check.ts';
 import { retryDelayMs } from './retry-backoff.ts';
 import { guardedPersist } from '../record/record-write.ts';
 import { reopen, strayOnHost } from '../gate/recheck.ts';
-import { syncGate, wantGate } from '../gate/step.ts';
+import { dropStaleRelease, syncGate, wantGate } from '../gate/step.ts';
 import type { LiveView, NodeRun, ReconcilerDeps } from './run-context.ts';
 import type { DrainGate } from '../gate/gate.ts';
 import { forceRestore, reportUnreadable } from '../record/unreadable.ts';
+import { dropStaleStartNow } from '../fleet/start-now.ts';
 
 export type { ReconcilerDeps, EvacuationHost, ReconcilerMetrics } from './run-context.ts';
 
@@ -65,6 +66,8 @@ export class Reconciler {
     if (!live) return;
     live.node = node;
     live.maintenances = maintenances;
+    // an operator's release while it evacuates: the gate follows the Node as it is now
+    wantGate(this.#deps.gate, nodeName, live.record(), node);
     for (const wake of live.wakes) wake();
   }
 
@@ -110,10 +113,12 @@ export class Reconciler {
     const run = this.#run(nodeName, node, maintenances, record, signal);
     // the gate becomes what the record says at every pass (and after every write of the record)
     wantGate(this.#deps.gate, nodeName, record, node);
+    await dropStaleRelease(run, record);
     await markInvalid(run, viewMaintenances(nodeName, maintenances));
 
     const taints = config.triggers?.taints ?? [];
     const desired = desiredState({ nodeName, node, maintenances, record, mode, taints });
+    await dropStaleStartNow(run, record, desired.state === 'InService');
     run.log.debug({ desired: desired.state, phase: record?.phase }, 'reconcile');
     this.#deps.metrics?.phase(record?.phase);
     // an opted-out node is reported, never evacuated (an evacuation already under way goes on)
@@ -163,7 +168,7 @@ export class Reconciler {
     if (!run.store.current && optedOut(run.node))
       throw new ConfigError([
         {
-          path: 'node',
+          path: '', // the message names the node: no "node: node …" stutter
           message: `node ${nodeName} ${optOutReason(run.node)}: drainer never evacuates it`,
         },
       ]);
@@ -242,7 +247,12 @@ export class Reconciler {
     const onShutdown = () => ctl.abort(run.signal.reason);
     run.signal.addEventListener('abort', onShutdown, { once: true });
     this.#active.set(run.nodeName, ctl);
-    const live: LiveState = { node: run.node, maintenances: run.maintenances, wakes: new Set() };
+    const live: LiveState = {
+      node: run.node,
+      maintenances: run.maintenances,
+      wakes: new Set(),
+      record: () => run.store.current,
+    };
     this.#live.set(run.nodeName, live);
     try {
       const result = await evacuate({ ...run, live: liveView(live) }, desired, {
@@ -314,8 +324,9 @@ export class Reconciler {
     const store = new NodeRecordStore({
       record,
       persist: guardedPersist({ cluster: deps.cluster, nodeName, node, signal }),
-      // every change of the record may change what the drain gate should be
-      onWritten: (rec) => wantGate(deps.gate, nodeName, rec, node),
+      // every change of the record may change what the drain gate should be (with the Node as the
+      // watch shows it while it evacuates: a release since the pass read it counts, a restore's never)
+      onWritten: (rec) => wantGate(deps.gate, nodeName, rec, this.#live.get(nodeName)?.node ?? node),
     });
     return {
       deps,
@@ -364,6 +375,7 @@ interface LiveState {
   node: NodeObject;
   maintenances: readonly MaintenanceObject[];
   readonly wakes: Set<() => void>;
+  readonly record: () => NodeRecord | undefined;
 }
 
 function liveView(s: LiveState): LiveView {

@@ -240,7 +240,10 @@ export class PluginHost {
     const left = memoryLeft(items);
     if (!this.#metrics || !left) return;
     this.#metrics.evacuationMemoryLeft.set({ plugin }, left.leftBytes);
-    this.#metrics.evacuationMemoryFell.set({ plugin }, fall.seen(left.leftBytes, Date.now()));
+    this.#metrics.evacuationMemoryFell.set(
+      { plugin },
+      fall.seen(left.leftBytes, Date.now(), left.awaitingOwnerBytes),
+    );
   }
 
   async restore(node: NodeRef, opts: RestoreOptions): Promise<RestoreResult[]> {

@@ -3,8 +3,8 @@ import { newRecord, type NodeRecord } from '../record/record.ts';
 
 /**
  * The record for a new attempt: a resumed one keeps its start and everything it knows (and its
- * place in the fleet queue; without a budget it goes on Evacuating). A fresh one with a budget
- * starts Queued.
+ * place in the fleet queue; without a budget it goes on Evacuating). So does a retry of the same
+ * trigger after Failed (its since and queuedAt). A fresh one with a budget starts Queued.
  */
 export function attemptRecord(
   current: NodeRecord | undefined,
@@ -21,8 +21,11 @@ export function attemptRecord(
     return queue ? { ...withoutError(current), trigger } : { ...rest, phase: 'Evacuating', trigger };
   }
   const { queuedAt: was, ...rest } = withoutError(current);
-  const keep = current.phase === 'Queued' && was ? { queuedAt: was } : queuedAt;
-  return { ...rest, ...keep, phase, trigger, since: now.toISOString() };
+  // the same evacuation tried again (a node refused for a blocker or capacity, re-checked at each
+  // resync): it keeps when its wait began and its place in the fleet queue
+  const again = current.trigger === trigger;
+  const keep = (current.phase === 'Queued' || again) && was ? { queuedAt: was } : queuedAt;
+  return { ...rest, ...keep, phase, trigger, since: again ? current.since : now.toISOString() };
 }
 
 function withoutError(r: NodeRecord): NodeRecord {

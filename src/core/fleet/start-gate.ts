@@ -6,6 +6,7 @@ import type { PodBlocker } from './pod-blocker.ts';
 import type { SharedVerdict } from './shared-verdict.ts';
 import type { GateState, StartGate, StartVerdict } from './types.ts';
 import { anyOpen } from './window.ts';
+import { verdictText } from './verdict-now.ts';
 
 export interface FleetStartGateOptions {
   readonly calendar: CalendarConfig;
@@ -59,12 +60,8 @@ export class FleetStartGate implements StartGate {
       firing: [] as string[],
       error: err instanceof Error ? err.message : String(err),
     }));
-    if (v.error) {
-      this.#blockers.prometheus = `cannot be evaluated: ${v.error}`;
-      return { open: false, kind: 'prometheus', reason: `blocked: Prometheus ${this.#blockers.prometheus}` };
-    }
-    this.#blockers.prometheus = v.firing.length ? `alert firing: ${v.firing.join(', ')}` : '';
-    if (!v.firing.length) return undefined;
+    this.#blockers.prometheus = verdictText(v);
+    if (!this.#blockers.prometheus) return undefined;
     return { open: false, kind: 'prometheus', reason: `blocked: Prometheus ${this.#blockers.prometheus}` };
   }
 

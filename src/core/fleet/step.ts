@@ -88,12 +88,13 @@ export async function takeSlot(
     if (!passed) return null;
   }
   metrics?.queueFinished?.((run.now().getTime() - queuedAt.getTime()) / 1000);
-  // the queue label comes off in this same write
+  // the queue label comes off in this same write; a retry (an attempt ended before: a node refused
+  // for a blocker or capacity) keeps when its wait began
   await run.store.update({
     phase: 'Evacuating',
     slot: slot.name,
     resumes: undefined,
-    ...(resumed ? {} : { since: run.now().toISOString() }),
+    ...(resumed || rec.attemptedAt ? {} : { since: run.now().toISOString() }),
   });
   run.deps.metrics?.phase('Evacuating');
   return slot;

@@ -98,7 +98,7 @@ async function startedNow(run: NodeRun, nm: MaintenanceObject | undefined): Prom
   const maintenance = nm
     ? (run.live?.maintenances().find((m) => m.metadata?.uid === nm.metadata?.uid) ?? nm)
     : undefined;
-  const asked = startNowAsked(node, maintenance, run.now());
+  const asked = startNowAsked(node, maintenance, run.now(), run.store.current);
   if (!asked) return false;
   await run.store.update({ waiting: undefined, startedNow: { by: asked.by, at: asked.at } });
   const text = `starting now, past windows, freezes and blockers, as ${asked.by} asked at ${asked.at}`;

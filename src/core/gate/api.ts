@@ -7,6 +7,8 @@ import type { KubeObject } from '../../kube/types.ts';
 export interface GateObjects {
   readonly pdb?: KubeObject | undefined;
   readonly pod?: KubeObject | undefined;
+  /** The node's gate objects under an older version's names, still there (an upgrade): released with the gate. */
+  readonly legacy?: readonly KubeObject[] | undefined;
 }
 
 export interface GateApi {

@@ -6,7 +6,7 @@
 // so a slow hold at start cannot land after the release.
 import type { Logger } from '../../observability/logger.ts';
 import type { EventReason } from '../cluster/cluster.ts';
-import { gatePodNames } from '../../kube/gate.ts';
+import { gatePodNames, legacyGateNames } from '../../kube/gate.ts';
 import type { GateApi, GateObjects } from './api.ts';
 import { hasGateFinalizer, isOpen, pdbAltered, RELEASED, seeHeld, type GateSeen } from './observe.ts';
 
@@ -33,6 +33,9 @@ interface NodeGate {
   pending?: Promise<void> | undefined;
   timer?: ReturnType<typeof setTimeout> | undefined;
   failures: number;
+  /** The wish made last (each set() is a new one), and the wish the last look began under. */
+  wish: number;
+  seenFor?: { readonly wish: number; readonly held: boolean } | undefined;
   seen?: GateSeen | undefined;
   /** Since when it should hold and does not (ms). */
   notHeldSince?: number | undefined;
@@ -44,7 +47,8 @@ interface NodeGate {
 /** Does the gate need a change to hold (not only time for its pod to start)? */
 function needsHold(node: string, o: GateObjects): boolean {
   const { pdb, pod } = o;
-  if (!pdb || !pod) return true;
+  // an older version's objects go once this gate holds (hold removes them then)
+  if (!pdb || !pod || o.legacy?.length) return true;
   if (!pdb.metadata.deletionTimestamp && pdbAltered(node, pdb)) return true;
   // only a pod being deleted (its finalizer holds drains until it goes): a spare takes over
   if (pod.metadata.deletionTimestamp) return true;
@@ -66,6 +70,7 @@ export class DrainGate {
   /** Held (true) or released; resolves once the newest wish was applied and looked at. Throws API errors. */
   set(node: string, held: boolean): Promise<void> {
     this.#want.set(node, held);
+    this.#state(node).wish++;
     return this.#look(node);
   }
 
@@ -95,7 +100,7 @@ export class DrainGate {
   /** Is this one of the node's gate pods (its own or the spare)? */
   isGatePod(node: string, pod: { namespace: string; name: string }): boolean {
     const gate = this.#o.podOf(node);
-    const names: readonly string[] = [gate.name, gatePodNames(node)[1]];
+    const names: readonly string[] = [gate.name, gatePodNames(node)[1], ...legacyGateNames(node)];
     return pod.namespace === gate.namespace && names.includes(pod.name);
   }
 
@@ -109,12 +114,17 @@ export class DrainGate {
     return this.#nodes.get(node)?.seen;
   }
 
-  /** Resolves true once the gate holds, false after `ms` (or when the signal aborts). */
+  /**
+   * Resolves true once the gate holds, false after `ms` (or when the signal aborts). Only a look
+   * that began after the newest wish (to hold) counts: a release still in flight when the hold was
+   * wished for, or a look under an older wish, says nothing of what the API server will show.
+   */
   async whenHeld(node: string, ms: number, signal?: AbortSignal): Promise<boolean> {
     const s = this.#state(node);
     const end = (this.#o.now?.() ?? Date.now()) + ms;
     for (;;) {
-      if (s.seen?.held) return true;
+      const f = s.seenFor;
+      if (s.seen?.held && f?.held && f.wish === s.wish) return true;
       const left = end - (this.#o.now?.() ?? Date.now());
       if (left <= 0 || signal?.aborted) return false;
       await new Promise<void>((resolve) => {
@@ -140,7 +150,7 @@ export class DrainGate {
   #state(node: string): NodeGate {
     let s = this.#nodes.get(node);
     if (!s) {
-      s = { chain: Promise.resolve(), failures: 0, waiters: new Set() };
+      s = { chain: Promise.resolve(), failures: 0, wish: 0, waiters: new Set() };
       this.#nodes.set(node, s);
     }
     return s;
@@ -163,6 +173,7 @@ export class DrainGate {
     clearTimeout(s.timer);
     s.timer = undefined;
     const want = this.#want.get(node) ?? true;
+    const wish = s.wish;
     const api = this.#o.api;
     try {
       let objs = await api.look(node);
@@ -175,11 +186,13 @@ export class DrainGate {
       }
       const seen = want ? seeHeld(node, objs) : isOpen(objs) ? RELEASED : seeHeld(node, objs);
       this.#report(node, s, seen, want);
+      s.seenFor = { wish, held: want };
       s.failures = want && !seen.held ? s.failures + 1 : 0;
       if (want && !seen.held) this.#again(node, s);
       else if (!want && !isOpen(objs)) this.#again(node, s);
     } catch (err) {
       s.seen = undefined;
+      s.seenFor = undefined;
       s.failures++;
       this.#again(node, s);
       throw err;

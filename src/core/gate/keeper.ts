@@ -22,6 +22,11 @@ export interface GateKeeperOptions {
   readonly backoff?: BackoffOptions | undefined;
   /** How often the gates of deleted nodes are looked for (first at start; default 1 h). */
   readonly litterEveryMs?: number;
+  /**
+   * At stop, a DaemonSet found gone is looked for again after this long (ms, default 2 s): `kubectl
+   * replace --force` deletes it and makes its successor a moment later, and that is no uninstall.
+   */
+  readonly successorWaitMs?: number;
 }
 
 export interface GateKeeper {
@@ -71,6 +76,8 @@ export function gateKeeper(o: GateKeeperOptions): GateKeeper {
     async atStop() {
       o.gate.stop();
       try {
+        if (!(await o.uninstalled())) return;
+        await sleep(o.successorWaitMs ?? 2_000);
         if (!(await o.uninstalled())) return;
         await o.gate.set(o.nodeName, false);
         o.log.warn(

@@ -1,4 +1,4 @@
-// The gate's GateApi over src/kube: the PDB drainer-gate-<node> (owned by the agent DaemonSet, so
+// The gate's GateApi over src/kube: the PDB drainer-gate-<node>-<hash> (owned by the agent DaemonSet, so
 // uninstalling drainer garbage-collects it, and with it the pod it controls) and the gate pod, which
 // carries the finalizer drainer.dev/gate while it guards the node (deletion-based drains wait too).
 // Each call does one step; the DrainGate calls again until what the API server shows is right.
@@ -10,7 +10,8 @@ import {
   gateName,
   gatePdb,
   gatePodNames,
-  gateSelector,
+  gateAndLegacySelector,
+  legacyGateNames,
   gatePdbSpec,
   gatePod,
   getDaemonSet,
@@ -24,7 +25,7 @@ import type { KubeObject, OwnerReference } from '../../kube/types.ts';
 import { isConflictError, isNotFoundError } from '../../errors.ts';
 import type { Logger } from '../../observability/logger.ts';
 import type { GateApi } from './api.ts';
-import { effectivePod, hasGateFinalizer, pdbAltered } from './observe.ts';
+import { effectivePod, hasGateFinalizer, pdbAltered, seeHeld } from './observe.ts';
 import { listAll } from '../../kube/watch.ts';
 
 export interface KubeGateOptions {
@@ -55,9 +56,13 @@ const absentIfMissing = (p: Promise<KubeObject>): Promise<KubeObject | undefined
     throw err;
   });
 
+/** A 404, or a 409 of a delete whose uid precondition failed: that incarnation is gone. */
 const goneOk = (err: unknown): void => {
   if (!isNotFoundError(err) && !isConflictError(err)) throw err;
 };
+
+/** Tries of a finalizer patch that meets a newer version of the pod (the kubelet writes its status). */
+const UNGUARD_TRIES = 3;
 
 export function kubeGateApi(o: KubeGateOptions): GateApi {
   const { k, namespace, log } = o;
@@ -91,8 +96,18 @@ export function kubeGateApi(o: KubeGateOptions): GateApi {
 
   /** The PDB, made again if missing and its budget put back if someone changed it. */
   const ensurePdb = async (node: string): Promise<KubeObject> => {
-    const pdb = await ensure(pdbsPath(namespace), gatePdb(namespace, node, await daemonSet()));
-    if (pdb.metadata.deletionTimestamp || !pdbAltered(node, pdb)) return pdb;
+    const ds = await daemonSet();
+    let pdb = await ensure(pdbsPath(namespace), gatePdb(namespace, node, ds));
+    if (pdb.metadata.deletionTimestamp) return pdb;
+    // made under a DaemonSet since re-created (or orphaned by it): owned by the one there now, so
+    // that uninstalling it garbage-collects the gate
+    const refs = pdb.metadata.ownerReferences ?? [];
+    if (ds && !refs.some((r) => r.uid === ds.uid))
+      pdb = await patchMeta(k, pdbsPath(namespace), pdb.metadata.name ?? '', {
+        resourceVersion: pdb.metadata.resourceVersion,
+        ownerReferences: [...refs.filter((r) => r.kind !== 'DaemonSet'), ds],
+      });
+    if (!pdbAltered(node, pdb)) return pdb;
     log.warn(
       { node, pdb: pdb.metadata.name },
       'the drain gate PodDisruptionBudget was altered: restoring it',
@@ -100,33 +115,79 @@ export function kubeGateApi(o: KubeGateOptions): GateApi {
     return replaceObject(k, pdbsPath(namespace), { ...pdb, spec: gatePdbSpec(node) });
   };
 
-  /** Drops our finalizer (the pod can then go); other finalizers stay. */
-  const unguard = async (pod: KubeObject): Promise<void> => {
-    if (!hasGateFinalizer(pod)) return;
-    const rest = (pod.metadata.finalizers ?? []).filter((f) => f !== GATE_FINALIZER);
-    await patchMeta(k, podsPath(namespace), pod.metadata.name ?? '', {
-      resourceVersion: pod.metadata.resourceVersion,
-      finalizers: rest,
-    }).catch(goneOk);
+  /**
+   * Drops our finalizer (the pod can then go); other finalizers stay. A 409 means the pod changed
+   * since it was read, not that it is gone: read again and patch that version.
+   */
+  const unguard = async (first: KubeObject): Promise<void> => {
+    let pod: KubeObject | undefined = first;
+    for (let attempt = 1; pod && hasGateFinalizer(pod); attempt++) {
+      const rest = (pod.metadata.finalizers ?? []).filter((f) => f !== GATE_FINALIZER);
+      try {
+        await patchMeta(k, podsPath(namespace), pod.metadata.name ?? '', {
+          resourceVersion: pod.metadata.resourceVersion,
+          finalizers: rest,
+        });
+        return;
+      } catch (err) {
+        if (isNotFoundError(err)) return;
+        if (!isConflictError(err) || attempt >= UNGUARD_TRIES) throw err;
+        pod = await absentIfMissing(getObject(k, podsPath(namespace), pod.metadata.name ?? ''));
+        if (pod?.metadata.uid !== first.metadata.uid) return;
+      }
+    }
   };
 
-  /** The node's gate pods (its name and the spare's), by its label. */
-  const podsOf = async (node: string): Promise<KubeObject[]> => {
+  /**
+   * The node's gate (its pods: its name and the spare's; and its PDB) and what an older version
+   * made for it under the names without a hash, by their labels: one list of each kind.
+   */
+  const gateOf = async (node: string): Promise<NodeGate> => {
+    const query = { labelSelector: gateAndLegacySelector(node) };
+    const [pods, pdbs] = await Promise.all([
+      listAll<KubeObject>(k, { path: podsPath(namespace), query }),
+      listAll<KubeObject>(k, { path: pdbsPath(namespace), query }),
+    ]);
     const names: readonly string[] = gatePodNames(node);
-    const { items } = await listAll<KubeObject>(k, {
-      path: podsPath(namespace),
-      query: { labelSelector: gateSelector(node) },
-    });
-    return items.filter((p) => names.includes(p.metadata.name ?? ''));
+    const old: readonly string[] = legacyGateNames(node);
+    const named = (o: KubeObject, n: readonly string[]) => n.includes(o.metadata.name ?? '');
+    // an old name may be another node's (hv-1's spare was hv-1-b's pod): only pods bound to this node
+    const legacyPods = pods.items.filter(
+      (p) => named(p, old) && (p.spec as { nodeName?: string } | undefined)?.nodeName === node,
+    );
+    return {
+      pods: pods.items.filter((p) => named(p, names)),
+      pdb: pdbs.items.find((p) => p.metadata.name === gateName(node)),
+      legacyPods,
+      legacyPdbs: pdbs.items.filter((p) => p.metadata.name === old[0]),
+    };
   };
 
-  /** The DaemonSet read at start is gone, or being deleted: drainer is being uninstalled. */
+  /** Drops the finalizer of each pod and deletes it, then the PDBs. True if a pod was there. */
+  const remove = async (pods: readonly KubeObject[], pdbs: readonly KubeObject[] = []): Promise<boolean> => {
+    for (const pod of pods) {
+      await unguard(pod);
+      if (!pod.metadata.deletionTimestamp)
+        await deleteObject(k, podsPath(namespace), pod.metadata.name ?? '', pod.metadata.uid).catch(goneOk);
+    }
+    for (const pdb of pdbs)
+      await deleteObject(k, pdbsPath(namespace), pdb.metadata.name ?? '', pdb.metadata.uid).catch(goneOk);
+    return pods.length > 0;
+  };
+
+  /**
+   * drainer is being uninstalled: the DaemonSet read at start is gone, or being deleted. One made
+   * again under its name (`--cascade=orphan` then apply, `kubectl replace --force`: a new uid) is its
+   * successor, not an uninstall: the gate's PDBs are owned by it from then on.
+   */
   const uninstalled = async (): Promise<boolean> => {
     const had = await daemonSet().catch(() => undefined);
     if (!had) return false;
     try {
       const ds = await getDaemonSet(k, namespace, o.daemonSet);
-      return ds.metadata.deletionTimestamp !== undefined || ds.metadata.uid !== had.uid;
+      if (ds.metadata.deletionTimestamp !== undefined) return true;
+      if (ds.metadata.uid !== had.uid) owner = Promise.resolve(ownerRef(ds, 'apps/v1', 'DaemonSet', false));
+      return false;
     } catch (err) {
       if (isNotFoundError(err)) return true;
       throw err;
@@ -136,12 +197,9 @@ export function kubeGateApi(o: KubeGateOptions): GateApi {
   return {
     async look(node) {
       // the DaemonSet as it is at start, so a stop can tell an uninstall (read once)
-      const [, pdb, pods] = await Promise.all([
-        daemonSet(),
-        absentIfMissing(getObject(k, pdbsPath(namespace), gateName(node))),
-        podsOf(node),
-      ]);
-      return { pdb, pod: effectivePod(pods) };
+      const [, gate] = await Promise.all([daemonSet(), gateOf(node)]);
+      const legacy = [...gate.legacyPods, ...gate.legacyPdbs];
+      return { pdb: gate.pdb, pod: effectivePod(gate.pods), ...(legacy.length ? { legacy } : {}) };
     },
     async hold(node) {
       // an uninstall under way: the garbage collector is taking the PDB and its pods; a gate made
@@ -150,7 +208,7 @@ export function kubeGateApi(o: KubeGateOptions): GateApi {
       const pdb = await ensurePdb(node);
       if (pdb.metadata.deletionTimestamp) return;
       const controller = ownerRef(pdb, 'policy/v1', 'PodDisruptionBudget', true);
-      const pods = await podsOf(node);
+      const { pods, legacyPods, legacyPdbs } = await gateOf(node);
       const pod = pods.find((p) => !p.metadata.deletionTimestamp);
       if (!pod) {
         // none, or only one being deleted (its finalizer holds drains until it goes): a pod under the free name
@@ -166,7 +224,16 @@ export function kubeGateApi(o: KubeGateOptions): GateApi {
       }
       const finalizers = pod.metadata.finalizers ?? [];
       const ownedBy = pod.metadata.ownerReferences?.find((r) => r.controller)?.uid;
-      if (finalizers.includes(GATE_FINALIZER) && ownedBy === controller.uid) return;
+      if (finalizers.includes(GATE_FINALIZER) && ownedBy === controller.uid) {
+        // an upgrade: the older version's gate goes once this one holds, never before
+        const legacy = [...legacyPods, ...legacyPdbs];
+        if (legacy.length && seeHeld(node, { pdb, pod }).held) {
+          const objects = legacy.map((x) => x.metadata.name);
+          log.info({ node, objects }, 'removing the drain gate an older drainer made');
+          await remove(legacyPods, legacyPdbs);
+        }
+        return;
+      }
       // an older agent's pod, or one whose PDB was made again: guarded and owned by this PDB
       await patchMeta(k, podsPath(namespace), name, {
         resourceVersion: pod.metadata.resourceVersion,
@@ -176,13 +243,15 @@ export function kubeGateApi(o: KubeGateOptions): GateApi {
     },
     uninstalled,
     async release(node) {
-      const pods = await podsOf(node);
-      for (const pod of pods) {
-        await unguard(pod);
-        if (!pod.metadata.deletionTimestamp)
-          await deleteObject(k, podsPath(namespace), pod.metadata.name ?? '', pod.metadata.uid).catch(goneOk);
-      }
-      return pods.length > 0;
+      const { pods, legacyPods, legacyPdbs } = await gateOf(node);
+      return remove([...pods, ...legacyPods], legacyPdbs);
     },
   };
+}
+
+interface NodeGate {
+  readonly pods: readonly KubeObject[];
+  readonly pdb: KubeObject | undefined;
+  readonly legacyPods: readonly KubeObject[];
+  readonly legacyPdbs: readonly KubeObject[];
 }

@@ -4,14 +4,22 @@
 // next node that exists, so a dead node's gate is removed by the agent of the live node just
 // before it, with a few GETs per agent, not one per node. A Node made again in between keeps its
 // gate (its own agent heals it in any case).
-import { isConflictError, isNotFoundError } from '../../errors.ts';
+import { DrainerError, isConflictError, isNotFoundError } from '../../errors.ts';
 import type { KubeClients } from '../../kube/client.ts';
-import { deleteObject, GATE_PREFIX, GATE_SELECTOR, gateName, pdbsPath } from '../../kube/gate.ts';
+import {
+  deleteObject,
+  GATE_NODE_ANNOTATION,
+  GATE_PREFIX,
+  GATE_SELECTOR,
+  pdbsPath,
+  podsPath,
+} from '../../kube/gate.ts';
 import { getNode } from '../../kube/node.ts';
 import type { KubeObject } from '../../kube/types.ts';
 import { listAll } from '../../kube/watch.ts';
 import type { Logger } from '../../observability/logger.ts';
 import { kubeGateApi } from './kube-port.ts';
+import { hasGateFinalizer } from './observe.ts';
 
 export interface LitterOptions {
   readonly k: KubeClients;
@@ -21,9 +29,16 @@ export interface LitterOptions {
   readonly signal?: AbortSignal;
 }
 
-/** The node of a gate PDB by its name; undefined when the name was cut (its node name is not known). */
-const nodeOf = (pdb: KubeObject): string | undefined => {
-  const name = pdb.metadata.name ?? '';
+/**
+ * The node of a gate object: the annotation that names it, or (an older version's gate) the pod's
+ * node or the PDB's name; undefined when the name was cut (its node name is not known).
+ */
+const nodeOf = (o: KubeObject): string | undefined => {
+  const named = o.metadata.annotations?.[GATE_NODE_ANNOTATION];
+  if (named !== undefined) return named;
+  const bound = (o.spec as { nodeName?: string } | undefined)?.nodeName;
+  if (bound !== undefined) return bound;
+  const name = o.metadata.name ?? '';
   return name.startsWith(GATE_PREFIX) && name.length < 253 ? name.slice(GATE_PREFIX.length) : undefined;
 };
 
@@ -41,24 +56,44 @@ async function nodeExists(k: KubeClients, node: string, signal?: AbortSignal): P
   }
 }
 
-/** Removes one dead node's gate: its pods (finalizer dropped), then the PDB (only that incarnation). */
-async function removeGate(o: LitterOptions, pdb: KubeObject, node: string): Promise<void> {
-  // the gate API's release: every gate pod of the node, finalizer first
-  await kubeGateApi({ k: o.k, namespace: o.namespace, daemonSet: '', image: '', log: o.log }).release(node);
-  await deleteObject(o.k, pdbsPath(o.namespace), gateName(node), pdb.metadata.uid).catch(ignoreGone);
+/**
+ * Removes one dead node's gate: its pods (finalizer dropped), then its PDBs (only those
+ * incarnations), and only once no gate pod of the node keeps our finalizer: a pod left Terminating
+ * with the finalizer would block the namespace's deletion for good.
+ */
+async function removeGate(o: LitterOptions, pdbs: readonly KubeObject[], node: string): Promise<void> {
+  // the gate API's release: every gate pod of the node (an older version's too), finalizer first
+  const api = kubeGateApi({ k: o.k, namespace: o.namespace, daemonSet: '', image: '', log: o.log });
+  await api.release(node);
+  const { pod } = await api.look(node);
+  if (pod && hasGateFinalizer(pod))
+    throw new DrainerError(
+      'API',
+      `the gate pod ${pod.metadata.name ?? ''} of deleted node ${node} keeps its finalizer`,
+    );
+  for (const pdb of pdbs)
+    await deleteObject(o.k, pdbsPath(o.namespace), pdb.metadata.name ?? '', pdb.metadata.uid).catch(
+      ignoreGone,
+    );
 }
 
 /** One sweep; answers the nodes whose gates were removed. */
 export async function sweepGateLitter(o: LitterOptions): Promise<string[]> {
-  const { items } = await listAll<KubeObject>(o.k, {
-    path: pdbsPath(o.namespace),
-    query: { labelSelector: GATE_SELECTOR },
-    ...(o.signal ? { signal: o.signal } : {}),
-  });
-  const gates = new Map<string, KubeObject>();
-  for (const pdb of items) {
-    const node = nodeOf(pdb);
-    if (node !== undefined && node !== o.nodeName) gates.set(node, pdb);
+  const list = (path: string) =>
+    listAll<KubeObject>(o.k, {
+      path,
+      query: { labelSelector: GATE_SELECTOR },
+      ...(o.signal ? { signal: o.signal } : {}),
+    });
+  // the PDBs, and the pods too: a pod whose PDB is gone is found by its own
+  const [pdbs, pods] = await Promise.all([list(pdbsPath(o.namespace)), list(podsPath(o.namespace))]);
+  const gates = new Map<string, KubeObject[]>();
+  for (const obj of [...pdbs.items, ...pods.items]) {
+    const node = nodeOf(obj);
+    if (node === undefined || node === o.nodeName) continue;
+    const of = gates.get(node) ?? [];
+    if (pdbs.items.includes(obj)) of.push(obj);
+    gates.set(node, of);
   }
   // the names after our own, in order, wrapping around
   const names = [...gates.keys()].sort();
@@ -66,11 +101,10 @@ export async function sweepGateLitter(o: LitterOptions): Promise<string[]> {
   const removed: string[] = [];
   for (const node of after) {
     if (await nodeExists(o.k, node, o.signal)) break;
-    const pdb = gates.get(node);
-    if (!pdb) continue;
-    await removeGate(o, pdb, node);
+    const of = gates.get(node) ?? [];
+    await removeGate(o, of, node);
     removed.push(node);
-    o.log.info({ node, gate: pdb.metadata.name }, 'removed the drain gate of a deleted node');
+    o.log.info({ node, gate: of.map((p) => p.metadata.name) }, 'removed the drain gate of a deleted node');
   }
   return removed;
 }

@@ -119,8 +119,9 @@ export function seeHeld(node: string, o: GateObjects): GateSeen {
 
 const HELD: GateSeen = { held: true, text: 'held', lasting: false };
 
-/** Open: no gate pod, or one going that no finalizer keeps. */
+/** Open: no gate pod, or one going that no finalizer keeps, and nothing left under an older version's names. */
 export const isOpen = (o: GateObjects): boolean =>
-  !o.pod || (o.pod.metadata.deletionTimestamp !== undefined && !hasGateFinalizer(o.pod));
+  (!o.pod || (o.pod.metadata.deletionTimestamp !== undefined && !hasGateFinalizer(o.pod))) &&
+  !o.legacy?.length;
 
 export const RELEASED: GateSeen = { held: false, text: 'released', lasting: false };

@@ -10,6 +10,7 @@ import type { KubeObject } from '../../kube/types.ts';
 import type { GateCheck, GateProbe } from '../preflight/preflight.ts';
 import { effectivePod, seeHeld } from './observe.ts';
 import { releasedAt } from './step.ts';
+import { parseRecord, STATE_ANNOTATION } from '../record/record.ts';
 
 const absentIfMissing = (p: Promise<KubeObject>): Promise<KubeObject | undefined> =>
   p.catch((err: unknown) => {
@@ -37,7 +38,7 @@ export function gateProbe(k: KubeClients, config: Config): GateProbe {
       if (seen.held) return { state: 'held', note: `held (${where}): drains wait until the VMs have left` };
       return { state: 'not-held', note: `not held (${where}): ${seen.text.replace(/^not held: /, '')}` };
     }
-    if (releasedAt(nodeObj) !== undefined)
+    if (releasedAt(parseRecord(nodeObj.metadata?.annotations?.[STATE_ANNOTATION]), nodeObj) !== undefined)
       return { state: 'not-held', note: `released (drainer release): drains of this node are not held` };
     const missing = pdb ? 'its pod' : pod ? 'its PodDisruptionBudget' : 'its pod and PodDisruptionBudget';
     return {

@@ -12,7 +12,7 @@ import type { Logger } from '../../observability/logger.ts';
 import { createDrainGate } from '../agent/node-agent.ts';
 import { nodeRef } from '../cluster/objects.ts';
 import { parseRecord, STATE_ANNOTATION } from '../record/record.ts';
-import { releasedAt } from './step.ts';
+import { releasedAt, releaseValue } from './step.ts';
 
 /** What is still on the host: workload names (plugin/name), or why that could not be found out. */
 export interface Remaining {
@@ -61,7 +61,7 @@ export async function releaseGateNow(o: ReleaseOptions): Promise<ReleaseResult> 
   if (!record)
     throw new ConfigError([
       {
-        path: 'node',
+        path: '', // the message names the node: no "node: node …" stutter
         message: `node ${o.node} is in service (no drainer record): its gate opens once the node is cordoned and evacuated; to drop it anyway delete PodDisruptionBudget ${o.config.fleet.namespace}/${gateName(o.node)}`,
       },
     ]);
@@ -69,7 +69,14 @@ export async function releaseGateNow(o: ReleaseOptions): Promise<ReleaseResult> 
   if (!gate)
     return { released: true, lines: [`drainGate.enabled is false: node ${o.node} has no drain gate`] };
   const restore = `restore the node (kubectl uncordon ${o.node}, or delete its NodeMaintenance)`;
-  const since = releasedAt(node);
+  if (record.phase === 'Restoring')
+    throw new ConfigError([
+      {
+        path: 'node',
+        message: `node ${o.node} is being restored (it takes VMs again): its drain gate is held and is not released`,
+      },
+    ]);
+  const since = releasedAt(record, node);
   if (since !== undefined) {
     await gate.set(o.node, false); // idempotent: makes sure it is
     return {
@@ -88,7 +95,8 @@ export async function releaseGateNow(o: ReleaseOptions): Promise<ReleaseResult> 
         `move them first, or release anyway: drainer release --node ${o.node} --force`,
       ],
     };
-  await setAnnotation(o.k, o.node, GATE_RELEASED_ANNOTATION, now.toISOString());
+  // bound to this record: it ends with this maintenance, and no later one honours it
+  await setAnnotation(o.k, o.node, GATE_RELEASED_ANNOTATION, releaseValue(record, now));
   await gate.set(o.node, false);
   const what = some ? `with ${remainingText(left)} still on the host` : 'with no VM left on the host';
   await new EventRecorder({ k: o.k, log: o.log })

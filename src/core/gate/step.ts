@@ -4,9 +4,10 @@
 import { GATE_RELEASED_ANNOTATION } from '../../kube/gate.ts';
 import type { NodeObject } from '../cluster/objects.ts';
 import type { Plan } from '../backends/plugin.ts';
-import type { NodeRecord } from '../record/record.ts';
+import { recordId, type NodeRecord } from '../record/record.ts';
 import type { NodeRun } from '../agent/run-context.ts';
 import type { DrainGate } from './gate.ts';
+import { dropNodeAnnotation } from '../agent/drop-annotation.ts';
 
 /**
  * Did every plugin move everything? The outcomes are written the moment the plugins finish; with
@@ -17,9 +18,48 @@ import type { DrainGate } from './gate.ts';
 export const allMoved = (rec: NodeRecord): boolean =>
   rec.outcomes ? rec.outcomes.every((o) => o.succeeded) : rec.phase === 'Evacuated';
 
-/** When an operator released the node's gate (drainer release); honoured only while a record exists. */
-export const releasedAt = (node: NodeObject | undefined): string | undefined =>
-  node?.metadata?.annotations?.[GATE_RELEASED_ANNOTATION];
+/** An operator's release (drainer release): when, and the record (maintenance) it was given for. */
+export interface Release {
+  readonly at: string;
+  /** recordId of the record it was given for (absent: written by an older version, a time only). */
+  readonly record?: string;
+}
+
+/** The release annotation as written, whatever maintenance it was given for. */
+export function releaseOf(node: NodeObject | undefined): Release | undefined {
+  const text = node?.metadata?.annotations?.[GATE_RELEASED_ANNOTATION];
+  if (text === undefined) return undefined;
+  try {
+    const v = JSON.parse(text) as { at?: unknown; record?: unknown };
+    if (typeof v === 'object' && v !== null && typeof v.at === 'string')
+      return { at: v.at, ...(typeof v.record === 'string' ? { record: v.record } : {}) };
+  } catch {
+    // an older version's value: the time only
+  }
+  return { at: text };
+}
+
+/** The annotation's value for a release of this record. */
+export const releaseValue = (rec: NodeRecord, at: Date): string =>
+  JSON.stringify({ at: at.toISOString(), record: recordId(rec) });
+
+/**
+ * When an operator released the gate of THIS maintenance; undefined when the release on the Node
+ * was given for another record (a leftover), or the node is being restored (it takes VMs again:
+ * the restore holds the gate whatever was released). An older version's release (a time only)
+ * counts for the record that began before it.
+ */
+export function releasedAt(rec: NodeRecord | undefined, node: NodeObject | undefined): string | undefined {
+  const r = releaseOf(node);
+  if (!r || !rec || rec.phase === 'Restoring') return undefined;
+  if (r.record !== undefined) return r.record === recordId(rec) ? r.at : undefined;
+  return Date.parse(r.at) >= Date.parse(rec.since) ? r.at : undefined;
+}
+
+/** A release on the Node that nothing honours (another maintenance's, or none under way): to be taken off. */
+export const staleRelease = (rec: NodeRecord | undefined, node: NodeObject | undefined): boolean =>
+  releaseOf(node) !== undefined &&
+  (!rec || (rec.phase !== 'Restoring' && releasedAt(rec, node) === undefined));
 
 /** Phases in which moved VMs open the gate (not Queued, not Restoring: the node takes VMs again). */
 const OPENS = new Set(['Evacuating', 'Evacuated', 'Failed']);
@@ -30,10 +70,14 @@ const OPENS = new Set(['Evacuating', 'Evacuated', 'Failed']);
  * restore). In service (no record) it is always held.
  */
 export const gateHeld = (rec: NodeRecord | undefined, node?: NodeObject): boolean =>
-  !rec || (releasedAt(node) === undefined && !(OPENS.has(rec.phase) && allMoved(rec)));
+  !rec || (releasedAt(rec, node) === undefined && !(OPENS.has(rec.phase) && allMoved(rec)));
 
-/** Actions that leave a workload on the host until it moves (or blocks it there). */
-const STAYS = new Set(['live-migrate', 'cold-migrate', 'confirm-resize', 'notify', 'none']);
+/**
+ * Actions that leave a workload on the host until it moves (or blocks it there). `stop` too: a
+ * server planned for a stop runs (its owner started it again on an Evacuated node), and the
+ * declared reboot would kill it.
+ */
+const STAYS = new Set(['live-migrate', 'cold-migrate', 'confirm-resize', 'notify', 'stop', 'none']);
 
 /** The workloads of the plans still on the host that have to move, by name. */
 export const toMove = (plans: readonly Plan[]): string[] =>
@@ -65,20 +109,27 @@ export async function syncGate(run: NodeRun): Promise<void> {
  */
 export async function holdGate(run: NodeRun): Promise<void> {
   const gate = run.deps.gate;
-  if (!gate) return;
-  gate.want(run.nodeName, true);
-  const timeout = run.deps.config.drainGate?.holdTimeout ?? 120;
-  if (!(await gate.whenHeld(run.nodeName, timeout * 1000, run.signal)) && !run.signal.aborted) {
-    const why = gate.seen(run.nodeName)?.text ?? 'not held: its objects could not be read';
-    await run.event(
-      'Warning',
-      'DrainGateNotHeld',
-      `node ${run.nodeName} given back after waiting ${timeout} s for its drain gate (${why}): drains of it are not held until it holds`,
-    );
+  if (gate) {
+    gate.want(run.nodeName, true);
+    const timeout = run.deps.config.drainGate?.holdTimeout ?? 120;
+    if (!(await gate.whenHeld(run.nodeName, timeout * 1000, run.signal)) && !run.signal.aborted) {
+      const why = gate.seen(run.nodeName)?.text ?? 'not held: its objects could not be read';
+      await run.event(
+        'Warning',
+        'DrainGateNotHeld',
+        `node ${run.nodeName} given back after waiting ${timeout} s for its drain gate (${why}): drains of it are not held until it holds`,
+      );
+    }
   }
-  // the operator's release ends with this maintenance
-  if (releasedAt(run.node) !== undefined)
+  // the operator's release ends with this maintenance (and was not honoured since the restore began)
+  if (releaseOf(run.node) !== undefined)
     await run.deps.cluster.setNodeAnnotation(run.nodeName, GATE_RELEASED_ANNOTATION, null);
+}
+
+/** Takes off a release nothing honours (a leftover of an earlier maintenance); one written since stays. */
+export async function dropStaleRelease(run: NodeRun, rec: NodeRecord | undefined): Promise<void> {
+  if (staleRelease(rec, run.node))
+    await dropNodeAnnotation(run, GATE_RELEASED_ANNOTATION, 'a release of an earlier maintenance');
 }
 
 /** drainer's own pod drain leaves the gate pod alone (it is for other drains). */

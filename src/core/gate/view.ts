@@ -9,7 +9,7 @@ import type { GateObjects } from './api.ts';
 import { effectivePod, isOpen, seeHeld } from './observe.ts';
 import { allMoved, gateHeld, releasedAt } from './step.ts';
 
-/** What should hold, said from the record: `held (3 of 7 servers left)`, `held: evacuation Failed: <reason>`. */
+/** What should hold, said from the record: `held (3 of 7 VMs left)`, `held: evacuation Failed: <reason>`. */
 function heldText(rec: NodeRecord | undefined): string {
   if (!rec) return 'held';
   if (rec.phase === 'Evacuated' && !allMoved(rec)) return 'held: evacuated with virtual machines left';
@@ -22,7 +22,7 @@ function heldText(rec: NodeRecord | undefined): string {
   if (!counts.length) return 'held';
   const total = counts.reduce((n, p) => n + p.total, 0);
   const left = counts.reduce((n, p) => n + p.total - p.moved, 0);
-  return `held (${left} of ${total} servers left)`;
+  return `held (${left} of ${total} VMs left)`;
 }
 
 /**
@@ -30,7 +30,7 @@ function heldText(rec: NodeRecord | undefined): string {
  * that should hold and does not says `not held: <why>`.
  */
 export function gateText(rec: NodeRecord | undefined, node?: NodeObject, objs?: GateObjects): string {
-  if (rec && releasedAt(node) !== undefined) return 'released (drainer release)';
+  if (releasedAt(rec, node) !== undefined) return 'released (drainer release)';
   if (!gateHeld(rec, node)) return !objs || isOpen(objs) ? 'released' : 'releasing';
   if (!objs) return heldText(rec);
   const seen = seeHeld(node?.metadata?.name ?? '', objs);

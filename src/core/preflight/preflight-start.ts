@@ -4,11 +4,9 @@
 // directly: plan never claims the Lease, so it writes nothing.
 import type { Config } from '../../config/schema.ts';
 import type { KubeClients } from '../../kube/client.ts';
-import type { KubeLease } from '../../kube/lease.ts';
 import { gateConfigured, FleetStartGate } from '../fleet/start-gate.ts';
 import { kubePodBlocker } from '../fleet/pod-blocker.ts';
-import { firingAlerts } from '../fleet/prometheus.ts';
-import { BLOCKERS_LEASE, parseVerdict, type Verdict } from '../fleet/shared-verdict.ts';
+import { verdictNow } from '../fleet/verdict-now.ts';
 import { startNowAsked } from '../fleet/start-now.ts';
 import type { StartVerdict } from '../fleet/types.ts';
 import type { MaintenanceWindow } from '../fleet/window.ts';
@@ -33,25 +31,6 @@ const KEYS: Record<string, string> = {
   prometheus: 'fleet.blockers.prometheus',
   pods: 'fleet.blockers.podSelector',
 };
-
-/** The fleet's shared verdict while an agent keeps it fresh, else one question to Prometheus. */
-async function prometheusVerdict(k: KubeClients, config: Config, signal: AbortSignal): Promise<Verdict> {
-  const prom = config.fleet.blockers.prometheus;
-  const now = Date.now();
-  const shared = await k
-    .request<KubeLease>({
-      path: `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(config.fleet.namespace)}/leases/${BLOCKERS_LEASE}`,
-      signal,
-    })
-    .then((l) => parseVerdict(l.metadata.annotations))
-    .catch(() => undefined);
-  if (shared && now - shared.at < config.fleet.blockers.interval * 1000) return shared;
-  if (!prom) return { at: now, firing: [] };
-  return firingAlerts(prom, signal).then(
-    (firing) => ({ at: now, firing }),
-    (err: unknown) => ({ at: now, firing: [], error: err instanceof Error ? err.message : String(err) }),
-  );
-}
 
 function held(v: Extract<StartVerdict, { open: false }>, config: Config): StartCheck['wait'] {
   const ws = config.fleet.maintenanceWindows;
@@ -88,7 +67,7 @@ export async function checkStart(o: {
     intervalMs: fleet.blockers.interval * 1000,
     now: () => o.now,
     ...(fleet.blockers.prometheus
-      ? { prometheus: { get: (signal: AbortSignal) => prometheusVerdict(o.k, o.config, signal) } }
+      ? { prometheus: { get: (signal: AbortSignal) => verdictNow(o.k, fleet, signal) } }
       : {}),
     ...(fleet.blockers.podSelector
       ? { pods: kubePodBlocker(o.k, fleet.blockers.podSelector), podSelector: fleet.blockers.podSelector }

@@ -1,5 +1,6 @@
 // The Node record: what drainer is doing on a node and what it changed, kept in the
 // `drainer.dev/state` annotation so a restarted agent resumes and undoes only its own changes.
+import { randomUUID } from 'node:crypto';
 import * as z from '../../config/zod.ts';
 import type { NodeChange } from '../cluster/cluster.ts';
 import type { RecordStore } from '../backends/host.ts';
@@ -48,6 +49,11 @@ const recordSchema = z.looseObject({
   /** The schema this record was written in (absent: written before versions, read as 1). */
   schemaVersion: z.optional(z.number()),
   phase: z.enum(PHASES),
+  /**
+   * This maintenance's identity: made with the record, kept until the record is cleared (an
+   * operator's release and start-now are bound to it). Absent in a record an older version wrote.
+   */
+  id: z.optional(z.string()),
   /** "cordon" or "NodeMaintenance/<name>". */
   trigger: z.string(),
   /** When this evacuation began (ISO); while Queued, when the record was written. */
@@ -180,6 +186,7 @@ export const serializeRecord = (record: NodeRecord): string =>
 export function newRecord(trigger: string, now: Date): NodeRecord {
   return {
     phase: 'Evacuating',
+    id: randomUUID(),
     trigger,
     since: now.toISOString(),
     cordonedByUs: false,
@@ -187,6 +194,9 @@ export function newRecord(trigger: string, now: Date): NodeRecord {
     plugins: {},
   };
 }
+
+/** The maintenance a record is of (an older version's record: its start). */
+export const recordId = (r: NodeRecord): string => r.id ?? r.since;
 
 /** An evacuation that began: Evacuating, or Queued again for a slot after a restart or a lost slot. */
 export const resumes = (r: NodeRecord | undefined): boolean =>

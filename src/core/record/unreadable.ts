@@ -7,6 +7,7 @@ import { MemoryRecordStore, type RestoreResult } from '../backends/host.ts';
 import type { RunResult } from '../agent/queue.ts';
 import { EVACUATING_TAINT, STATE_ANNOTATION, unreadableText } from './record.ts';
 import type { NodeRun } from '../agent/run-context.ts';
+import { holdGate } from '../gate/step.ts';
 
 /** Stops acting on the node: a log line, an Event and the metric name the problem and the way out. */
 export async function reportUnreadable(run: NodeRun, problem: string, resync: RunResult): Promise<RunResult> {
@@ -25,6 +26,9 @@ export async function reportUnreadable(run: NodeRun, problem: string, resync: Ru
  */
 export async function forceRestore(run: NodeRun, unreadable: string | undefined): Promise<RestoreResult[]> {
   const { cluster, host, config } = run.deps;
+  // as every restore: the gate holds before the node is given back, and an operator's release
+  // (of whatever maintenance) is taken off
+  await holdGate(run);
   const results = await host.restore(
     { name: run.nodeName },
     { signal: run.signal, dryRun: config.dryRun, records: new MemoryRecordStore() },

@@ -6,6 +6,7 @@ import type { RestoreResult } from '../backends/host.ts';
 import { releaseMaintenances } from '../maintenance/maintenance-sync.ts';
 import { EVACUATING_TAINT } from '../record/record.ts';
 import { holdGate } from '../gate/step.ts';
+import { START_NOW_ANNOTATION } from '../fleet/start-now.ts';
 import type { NodeRun } from '../agent/run-context.ts';
 import type { RunResult } from '../agent/queue.ts';
 
@@ -45,6 +46,9 @@ export async function restoreNode(run: NodeRun): Promise<RunResult & { results: 
   }
   await releaseMaintenances(run);
   await run.store.clear();
+  // a start-now of this maintenance never outlives it (it would let a later cordon past a freeze)
+  if (run.node.metadata?.annotations?.[START_NOW_ANNOTATION] !== undefined)
+    await cluster.setNodeAnnotation(run.nodeName, START_NOW_ANNOTATION, null);
   metrics?.phase(undefined);
   const undone = [...results.map((r) => r.plugin), ...(rec.cordonedByUs ? ['uncordoned'] : [])];
   await run.event(

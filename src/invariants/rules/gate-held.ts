@@ -1,7 +1,7 @@
 // Every gate drainer calls held exists and holds: its PDB (status about the current spec) allows 0
 // disruptions and its pod is Running and Ready on the node. And no gate is left for a Node that is gone.
 import { gateHeld } from '../../core/gate/step.ts';
-import { gateName, gatePodNames } from '../../kube/gate.ts';
+import { gateName, gatePodNames, legacyGateNames } from '../../kube/gate.ts';
 import { agentAlive } from '../agents.ts';
 import { recordOf } from '../hosts.ts';
 import { violation, type Violation } from '../violation.ts';
@@ -79,7 +79,10 @@ export function gatesHold(world: World, opts: CheckOptions): Violation[] {
 
 /** Gate objects for Nodes that no longer exist. */
 export function leftoverGates(world: World, opts: CheckOptions): Violation[] {
-  const owned = new Set(world.nodes.flatMap((n) => [gateName(n.name), ...gatePodNames(n.name)]));
+  // an older version's names too: its gate goes once the upgraded agent's own holds
+  const owned = new Set(
+    world.nodes.flatMap((n) => [gateName(n.name), ...gatePodNames(n.name), ...legacyGateNames(n.name)]),
+  );
   const names = new Set([...world.gatePods.map((p) => p.name), ...world.gatePdbs.map((p) => p.name)]);
   return [...names]
     .filter((name) => !owned.has(name))

@@ -132,6 +132,24 @@ export function kubevirtApi(k: KubeClients): KubevirtApi {
         signal,
       });
     },
+    async setRunStrategy(namespace, name, from, to, signal) {
+      const path = `${KV}/namespaces/${namespace}/virtualmachines/${name}`;
+      const res = await k.send({
+        method: 'PATCH',
+        path,
+        contentType: 'application/json-patch+json',
+        body: [
+          { op: 'test', path: '/spec/runStrategy', value: from },
+          { op: 'replace', path: '/spec/runStrategy', value: to },
+        ],
+        signal,
+      });
+      if (res.code >= 200 && res.code < 300) return 'set';
+      if (res.code === 404) return 'gone';
+      // the test failed: the API server answers 422 (or 409), the strategy is no longer `from`
+      if (res.code === 422 || res.code === 409) return 'changed';
+      throw errorForStatus(res.code, res.body ?? {}, 'PATCH', path);
+    },
     async canCancelEvacuation(signal) {
       try {
         const list = await k.request<{ resources?: { name?: string }[] }>({ path: SUBRESOURCES, signal });

@@ -44,7 +44,8 @@ function classOf(strategy: EvictionStrategy, migratable: boolean, external: Exte
     case 'LiveMigrateIfPossible':
       return migratable ? 'migrate' : 'stop';
     case 'External':
-      // drainer as the External controller moves it like a LiveMigrate VMI
+      // KubeVirt reserves it for another controller (mark); drainer as that controller (migrate)
+      // moves it like a LiveMigrate VMI
       return external === 'mark' ? 'external' : migratable ? 'migrate' : 'blocked';
     case 'None':
       return 'stop';
@@ -73,7 +74,7 @@ export function classify(
   vmi: Vmi,
   cluster: ClusterSettings,
   policy: KubevirtConfig['nonMigratable'],
-  external: External = 'migrate',
+  external: External = 'mark',
   maintenance: PolicyRead = LIVE,
   vm?: string,
 ): Classified {

@@ -25,7 +25,8 @@ import type { StopDeps } from './stopping.ts';
 import { migrationDeadline } from './timeout.ts';
 import { Tracker } from './tracker.ts';
 import { unmarkEvicted } from './unmark.ts';
-import { halt, restart, type HaltDeps } from './halt.ts';
+import { halt, type HaltDeps } from './halt.ts';
+import { restart } from './restart.ts';
 import { MAINTENANCE_ANNOTATION, ownerVm, readPolicy } from './policy.ts';
 import { ExternalController } from './external.ts';
 import { Triggers, type RecordKeeper } from './triggers.ts';
@@ -62,9 +63,9 @@ const reasonText = (r: unknown): string =>
 
 const PLAN_FRESH_MS = 30_000;
 
-/** VMIs whose owner is asked to move them (drainer.dev/maintenance: notify), until when. */
+/** VMIs whose owner is asked to move them (drainer.dev/maintenance: notify), each until when. */
 interface Asking {
-  readonly until: number;
+  readonly until: (key: string) => number;
   readonly vmis: ReadonlySet<string>;
 }
 
@@ -143,7 +144,8 @@ export class KubevirtPlugin implements BackendPlugin {
       now: this.#now,
       deadline: (vmi) => migrationDeadline(vmi, config, settings.completionTimeoutPerGiB),
     });
-    tracker.begin([...movers, ...notifies]);
+    // kubevirt.external: mark: the VMI's own controller takes it off the node; drainer waits for that
+    tracker.begin([...movers, ...notifies, ...classified.filter((c) => c.klass === 'external')]);
     // the drain taint moves every VMI of the node at once: VMIs that wait (notify) or stop need evictions
     const trigger = notifies.length + halts.length > 0 ? 'eviction' : config.trigger;
     if (trigger !== config.trigger)
@@ -171,10 +173,8 @@ export class KubevirtPlugin implements BackendPlugin {
           ? this.#now() + config.triggerGraceSeconds * 1000
           : Infinity;
     // notify: the owner has notifyTimeout to move it; then it is evicted like the others
-    const notifyUntil = this.#now() + config.notifyTimeout * 1000;
-    const waiting = new Set(notifies.map((c) => c.key));
-    const mayEvict = (key: string) => !waiting.has(key) || this.#now() >= notifyUntil;
-    const asking = { until: notifyUntil, vmis: waiting };
+    const asking = await this.#ask(notifies, record);
+    const mayEvict = (key: string) => !asking.vmis.has(key) || this.#now() >= asking.until(key);
     await this.#follow(
       tracker,
       triggers,
@@ -219,8 +219,43 @@ export class KubevirtPlugin implements BackendPlugin {
       record: kept,
     });
     await triggers.removeOurTaint(ctx.signal);
-    await restart(this.#deps.api, kept, ctx.log, ctx.signal);
+    const { api, config } = this.#deps;
+    await restart(
+      {
+        api,
+        record: kept,
+        log: ctx.log,
+        now: this.#now,
+        sleep: this.#sleep,
+        pollMs: config.pollInterval * 1000,
+        timeoutMs: (config.migrationTimeout ?? config.migrationTimeoutMargin) * 1000,
+      },
+      ctx.signal,
+    );
   }
+
+  /**
+   * notify: the owners' clock lives in the record, so a restarted agent or a retried evacuation
+   * gives each owner what is left of kubevirt.notifyTimeout, not the whole of it again.
+   */
+  async #ask(notifies: readonly Classified[], record: RecordKeeper): Promise<Asking> {
+    const asked = record.current.asked ?? {};
+    const now = this.#now();
+    const fresh = notifies.filter((c) => asked[c.key] === undefined);
+    const since = { ...asked, ...Object.fromEntries(fresh.map((c) => [c.key, now])) };
+    if (fresh.length) await record.save({ ...record.current, asked: since }); // before the first ask
+    const timeoutMs = this.#deps.config.notifyTimeout * 1000;
+    return { until: (key) => (since[key] ?? now) + timeoutMs, vmis: new Set(notifies.map((c) => c.key)) };
+  }
+
+  /** The plugin's sleep; one that is aborted resolves (the caller's loop sees the signal). */
+  readonly #sleep = async (ms: number, signal: AbortSignal): Promise<void> => {
+    try {
+      await (this.#deps.sleep ?? defaultSleep)(ms, signal);
+    } catch {
+      // aborted
+    }
+  };
 
   #haltDeps(node: NodeRef, record: RecordKeeper, ctx: EvacuationContext): HaltDeps {
     return { ...this.#stopDeps(node, ctx), record };
@@ -228,19 +263,13 @@ export class KubevirtPlugin implements BackendPlugin {
 
   /** How a stop (maintenance: stop, nonMigratable: shutdown) waits for the VMIs it stops. */
   #stopDeps(node: NodeRef, ctx: EvacuationContext): StopDeps {
-    const { api, config, sleep } = this.#deps;
+    const { api, config } = this.#deps;
     return {
       api,
       node: node.name,
       log: ctx.log,
       now: this.#now,
-      sleep: async (ms, signal) => {
-        try {
-          await (sleep ?? defaultSleep)(ms, signal);
-        } catch {
-          // aborted: the caller's loop sees the signal
-        }
-      },
+      sleep: this.#sleep,
       pollMs: config.pollInterval * 1000,
       // stopping a guest is no copy: the fixed deadline, else the margin
       timeoutMs: (config.migrationTimeout ?? config.migrationTimeoutMargin) * 1000,
@@ -389,11 +418,11 @@ export class KubevirtPlugin implements BackendPlugin {
 
   #progress(classified: readonly Classified[], tracker: Tracker, asking: Asking): WorkloadProgress[] {
     return classified.map((c) => {
-      if (c.klass === 'migrate') return tracker.progress(c);
+      if (c.klass === 'migrate' || c.klass === 'external') return tracker.progress(c);
       if (c.klass !== 'notify') return staticProgress(c);
       const p = tracker.progress(c);
       // notify: waiting for its owner is the core's MoveRequested Event and awaiting-owner metric
-      const left = asking.until - this.#now();
+      const left = asking.until(c.key) - this.#now();
       if (p.state !== 'pending' || !asking.vmis.has(c.key) || left <= 0 || p.message?.startsWith('queued'))
         return { ...p, action: 'live-migrate' };
       return {

@@ -34,6 +34,17 @@ export interface KubevirtApi {
   getVm(namespace: string, name: string, signal: AbortSignal): Promise<VmLite | undefined>;
   /** PUT subresources.kubevirt.io …/virtualmachines/{name}/stop or /start. */
   vmAction(namespace: string, name: string, action: 'stop' | 'start', signal: AbortSignal): Promise<void>;
+  /**
+   * Sets a VirtualMachine's spec.runStrategy from `from` to `to` (a JSON patch that tests `from`
+   * first): 'changed' when the VM no longer has `from` (its owner changed it), 'gone' without a VM.
+   */
+  setRunStrategy(
+    namespace: string,
+    name: string,
+    from: string,
+    to: string,
+    signal: AbortSignal,
+  ): Promise<'set' | 'changed' | 'gone'>;
   /** Whether KubeVirt serves evacuate/cancel (v1.7+), by discovery of subresources.kubevirt.io/v1. */
   canCancelEvacuation(signal: AbortSignal): Promise<boolean>;
   /** Takes a VMI's eviction mark back (PUT …/evacuate/cancel); KubeVirt refuses it while the drain taint is on. */

@@ -48,7 +48,7 @@ function whyOf(c: Classified, notifyTimeout: number): string {
       return chosen ? `${chosen}; ${how}` : how;
     }
     case 'external':
-      return 'evictionStrategy External (kubevirt.external: mark): drainer has KubeVirt mark it; its own controller moves it';
+      return 'evictionStrategy External (kubevirt.external: mark): drainer has KubeVirt mark it; its own controller takes it off the node, and the drain waits for that';
     case 'stop':
       return `${because(c)}: left to the pod drain, which stops it`;
     case 'blocked':

@@ -1,15 +1,24 @@
-// The per-VMI migration deadline. KubeVirt gives a migration completionTimeoutPerGiB (150 s by
-// default, KubeVirt CR spec.configuration.migrations) per GiB of what it copies before it aborts it
-// itself; a flat deadline would call a healthy migration of a big guest failed. drainer's default
-// follows the guest: per GiB of its memory (KubeVirt's value unless configured) plus a margin for
-// scheduling the target and the handover. A fixed kubevirt.migrationTimeout replaces it.
+// The per-VMI migration deadline: never shorter than KubeVirt's own, so drainer never calls failed
+// a migration KubeVirt still lets run (and leaves running). KubeVirt's virt-launcher aborts a
+// migration after completionTimeoutPerGiB (150 s by default, KubeVirt CR
+// spec.configuration.migrations) times its data size, and it measures both its own way
+// (pkg/virt-launcher/virtwrap/manager.go, getVMIMigrationDataSize, and live-migration-source.go):
+// - the size is the guest memory (spec.domain.memory.guest, else the memory request) plus, for a
+//   block migration, the local disks it copies, plus the source PVCs of migrated volumes; it is
+//   counted in decimal GB, rounded up, despite the setting's name;
+// - the clock starts in the launcher when the copy starts, not when the migration leaves Pending.
+// drainer's clock starts earlier (at Scheduling), so the margin covers the target's scheduling
+// and start. A fixed kubevirt.migrationTimeout replaces the formula.
 import type { KubevirtConfig } from '../../config/schema.ts';
 import { parseQuantity } from './quantity.ts';
 import type { Vmi } from './types.ts';
 
+const GB = 1e9;
 const GIB = 2 ** 30;
 /** KubeVirt's default completionTimeoutPerGiB. */
 export const KUBEVIRT_COMPLETION_TIMEOUT_PER_GIB = 150;
+/** A guest whose memory nothing says is counted as this much. */
+const UNKNOWN_MEMORY = 8 * GIB;
 
 export interface Deadline {
   readonly ms: number;
@@ -17,19 +26,33 @@ export interface Deadline {
   readonly why: string;
 }
 
-/** The guest memory in bytes: the size KubeVirt reports, else the spec's guest size or request. */
+const bytesOf = (q: string | number | undefined): number | undefined => {
+  if (q === undefined) return undefined;
+  const b = parseQuantity(q);
+  return Number.isFinite(b) && b > 0 ? b : undefined;
+};
+
+/** The guest memory in bytes as KubeVirt counts it: the spec's guest size, else its request, else what it reports. */
 export function guestMemoryBytes(vmi: Vmi): number | undefined {
-  const candidates = [
-    vmi.status?.memory?.guestCurrent,
-    vmi.spec?.domain?.memory?.guest,
-    vmi.spec?.domain?.resources?.requests?.memory,
-  ];
-  for (const q of candidates) {
-    if (q === undefined) continue;
-    const bytes = parseQuantity(q);
-    if (Number.isFinite(bytes) && bytes > 0) return bytes;
-  }
-  return undefined;
+  return (
+    bytesOf(vmi.spec?.domain?.memory?.guest) ??
+    bytesOf(vmi.spec?.domain?.resources?.requests?.memory) ??
+    bytesOf(vmi.status?.memory?.guestCurrent)
+  );
+}
+
+/** The disks a migration copies besides memory: migrated volumes' source PVCs, and local disks when it is a block migration. */
+export function copiedDiskBytes(vmi: Vmi): number {
+  const migrated = (vmi.status?.migratedVolumes ?? []).reduce(
+    (n, v) => n + (bytesOf(v.sourcePVCInfo?.capacity?.storage) ?? 0),
+    0,
+  );
+  if (vmi.status?.migrationMethod !== 'BlockMigration') return migrated;
+  // the local (not PVC-backed) disks KubeVirt copies in a block migration, by the size it reports
+  const local = (vmi.status.volumeStatus ?? [])
+    .filter((v) => !v.persistentVolumeClaimInfo)
+    .reduce((n, v) => n + (bytesOf(v.size) ?? 0), 0);
+  return migrated + local;
 }
 
 /** The deadline of one VMI's running migration. */
@@ -41,13 +64,13 @@ export function migrationDeadline(
   if (config.migrationTimeout !== undefined)
     return { ms: config.migrationTimeout * 1000, why: 'kubevirt.migrationTimeout' };
   const perGiB = config.migrationTimeoutPerGiB ?? clusterPerGiB ?? KUBEVIRT_COMPLETION_TIMEOUT_PER_GIB;
-  const bytes = guestMemoryBytes(vmi);
-  // KubeVirt counts at least one GiB; an unknown size counts as 8 GiB rather than as nothing
-  const gib = bytes === undefined ? 8 : Math.max(1, bytes / GIB);
-  const secs = Math.ceil(perGiB * gib + config.migrationTimeoutMargin);
-  const size = bytes === undefined ? 'memory unknown, 8' : Number(gib.toFixed(1));
+  const memory = guestMemoryBytes(vmi);
+  const disks = copiedDiskBytes(vmi);
+  const gb = Math.max(1, Math.ceil(((memory ?? UNKNOWN_MEMORY) + disks) / GB));
+  const secs = perGiB * gb + config.migrationTimeoutMargin;
+  const what = `${memory === undefined ? 'memory unknown, 8 GiB' : 'memory'}${disks ? ' + copied disks' : ''}`;
   return {
     ms: secs * 1000,
-    why: `${perGiB}s per GiB × ${size} GiB + ${config.migrationTimeoutMargin}s margin`,
+    why: `${perGiB}s per GB × ${gb} GB (${what}, KubeVirt's count) + ${config.migrationTimeoutMargin}s margin`,
   };
 }

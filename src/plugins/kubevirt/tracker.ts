@@ -160,7 +160,16 @@ export class Tracker {
     const phase = e.vmi?.status?.phase;
     const deadline = e.vmi && e.migratingSince !== undefined ? this.#deps.deadline(e.vmi) : undefined;
     if (!e.vmi) {
-      this.#finish(e, 'skipped', 'the VMI was deleted during the evacuation');
+      this.#finish(
+        e,
+        'skipped',
+        e.c.klass === 'external'
+          ? 'taken off the node by its own controller (the VMI was deleted)'
+          : 'the VMI was deleted during the evacuation',
+      );
+    } else if (e.c.klass === 'external' && e.vmi.status?.nodeName && e.vmi.status.nodeName !== node) {
+      this.#finish(e, 'succeeded', `moved by its own controller to ${e.vmi.status.nodeName}`);
+      e.target = e.vmi.status.nodeName;
     } else if (migratedAway(e.vmi, node)) {
       e.target = e.vmi.status?.nodeName;
       this.#finish(e, 'succeeded', undefined);
@@ -177,9 +186,11 @@ export class Tracker {
       e.message =
         e.c.klass === 'notify' && !e.vmi.status?.evacuationNodeName
           ? 'drainer.dev/maintenance: notify: its owner may move it within kubevirt.notifyTimeout; then drainer has it live-migrated'
-          : e.c.strategy === 'External'
-            ? 'evictionStrategy External: waiting for KubeVirt to mark it for evacuation (status.evacuationNodeName)'
-            : 'waiting for KubeVirt to start a migration';
+          : e.c.klass === 'external'
+            ? 'evictionStrategy External (kubevirt.external: mark): marked for its own controller; waiting for it to take the VMI off the node'
+            : e.c.strategy === 'External'
+              ? 'evictionStrategy External: waiting for KubeVirt to mark it for evacuation (status.evacuationNodeName)'
+              : 'waiting for KubeVirt to start a migration';
     }
   }
 

@@ -43,6 +43,10 @@ export interface Vmi {
     migrationState?: MigrationState;
     evacuationNodeName?: string;
     memory?: { guestCurrent?: string };
+    /** LiveMigration, or BlockMigration when local disks are copied too. */
+    migrationMethod?: string;
+    volumeStatus?: { name?: string; size?: number; persistentVolumeClaimInfo?: object }[];
+    migratedVolumes?: { sourcePVCInfo?: { capacity?: { storage?: string } } }[];
   };
 }
 
@@ -50,6 +54,8 @@ export interface Vmi {
 export interface VmLite {
   metadata: ObjectMeta;
   spec?: { runStrategy?: string; running?: boolean };
+  /** Stop and start requests virt-api queued for the VM controller (Manual, RerunOnFailure). */
+  status?: { stateChangeRequests?: { action?: string; uid?: string }[] };
 }
 
 export interface Vmim {

@@ -89,8 +89,8 @@ export function classify(server: NovaServer, opts: ClassifyOptions): Verdict {
 
 /**
  * The owner chose cold or stop. Cold: Nova's migrate of an ACTIVE server is itself "stop, move,
- * start": the guest is powered off, moved, and runs again on the new host once confirmed (a SHUTOFF
- * one stays off). Stop: stopped on the host, which is only safe on a declared reboot.
+ * start": the guest is powered off, moved, and already runs on the new host at VERIFY_RESIZE
+ * (finish_resize powers it on unless it was STOPPED); the confirm only frees the old host. Stop: stopped on the host, which is only safe on a declared reboot.
  */
 function byOwnerWay(server: NovaServer, way: 'cold' | 'stop', opts: ClassifyOptions): Verdict {
   const status = server.status;
@@ -140,7 +140,7 @@ function whyOf(
     return 'in ERROR, nova.onError last: tried after the others with a cold migration (Nova refuses it while the state is ERROR)';
   if (action === 'none' || action === 'skip') return chosen;
   if (way === 'cold' && server.status === 'ACTIVE')
-    return `${chosen}: Nova stops it, cold-migrates it, and it runs again on the new host once confirmed`;
+    return `${chosen}: Nova stops it, moves it and starts it on the new host; drainer then confirms the resize, which frees the old host`;
   if (way === 'stop')
     return `${chosen}: stopped on the host for the declared reboot, started again on restore`;
   return chosen;
@@ -166,8 +166,12 @@ function planLine(server: NovaServer, opts: ClassifyOptions, way: Way | undefine
     case 'stays':
       return { ...base, action: 'skip', why: v.reason };
     case 'wait':
-      // It will move once the other task ends, if its status allows.
-      if (way === 'cold') action = 'cold-migrate';
+      // It will move once the other task ends, if its status allows; a `stop` one is stopped then
+      // (busy powering off or on included), and only on a declared reboot.
+      if (way === 'stop') {
+        if (!opts.reboot) return { ...base, action: 'none', blocker: NOT_REBOOT };
+        action = 'stop';
+      } else if (way === 'cold') action = 'cold-migrate';
       else if (server.status === 'ACTIVE' || server.status === 'PAUSED') action = 'live-migrate';
       else if (server.status === 'SHUTOFF' && opts.coldMigrateStopped) action = 'cold-migrate';
       else return { ...base, action: 'none', blocker: v.reason };

@@ -1,5 +1,5 @@
 // What a server that is not migrating needs next, from its classification: finished (deleted,
-// moved by someone else, host unknown), skipped, blocked, adopted, waiting, its owner asked
+// moved or shelved by someone else, host unknown), skipped, blocked, adopted, waiting, its owner asked
 // (way out notify), or ready to move. Applied to its entry; the scheduler starts the ready ones.
 import { classify } from './classify.ts';
 import type { Entry } from './entry.ts';
@@ -9,9 +9,18 @@ import { HOST_UNKNOWN, knownHost } from './reasons.ts';
 import { hostOf } from './types.ts';
 import type { Watch } from './watch.ts';
 
+/** An offloaded server has no host: it left the hypervisor (its owner shelved it). */
+const OFFLOADED = new Set(['SHELVED_OFFLOADED']);
+
 /** Sets `e`'s state from what its server shows now (`e` is not migrating). */
 export async function decide(o: MigratorOptions, watch: Watch, e: Entry, now: number): Promise<void> {
   const s = e.server;
+  if (OFFLOADED.has(s.status)) {
+    // shelved by its owner (offloaded at once with Nova's default shelved_offload_time 0): it has no
+    // host any more, which is the owner's doing and not a host Nova hides from drainer
+    e.finish('succeeded', now, 'shelved by its owner: offloaded, it left the host');
+    return;
+  }
   if (knownHost(s) === undefined && classify(s, o.nova).kind !== 'gone') {
     // Moved means seen moved: without the host nobody can tell, so nothing is started either.
     e.finish('failed', now, HOST_UNKNOWN);
@@ -42,6 +51,8 @@ export async function decide(o: MigratorOptions, watch: Watch, e: Entry, now: nu
       e.block(v.reason);
       return;
     case 'in-progress':
+      // no attempt of ours on record: its owner (or an operator) is moving it
+      e.byOthers = e.attempts === 0;
       e.adopt(v.action, now);
       watch.armed(e, now, true);
       o.log.info({ server: e.id, action: v.action }, 'adopting a migration already in progress');

@@ -53,6 +53,11 @@ export class Entry {
   last = false;
   /** Way out stop: drainer stopped it (from the record too). */
   stopped: boolean;
+  /**
+   * Found moving with no attempt of ours (its owner resized or migrated it): followed, but its end
+   * is theirs, not a failed attempt of drainer's, and so is its confirm.
+   */
+  byOthers = false;
   /** Way out notify: when its owner was first asked (from the record too). */
   notifiedAt: number | undefined;
 
@@ -114,6 +119,20 @@ export class Entry {
     this.#newAttempt(now);
     // Found running: its deadline counts from the recorded start, as it may hold a slot already.
     this.deadlineFrom = this.attemptStartedAt;
+  }
+
+  /** Someone else's move ended with the server still here: drainer decides afresh, no attempt counted. */
+  handBack(message: string): void {
+    this.state = 'pending';
+    this.action = 'none';
+    this.next = undefined;
+    this.byOthers = false;
+    this.attempts = 0;
+    this.tries = 0;
+    this.startedAt = undefined;
+    this.attemptStartedAt = undefined;
+    this.deadlineFrom = undefined;
+    this.message = message;
   }
 
   wait(reason: string, now: number): void {

@@ -279,7 +279,11 @@ export class Migrator {
     return this.entries.some((x) => !x.last && (x.state === 'migrating' || x.state === 'pending'));
   }
 
-  /** Way out stop: recorded before the call, so restore starts it again whatever happens next. */
+  /**
+   * Way out stop: recorded before the call, so restore starts it again whatever happens next (an
+   * agent that dies before the answer included). Refused, the call did nothing: the mark goes, so
+   * a server its owner stopped first (Nova's 409 while it powers off) is never started by restore.
+   */
   async #stop(e: Entry): Promise<void> {
     const { compute, signal, log } = this.#o;
     const now = this.#o.now();
@@ -293,10 +297,17 @@ export class Migrator {
       log.info({ server: e.id, name: e.name }, 'server stopped on the host (way out stop, declared reboot)');
     } catch (err) {
       if (signal.aborted || isAuthError(err) || isForbiddenError(err)) throw err;
+      if (isOutcomeUnknownError(err)) return; // maybe taken: the mark stays, the next poll looks
+      e.stopped = false;
+      await this.#o.remember(e.id, { stopped: undefined });
       if (isNotFoundError(err)) e.finish('skipped', now, 'deleted during the evacuation');
-      // 409: busy (maybe stopping already); the next poll looks again
-      else if (!isConflictError(err))
-        e.finish('failed', now, `Nova refused os-stop: ${(err as Error).message}`);
+      // 409: busy, its owner's stop (or another task) first; the next poll looks again
+      else if (isConflictError(err))
+        log.info(
+          { server: e.id, name: e.name },
+          'os-stop refused (409): the server is busy, maybe stopped by its owner',
+        );
+      else e.finish('failed', now, `Nova refused os-stop: ${(err as Error).message}`);
     }
   }
 
@@ -333,7 +344,13 @@ export class Migrator {
         // Not retried: the server changed under us. If a migration is running, it is ours to track.
         const s = await compute.getServer(e.id, signal).catch(() => e.server);
         const v = classify(s, this.#o.nova);
-        if (v.kind === 'in-progress') return;
+        if (v.kind === 'in-progress') {
+          // ours did not start: someone else's (its owner's resize) is followed, not counted ours
+          e.byOthers = true;
+          e.attempts -= 1;
+          e.tries -= 1;
+          return;
+        }
         const refused = `Nova refused ${action}: ${(err as Error).message}`;
         e.finish(
           'failed',

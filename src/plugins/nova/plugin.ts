@@ -160,7 +160,11 @@ export class NovaPlugin implements BackendPlugin {
     const { compute, nova } = this.#o;
     const recorded = parseNovaRecord(ctx.record);
     if (!recorded) return this.#restoreUnrecorded(node, ctx);
-    const rec = await startStopped(this.#o.compute, recorded, ctx);
+    const rec = await startStopped(this.#o.compute, recorded, ctx, {
+      sleep: this.#o.sleep,
+      now: this.#o.now,
+      pollMs: nova.pollInterval * 1000,
+    });
     if (!rec.disabledByUs) {
       ctx.log.info('nova: nothing to restore (the service was not disabled by drainer)');
       return;

@@ -1,17 +1,41 @@
-// Restore of way out stop: start again every server the record says drainer stopped, if it is still
-// SHUTOFF on the host and idle (an owner who started it, moved it or deleted it meanwhile wins).
+// Restore of way out stop: start again every server the record says drainer stopped. A stop (or
+// start) still in flight is followed to its end first: Nova's os-stop leaves the server ACTIVE in
+// task_state powering-off for up to shutdown_timeout (60 s by default), and an uncordon can come
+// in that time. Then a server SHUTOFF, idle and on the host is started and followed until it runs;
+// one its owner started, moved, shelved or deleted meanwhile is the owner's. The entry stays in the
+// record until one or the other is seen, so a restore cut short starts it on its next pass.
 import type { RestoreContext } from '../../core/backends/plugin.ts';
-import { isAuthError, isNotFoundError } from '../../errors.ts';
+import { ApiError, isAuthError, isConflictError, isNotFoundError } from '../../errors.ts';
 import type { ComputeClient } from './compute.ts';
+import type { Sleep } from './http.ts';
 import { toPluginRecord, type NovaRecord } from './record.ts';
-import { hostOf, taskStateOf } from './types.ts';
+import { hostOf, taskStateOf, type NovaServer } from './types.ts';
+
+/**
+ * How long one restore pass follows a server's task (its stop, then our start): past Nova's
+ * shutdown_timeout and a start. Longer, the pass fails with the entry kept, and the next one
+ * (the queue's backoff) looks again.
+ */
+export const FOLLOW_TASK_MS = 5 * 60_000;
+/** os-start answered 202 yet the server is SHUTOFF again (its start failed): tried this often. */
+const STARTS = 3;
+
+export interface RestartOptions {
+  sleep: Sleep;
+  now: () => number;
+  /** Between two reads of a server with a task in flight (nova.pollInterval). */
+  pollMs: number;
+}
+
+type Compute = Pick<ComputeClient, 'getServer' | 'startServer'> & {
+  init(signal?: AbortSignal): Promise<unknown>;
+};
 
 export async function startStopped(
-  compute: Pick<ComputeClient, 'getServer' | 'startServer'> & {
-    init(signal?: AbortSignal): Promise<unknown>;
-  },
+  compute: Compute,
   rec: NovaRecord,
   ctx: RestoreContext,
+  opts: RestartOptions,
 ): Promise<NovaRecord> {
   const ids = Object.entries(rec.migrations)
     .filter(([, m]) => m.stopped === true)
@@ -20,31 +44,77 @@ export async function startStopped(
   await compute.init(ctx.signal);
   let migrations = rec.migrations;
   for (const id of ids) {
-    try {
-      const s = await compute.getServer(id, ctx.signal);
-      const ours = s.status === 'SHUTOFF' && taskStateOf(s) === null && hostOf(s) === rec.host;
-      if (!ours) {
-        ctx.log.info(
-          { server: id, status: s.status, host: hostOf(s) },
-          'stopped server left alone: no longer as drainer left it',
-        );
-      } else if (ctx.dryRun) {
-        ctx.log.info({ server: id }, 'dry run: would start the server drainer stopped');
-        continue;
-      } else {
-        await compute.startServer(id, ctx.signal);
-        ctx.log.info(
-          { server: id, name: s.name, host: rec.host },
-          'server started again (drainer stopped it for the reboot)',
-        );
-      }
-    } catch (err) {
-      if (ctx.signal.aborted || isAuthError(err)) throw err;
-      if (!isNotFoundError(err)) throw err; // tried again by the next restore pass
-    }
+    const done = await restartOne(compute, id, rec.host, ctx, opts);
+    if (done === 'kept') continue; // a dry run
     const { stopped: _done, ...rest } = migrations[id] ?? { attempts: 0, startedAt: '' };
     migrations = { ...migrations, [id]: rest };
     await ctx.save(toPluginRecord({ ...rec, migrations }));
   }
   return { ...rec, migrations };
+}
+
+/** 'done': running again (by us or its owner), or no longer ours to start; 'kept': a dry run. */
+async function restartOne(
+  compute: Compute,
+  id: string,
+  host: string,
+  ctx: RestoreContext,
+  opts: RestartOptions,
+): Promise<'done' | 'kept'> {
+  const until = opts.now() + FOLLOW_TASK_MS;
+  let starts = 0;
+  for (;;) {
+    let s: NovaServer;
+    try {
+      s = await compute.getServer(id, ctx.signal);
+    } catch (err) {
+      if (!isNotFoundError(err)) throw err; // tried again by the next restore pass
+      ctx.log.info({ server: id }, 'stopped server deleted meanwhile (by its owner): nothing to start');
+      return 'done';
+    }
+    const task = taskStateOf(s);
+    if (task !== null) {
+      // drainer's stop still powering off, or a start (ours or its owner's) on its way: wait for its end
+      if (opts.now() >= until) {
+        throw new ApiError(
+          'API',
+          `server ${s.name} (${id}) is still in task_state ${task} after ${FOLLOW_TASK_MS / 1000}s: ` +
+            'started again on the next restore pass',
+          { api: 'nova' },
+        );
+      }
+      await opts.sleep(opts.pollMs, ctx.signal);
+      continue;
+    }
+    const ours = s.status === 'SHUTOFF' && hostOf(s) === host;
+    if (!ours) {
+      ctx.log.info(
+        { server: id, status: s.status, host: hostOf(s) },
+        starts
+          ? 'server started again (drainer stopped it for the reboot)'
+          : 'not stopped on the host any more (its owner started, moved or shelved it, or the stop never ran): nothing to start',
+      );
+      return 'done';
+    }
+    if (ctx.dryRun) {
+      ctx.log.info({ server: id }, 'dry run: would start the server drainer stopped');
+      return 'kept';
+    }
+    if (starts >= STARTS) {
+      throw new ApiError(
+        'API',
+        `server ${s.name} (${id}) is still SHUTOFF after ${STARTS} os-start: started again on the next restore pass` +
+          (s.fault?.message ? `; Nova: ${s.fault.message}` : ''),
+        { api: 'nova' },
+      );
+    }
+    try {
+      await compute.startServer(id, ctx.signal);
+      starts++;
+      ctx.log.info({ server: id, name: s.name, host }, 'starting the server drainer stopped for the reboot');
+    } catch (err) {
+      if (ctx.signal.aborted || isAuthError(err) || !isConflictError(err)) throw err;
+      // 409: a task began between the read and the call (its owner's): read it again
+    }
+  }
 }

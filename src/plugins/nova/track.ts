@@ -11,6 +11,7 @@ import { CLOCK_SKEW_MS, STUCK_AFTER_MS, newestRecord, unmovedAfterMs } from './r
 import { hostOf, taskStateOf } from './types.ts';
 
 const SETTLED = new Set(['ACTIVE', 'PAUSED', 'SHUTOFF']);
+const GONE = new Set(['DELETED', 'SOFT_DELETED']);
 const CONFIRM_RESEND_MS = 30_000;
 /** Separate signal for clean-up calls (abort) made after our own signal fired. */
 const cleanupSignal = () => AbortSignal.timeout(30_000);
@@ -38,7 +39,19 @@ export class Tracker {
     const s = e.server;
     const task = taskStateOf(s);
     const host = hostOf(s);
-    if (task === null && s.status === 'VERIFY_RESIZE') {
+    if (GONE.has(s.status)) {
+      // its owner deleted it mid-move (Nova allows a delete in any task): not drainer's failure
+      e.finish('skipped', now, 'deleted during the evacuation (by its owner, while it moved)');
+      this.#o.log.info({ server: e.id, action: e.action }, 'server deleted while it moved');
+      return;
+    }
+    if (task === null && s.status === 'VERIFY_RESIZE' && e.byOthers && knownHost(s) !== this.#o.source) {
+      // its owner's resize (or someone's cold migration) runs on another host: moved, and the
+      // confirm (or a revert) is theirs
+      e.target = knownHost(s);
+      e.finish('succeeded', now, 'resized or migrated off the host by someone else (the confirm is theirs)');
+      return;
+    } else if (task === null && s.status === 'VERIFY_RESIZE') {
       await this.confirm(e);
     } else if (task === null && s.status === 'ERROR') {
       const why = `server went to ERROR during ${e.action}${novaSays(s, await this.#newestRecord(e))}`;
@@ -70,12 +83,17 @@ export class Tracker {
     if (knownHost(e.server) === undefined) {
       e.finish('failed', now, HOST_UNKNOWN);
       log.error({ server: e.id }, HOST_UNKNOWN);
+    } else if (e.byOthers && host === source) {
+      // its owner's move ended here (a resize with no room elsewhere, a revert): not drainer's attempt
+      e.handBack(`someone else's ${e.action} ended with the server still on ${source}; drainer moves it now`);
+      log.info({ server: e.id }, "someone else's move ended on the host: drainer decides again");
     } else if (host !== source) {
       e.target = host ?? undefined;
       // An abort can lose the race: Nova finished the migration first, so the server did move.
       const late = e.abort?.sent ? 'the abort came too late' : e.abort?.note;
       const forced = e.stallAction === 'force-complete' ? 'moved after a forced completion' : undefined;
-      e.finish('succeeded', now, e.abort ? `moved after its deadline (${late})` : forced);
+      const others = e.byOthers ? 'moved off the host by someone else' : undefined;
+      e.finish('succeeded', now, e.abort ? `moved after its deadline (${late})` : (forced ?? others));
       log.info({ server: e.id, target: e.target, attempts: e.attempts }, 'server moved');
     } else if (e.abort) {
       const why = e.abort.sent

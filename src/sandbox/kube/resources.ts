@@ -124,6 +124,9 @@ const BUILTINS: BuiltinSpec[] = [
       { name: 'Message', type: 'string', jsonPath: '.message' },
     ],
   },
+  // drainer's ConfigMap and Secret, which the read-only commands read as the agents' settings
+  { group: '', version: 'v1', plural: 'configmaps', kind: 'ConfigMap', namespaced: true, shortNames: ['cm'] },
+  { group: '', version: 'v1', plural: 'secrets', kind: 'Secret', namespaced: true, fieldLabels: ['type'] },
   { group: 'coordination.k8s.io', version: 'v1', plural: 'leases', kind: 'Lease', namespaced: true },
   {
     group: 'policy',

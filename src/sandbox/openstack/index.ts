@@ -10,7 +10,7 @@ import { Keystone } from './keystone.ts';
 import { parseVersion } from './microversion.ts';
 import { Nova } from './nova/api.ts';
 import { ComputeSim } from './nova/compute.ts';
-import { NovaModel, migrationView, serviceView } from './nova/model.ts';
+import { NovaModel, isDeleted, migrationView, serviceView } from './nova/model.ts';
 import { Placement } from './placement.ts';
 import type {
   ComputeTimings,
@@ -31,7 +31,16 @@ const DEFAULT_TIMINGS: ComputeTimings = {
   postMigrationMs: 200,
   abortMs: 200,
   resizeFinishMs: 200,
+  shutdownMs: 60_000,
+  powerOnMs: 5000,
+  snapshotMs: 10_000,
+  shelvedOffloadMs: 0,
+  deleteMs: 1000,
 };
+
+/** The action a POST /servers/{id}/action body names ({"os-stop": null} → os-stop). */
+const actionName = (body: unknown): string | undefined =>
+  body && typeof body === 'object' ? Object.keys(body)[0] : undefined;
 
 function defaultFaults(partial: Partial<NovaFaults> | undefined): NovaFaults {
   return {
@@ -143,12 +152,16 @@ export async function startOpenStack(opts: StartOpenStackOptions): Promise<OpenS
         req.socket.destroy();
         return;
       }
+      const action = /\/servers\/[^/]+\/action$/.test(url.pathname) ? actionName(body) : undefined;
+      const userAgent = req.headers['user-agent'];
       requestLog.push({
         method,
         path: url.pathname + url.search,
         status: reply.status,
         at: clock.now(),
         ...(microversion ? { microversion } : {}),
+        ...(userAgent ? { userAgent } : {}),
+        ...(action ? { action } : {}),
       });
       // Nova's Date header is Nova's clock: here the emulation's.
       send(res, { ...reply, headers: { Date: new Date(clock.now()).toUTCString(), ...reply.headers } });
@@ -205,13 +218,15 @@ export async function startOpenStack(opts: StartOpenStackOptions): Promise<OpenS
   };
 
   const state: OpenStackState = {
-    servers: () => [...model.servers.values()].map((s) => model.serverView(s)),
+    servers: () => [...model.servers.values()].filter((s) => !isDeleted(s)).map((s) => model.serverView(s)),
     server: (id) => {
       const s = model.servers.get(id);
       return s ? model.serverView(s) : undefined;
     },
     serversOnHost: (host) =>
-      [...model.servers.values()].filter((s) => s.host === host).map((s) => model.serverView(s)),
+      [...model.servers.values()]
+        .filter((s) => s.host === host && !isDeleted(s))
+        .map((s) => model.serverView(s)),
     services: () => model.services.map(serviceView),
     service: (host, binary = 'nova-compute') => {
       const s = model.services.find((x) => x.host === host && x.binary === binary);

@@ -8,6 +8,7 @@ import type { Reply } from './http.ts';
 import { requestId } from './http.ts';
 import type { Identity } from './identity.ts';
 import type { ComputeNode, NovaModel } from './nova/model.ts';
+import { isDeleted } from './nova/model.ts';
 
 /** The newest microversion the real stack (Placement 8, Zed) serves. */
 export const PLACEMENT_MAX = 39;
@@ -183,7 +184,7 @@ export class Placement {
       used.MEMORY_MB += s.ramMb;
       used.DISK_GB += s.bootFromVolume ? 0 : s.diskGb;
     };
-    for (const s of this.#model.servers.values()) if (s.host === n.serviceHost) add(s);
+    for (const s of this.#model.servers.values()) if (s.host === n.serviceHost && !isDeleted(s)) add(s);
     for (const mig of this.#model.migrations) {
       if (mig.destCompute !== n.serviceHost || !HOLDING.has(mig.status)) continue;
       const s = this.#model.servers.get(mig.instanceUuid);

@@ -41,6 +41,8 @@ export interface ServerSpec {
   migrationMs?: number;
   /** How fast the guest dirties its memory, MB/s (default 0); near the link's bandwidth it never converges. */
   dirtyMbPerSecond?: number;
+  /** How long its guest takes to power off cleanly (default: timings.shutdownMs, Nova's shutdown_timeout). */
+  shutdownMs?: number;
   locked?: boolean;
   /** Server metadata (keys as Nova allows: ^[a-zA-Z0-9-_:. ]{1,255}$), e.g. drainer.dev:maintenance. */
   metadata?: Record<string, string>;
@@ -79,6 +81,19 @@ export interface ComputeTimings {
   abortMs: number;
   /** confirmResize / revertResize finishing. Default 200. */
   resizeFinishMs: number;
+  /**
+   * os-stop (and shelve) of a guest: powering-off until it has shut down. Nova waits up to
+   * shutdown_timeout (60 s by default) for a clean shutdown. Default 60000.
+   */
+  shutdownMs: number;
+  /** os-start, unshelve, the offload: powering-on until the guest runs. Default 5000. */
+  powerOnMs: number;
+  /** shelve: the snapshot and its upload. Default 10000. */
+  snapshotMs: number;
+  /** Nova's shelved_offload_time: 0 offloads at once (Nova's default), -1 never. Default 0. */
+  shelvedOffloadMs: number;
+  /** DELETE /servers/{id}: deleting until DELETED. Default 1000. */
+  deleteMs: number;
 }
 
 export interface StartOpenStackOptions {
@@ -124,9 +139,13 @@ export interface RequestLogEntry {
   status: number;
   at: number;
   microversion?: string;
+  /** The caller's User-Agent (drainer's client says "drainer"). */
+  userAgent?: string;
+  /** POST /servers/{id}/action: the action's name (os-stop, os-start, migrate …). */
+  action?: string;
 }
 
-export type MigrationType = 'live-migration' | 'migration';
+export type MigrationType = 'live-migration' | 'migration' | 'resize';
 
 export interface MigrationView {
   id: number;

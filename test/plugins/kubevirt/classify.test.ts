@@ -80,21 +80,21 @@ describe('VMI classification', () => {
     expect(classify(vmi('LiveMigrate', false), cluster, 'skip').action).toBe('skip');
   });
 
-  it('leaves None and non-migratable LiveMigrateIfPossible VMIs to the pod drain, External to drainer as its controller (or, with external: mark, to its own)', () => {
+  it('leaves None and non-migratable LiveMigrateIfPossible VMIs to the pod drain, External to its own controller (or, with external: migrate, to drainer as that controller)', () => {
     expect(classify(vmi('None', true), cluster, 'block')).toMatchObject({
       klass: 'stop',
       action: 'shutdown',
     });
     expect(classify(vmi('LiveMigrateIfPossible', false), cluster, 'block')).toMatchObject({ klass: 'stop' });
-    expect(classify(vmi('External', true), cluster, 'block')).toMatchObject({
+    expect(classify(vmi('External', true), cluster, 'block', 'migrate')).toMatchObject({
       klass: 'migrate',
       action: 'live-migrate',
     });
-    expect(classify(vmi('External', false), cluster, 'block')).toMatchObject({
+    expect(classify(vmi('External', false), cluster, 'block', 'migrate')).toMatchObject({
       klass: 'blocked',
       action: 'none',
     });
-    expect(classify(vmi('External', true), cluster, 'block', 'mark')).toMatchObject({
+    expect(classify(vmi('External', true), cluster, 'block')).toMatchObject({
       klass: 'external',
       action: 'external',
     });

@@ -1,5 +1,6 @@
 // Story (full stack, issue 31): an agent evacuates node-a where KubeVirt (v1.9) runs an External
-// VMI next to six LiveMigrate ones. drainer migrates the External VMI itself once KubeVirt's eviction
+// VMI next to six LiveMigrate ones, in a cluster where no other controller owns External VMIs
+// (kubevirt.external: migrate). drainer migrates the External VMI itself once KubeVirt's eviction
 // mark names the node; the others queue in KubeVirt (2 at a time). The drain gate is released only
 // when every VMI has left, and the record says each moved.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,6 +20,7 @@ describe('an External VMI and queued VMIs on one node (full stack, KubeVirt v1.9
 
   beforeAll(async () => {
     stack = await startStack({
+      config: { kubevirt: { pollInterval: 0.05, external: 'migrate' } },
       scenario: smallWorld({
         servers: 1,
         extra: {

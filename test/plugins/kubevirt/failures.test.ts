@@ -1,7 +1,7 @@
 // Story: migrations that fail. KubeVirt retries a failed evacuation migration itself (with backoff);
 // drainer reports it and waits, up to kubevirt.migrationTimeout per VMI. A passing API hiccup does
 // not end the evacuation.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { byName, context, migrationsOf, nodeOf, vm, worldPerTest } from './harness.ts';
 
 const world = worldPerTest();
@@ -43,12 +43,19 @@ describe('KubeVirt plugin, failing migrations', () => {
   });
 
   it('rides out a burst of 503s from the API server while following the migrations', async () => {
-    const w = await world({ vmis: [vm('vm-a'), vm('vm-b')] });
+    // Migrations long enough (100 s at the 50x clock: 2 s) that the burst lands while drainer follows them,
+    // however slowly this machine reaches that point.
+    const w = await world({
+      vmis: [vm('vm-a', { migrationSeconds: 100 }), vm('vm-b', { migrationSeconds: 100 })],
+    });
     const plugin = w.plugin();
     const ctx = context();
     const running = plugin.evacuate({ name: 'node-1' }, ctx);
-    await new Promise((r) => setTimeout(r, 20)); // the migrations are under way
-    w.sb.kube.faults.failRequests({ status: 503, forMs: 2000, match: /kubevirt\.io/ });
+    await vi.waitFor(() => expect(migrationsOf(w, 'vm-a').length + migrationsOf(w, 'vm-b').length).toBe(2), {
+      timeout: 10_000,
+      interval: 5,
+    });
+    w.sb.kube.faults.failRequests({ status: 503, forMs: 1000, match: /kubevirt\.io/ });
 
     const outcome = await running;
 

@@ -85,7 +85,16 @@ describe('KubeVirt plugin, drainer.dev/maintenance', () => {
     expect((w.sb.kube.store.get(VM, NS, 'vm-halt').spec as { runStrategy: string }).runStrategy).toBe(
       'Halted',
     );
-    expect(ctx.saved()).toEqual({ stopped: [{ namespace: NS, name: 'vm-halt' }] });
+    expect(ctx.saved()).toEqual({
+      stopped: [
+        {
+          namespace: NS,
+          name: 'vm-halt',
+          runStrategy: 'Always',
+          vmi: expect.any(String),
+        },
+      ],
+    });
     expect(nodeOf(w, 'vm-live')).not.toBe('node-1');
     expect(taints(w)).toEqual([]); // evicted one by one instead
     expect(evictionPosts(w)).toHaveLength(1);

@@ -94,8 +94,8 @@ describe('KubeVirt plugin, the plan says why', () => {
       ],
       'vms/vm-none': ['shutdown', 'evictionStrategy None: left to the pod drain, which stops it'],
       'vms/vm-ext': [
-        'live-migrate',
-        'evictionStrategy External: drainer creates its migration once KubeVirt marks it (kubevirt.external: migrate)',
+        'external',
+        'evictionStrategy External (kubevirt.external: mark): drainer has KubeVirt mark it; its own controller takes it off the node, and the drain waits for that',
       ],
     });
   });

@@ -35,7 +35,9 @@ describe('KubeVirt plugin, eviction strategies', () => {
   it('plans each VMI by its effective strategy and names the blocker', async () => {
     const w = await world(everyKind);
 
-    const plan = await w.plugin().plan({ name: 'node-1' }, new AbortController().signal);
+    const plan = await w
+      .plugin({ external: 'migrate' })
+      .plan({ name: 'node-1' }, new AbortController().signal);
 
     const actions = Object.fromEntries(plan.workloads.map((x) => [x.name, [x.action, x.blocker]]));
     expect(actions).toEqual({
@@ -54,7 +56,9 @@ describe('KubeVirt plugin, eviction strategies', () => {
     const w = await world(everyKind);
     const pods = { stuck: podOf(w, 'vm-stuck'), ext: podOf(w, 'vm-ext'), none: podOf(w, 'vm-none') };
 
-    const outcome = await w.plugin({ nonMigratable: 'block' }).evacuate({ name: 'node-1' }, context());
+    const outcome = await w
+      .plugin({ nonMigratable: 'block', external: 'migrate' })
+      .evacuate({ name: 'node-1' }, context());
 
     expect(outcome.succeeded).toBe(false);
     expect(outcome.message).toBe('vms/vm-stuck cannot migrate (DisksNotLiveMigratable)');
@@ -80,22 +84,27 @@ describe('KubeVirt plugin, eviction strategies', () => {
 
   it('external: mark: marks an External VMI for its own controller with an eviction, and moves nothing of it', async () => {
     const w = await world({ vmis: [vm('vm-ext', { evictionStrategy: 'External' })] });
+    const ctx = { ...context(), deadline: new Date(Date.now() + 1000) };
 
-    const outcome = await w.plugin({ external: 'mark' }).evacuate({ name: 'node-1' }, context());
+    const outcome = await w.plugin({ external: 'mark' }).evacuate({ name: 'node-1' }, ctx);
 
-    expect(outcome.succeeded).toBe(true);
-    expect(byName(outcome)['vms/vm-ext']).toMatchObject({ state: 'skipped', action: 'external' });
+    // nobody took it off the node within the deadline: it stays, marked, and the outcome says so
+    expect(outcome.succeeded).toBe(false);
+    expect(byName(outcome)['vms/vm-ext']).toMatchObject({ state: 'failed', action: 'external' });
     expect(w.sb.kube.store.get('virtualmachineinstances.kubevirt.io', 'vms', 'vm-ext').status).toMatchObject({
       evacuationNodeName: 'node-1',
     });
     expect(nodeOf(w, 'vm-ext')).toBe('node-1');
+    expect(w.sb.kube.store.list('virtualmachineinstancemigrations.kubevirt.io')).toEqual([]);
   });
 
   it('nonMigratable shutdown: deletes the launcher pod KubeVirt would never let the drain evict', async () => {
     const w = await world(everyKind);
     const stuckPod = podOf(w, 'vm-stuck');
 
-    const outcome = await w.plugin({ nonMigratable: 'shutdown' }).evacuate({ name: 'node-1' }, context());
+    const outcome = await w
+      .plugin({ nonMigratable: 'shutdown', external: 'migrate' })
+      .evacuate({ name: 'node-1' }, context());
 
     expect(outcome.succeeded).toBe(true);
     expect(phaseOf(w, 'vm-stuck')).toBe('Succeeded');
@@ -117,7 +126,9 @@ describe('KubeVirt plugin, eviction strategies', () => {
     const w = await world(everyKind);
     const stuckPod = podOf(w, 'vm-stuck');
 
-    const outcome = await w.plugin({ nonMigratable: 'skip' }).evacuate({ name: 'node-1' }, context());
+    const outcome = await w
+      .plugin({ nonMigratable: 'skip', external: 'migrate' })
+      .evacuate({ name: 'node-1' }, context());
 
     expect(outcome.succeeded).toBe(true);
     expect(byName(outcome)['vms/vm-stuck']).toMatchObject({ state: 'skipped', action: 'skip' });

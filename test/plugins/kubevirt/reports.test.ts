@@ -129,7 +129,7 @@ describe('KubeVirt plugin reports, v1.9 and v1.8', () => {
 describe('KubeVirt plugin, the deadline follows the guest memory', () => {
   const big = { vmis: [vm('vm-big', { memory: '16Gi', migrationSeconds: 35 * 60 })] };
 
-  it('a 16 GiB VMI migrating for 35 min is not called failed by default (150 s per GiB + 600 s = 3000 s)', async () => {
+  it('a 16 GiB VMI migrating for 35 min is not called failed by default (150 s per GB × 18 GB + 600 s = 3300 s)', async () => {
     const w = await world(big, 2000);
 
     const outcome = await w.plugin({ pollInterval: 30 }).evacuate({ name: 'node-1' }, context());

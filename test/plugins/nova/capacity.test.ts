@@ -11,6 +11,7 @@ import { KeystoneSession } from '../../../src/plugins/nova/keystone.ts';
 import { PlacementClient } from '../../../src/plugins/nova/placement.ts';
 import { NovaPlugin } from '../../../src/plugins/nova/plugin.ts';
 import { ScaledClock } from '../../../src/sandbox/clock.ts';
+import { openstackConfigFor } from '../../../src/sandbox/scenario-config.ts';
 import {
   startOpenStack,
   type HostSpec,
@@ -53,18 +54,7 @@ async function planOf(
     hosts: [host('compute-a', { vcpus: 32, ramMb: 256 * GiB }), host('compute-b')],
     ...opts,
   });
-  const admin = cloud.credentials.admin;
-  const openstack = openstackSchema.parse({
-    auth: {
-      authUrl: cloud.identityUrl,
-      username: admin.username,
-      password: admin.password,
-      userDomainName: 'Default',
-      projectName: admin.project,
-      projectDomainName: 'Default',
-    },
-    regionName: cloud.region,
-  });
+  const openstack = openstackSchema.parse(openstackConfigFor(cloud));
   const http = wrap(createHttp({ timeoutMs: 5000, retries: 0 }));
   const session = new KeystoneSession({ openstack, http });
   const compute = new ComputeClient({ http, session, maxMicroversion: opts.maxMicroversion });

@@ -58,6 +58,15 @@ describe('the way out a server names', () => {
     });
   });
 
+  it('a `stop` server busy when planned (its owner starting or stopping it) is planned as a stop, and refused without a reboot', () => {
+    const busy = { ...server('SHUTOFF', 'stop'), 'OS-EXT-STS:task_state': 'powering-on' };
+    expect(planWorkload(busy, { ...opts, reboot: true })).toMatchObject({ action: 'stop' });
+    expect(planWorkload(busy, opts)).toMatchObject({
+      action: 'none',
+      blocker: expect.stringMatching(/declared a reboot/),
+    });
+  });
+
   it('coldMigrateStopped false does not override an owner who asked for cold', () => {
     expect(classify(server('SHUTOFF', 'cold'), { ...opts, coldMigrateStopped: false })).toEqual({
       kind: 'move',

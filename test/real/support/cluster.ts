@@ -1,12 +1,13 @@
 // What the cases read from and do to the real cluster: the node and drainer's record on it, the agent and its
 // drain gate, cordon and drains, all through kubectl.
+import { gateName } from '../../../src/kube/gate.ts';
 import { waitFor } from '../../functional/support/wait.ts';
 import type { RealEnv } from './env.ts';
 import type { Background, Kubectl, Obj } from './kubectl.ts';
 import { NAMESPACE } from './overlay.ts';
 
 export const RECORD = 'drainer.dev/state';
-export const gateName = (node: string): string => `drainer-gate-${node}`;
+export { gateName };
 
 export interface Record {
   phase?: string;

@@ -3,6 +3,7 @@
 // PDB allows no disruption and an eviction is answered 429; a gate pod that is not Running yet is
 // evicted without a PDB check (201), as a real API server does, which is why the gate must run. The
 // kubelet starts pods after a delay, as a real one does; a deleted pod stays while it has finalizers.
+import { gateName } from '../../../src/kube/gate.ts';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../../src/sandbox/index.ts';
 import { gatePdb, gatePod } from '../../../src/kube/gate.ts';
@@ -47,19 +48,19 @@ describe('drain gate in the sandbox', () => {
     await arm(s, 'node-1');
 
     const pod = await waitFor(() => {
-      const p = s.kube.store.get('pods', 'drainer', 'drainer-gate-node-1');
+      const p = s.kube.store.get('pods', 'drainer', gateName('node-1'));
       return statusOf(p).phase === 'Running' && p;
     });
     expect(statusOf(pod).conditions).toEqual(
       expect.arrayContaining([expect.objectContaining({ type: 'Ready', status: 'True' })]),
     );
     const pdb = await waitFor(() => {
-      const p = s.kube.store.get('poddisruptionbudgets.policy', 'drainer', 'drainer-gate-node-1');
+      const p = s.kube.store.get('poddisruptionbudgets.policy', 'drainer', gateName('node-1'));
       return statusOf(p).currentHealthy === 1 && p;
     });
     expect(statusOf(pdb)).toMatchObject({ disruptionsAllowed: 0, desiredHealthy: 1, expectedPods: 1 });
 
-    const { code, body } = await evict(s, 'drainer', 'drainer-gate-node-1');
+    const { code, body } = await evict(s, 'drainer', gateName('node-1'));
     expect(code).toBe(429);
     expect(JSON.stringify(body)).toContain("would violate the pod's disruption budget");
   });
@@ -67,8 +68,8 @@ describe('drain gate in the sandbox', () => {
   it('a gate pod that is not Running is evicted without a PDB check (201)', async () => {
     sb = await sandbox({}, ['disruption']); // no kubelet: the pod stays Pending
     await arm(sb, 'node-2');
-    expect(statusOf(sb.kube.store.get('pods', 'drainer', 'drainer-gate-node-2')).phase).toBe('Pending');
-    const { code } = await evict(sb, 'drainer', 'drainer-gate-node-2');
+    expect(statusOf(sb.kube.store.get('pods', 'drainer', gateName('node-2'))).phase).toBe('Pending');
+    const { code } = await evict(sb, 'drainer', gateName('node-2'));
     expect(code).toBe(201);
   });
 
@@ -77,11 +78,11 @@ describe('drain gate in the sandbox', () => {
     const s = sb;
     expect(s.scenario.timings.podStartSeconds).toBe(2);
     await arm(s, 'node-1');
-    expect(statusOf(s.kube.store.get('pods', 'drainer', 'drainer-gate-node-1')).phase ?? 'Pending').toBe(
+    expect(statusOf(s.kube.store.get('pods', 'drainer', gateName('node-1'))).phase ?? 'Pending').toBe(
       'Pending',
     );
     await waitFor(
-      () => statusOf(s.kube.store.get('pods', 'drainer', 'drainer-gate-node-1')).phase === 'Running',
+      () => statusOf(s.kube.store.get('pods', 'drainer', gateName('node-1'))).phase === 'Running',
     );
   });
 
@@ -90,7 +91,7 @@ describe('drain gate in the sandbox', () => {
     const s = sb;
     await arm(s, 'node-1');
     const pod = await waitFor(() => {
-      const p = s.kube.store.get('pods', 'drainer', 'drainer-gate-node-1');
+      const p = s.kube.store.get('pods', 'drainer', gateName('node-1'));
       return statusOf(p).containerStatuses && p;
     });
     expect(statusOf(pod).phase).toBe('Pending');
@@ -105,28 +106,28 @@ describe('drain gate in the sandbox', () => {
     const s = sb;
     await arm(s, 'node-1');
     await waitFor(
-      () => statusOf(s.kube.store.get('pods', 'drainer', 'drainer-gate-node-1')).phase === 'Running',
+      () => statusOf(s.kube.store.get('pods', 'drainer', gateName('node-1'))).phase === 'Running',
     );
-    const url = `${s.kube.url}/api/v1/namespaces/drainer/pods/drainer-gate-node-1`;
+    const url = `${s.kube.url}/api/v1/namespaces/drainer/pods/${gateName('node-1')}`;
     expect((await fetch(url, { method: 'DELETE' })).status).toBe(200);
     await new Promise((r) => setTimeout(r, 100)); // the kubelet has stopped it by now
-    const going = s.kube.store.find('pods', 'drainer', 'drainer-gate-node-1');
+    const going = s.kube.store.find('pods', 'drainer', gateName('node-1'));
     expect(going?.metadata.deletionTimestamp).toBeDefined();
-    expect((await evict(s, 'drainer', 'drainer-gate-node-1')).code).toBe(201);
+    expect((await evict(s, 'drainer', gateName('node-1'))).code).toBe(201);
     const patched = await fetch(url, {
       method: 'PATCH',
       headers: { 'content-type': 'application/merge-patch+json' },
       body: JSON.stringify({ metadata: { finalizers: null } }),
     });
     expect(patched.status).toBe(200);
-    expect(s.kube.store.find('pods', 'drainer', 'drainer-gate-node-1')).toBeUndefined();
+    expect(s.kube.store.find('pods', 'drainer', gateName('node-1'))).toBeUndefined();
   });
 
   it('reads the protobuf DeleteOptions kubectl sends with a DELETE (a uid precondition that does not match: 409)', async () => {
     sb = await sandbox({}, ['disruption']);
     const s = sb;
     await arm(s, 'node-1');
-    const url = `${s.kube.url}/api/v1/namespaces/drainer/pods/drainer-gate-node-1`;
+    const url = `${s.kube.url}/api/v1/namespaces/drainer/pods/${gateName('node-1')}`;
     const del = (uid: string) =>
       fetch(url, {
         method: 'DELETE',
@@ -134,10 +135,10 @@ describe('drain gate in the sandbox', () => {
         body: deleteOptionsProto(uid),
       });
     expect((await del('not-its-uid')).status).toBe(409);
-    const uid = s.kube.store.get('pods', 'drainer', 'drainer-gate-node-1').metadata.uid ?? '';
+    const uid = s.kube.store.get('pods', 'drainer', gateName('node-1')).metadata.uid ?? '';
     expect((await del(uid)).status).toBe(200);
     expect(
-      s.kube.store.find('pods', 'drainer', 'drainer-gate-node-1')?.metadata.deletionTimestamp,
+      s.kube.store.find('pods', 'drainer', gateName('node-1'))?.metadata.deletionTimestamp,
     ).toBeDefined();
   });
 });

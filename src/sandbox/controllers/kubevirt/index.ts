@@ -1,6 +1,6 @@
-// The KubeVirt simulation: virt-controller (VMI lifecycle, evacuation, migrations) and virt-api's
+// The KubeVirt simulation: virt-controller (VM run strategies, VMI lifecycle, evacuation, migrations) and virt-api's
 // eviction interceptor, registered on the API server while the controller runs.
-import { createLoop, watchAll } from '../loop.ts';
+import { Timers, createLoop, watchAll } from '../loop.ts';
 import { RES } from '../store.ts';
 import type { StartController } from '../types.ts';
 import { migrationCreateAdmitter } from './admission.ts';
@@ -10,6 +10,7 @@ import { createEvacuationController } from './evacuation.ts';
 import { reconcileVmis } from './lifecycle.ts';
 import { createMigrationController } from './migration.ts';
 import { MigrationHistory } from './virt-deps.ts';
+import { reconcileVms } from './vm-controller.ts';
 
 export { MigrationHistory } from './virt-deps.ts';
 
@@ -31,9 +32,11 @@ function lend<T>(list: T[] | undefined, item: T, signal: AbortSignal): void {
 export function startKubevirtWith(history: MigrationHistory): StartController {
   return ({ store, clock, timings, evictionHooks, createHooks, extensions, log }, signal) => {
     const onError = (e: unknown) => log?.warn({ err: e }, 'sandbox kubevirt controller');
+    const timers = new Timers((ms, fn) => clock.after(ms, fn), signal, onError);
     const loop = createLoop(
       () => {
-        reconcileVmis(store, clock);
+        reconcileVms(store);
+        reconcileVmis(store, clock, (key, ms) => timers.set(key, ms, wake));
         migrations.reconcile();
         evacuation.reconcile();
       },
@@ -45,7 +48,12 @@ export function startKubevirtWith(history: MigrationHistory): StartController {
     const migrations = createMigrationController(deps, signal);
     const evacuation = createEvacuationController(deps, signal);
 
-    watchAll((r, fn) => store.subscribe(r, fn), [RES.vmis, RES.pods, RES.nodes, RES.kubevirts], loop, signal);
+    watchAll(
+      (r, fn) => store.subscribe(r, fn),
+      [RES.vmis, RES.vms, RES.pods, RES.nodes, RES.kubevirts],
+      loop,
+      signal,
+    );
     const off = store.subscribe(RES.vmims, (type, obj) => {
       if (type === 'DELETED')
         setImmediate(() => {

@@ -1,9 +1,15 @@
-// VMI lifecycle: a new VMI gets a virt-launcher pod on its node and turns Running; a VMI whose
-// launcher pod is deleted shuts down (Succeeded); launcher pods of deleted VMIs are removed.
+// VMI lifecycle: a new VMI gets virt-controller's finalizer and a virt-launcher pod on its node and
+// turns Running; a VMI whose launcher pod is deleted shuts down (Succeeded). A deleted VMI is a
+// stop: virt-handler asks the guest to shut down and gives it the VMI's termination grace period
+// (spec.terminationGracePeriodSeconds, else KubeVirt's DefaultGracePeriodSeconds, 30 s; see
+// kubevirt.io/api core/v1 types.go and pkg/virt-handler/vm.go), so the VMI stays Running, with a
+// deletionTimestamp, for that long in scenario time; then it is Succeeded, its launcher pods go and
+// the finalizer is released.
 import type { KubeObject } from '../../kube/types.ts';
 import type { Clock } from '../../clock.ts';
 import { pickNode } from '../scheduling.ts';
 import { RES, mutate, mutateStatus, tryDelete, type StoreLike } from '../store.ts';
+import { isFinalPhase } from './run-strategy.ts';
 import { isActive, isoTime, nextPodIp, podNode, runningPodStatus } from '../util.ts';
 import {
   ANN,
@@ -44,6 +50,7 @@ function place(store: StoreLike, clock: Clock, vmi: KubeObject): void {
   const pod = createLauncher(store, clock, vmi, node);
   mutate(store, RES.vmis, vmi, (v) => {
     v.metadata.labels = { ...v.metadata.labels, 'kubevirt.io/nodeName': node };
+    v.metadata.finalizers = [...new Set([...(v.metadata.finalizers ?? []), VMI_FINALIZER])];
   });
   const now = isoTime(clock.now());
   const ip = (pod.status as { podIP?: string }).podIP;
@@ -100,14 +107,41 @@ function shutDown(store: StoreLike, clock: Clock, vmi: KubeObject): void {
   });
 }
 
-export function reconcileVmis(store: StoreLike, clock: Clock): void {
+/** virt-controller's finalizer on every VMI it runs (KubeVirt's VirtualMachineInstanceFinalizer). */
+export const VMI_FINALIZER = 'foregroundDeleteVirtualMachine';
+/** KubeVirt's DefaultGracePeriodSeconds, for a VMI whose spec sets none. */
+export const DEFAULT_VMI_GRACE_SECONDS = 30;
+
+const graceSeconds = (vmi: KubeObject): number =>
+  (vmi.spec as { terminationGracePeriodSeconds?: number } | undefined)?.terminationGracePeriodSeconds ??
+  DEFAULT_VMI_GRACE_SECONDS;
+
+/** A deleted VMI: Running through its grace period (a wake-up is asked for its end), then gone. */
+function stopping(store: StoreLike, clock: Clock, vmi: KubeObject, wakeIn: WakeIn): void {
+  const phase = vmiStatus(vmi).phase;
+  if (phase === 'Running' && activeLauncher(store, vmi)) {
+    const end = Date.parse(vmi.metadata.deletionTimestamp ?? '') + graceSeconds(vmi) * 1000;
+    const left = end - clock.now();
+    if (left > 0) return wakeIn(`${vmi.metadata.uid}`, left);
+  }
+  if (!isFinalPhase(phase) && phase) shutDown(store, clock, vmi);
+  for (const p of launchersOf(store, vmi))
+    tryDelete(store, RES.pods, p.metadata.namespace, p.metadata.name ?? '');
+  mutate(store, RES.vmis, vmi, (v) => {
+    v.metadata.finalizers = (v.metadata.finalizers ?? []).filter((f) => f !== VMI_FINALIZER);
+  });
+}
+
+/** Asks the controller loop to run again in `ms` (scenario time), once per key. */
+export type WakeIn = (key: string, ms: number) => void;
+
+export function reconcileVmis(store: StoreLike, clock: Clock, wakeIn: WakeIn = () => {}): void {
   const vmis = store.list(RES.vmis);
   const uids = new Set(vmis.map((v) => v.metadata.uid));
   for (const vmi of vmis) {
     const phase = vmiStatus(vmi).phase;
     if (vmi.metadata.deletionTimestamp) {
-      for (const p of launchersOf(store, vmi))
-        tryDelete(store, RES.pods, p.metadata.namespace, p.metadata.name ?? '');
+      stopping(store, clock, vmi, wakeIn);
     } else if (!phase || phase === 'Pending') {
       place(store, clock, vmi);
     } else if (phase === 'Running') {

@@ -1,6 +1,6 @@
 // POST /servers/{id}/action: os-migrateLive, migrate, confirmResize, revertResize, os-stop,
-// os-start. Order of checks as Nova: body schema → server lookup (404) → policy (403) →
-// instance state (409) → target host (400).
+// os-start, shelve, shelveOffload, unshelve, resize. Order of checks as Nova: body schema → server lookup
+// (404) → policy (403) → lock, host, instance state (409) → target host (400).
 import type { Reply } from '../http.ts';
 import { isObject, pyRepr, pyStr } from '../http.ts';
 import { atLeast } from '../microversion.ts';
@@ -10,6 +10,7 @@ import { badRequest, conflict, extraProperties, invalidInput, notFound, requireA
 import type { Server } from './model.ts';
 import { findServer } from './servers.ts';
 import { BOOLISH } from './boolish.ts';
+import { flavorId } from './flavors.ts';
 
 function checkState(server: Server, action: string, vmStates: string[]): void {
   if (!vmStates.includes(server.vmState)) {
@@ -97,11 +98,28 @@ function coldMigrate(ctx: NovaContext, id: string, raw: unknown): Reply {
   return { status: 202 };
 }
 
+/**
+ * The owner's resize (nova/compute/api.py resize): a known flavor, not the server's own; ACTIVE or
+ * STOPPED and no task; then as a cold migration that changes the flavor.
+ */
+function resize(ctx: NovaContext, id: string, raw: unknown): Reply {
+  const ref = isObject(raw) ? raw.flavorRef : undefined;
+  const m = typeof ref === 'string' ? /^flavor-c(\d+)-r(\d+)-d(\d+)$/.exec(ref) : null;
+  if (!m) throw badRequest('Invalid flavorRef provided.');
+  const flavor = { vcpus: Number(m[1]), ramMb: Number(m[2]), diskGb: Number(m[3]) };
+  const server = findServer(ctx, id);
+  checkLock(ctx, server);
+  checkState(server, 'resize', ['active', 'stopped']);
+  if (ref === flavorId(server)) throw badRequest('When resizing, instances must change flavor!');
+  ctx.compute.coldMigrate(server, null, flavor);
+  return { status: 202 };
+}
+
 function resizeFinish(ctx: NovaContext, id: string, action: 'confirmResize' | 'revertResize'): Reply {
   const server = findServer(ctx, id);
   checkState(server, action, ['resized']);
   const m = ctx.model.migrations.find(
-    (x) => x.instanceUuid === id && x.type === 'migration' && x.status === 'finished',
+    (x) => x.instanceUuid === id && x.type !== 'live-migration' && x.status === 'finished',
   );
   if (!m) throw notFound('Instance has not been resized.');
   if (action === 'confirmResize') {
@@ -112,16 +130,47 @@ function resizeFinish(ctx: NovaContext, id: string, action: 'confirmResize' | 'r
   return { status: 202 };
 }
 
-function powerAction(ctx: NovaContext, id: string, action: 'stop' | 'start'): Reply {
+/** nova/compute/api.py check_instance_lock: a locked server refuses its owner (not an admin). */
+function checkLock(ctx: NovaContext, server: Server): void {
+  if (server.locked && !ctx.admin) throw conflict(`Instance ${server.id} is locked`);
+}
+
+/** nova/compute/api.py check_instance_host: no host (offloaded) is InstanceNotReady, a 409. */
+function checkOnHost(server: Server): void {
+  if (!server.host) throw conflict(`Instance ${server.id} is not ready`);
+}
+
+/**
+ * The owner's actions, as nova/compute/api.py checks them (stop: ACTIVE, RESCUED or ERROR and no
+ * task; start: STOPPED; shelve: ACTIVE, STOPPED, PAUSED or SUSPENDED; unshelve: SHELVED or
+ * SHELVED_OFFLOADED), then taking the time the compute manager takes (lifecycle.ts).
+ */
+type OwnerAction = 'stop' | 'start' | 'shelve' | 'shelveOffload' | 'unshelve';
+const OWNER_STATES: Record<OwnerAction, string[]> = {
+  stop: ['active', 'rescued', 'error'],
+  start: ['stopped'],
+  shelve: ['active', 'stopped', 'paused', 'suspended'],
+  shelveOffload: ['shelved'],
+  unshelve: ['shelved', 'shelved_offloaded'],
+};
+
+function ownerAction(ctx: NovaContext, id: string, action: OwnerAction): Reply {
   const server = findServer(ctx, id);
-  if (action === 'stop') {
-    checkState(server, 'stop', ['active', 'rescued', 'error']);
-    ctx.model.setServer(server, { vmState: 'stopped', powerState: 4 });
-  } else {
-    checkState(server, 'start', ['stopped']);
-    ctx.model.setServer(server, { vmState: 'active', powerState: 1 });
-  }
+  checkLock(ctx, server);
+  if (action === 'stop' || action === 'start') checkOnHost(server);
+  checkState(server, action, OWNER_STATES[action]);
+  const life = ctx.compute.lifecycle;
+  if (action === 'shelveOffload') life.offload(server);
+  else life[action](server);
   return { status: 202 };
+}
+
+/** DELETE /servers/{id}: any state, any task (api.py delete checks only the lock); 204. */
+export function deleteServer(ctx: NovaContext, id: string): Reply {
+  const server = findServer(ctx, id);
+  checkLock(ctx, server);
+  ctx.compute.lifecycle.delete(server);
+  return { status: 204 };
 }
 
 export function serverAction(ctx: NovaContext, id: string): Reply {
@@ -136,13 +185,19 @@ export function serverAction(ctx: NovaContext, id: string): Reply {
       return liveMigrate(ctx, id, arg);
     case 'migrate':
       return coldMigrate(ctx, id, arg);
+    case 'resize':
+      return resize(ctx, id, arg);
     case 'confirmResize':
     case 'revertResize':
       return resizeFinish(ctx, id, name);
     case 'os-stop':
-      return powerAction(ctx, id, 'stop');
+      return ownerAction(ctx, id, 'stop');
     case 'os-start':
-      return powerAction(ctx, id, 'start');
+      return ownerAction(ctx, id, 'start');
+    case 'shelve':
+    case 'shelveOffload':
+    case 'unshelve':
+      return ownerAction(ctx, id, name);
     default:
       throw badRequest(`There is no such action: ${name ?? ''}`);
   }

@@ -9,7 +9,7 @@ import { HttpFault, requestId } from '../http.ts';
 import type { Microversion } from '../microversion.ts';
 import { formatVersion, negotiate, versionHeaders } from '../microversion.ts';
 import type { NovaFaults } from '../types.ts';
-import { serverAction } from './actions.ts';
+import { deleteServer, serverAction } from './actions.ts';
 import type { ComputeSim } from './compute.ts';
 import type { NovaContext } from './context.ts';
 import { badRequest, notFound, novaFault } from './context.ts';
@@ -76,6 +76,7 @@ const ROUTES: [string, RegExp, Handler][] = [
   ['GET', /^servers$/, (c) => listServers(c, false)],
   ['GET', /^servers\/detail$/, (c) => listServers(c, true)],
   ['GET', /^servers\/([^/]+)$/, showServer],
+  ['DELETE', /^servers\/([^/]+)$/, deleteServer],
   ['POST', /^servers\/([^/]+)\/action$/, serverAction],
   ['GET', /^servers\/([^/]+)\/metadata$/, listMetadata],
   ['POST', /^servers\/([^/]+)\/metadata$/, mergeMetadata],

@@ -8,11 +8,14 @@
 import type { Clock } from '../../clock.ts';
 import type { ComputeTimings, NovaFaults } from '../types.ts';
 import { preCopy, type PreCopy } from './convergence.ts';
-import type { ComputeNode, Migration, NovaModel, Server } from './model.ts';
+import { Lifecycle } from './lifecycle.ts';
+import type { ComputeNode, Flavor, Migration, NovaModel, Server } from './model.ts';
 
 export class NoValidHost extends Error {}
 
 const ACTIVE_STATUSES = new Set(['accepted', 'queued', 'preparing', 'running', 'post-migrating']);
+/** A migration, live or cold, not yet at an end. */
+const UNFINISHED = new Set([...ACTIVE_STATUSES, 'pre-migrating', 'migrating']);
 const MB = 1024 * 1024;
 
 /** A running live migration's copy: when it started and how it goes. */
@@ -43,15 +46,19 @@ export class ComputeSim {
   readonly #step = new Map<number, () => void>();
   readonly #timers = new Set<() => void>();
   readonly #copies = new Map<number, Copy>();
+  /** What owners do to their servers: stop, start, shelve, unshelve, delete. */
+  readonly lifecycle: Lifecycle;
 
   constructor(model: NovaModel, clock: Clock, faults: NovaFaults, timings: ComputeTimings) {
     this.#model = model;
     this.#clock = clock;
     this.#faults = faults;
     this.#t = timings;
+    this.lifecycle = new Lifecycle(model, clock, timings, this);
   }
 
   close(): void {
+    this.lifecycle.close();
     for (const cancel of this.#timers) cancel();
     this.#timers.clear();
     this.#step.clear();
@@ -286,17 +293,37 @@ export class ComputeSim {
     this.#stepAfter(m, this.#t.abortMs + pauseMs, () => this.#switchHost(m, server));
   }
 
+  /** A deleted server's migrations in flight end in error, and free their slot. */
+  forget(server: Server): void {
+    for (const m of this.#model.migrations) {
+      if (m.instanceUuid !== server.id || !UNFINISHED.has(m.status)) continue;
+      this.#cancelStep(m);
+      const q = this.#queued.get(m.sourceCompute) ?? [];
+      this.#queued.set(
+        m.sourceCompute,
+        q.filter((x) => x.id !== m.id),
+      );
+      this.#endCopy(m);
+      this.#model.setMigration(m, { status: 'error' });
+      if (this.#running.get(m.sourceCompute)?.has(m.id)) this.#release(m);
+    }
+  }
+
   isActive(m: Migration): boolean {
     return ACTIVE_STATUSES.has(m.status);
   }
 
-  /** Cold migration (resize to the same flavor): RESIZE → VERIFY_RESIZE on the destination. */
-  coldMigrate(server: Server, requested: string | null): Migration {
-    const m = this.#model.newMigration(server, 'migration', 'pre-migrating');
+  /**
+   * Cold migration (resize to the same flavor), or an owner's resize to `flavor` (on another host:
+   * Nova's allow_resize_to_same_host is false by default): RESIZE → VERIFY_RESIZE on the destination.
+   */
+  coldMigrate(server: Server, requested: string | null, flavor?: Flavor): Migration {
+    const m = this.#model.newMigration(server, flavor ? 'resize' : 'migration', 'pre-migrating');
     this.#model.setServer(server, { taskState: 'resize_prep', preResizeVmState: server.vmState });
+    const size = flavor ?? server;
     const half = server.migrationMs / 2;
     this.#stepAfter(m, this.#t.scheduleMs, () => {
-      const dest = this.pickDestination(server, requested);
+      const dest = this.pickDestination({ ...server, ...size }, requested);
       if (!dest) {
         this.#noValidHost(m, server);
         return;
@@ -319,6 +346,12 @@ export class ComputeSim {
           taskState: 'resize_migrated',
           host: dest.serviceHost,
           node: dest.hostname,
+          ...(flavor
+            ? {
+                ...flavor,
+                preResizeFlavor: { vcpus: server.vcpus, ramMb: server.ramMb, diskGb: server.diskGb },
+              }
+            : {}),
         });
         this.#stepAfter(m, half, () => {
           this.#model.setMigration(m, { status: 'finished' });
@@ -347,6 +380,7 @@ export class ComputeSim {
         node: m.sourceNode ?? node?.hostname ?? m.sourceCompute,
         vmState: server.preResizeVmState ?? 'active',
         taskState: null,
+        ...server.preResizeFlavor,
       });
       this.#model.setMigration(m, { status: 'reverted' });
     });

@@ -57,6 +57,8 @@ export interface Server {
   migrationMs: number;
   /** How fast the guest rewrites its memory, MB/s (0: idle). */
   dirtyMbPerSecond: number;
+  /** How long its guest takes to power off cleanly (unset: the host's shutdown_timeout, timings.shutdownMs). */
+  shutdownMs?: number;
   locked: boolean;
   createdAt: number;
   updatedAt: number;
@@ -68,7 +70,12 @@ export interface Server {
   metadata: Record<string, string>;
   /** vm_state to go back to after a cold migration is confirmed or reverted. */
   preResizeVmState?: string;
+  /** A resize's old flavor, put back by a revert. */
+  preResizeFlavor?: Flavor;
 }
+
+/** A flavor's size, as a server carries it. */
+export type Flavor = Pick<Server, 'vcpus' | 'ramMb' | 'diskGb'>;
 
 export interface Migration {
   id: number;
@@ -111,6 +118,9 @@ const SPEC_STATES: Record<string, [vmState: string, powerState: number]> = {
 
 const RESIZE_TASKS = new Set(['resize_prep', 'resize_migrating', 'resize_migrated', 'resize_finish']);
 
+/** Deleted: shown only to a listing with changes-since (status DELETED), as Nova does. */
+export const isDeleted = (s: Server): boolean => s.vmState === 'deleted';
+
 export function serverStatus(vmState: string, taskState: string | null): string {
   if (taskState === 'resize_reverting' && ['active', 'stopped', 'resized'].includes(vmState))
     return 'REVERT_RESIZE';
@@ -124,7 +134,9 @@ export function serverStatus(vmState: string, taskState: string | null): string 
     error: 'ERROR',
     suspended: 'SUSPENDED',
     rescued: 'RESCUE',
+    shelved: 'SHELVED',
     shelved_offloaded: 'SHELVED_OFFLOADED',
+    deleted: 'DELETED',
     resized: 'VERIFY_RESIZE',
     building: 'BUILD',
   };
@@ -217,6 +229,7 @@ export class NovaModel {
       bootFromVolume: spec.bootFromVolume ?? false,
       migrationMs: spec.migrationMs ?? 3000,
       dirtyMbPerSecond: spec.dirtyMbPerSecond ?? 0,
+      ...(spec.shutdownMs !== undefined ? { shutdownMs: spec.shutdownMs } : {}),
       locked: spec.locked ?? false,
       createdAt: created,
       updatedAt: created + this.clockAhead(id),
@@ -270,7 +283,7 @@ export class NovaModel {
     const node = this.nodeOfHost(host);
     if (!node) return 0;
     let used = 0;
-    for (const s of this.servers.values()) if (s.host === host) used += s.ramMb;
+    for (const s of this.servers.values()) if (s.host === host && !isDeleted(s)) used += s.ramMb;
     for (const m of this.migrations) {
       if (m.destCompute !== host || m.sourceCompute === host) continue;
       if (!['accepted', 'queued', 'preparing', 'running', 'pre-migrating', 'migrating'].includes(m.status))

@@ -6,7 +6,7 @@ import type { Microversion } from '../microversion.ts';
 import { atLeast } from '../microversion.ts';
 import type { NovaContext } from './context.ts';
 import type { ComputeNode, Migration, NovaModel, Server, Service } from './model.ts';
-import { IN_PROGRESS, serverStatus } from './model.ts';
+import { IN_PROGRESS, isDeleted, serverStatus } from './model.ts';
 
 export function renderService(s: Service, v: Microversion): Record<string, unknown> {
   return {
@@ -153,7 +153,7 @@ export function renderHypervisor(
     if (atLeast(v, 88)) {
       out.uptime = null;
     } else {
-      const servers = [...ctx.model.servers.values()].filter((s) => s.node === n.hostname);
+      const servers = [...ctx.model.servers.values()].filter((s) => s.node === n.hostname && !isDeleted(s));
       const used = 512 + servers.reduce((a, s) => a + s.ramMb, 0);
       const cpuInfo = { arch: 'x86_64', model: 'Nehalem', vendor: 'Intel', features: ['pge', 'clflush'] };
       Object.assign(out, {
@@ -173,7 +173,7 @@ export function renderHypervisor(
     }
   }
   if (withServers) {
-    const servers = [...ctx.model.servers.values()].filter((s) => s.node === n.hostname);
+    const servers = [...ctx.model.servers.values()].filter((s) => s.node === n.hostname && !isDeleted(s));
     if (servers.length > 0) out.servers = servers.map((s) => ({ name: s.instanceName, uuid: s.id }));
   }
   return out;

@@ -5,7 +5,7 @@ import type { Reply } from '../http.ts';
 import type { NovaContext } from './context.ts';
 import { badRequest, notFound, novaFault } from './context.ts';
 import type { Server } from './model.ts';
-import { serverStatus } from './model.ts';
+import { isDeleted, serverStatus } from './model.ts';
 import { nextLink, parseLimit } from './paging.ts';
 import { renderServer, renderServerBrief } from './render.ts';
 
@@ -60,7 +60,8 @@ function filtered(ctx: NovaContext, detail: boolean): Server[] {
         (node === null || s.node === node) &&
         (status === null || serverStatus(s.vmState, s.taskState) === status) &&
         (nameRe === undefined || nameRe.test(s.name)) &&
-        (since === undefined || s.updatedAt >= since),
+        // deleted ones only for changes-since, as status DELETED
+        (since === undefined ? !isDeleted(s) : s.updatedAt >= since),
     )
     .sort(byAge);
 }
@@ -89,7 +90,7 @@ export function listServers(ctx: NovaContext, detail: boolean): Reply {
 /** A server the caller may see (admins: any), else Nova's 404. */
 export function findServer(ctx: NovaContext, id: string): Server {
   const s = ctx.model.servers.get(id);
-  if (!s || (!ctx.admin && s.tenantId !== ctx.token.project.id)) {
+  if (!s || isDeleted(s) || (!ctx.admin && s.tenantId !== ctx.token.project.id)) {
     throw notFound(`Instance ${id} could not be found.`);
   }
   return s;

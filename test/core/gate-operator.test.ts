@@ -1,0 +1,135 @@
+// An operator's release and a forced restore belong to one maintenance: the release opens the
+// gate of the record it was given for and of no other, a restore takes it back before the node
+// takes VMs again, and nothing (a leftover annotation, a stale read of the Node) opens it later.
+import { describe, expect, it } from 'vitest';
+import { configSchema } from '../../src/config/schema.ts';
+import { Reconciler } from '../../src/core/agent/reconciler.ts';
+import { DrainGate } from '../../src/core/gate/gate.ts';
+import { gateHeld } from '../../src/core/gate/step.ts';
+import { newRecord, STATE_ANNOTATION, type NodeRecord } from '../../src/core/record/record.ts';
+import { GATE_RELEASED_ANNOTATION, gateName } from '../../src/kube/gate.ts';
+import {
+  failedAfterChanges,
+  FakeCluster,
+  FakeHost,
+  quietLogger,
+  succeeded,
+  type FakePlugin,
+} from './fakes.ts';
+import { FakeGateApi } from './fake-gate.ts';
+
+const NODE = 'node-7';
+const signal = new AbortController().signal;
+
+function setup(plugins: FakePlugin[]) {
+  const cluster = new FakeCluster();
+  const api = new FakeGateApi();
+  const log = quietLogger();
+  const gate = new DrainGate({
+    api,
+    log,
+    podOf: (n) => ({ namespace: 'drainer', name: gateName(n) }),
+    retry: { initialMs: 5, maxMs: 20 },
+  });
+  const config = configSchema.parse({ drainGate: { holdTimeout: 5 } });
+  const reconciler = new Reconciler({ cluster, host: new FakeHost(plugins), config, log, gate });
+  return { cluster, api, gate, reconciler };
+}
+
+const nodeWith = (annotations: Record<string, string>) => ({ metadata: { name: NODE, annotations } });
+const tick = (ms = 30) => new Promise((r) => setTimeout(r, ms));
+
+describe("an operator's release belongs to one maintenance", () => {
+  const record: NodeRecord = { ...newRecord('cordon', new Date('2026-03-01T00:00:00Z')), phase: 'Failed' };
+
+  it('a release left from an earlier maintenance does not open the gate of this one', () => {
+    // written by an older drainer (a time only), weeks before this record began
+    expect(gateHeld(record, nodeWith({ [GATE_RELEASED_ANNOTATION]: '2026-01-01T00:00:00.000Z' }))).toBe(true);
+    // bound to another record
+    const other = JSON.stringify({ at: '2026-03-02T00:00:00.000Z', record: 'another-maintenance' });
+    expect(gateHeld(record, nodeWith({ [GATE_RELEASED_ANNOTATION]: other }))).toBe(true);
+  });
+
+  it('a release given for this record opens it, until the restore begins', () => {
+    const mine = JSON.stringify({ at: '2026-03-02T00:00:00.000Z', record: record.id ?? record.since });
+    expect(gateHeld(record, nodeWith({ [GATE_RELEASED_ANNOTATION]: mine }))).toBe(false);
+    expect(gateHeld({ ...record, phase: 'Restoring' }, nodeWith({ [GATE_RELEASED_ANNOTATION]: mine }))).toBe(
+      true,
+    );
+  });
+
+  it('weeks later, a cordon with a leftover release: the gate holds while the VMs are on the host', async () => {
+    let guardedWhileMoving: boolean | undefined;
+    const { cluster, api, gate, reconciler } = setup([
+      {
+        name: 'nova',
+        evacuate: async () => {
+          await tick();
+          guardedWhileMoving = api.guards(NODE);
+          return succeeded('nova', ['vm-1']);
+        },
+      },
+    ]);
+    const node = cluster.addNode(NODE, { unschedulable: true });
+    node.metadata.annotations = { [GATE_RELEASED_ANNOTATION]: '2026-01-01T00:00:00.000Z' };
+    await gate.set(NODE, true);
+
+    await reconciler.reconcile(NODE, signal);
+
+    expect(guardedWhileMoving).toBe(true);
+    // the leftover is taken off: nothing honours it, and nothing is left to mislead
+    expect(cluster.node(NODE).metadata.annotations?.[GATE_RELEASED_ANNOTATION]).toBeUndefined();
+    gate.stop();
+  });
+
+  it('restore --force holds the gate first and takes the release off', async () => {
+    const order: string[] = [];
+    const { cluster, api, gate, reconciler } = setup([
+      {
+        name: 'nova',
+        evacuate: async () => succeeded('nova'),
+        restore: async () => {
+          order.push(`nova restored, gate guards: ${api.guards(NODE)}`);
+        },
+      },
+    ]);
+    const node = cluster.addNode(NODE);
+    node.metadata.annotations = { [GATE_RELEASED_ANNOTATION]: '2026-01-01T00:00:00.000Z' };
+
+    await reconciler.restoreNow(NODE, signal, true);
+
+    expect(order).toEqual(['nova restored, gate guards: true']);
+    expect(cluster.node(NODE).metadata.annotations?.[GATE_RELEASED_ANNOTATION]).toBeUndefined();
+    gate.stop();
+  });
+
+  it('after drainer release, the restore never releases the gate again once nova-compute is enabled', async () => {
+    const { cluster, api, gate, reconciler } = setup([
+      {
+        name: 'nova',
+        evacuate: async () => succeeded('nova'),
+        restore: async ({ save }) => {
+          api.calls.push('nova-compute enabled');
+          // the plugin's record is written after the service is enabled: a write of the record
+          await save({ host: 'compute-7', disabledByUs: false });
+        },
+      },
+    ]);
+    const rec = { ...failedAfterChanges(), id: 'maintenance-1' };
+    const node = cluster.addNode(NODE);
+    node.metadata.annotations = {
+      [STATE_ANNOTATION]: JSON.stringify(rec),
+      [GATE_RELEASED_ANNOTATION]: JSON.stringify({ at: new Date().toISOString(), record: 'maintenance-1' }),
+    };
+
+    await reconciler.reconcile(NODE, signal);
+    await tick();
+
+    expect(cluster.record(NODE)).toBeUndefined();
+    const enabled = api.calls.indexOf('nova-compute enabled');
+    expect(enabled).toBeGreaterThan(-1);
+    expect(api.calls.slice(enabled)).not.toContain(`release ${NODE}`);
+    expect(api.guards(NODE)).toBe(true);
+    gate.stop();
+  });
+});

@@ -1,0 +1,226 @@
+// Servers have owners who act at any moment, and Nova takes its time (the sandbox Nova, on a clock
+// 100× faster): the owner's stop, shelve and delete mid-evacuation are the owner's, never drainer's
+// failure, and restore starts only what drainer itself stopped.
+import { afterEach, describe, expect, it } from 'vitest';
+import { novaSchema, openstackSchema } from '../../../src/config/schema.ts';
+import type { Outcome, PluginRecord } from '../../../src/core/backends/plugin.ts';
+import { createLogger } from '../../../src/observability/logger.ts';
+import { ComputeClient } from '../../../src/plugins/nova/compute.ts';
+import { createHttp } from '../../../src/plugins/nova/http.ts';
+import { KeystoneSession } from '../../../src/plugins/nova/keystone.ts';
+import { NovaPlugin } from '../../../src/plugins/nova/plugin.ts';
+import { MAINTENANCE_KEY } from '../../../src/plugins/nova/policy.ts';
+import { ScaledClock } from '../../../src/sandbox/clock.ts';
+import { openstackConfigFor } from '../../../src/sandbox/scenario-config.ts';
+import {
+  startOpenStack,
+  type OpenStackSandbox,
+  type ServerSpec,
+} from '../../../src/sandbox/openstack/index.ts';
+import { nova as call, token, until } from '../../sandbox/openstack/client.ts';
+
+let cloud: OpenStackSandbox | undefined;
+afterEach(async () => {
+  await cloud?.close();
+  cloud = undefined;
+});
+
+const server = (name: string, extra: Partial<ServerSpec> = {}): ServerSpec => ({
+  id: name,
+  name,
+  projectId: 'demo',
+  host: 'compute-a',
+  ...extra,
+});
+const way = (w: string) => ({ metadata: { [MAINTENANCE_KEY]: w } });
+
+/** The owner's call, through Nova's API like any owner's (the admin token: any project). */
+async function owner(method: string, path: string, body?: unknown) {
+  const res = await call(cloud!, method, path, { token: await token(cloud!), version: '2.93', body });
+  if (res.status >= 300) throw new Error(`owner's ${path}: ${res.status}`);
+}
+
+/**
+ * drainer's Nova plugin against the sandbox, on the sandbox's clock. `Compute` lets a test put an
+ * owner's action right before one of drainer's calls (the race, made certain).
+ */
+async function drainer(
+  servers: ServerSpec[],
+  config: Record<string, unknown> = {},
+  Compute: typeof ComputeClient = ComputeClient,
+) {
+  const clock = new ScaledClock(100);
+  // the scheduler takes 5 s (Nova's takes 0.5 to 1.5): an owner's move is still in flight when drainer acts
+  cloud = await startOpenStack({
+    clock,
+    hosts: [{ name: 'compute-a' }, { name: 'compute-b' }],
+    servers,
+    timings: { scheduleMs: 5000 },
+  });
+  const openstack = openstackSchema.parse(openstackConfigFor(cloud));
+  const http = createHttp({ timeoutMs: 5000, retries: 0 });
+  const plugin = new NovaPlugin({
+    compute: new Compute({ http, session: new KeystoneSession({ openstack, http }) }),
+    nova: novaSchema.parse({ pollInterval: 2, ...config }),
+    log: createLogger({ level: 'silent' }),
+    sleep: (ms, signal) => clock.sleep(ms, signal),
+    now: () => clock.now(),
+  });
+  let record: PluginRecord | undefined;
+  const node = { name: 'compute-a', reboot: true };
+  return {
+    evacuate: (): Promise<Outcome> =>
+      plugin.evacuate(node, {
+        log: createLogger({ level: 'silent' }),
+        signal: new AbortController().signal,
+        deadline: new Date(clock.now() + 3_600_000),
+        trigger: 'cordon',
+        dryRun: false,
+        abortOnCancel: false,
+        progress: () => {},
+        get record() {
+          return record;
+        },
+        save: async (r) => {
+          record = r;
+        },
+      }),
+    restore: () =>
+      plugin.restore(node, {
+        log: createLogger({ level: 'silent' }),
+        signal: new AbortController().signal,
+        dryRun: false,
+        get record() {
+          return record;
+        },
+        save: async (r) => {
+          record = r;
+        },
+      }),
+    record: () => record,
+  };
+}
+
+const line = (o: Outcome, name: string) => o.workloads.find((w) => w.name === name);
+
+/** drainer has asked the server's owner (way out notify): its clock is in the record. */
+const asked = (d: Awaited<ReturnType<typeof drainer>>, id: string) =>
+  until(() => {
+    const m = d.record()?.migrations as Record<string, { notifiedAt?: string }> | undefined;
+    return m?.[id]?.notifiedAt ? true : undefined;
+  }, `${id} asked`);
+
+describe('an owner who acts mid-evacuation (sandbox Nova)', () => {
+  it('the owner stops a `stop` server first: Nova refuses drainer’s os-stop (409), and restore does not start it', async () => {
+    // the owner's os-stop lands between drainer's listing (ACTIVE, idle) and drainer's os-stop
+    class OwnerStopsFirst extends ComputeClient {
+      override async stopServer(id: string, signal?: AbortSignal): Promise<void> {
+        await owner('POST', `/servers/${id}/action`, { 'os-stop': null });
+        return super.stopServer(id, signal);
+      }
+    }
+    const d = await drainer([server('vm-stop', way('stop'))], {}, OwnerStopsFirst);
+
+    const outcome = await d.evacuate();
+    const entry = (d.record()?.migrations as Record<string, { stopped?: boolean }>)['vm-stop'];
+    await d.restore();
+
+    expect(outcome.succeeded).toBe(true);
+    expect(line(outcome, 'vm-stop')).toMatchObject({ state: 'skipped', action: 'skip' });
+    expect(entry?.stopped).not.toBe(true);
+    expect(cloud!.state.server('vm-stop')?.status).toBe('SHUTOFF'); // as its owner left it
+  });
+
+  it('drainer’s own stop is started again on restore, once Nova has powered it off', async () => {
+    const d = await drainer([server('vm-stop', way('stop'))]);
+
+    const outcome = await d.evacuate();
+    await d.restore();
+
+    expect(line(outcome, 'vm-stop')).toMatchObject({
+      state: 'skipped',
+      action: 'stop',
+      message: expect.stringMatching(/stopped on the host for the declared reboot/),
+    });
+    expect(cloud!.state.server('vm-stop')?.status).toBe('ACTIVE');
+  });
+
+  it('the owner shelves a server while drainer waits for them (notify): it left the host, counted moved, not failed', async () => {
+    const d = await drainer([server('vm-ask', way('notify'))], { notifyTimeout: 600 });
+
+    const run = d.evacuate();
+    await asked(d, 'vm-ask');
+    await owner('POST', '/servers/vm-ask/action', { shelve: null });
+    const outcome = await run;
+
+    expect(cloud!.state.server('vm-ask')).toMatchObject({ status: 'SHELVED_OFFLOADED', host: '' });
+    expect(outcome.succeeded).toBe(true);
+    expect(line(outcome, 'vm-ask')).toMatchObject({
+      state: 'succeeded',
+      message: 'shelved by its owner: offloaded, it left the host',
+    });
+    expect(outcome.message).not.toMatch(/host unknown|admin role/);
+  });
+
+  it('the owner deletes a server while drainer live-migrates it: skipped as deleted, not failed', async () => {
+    const d = await drainer([server('vm-big', { migrationMs: 3_600_000 }), server('vm-small')]);
+
+    const run = d.evacuate();
+    await until(
+      () => (cloud!.state.migrations('vm-big')[0]?.status === 'running' ? true : undefined),
+      'vm-big migrating',
+    );
+    await owner('DELETE', '/servers/vm-big');
+    const outcome = await run;
+
+    expect(outcome.succeeded).toBe(true);
+    expect(line(outcome, 'vm-big')).toMatchObject({
+      state: 'skipped',
+      message: expect.stringMatching(/^deleted during the evacuation/),
+    });
+    expect(line(outcome, 'vm-small')?.state).toBe('succeeded');
+  });
+
+  /** The owner's resize lands between drainer's listing (idle) and drainer's first live-migrate (409). */
+  const ownerResizesFirst = (flavorRef: string) => {
+    let done = false;
+    return class extends ComputeClient {
+      override async liveMigrate(id: string, signal?: AbortSignal): Promise<void> {
+        if (!done) await owner('POST', `/servers/${id}/action`, { resize: { flavorRef } });
+        done = true;
+        return super.liveMigrate(id, signal);
+      }
+    };
+  };
+
+  it('the owner resizes it to another host first: drainer follows their resize, counts it moved by them and leaves the confirm to them', async () => {
+    const d = await drainer(
+      [server('vm', { migrationMs: 60_000 })],
+      {},
+      ownerResizesFirst('flavor-c2-r4096-d10'),
+    );
+
+    const outcome = await d.evacuate();
+
+    expect(outcome.succeeded).toBe(true);
+    expect(line(outcome, 'vm')).toMatchObject({
+      state: 'succeeded',
+      attempts: 0,
+      message: 'resized or migrated off the host by someone else (the confirm is theirs)',
+    });
+    expect(cloud!.state.server('vm')).toMatchObject({ host: 'compute-b', status: 'VERIFY_RESIZE' });
+  });
+
+  it('the owner’s resize finds no room and ends on the host: no failed attempt of drainer’s; drainer moves it itself', async () => {
+    const d = await drainer([server('vm')], { retries: 0 }, ownerResizesFirst('flavor-c2-r999999-d10'));
+
+    const outcome = await d.evacuate();
+
+    expect(outcome.succeeded).toBe(true);
+    expect(line(outcome, 'vm')).toMatchObject({ state: 'succeeded', action: 'live-migrate', attempts: 1 });
+    expect(cloud!.state.migrations('vm').map((m) => [m.type, m.status])).toEqual([
+      ['resize', 'error'],
+      ['live-migration', 'completed'],
+    ]);
+  });
+});
