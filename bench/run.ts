@@ -1,18 +1,29 @@
 // `npm run bench` (node bench/run.ts [group|scenario …]): runs the benchmark scenarios on the sandbox, prints
 // one JSON line per scenario, and — when all ran — writes BENCHMARKS.md. The scenarios come in two groups
 // (GROUPS), each inside its own time budget, so each can be run alone: `node bench/run.ts evacuation`. Scenario names: makespan
-// (also gives api-cost), reaction, drain-vs-kubectl, fleet, footprint, gate, busy. Settings below are fixed: never tune
+// (also gives api-cost), reaction, drain-vs-kubectl, fleet, footprint, gate, busy; and, alone, fleet-real (a real API
+// server: DRAINER_FLEET_KUBECONFIG, see bench/scenarios/fleet-real-report.ts). Settings below are fixed: never tune
 // them per machine. `MAKESPAN_SLOTS=1 MAKESPAN_MIX=short node bench/run.ts makespan` runs a subset of the
-// makespan cases (only in a partial run; the full one ignores both).
-import { writeFile } from 'node:fs/promises';
+// makespan cases (only in a partial run; the full one ignores both). A partial run writes nothing, unless
+// BENCH_WRITE=1: then its scenarios' rows and sections replace theirs in BENCHMARKS.md (each row names its commit).
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describeMachine } from './lib/machine.ts';
-import { atMost, info, renderMarkdown, type Figure, type ScenarioResult } from './lib/report.ts';
+import {
+  atMost,
+  carryOver,
+  info,
+  renderMarkdown,
+  upsertScenario,
+  type Figure,
+  type ScenarioResult,
+} from './lib/report.ts';
 import { round } from './lib/stats.ts';
 import { busy, busyNotes } from './scenarios/busy.ts';
 import { drainNotes, drainVsKubectl } from './scenarios/drain.ts';
 import { fleet, fleetNotes } from './scenarios/fleet.ts';
+import { FLEET_REAL_TITLE, fleetRealResult, fleetRealSettings } from './scenarios/fleet-real-report.ts';
 import { blockersNotes, fleetBlockers } from './scenarios/fleet-blockers.ts';
 import { footprint, footprintNotes } from './scenarios/footprint.ts';
 import { gateBench, gateNotes } from './scenarios/gate.ts';
@@ -187,7 +198,28 @@ const RUNNERS: Record<string, Runner> = {
   },
 };
 
+/**
+ * fleet-real: on a real API server whose kubeconfig DRAINER_FLEET_KUBECONFIG names (not in a group:
+ * `npm run bench` needs none). It writes its own rows, section and plot into BENCHMARKS.md.
+ */
+async function fleetRealRun(machine: ReturnType<typeof describeMachine>): Promise<void> {
+  const settings = fleetRealSettings(process.env);
+  if (typeof settings === 'string') {
+    process.stdout.write(`${settings}\n`);
+    return;
+  }
+  const [r, seconds] = await timed(() => fleetRealResult(settings, REPO));
+  const result = { ...r, seconds };
+  process.stdout.write(`${JSON.stringify({ ...result, machine })}\n`);
+  const file = path.join(REPO, 'BENCHMARKS.md');
+  await writeFile(file, upsertScenario(await readFile(file, 'utf8'), result, machine));
+}
+
 async function main(args: string[]): Promise<number> {
+  if (args.length === 1 && args[0] === 'fleet-real') {
+    await fleetRealRun(describeMachine(REPO));
+    return 0;
+  }
   // a group's name stands for its scenarios
   const names = (args.length ? args : Object.keys(GROUPS)).flatMap((a) => GROUPS[a] ?? [a]);
   const unknown = names.filter((n) => !(n in RUNNERS));
@@ -207,7 +239,16 @@ async function main(args: string[]): Promise<number> {
     }
   }
   const total = (performance.now() - started) / 1000;
-  if (args.length) return 0; // a partial run leaves BENCHMARKS.md alone
+  if (args.length) {
+    // a partial run leaves BENCHMARKS.md alone, unless asked to put its scenarios' rows and sections in
+    if (process.env.BENCH_WRITE === '1') {
+      const file = path.join(REPO, 'BENCHMARKS.md');
+      let md = await readFile(file, 'utf8');
+      for (const r of results) md = upsertScenario(md, r, machine);
+      await writeFile(file, md);
+    }
+    return 0;
+  }
   const run: ScenarioResult = {
     scenario: 'run',
     command: 'npm run bench',
@@ -216,7 +257,13 @@ async function main(args: string[]): Promise<number> {
     seconds: total,
   };
   process.stdout.write(`${JSON.stringify({ ...run, machine })}\n`);
-  await writeFile(path.join(REPO, 'BENCHMARKS.md'), renderMarkdown([...results, run], machine, total));
+  const file = path.join(REPO, 'BENCHMARKS.md');
+  const before = await readFile(file, 'utf8').catch(() => '');
+  // fleet-real runs apart (a real API server): its figures stay as it last wrote them
+  await writeFile(
+    file,
+    carryOver(renderMarkdown([...results, run], machine, total), before, 'fleet-real', FLEET_REAL_TITLE),
+  );
   return 0;
 }
 

@@ -17,6 +17,10 @@ export interface ScenarioResult {
   /** What was measured and how (clock scale, poll interval …), and why a goal was missed. */
   readonly notes: readonly string[];
   readonly seconds: number;
+  /** The section's heading when it is not the scenario's name. */
+  readonly title?: string;
+  /** Lines under the notes (a plot). */
+  readonly extra?: readonly string[];
 }
 
 export interface Machine {
@@ -44,7 +48,7 @@ const verdict = (f: Figure): string => (f.pass === undefined ? '' : f.pass ? 'pa
 const cell = (s: string): string => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
 export function renderMarkdown(results: readonly ScenarioResult[], m: Machine, totalSeconds: number): string {
-  const machine = `${m.cpu}, ${m.cores} cores, ${m.memoryGb} GB`;
+  const machine = machineOf(m);
   const lines = [
     '# Benchmarks',
     '',
@@ -58,20 +62,90 @@ export function renderMarkdown(results: readonly ScenarioResult[], m: Machine, t
     '| scenario | figure | value | goal | pass/fail | machine | date | commit |',
     '|---|---|---|---|---|---|---|---|',
   ];
-  for (const r of results) {
-    for (const f of r.figures) {
-      const value = `${f.value}${f.unit ? ` ${f.unit}` : ''}`;
-      lines.push(
-        `| ${cell(r.scenario)} | ${cell(f.figure)} | ${cell(value)} | ${cell(f.goal ?? '')} | ${verdict(f)} | ${cell(machine)} | ${m.date} | ${m.commit.slice(0, 12)} |`,
-      );
-    }
-  }
+  for (const r of results) lines.push(...rows(r, m));
   lines.push('');
-  for (const r of results) {
-    const took = r.seconds > 0 ? `${r.seconds.toFixed(1)} s` : 'measured in the same run';
-    lines.push(`## ${r.scenario}`, '', `Command: \`${r.command}\` (${took})`, '');
-    for (const n of r.notes) lines.push(`- ${n}`);
-    lines.push('');
-  }
+  for (const r of results) lines.push(...section(r));
   return lines.join('\n');
+}
+
+const machineOf = (m: Machine): string => `${m.cpu}, ${m.cores} cores, ${m.memoryGb} GB`;
+
+function rows(r: ScenarioResult, m: Machine): string[] {
+  const machine = machineOf(m);
+  return r.figures.map((f) => {
+    const value = `${f.value}${f.unit ? ` ${f.unit}` : ''}`;
+    return `| ${cell(r.scenario)} | ${cell(f.figure)} | ${cell(value)} | ${cell(f.goal ?? '')} | ${verdict(f)} | ${cell(machine)} | ${m.date} | ${m.commit.slice(0, 12)} |`;
+  });
+}
+
+function section(r: ScenarioResult): string[] {
+  const took = r.seconds > 0 ? `${r.seconds.toFixed(1)} s` : 'measured in the same run';
+  return [
+    `## ${r.title ?? r.scenario}`,
+    '',
+    `Command: \`${r.command}\` (${took})`,
+    '',
+    ...r.notes.map((n) => `- ${n}`),
+    ...(r.extra?.length ? ['', ...r.extra] : []),
+    '',
+  ];
+}
+
+/**
+ * BENCHMARKS.md with one scenario's rows and section put in place of its old ones (or added: rows
+ * at the table's end, the section before `## run`); everything else as it was. For scenarios that
+ * run apart from `npm run bench` (fleet-real needs a real API server).
+ */
+export function upsertScenario(markdown: string, r: ScenarioResult, m: Machine): string {
+  return upsertText(markdown, {
+    scenario: r.scenario,
+    heading: r.title ?? r.scenario,
+    rows: rows(r, m),
+    section: section(r),
+  });
+}
+
+interface ScenarioText {
+  readonly scenario: string;
+  readonly heading: string;
+  readonly rows: readonly string[];
+  readonly section: readonly string[];
+}
+
+function upsertText(markdown: string, t: ScenarioText): string {
+  const isRow = (l: string) => l.startsWith(`| ${cell(t.scenario)} |`);
+  const lines = markdown.split('\n');
+  // its rows where they were (else at the table's end), its section where it was (else before the run's)
+  const firstRow = lines.findIndex(isRow);
+  const kept = lines.filter((l) => !isRow(l));
+  const rowsAt =
+    firstRow >= 0 ? firstRow : kept.reduce((last, l, i) => (l.startsWith('| ') ? i : last), -1) + 1;
+  kept.splice(rowsAt, 0, ...t.rows);
+  let at = kept.indexOf(`## ${t.heading}`);
+  if (at >= 0) {
+    const next = kept.findIndex((l, i) => i > at && l.startsWith('## '));
+    kept.splice(at, (next < 0 ? kept.length : next) - at);
+  } else {
+    at = kept.indexOf('## run');
+    if (at < 0) at = kept.length;
+  }
+  kept.splice(at, 0, ...t.section);
+  return kept.join('\n');
+}
+
+/**
+ * `rendered` (a whole run's file) with a scenario the run did not do carried over from `old`, as
+ * `old` had it: fleet-real's figures survive `npm run bench`.
+ */
+export function carryOver(rendered: string, old: string, scenario: string, heading: string): string {
+  const lines = old.split('\n');
+  const at = lines.indexOf(`## ${heading}`);
+  if (at < 0) return rendered;
+  const next = lines.findIndex((l, i) => i > at && l.startsWith('## '));
+  return upsertText(rendered, {
+    scenario,
+    heading,
+    rows: lines.filter((l) => l.startsWith(`| ${cell(scenario)} |`)),
+    section: lines.slice(at, next < 0 ? lines.length : next),
+  });
 }

@@ -17,3 +17,27 @@ export async function until<T>(
     await sleep(everyMs);
   }
 }
+
+/**
+ * Waits until `count` (requests logged so far) has not grown for `quietMs`: the agents' start-up
+ * (their watches, the drain gates coming to hold) is over, and what follows is the scenario's.
+ */
+export async function quiet(
+  what: string,
+  count: () => number,
+  quietMs: number,
+  timeoutMs = 30_000,
+): Promise<void> {
+  let last = count();
+  let since = Date.now();
+  await until(
+    what,
+    () => {
+      const n = count();
+      if (n !== last) [last, since] = [n, Date.now()];
+      return Date.now() - since >= quietMs;
+    },
+    timeoutMs,
+    50,
+  );
+}

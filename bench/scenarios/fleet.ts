@@ -13,9 +13,10 @@ import { runWatch } from '../../src/kube/watch.ts';
 import { mergeConfig, startAgents, type DemoAgents } from '../../src/demo/agents.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { startSandbox } from '../../src/sandbox/index.ts';
+import { fleetRequests, type FleetRequests } from '../lib/fleet-requests.ts';
 import { atMost, info, type Figure } from '../lib/report.ts';
 import { idealMakespan, round } from '../lib/stats.ts';
-import { sleep, until } from '../lib/wait.ts';
+import { quiet, until } from '../lib/wait.ts';
 
 export interface FleetOptions {
   readonly hosts: number;
@@ -79,32 +80,6 @@ function world(o: FleetOptions) {
       kubevirt: { installed: false },
       daemonsets: [{ name: 'node-agent', namespace: 'kube-system' }],
     },
-  };
-}
-
-export interface FleetRequests {
-  readonly leaseWatches: number;
-  readonly leaseLists: number;
-  /** Reads of one Lease (after a lost race, or a renewal's 409). */
-  readonly leaseGets: number;
-  readonly leaseConflicts: number;
-  /** Lists of the queued Nodes (label selector). */
-  readonly queueLists: number;
-}
-
-type Logged = { method: string; path: string; status: number };
-
-/** The budget's own requests in a slice of the sandbox's request log, by kind. */
-function fleetRequests(log: readonly Logged[]): FleetRequests {
-  const leases = log.filter((r) => /\/leases(\/|\?|$)/.test(r.path));
-  const collection = leases.filter((r) => r.method === 'GET' && /\/leases(\?|$)/.test(r.path));
-  const watches = collection.filter((r) => /[?&]watch=(1|true)/.test(r.path)).length;
-  return {
-    leaseWatches: watches,
-    leaseLists: collection.length - watches,
-    leaseGets: leases.filter((r) => r.method === 'GET' && /\/leases\/[^?]/.test(r.path)).length,
-    leaseConflicts: leases.filter((r) => r.status === 409).length,
-    queueLists: log.filter((r) => r.method === 'GET' && r.path.includes('labelSelector=drainer.dev')).length,
   };
 }
 
@@ -183,7 +158,9 @@ export async function runOnce(o: FleetOptions, budget: number, extra: RunExtra =
         maxEvacuating = Math.max(maxEvacuating, evacuating.size);
       },
     });
-    await sleep(200);
+    // the fleet idle before the cordon (a rack is cordoned long after its agents started): their
+    // start-up requests (the drain gates coming to hold) are not counted as the queued nodes'
+    await quiet('the agents idle', () => sb.kube.requestLog.length, 1000);
     // idle agents (nothing cordoned yet): no Lease watch of their own
     const logged = sb.kube.requestLog.length;
     const before = fleetRequests(sb.kube.requestLog);
@@ -270,7 +247,7 @@ export async function fleet(
 export function fleetNotes(o: FleetOptions, runs: readonly FleetRun[]): string[] {
   return [
     `${o.hosts} hypervisors × ${o.serversPerHost} servers cordoned at once (one patch each, concurrently), one agent per node in this process with the daemon's settings; migrations ${o.migrationSeconds} simulated s at clock scale ${o.scale}, 2 per host at once; the rack's Nova services disabled by the operator beforehand, 3 spare hosts take everything.`,
-    'Timeline from one watch on the Nodes (the drainer.dev/state record): per-node evacuation = Evacuating → Evacuated; makespan = first cordon → last Evacuated; ideal = Σ per-node / budget (real seconds).',
+    "Timeline from one watch on the Nodes (the drainer.dev/state record): per-node evacuation = Evacuating → Evacuated; makespan = first cordon → last Evacuated; ideal = Σ per-node / budget (real seconds). The cordon comes once the fleet is idle (no request to the API server for 1 s after every agent was ready), as a rack is cordoned long after its agents started: the drain gates coming to hold at start (a gate Pod list and PDB read per change of the gate objects) are not counted as the queued nodes' requests, as they were before (18 of the 70 requests of a budget-3 run).",
     `Requests per queued minute: every Kubernetes request of an agent answered while its node's record said Queued (read from the API server's store at the answer, in this process: no watch lag), divided by the node-minutes spent Queued on the sandbox clock (real minutes × ${o.scale}): the waits last as long as the evacuations ahead, which run on that clock, and the requests come per hand-off, not per minute. The real-minute figure is given for context. Paid once per queued node: the record write of phase Queued (it carries the drainer.dev/queued label in the same Node PATCH); at the agent's first wait, its Lease watch (one request: a watch without resourceVersion, answered with the existing Leases as ADDED events, then the changes; no list); one list of the queued Nodes (label selector) when a slot is free; the take (a Lease create or PUT; a 409 costs one GET of that Lease more); one EvacuationQueued Event (only when it had to wait; with a NodeMaintenance also one status write); and the record write of phase Evacuating (the label comes off in it; answered after the record left Queued, so not counted: of the two Node writes, the one into the queue is). Nothing is paid per hand-off: waiters learn of them from the Lease watch and drop the nodes ahead that took a slot.`,
     `The Lease watch stays open for the agent's life (re-watching about every 5 minutes, the server-side timeout), so an agent's later waits pay no watch; an agent that never waits opens none. Here every agent waits once, so the figure carries one watch per queued node. From the sandbox's request log: ${runs.map((r) => `budget ${r.budget}: before the cordon ${r.before.leaseWatches} Lease watches and ${r.before.leaseLists} lists; during the run ${r.during.leaseWatches} watches, ${r.during.leaseLists} lists, ${r.during.queueLists} queue lists, ${r.during.leaseConflicts} Lease 409s, ${r.during.leaseGets} Lease GETs`).join('; ')}.`,
     `Counted with both Node writes of each queued node (${runs.map((r) => r.queuedNodes).join(' and ')} nodes queued): ${runs.map((r) => `budget ${r.budget}: ${round(r.withExitWrites, 2)}`).join(', ')} requests per queued node per minute.`,

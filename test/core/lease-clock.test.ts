@@ -8,7 +8,7 @@ import { FleetBudget } from '../../src/core/fleet/budget.ts';
 import { kubeFleetApi } from '../../src/core/fleet/kube-port.ts';
 import type { Slot } from '../../src/core/fleet/types.ts';
 import { NodeLease } from '../../src/core/agent/node-lease.ts';
-import { node, startFixture, type KubeFixture } from '../kube/sandbox.ts';
+import { node, queueNode, startFleetFixture, type KubeFixture } from '../kube/sandbox.ts';
 import { quietLogger } from './fakes.ts';
 
 const skewed = (ms: number) => () => new Date(Date.now() + ms);
@@ -20,13 +20,7 @@ const held: Slot[] = [];
 
 beforeEach(async () => {
   stop = new AbortController();
-  fx = await startFixture();
-  await fx.k.request({
-    method: 'POST',
-    path: '/api/v1/namespaces',
-    body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'drainer' } },
-  });
-  for (const n of ['n1', 'n2']) await fx.k.request({ method: 'POST', path: '/api/v1/nodes', body: node(n) });
+  fx = await startFleetFixture(['n1', 'n2']);
 });
 afterEach(async () => {
   for (const s of held.splice(0)) s.abandon();
@@ -91,6 +85,61 @@ describe('fleet slots between agents whose clocks differ', () => {
     // one lease duration after it first saw the record (and a wake-up's slack), not 60 s later
     expect(performance.now() - started).toBeGreaterThanOrEqual(1400);
     expect(performance.now() - started).toBeLessThan(6000);
+  }, 15_000);
+});
+
+describe('a waiter behind a node that does not come for the free slot', () => {
+  // n2 is queued ahead of n3 (its label) but never takes the free slot (its agent is gone): n3 takes
+  // it after a lease duration of its own monotonic time, never because its wall clock stepped.
+  const queue = (n: string, since: number) => queueNode(fx, n, since);
+
+  /** A holder change in the fleet namespace: every waiter looks again. */
+  const wakeWaiters = async (name: string) =>
+    fx.k.request({
+      method: 'POST',
+      path: '/apis/coordination.k8s.io/v1/namespaces/drainer/leases',
+      body: { metadata: { name }, spec: { holderIdentity: 'someone-else' } },
+    });
+
+  it('an NTP step of an hour does not make it jump the queue; its own time passing a lease duration does', async () => {
+    await fx.k.request({ method: 'POST', path: '/api/v1/nodes', body: node('n3') });
+    await queue('n2', 1000);
+    let wall = Date.now();
+    let mono = 0;
+    const budget = new FleetBudget({
+      api: kubeFleetApi({ k: fx.k, namespace: 'drainer', daemonSet: 'drainer', log: quietLogger() }),
+      budget: 1,
+      leaseDuration: 30,
+      log: quietLogger(),
+      signal: stop.signal,
+      now: () => new Date(wall),
+      monotonic: () => mono,
+    });
+    let got: Slot | undefined;
+    const waiting = budget
+      .acquire({
+        node: 'n3',
+        queuedSince: new Date(2000),
+        signal: stop.signal,
+        enqueue: () => queue('n3', 2000),
+        onWait: () => undefined,
+      })
+      .then((s) => (got = s));
+    await sleep(300); // n3 has listed the queue: n2 is ahead, the one slot free
+
+    wall += 3_600_000; // the wall clock steps an hour ahead
+    await wakeWaiters('other-1');
+    await sleep(300);
+    expect(got).toBeUndefined();
+    expect(
+      fx.server.store.find('leases.coordination.k8s.io', 'drainer', 'drainer-evacuation-0'),
+    ).toBeUndefined();
+
+    mono += 31_000; // a lease duration of n3's own time, and n2 never came
+    await wakeWaiters('other-2');
+    await waiting;
+    held.push(got!);
+    expect(holderOf('drainer-evacuation-0')).toBe('n3');
   }, 15_000);
 });
 

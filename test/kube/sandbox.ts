@@ -26,3 +26,25 @@ export const node = (name: string, extra: Record<string, unknown> = {}) => ({
   spec: {},
   ...extra,
 });
+
+/** A fixture with drainer's namespace and these Nodes: where fleet slots are taken. */
+export async function startFleetFixture(nodes: readonly string[]): Promise<KubeFixture> {
+  const fx = await startFixture();
+  await fx.k.request({
+    method: 'POST',
+    path: '/api/v1/namespaces',
+    body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'drainer' } },
+  });
+  for (const n of nodes) await fx.k.request({ method: 'POST', path: '/api/v1/nodes', body: node(n) });
+  return fx;
+}
+
+/** Puts a node in the fleet queue as its agent does: the drainer.dev/queued label, its time. */
+export async function queueNode(fx: KubeFixture, n: string, since: number): Promise<void> {
+  await fx.k.request({
+    method: 'PATCH',
+    path: `/api/v1/nodes/${n}`,
+    contentType: 'application/merge-patch+json',
+    body: { metadata: { labels: { 'drainer.dev/queued': String(since) } } },
+  });
+}

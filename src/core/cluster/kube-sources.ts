@@ -17,9 +17,15 @@ export interface KubeSourceOptions {
   /** Server-side watch timeout (default 300 s). */
   readonly timeoutSeconds?: number;
   readonly backoff?: BackoffOptions;
-  /** How often an absent NodeMaintenance group is looked for again (default 60 s). */
+  /**
+   * How often an absent NodeMaintenance group is looked for again (default 10 min): one list per
+   * absent group per agent, which at a minute was most of an idle fleet's requests (issue 38).
+   */
   readonly recheckMs?: number;
 }
+
+/** An absent NodeMaintenance group is looked for again this often: a CRD installed later is watched within it. */
+const ABSENT_GROUP_RECHECK_MS = 600_000;
 
 export function kubeWatchSources(o: KubeSourceOptions): WatchSources {
   const common = {
@@ -87,7 +93,7 @@ async function presentGroups(o: KubeSourceOptions, signal: AbortSignal): Promise
 /** Resolves true once the group's CRD is installed, false when the signal aborted. */
 async function waitForGroup(o: KubeSourceOptions, group: string, signal: AbortSignal): Promise<boolean> {
   while (!signal.aborted) {
-    await sleep(o.recheckMs ?? 60_000, signal).catch(() => undefined);
+    await sleep(o.recheckMs ?? ABSENT_GROUP_RECHECK_MS, signal).catch(() => undefined);
     if (signal.aborted) break;
     try {
       const { missingGroups } = await listNodeMaintenances(o.k, { groups: [group], signal });

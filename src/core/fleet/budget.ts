@@ -133,7 +133,8 @@ export class FleetBudget implements EvacuationBudget {
         if (l) byName.set(name, l);
         else byName.delete(name);
       }
-      const now = this.#now().getTime();
+      // the queue's stale timer runs on the clock expiry runs on (ours, monotonic), as its wake-up does
+      const now = this.#observed.now();
       const slots = Array.from({ length: total }, (_, i) => byName.get(slotName(i)) ?? { name: slotName(i) });
       // resume: a slot still ours (not expired) is renewed, never doubled
       const mine = slots.find((l) => l.holder && holderNode(l.holder) === o.node && !this.#expired(l));
@@ -160,15 +161,19 @@ export class FleetBudget implements EvacuationBudget {
       }
       if (candidates.length) continue; // lost a race: look again at once, at the API's own view
       this.#tell(q, (w) => o.onWait(w), slots, total);
-      const waitMs = Math.min(this.#o.resyncMs ?? 60_000, this.#nextExpiry(slots), this.#staleIn(q, now));
-      if (!(await this.#cache.changed(Math.max(10, waitMs), o.signal, seen))) q.relist = true;
+      const resyncMs = this.#o.resyncMs ?? 60_000;
+      const waitMs = Math.min(resyncMs, this.#nextExpiry(slots), this.#staleIn(q, now));
+      const changed = await this.#cache.changed(Math.max(10, waitMs), o.signal, seen);
+      // only the slow resync lists the queue again (missed watch events heal); a wake-up to see
+      // whether a holder stopped renewing, or a slot stayed free, is answered from the watch
+      if (!changed && waitMs >= resyncMs) q.relist = true;
     }
     return undefined;
   }
 
   /**
    * How many queued nodes come before this one. The queue is listed once, then a node is dropped
-   * when the Lease watch shows it took a slot; listed again only after a wait ended on a timer.
+   * when the Lease watch shows it took a slot; listed again only after a wait ended on the resync.
    */
   async #ahead(
     q: QueueState,

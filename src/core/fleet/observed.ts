@@ -27,6 +27,11 @@ export class ObservedLeases {
     this.#now = monotonic;
   }
 
+  /** Our monotonic ms now: what timers measured against these observations use. */
+  now(): number {
+    return this.#now();
+  }
+
   /** Notes the Lease as read now; answers what has been seen of it. */
   observe(l: LeaseView): Readonly<Seen> {
     const key = recordOf(l);
