@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the stack runs from, without letting them start any service.
+# The libvirt driver's packages are skipped when NOVA_DRIVER=fake.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+pkgs="keystone placement-api nova-api nova-conductor nova-scheduler glance-api rabbitmq-server
+  mariadb-server python3-pymysql uwsgi-plugin-python3 python3-keystoneclient curl"
+if [ "${NOVA_DRIVER:-libvirt}" != fake ]; then
+  # nova-compute's own .deb is not needed (its entry point is in python3-nova) and pulls in far more.
+  pkgs="$pkgs libvirt-daemon libvirt-daemon-driver-qemu qemu-system-x86 qemu-utils python3-libvirt
+    busybox-static xz-utils zstd cpio"
+fi
+missing=$(for p in $pkgs; do
+  dpkg-query -W -f='${Status}\n' "$p" 2> /dev/null | grep -q '^install ok installed' || echo "$p"
+done)
+[ -z "$missing" ] && exit 0
+echo "installing: $(echo $missing)"
+# Debian's maintainer scripts would start rabbitmq, mariadb, libvirtd ...: policy-rc.d forbids it.
+own_policy=0
+if [ ! -e /usr/sbin/policy-rc.d ]; then
+  printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d && chmod +x /usr/sbin/policy-rc.d && own_policy=1
+fi
+trap '[ $own_policy = 1 ] && rm -f /usr/sbin/policy-rc.d' EXIT
+# Every OpenStack debconf question answered "do not configure": up.sh writes its own configs.
+for q in keystone/configure_db keystone/create-admin-tenant keystone/register-endpoint \
+  nova/configure_db nova/configure_rabbit nova/configure_ksat nova/configure_neutron \
+  nova/configure_placement novaapi/configure_db nova/configure_api-endpoint glance/configure_db \
+  glance/configure_ksat glance/configure_rabbit glance/configure_api-endpoint \
+  placement/configure_db placement/configure_ksat placement/configure_api-endpoint; do
+  owner=${q%%/*}
+  case $owner in nova) owner=nova-common ;; novaapi) owner=nova-api ;; glance) owner=glance-common ;;
+    placement) owner=placement-common ;; esac
+  case $q in nova/configure_api-endpoint) owner=nova-api ;; glance/configure_api-endpoint) owner=glance-api ;;
+    placement/configure_api-endpoint) owner=placement-api ;; esac
+  echo "$owner $q boolean false"
+done | debconf-set-selections
+export DEBIAN_FRONTEND=noninteractive
+apt-get -o DPkg::Lock::Timeout=900 update -qq || true
+apt-get -o DPkg::Lock::Timeout=900 install -y -q --no-install-recommends $missing
