@@ -8,12 +8,19 @@ pkgs="keystone placement-api nova-api nova-conductor nova-scheduler glance-api r
   mariadb-server python3-pymysql uwsgi-plugin-python3 python3-keystoneclient curl"
 if [ "${NOVA_DRIVER:-libvirt}" != fake ]; then
   # nova-compute's own .deb is not needed (its entry point is in python3-nova) and pulls in far more.
-  pkgs="$pkgs libvirt-daemon libvirt-daemon-driver-qemu qemu-system-x86 qemu-utils python3-libvirt
+  pkgs="$pkgs libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients qemu-system-x86 qemu-utils python3-libvirt
     busybox-static xz-utils zstd cpio"
 fi
 missing=$(for p in $pkgs; do
   dpkg-query -W -f='${Status}\n' "$p" 2> /dev/null | grep -q '^install ok installed' || echo "$p"
 done)
+if [ "${NOVA_DRIVER:-libvirt}" != fake ]; then
+  # libvirt's QEMU driver looks its built-in user and group up at start even when qemu.conf says root;
+  # Debian's libvirt-daemon-system (not installed: it brings the systemd units) would create them.
+  getent group libvirt-qemu > /dev/null || groupadd --system libvirt-qemu
+  getent passwd libvirt-qemu > /dev/null ||
+    useradd --system --no-create-home --home-dir /var/lib/libvirt --shell /usr/sbin/nologin -g libvirt-qemu libvirt-qemu
+fi
 [ -z "$missing" ] && exit 0
 echo "installing: $(echo $missing)"
 # Debian's maintainer scripts would start rabbitmq, mariadb, libvirtd ...: policy-rc.d forbids it.

@@ -12,7 +12,6 @@ for h in $COMPUTE_HOSTS; do
   root=$STATE/hosts/$h addr=$(host_addr "$h")
   read -r pmin pmax <<< "$(host_ports "$h")"
   mkdir -p "$root"/{etc,run,lib,cache,log}
-  cp -a /etc/libvirt/. "$root/etc/"
   cat > "$root/etc/libvirtd.conf" << CONF
 listen_tls = 0
 listen_tcp = 1
@@ -42,7 +41,7 @@ CONF
   setsid unshare --mount --uts --propagation private sh -c "
     mount --bind '$root/etc' /etc/libvirt && mount --bind '$root/run' /run/libvirt &&
     mount --bind '$root/lib' /var/lib/libvirt && mount --bind '$root/cache' /var/cache/libvirt &&
-    mount --bind '$root/log' /var/log/libvirt && hostname '$h' && exec libvirtd --listen" \
+    mount --bind '$root/log' /var/log/libvirt && hostname '$h' && exec libvirtd --listen --pid-file '$RUN/libvirtd-$h.pidfile'" \
     >> "$LOG/libvirtd-$h.out" 2>&1 < /dev/null &
   echo $! > "$RUN/libvirtd-$h.pid"
   grep -qx "libvirtd-$h" "$RUN/started" 2> /dev/null || echo "libvirtd-$h" >> "$RUN/started"

@@ -27,6 +27,8 @@ export interface BootSpec {
   /** Boot in this session's project (default: the admin's project). */
   as?: Session;
   host?: string;
+  /** Image id (default: the suite's image). */
+  image?: string;
 }
 
 export interface World {
@@ -57,7 +59,7 @@ async function bootAll(w: World, specs: readonly BootSpec[]): Promise<ServerView
       const id = await bootServer(spec.as ?? w.admin, {
         name,
         host,
-        imageId: w.imageId,
+        imageId: spec.image ?? w.imageId,
         flavorId: w.flavorId,
       });
       w.cleanup.add(`server ${name}`, () => deleteServer(w.admin, id));
