@@ -69,12 +69,10 @@ async function settled(w: World, id: string): Promise<GuestReport> {
 /** After a move: the same boot (no reboot), ticks after the move, no failed check, no oops. */
 async function survived(w: World, id: string, before: GuestReport): Promise<GuestReport> {
   const after = await freshReport(w.admin, id, before.lastTick, 2);
-  expect(
-    after.crashed,
-    `guest ${id} crashed after the move:\n${(await consoleLog(w.admin, id)).slice(-1500)}`,
-  ).toBe(false);
-  expect(after.boots, 'the guest kept running: same boot, no reboot').toEqual(before.boots);
-  expect(after.bad, 'memory checks that failed').toBe(0);
+  const log = `guest ${id} after the move:\n${(await consoleLog(w.admin, id)).slice(-2500)}`;
+  expect(after.crashed, log).toBe(false);
+  expect(after.boots, `the guest kept running: same boot, no reboot; ${log}`).toEqual(before.boots);
+  expect(after.bad, `memory checks that failed; ${log}`).toBe(0);
   return after;
 }
 

@@ -8,11 +8,16 @@ pkgs="keystone placement-api nova-api nova-conductor nova-scheduler glance-api r
   mariadb-server python3-pymysql uwsgi-plugin-python3 python3-keystoneclient curl"
 if [ "${NOVA_DRIVER:-libvirt}" != fake ]; then
   # nova-compute's own .deb is not needed (its entry point is in python3-nova) and pulls in far more.
-  pkgs="$pkgs libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients qemu-system-x86 qemu-utils python3-libvirt
-    busybox-static xz-utils zstd cpio"
+  pkgs="$pkgs qemu-system-x86 qemu-utils python3-libvirt busybox-static xz-utils cpio"
+  # libvirt from bookworm-backports (11.x): its qemu.conf shared_filesystems lets two libvirtds on one
+  # machine treat the common instances_path as shared storage; bookworm's 9.0 refuses to live-migrate
+  # a disk on a local file system ("Migration without shared storage is unsafe").
+  backports="libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients libvirt0"
 fi
-missing=$(for p in $pkgs; do
-  dpkg-query -W -f='${Status}\n' "$p" 2> /dev/null | grep -q '^install ok installed' || echo "$p"
+installed() { dpkg-query -W -f='${Status} ${Version}\n' "$1" 2> /dev/null | grep -q '^install ok installed'; }
+missing=$(for p in $pkgs; do installed "$p" || echo "$p"; done)
+old_libvirt=$(for p in ${backports:-}; do
+  dpkg-query -W -f='${Status} ${Version}\n' "$p" 2> /dev/null | grep -q '^install ok installed .*bpo' || echo "$p"
 done)
 if [ "${NOVA_DRIVER:-libvirt}" != fake ]; then
   # libvirt's QEMU driver looks its built-in user and group up at start even when qemu.conf says root;
@@ -21,8 +26,8 @@ if [ "${NOVA_DRIVER:-libvirt}" != fake ]; then
   getent passwd libvirt-qemu > /dev/null ||
     useradd --system --no-create-home --home-dir /var/lib/libvirt --shell /usr/sbin/nologin -g libvirt-qemu libvirt-qemu
 fi
-[ -z "$missing" ] && exit 0
-echo "installing: $(echo $missing)"
+[ -z "$missing" ] && [ -z "$old_libvirt" ] && exit 0
+echo "installing: $(echo $missing $old_libvirt)"
 # Debian's maintainer scripts would start rabbitmq, mariadb, libvirtd ...: policy-rc.d forbids it.
 own_policy=0
 if [ ! -e /usr/sbin/policy-rc.d ]; then
@@ -44,4 +49,11 @@ for q in keystone/configure_db keystone/create-admin-tenant keystone/register-en
 done | debconf-set-selections
 export DEBIAN_FRONTEND=noninteractive
 apt-get -o DPkg::Lock::Timeout=900 update -qq || true
-apt-get -o DPkg::Lock::Timeout=900 install -y -q --no-install-recommends $missing
+[ -z "$missing" ] || apt-get -o DPkg::Lock::Timeout=900 install -y -q --no-install-recommends $missing
+if [ -n "$old_libvirt" ]; then
+  apt-cache policy libvirt-daemon | grep -q bookworm-backports || {
+    echo "openstack:up: the libvirt driver needs libvirt 11 from bookworm-backports; add that suite to apt's sources" >&2
+    exit 1
+  }
+  apt-get -o DPkg::Lock::Timeout=900 install -y -q --no-install-recommends -t bookworm-backports $old_libvirt
+fi

@@ -35,6 +35,7 @@ migration_address = "$addr"
 migration_host = "$addr"
 migration_port_min = $pmin
 migration_port_max = $pmax
+shared_filesystems = [ "$DATA/instances" ]
 CONF
   # the mount points must exist in the parent namespace before they can be covered
   mkdir -p /run/libvirt /var/lib/libvirt /var/cache/libvirt /var/log/libvirt

@@ -96,12 +96,17 @@ nova_schema() {
     nova-manage $NC db sync
 }
 db_url() { echo "mysql+pymysql://openstack:$DB_PASS@127.0.0.1:3306/$1?charset=utf8"; }
-pids=()
-dbsync keystone keystone-manage --config-file "$ETC/keystone/keystone.conf" db_sync & pids+=($!)
-dbsync placement placement-manage --config-file "$ETC/placement/placement.conf" db sync & pids+=($!)
-dbsync glance glance-manage --config-file "$ETC/glance/glance-api.conf" db_sync & pids+=($!)
-dbsync nova nova_schema & pids+=($!)
-for p in "${pids[@]}"; do wait "$p"; done
+# a re-run over schemas synced by these very packages skips the syncs (about a minute)
+schema_of=$(dpkg-query -W keystone placement-common glance-common nova-common | tr '\n' ' ')
+if [ "$(cat "$STATE/schemas.done" 2> /dev/null)" != "$schema_of" ]; then
+  pids=()
+  dbsync keystone keystone-manage --config-file "$ETC/keystone/keystone.conf" db_sync & pids+=($!)
+  dbsync placement placement-manage --config-file "$ETC/placement/placement.conf" db sync & pids+=($!)
+  dbsync glance glance-manage --config-file "$ETC/glance/glance-api.conf" db_sync & pids+=($!)
+  dbsync nova nova_schema & pids+=($!)
+  for p in "${pids[@]}"; do wait "$p"; done
+  echo "$schema_of" > "$STATE/schemas.done"
+fi
 step schemas
 
 # ---- Keystone
