@@ -137,7 +137,7 @@ CONF
     printf '%s\n' "[DEFAULT]" "compute_driver = fake.FakeLiveMigrateDriver"
   else
     # One instances_path for both hosts: Nova sees shared storage and live-migrates without copying
-    # disks. Migrations are capped at 32 MiB/s (DRAINER_STACK_MIGRATION_MIBPS): an idle guest moves in
+    # disks. Migrations are capped at 16 MiB/s (DRAINER_STACK_MIGRATION_MIBPS): an idle guest moves in
     # seconds, a guest rewriting its memory flat out never converges. Root without sudo: privsep's
     # helper is started directly.
     cat << CONF
@@ -147,7 +147,7 @@ instances_path = $DATA/instances
 [libvirt]
 virt_type = qemu
 cpu_mode = none
-live_migration_bandwidth = ${DRAINER_STACK_MIGRATION_MIBPS:-32}
+live_migration_bandwidth = ${DRAINER_STACK_MIGRATION_MIBPS:-16}
 live_migration_permit_auto_converge = false
 live_migration_permit_post_copy = false
 [nova_sys_admin]
@@ -164,8 +164,9 @@ for h in $COMPUTE_HOSTS; do
       echo "instances_path = $DATA/nova-$h/instances"
     else
       mkdir -p "$DATA/instances"
-      # my_ip: Nova reports it as the hypervisor's host_ip (the tests reach this host's libvirtd there)
-      printf '%s\n' "my_ip = $(host_addr "$h")" "[libvirt]" "connection_uri = qemu+tcp://$(host_addr "$h")/system" \
+      # my_ip stays 127.0.0.1 on both hosts: a resize to a host with the same IP is on shared storage
+      # for Nova (otherwise it would copy the disk over ssh); migrations use the inbound address.
+      printf '%s\n' "[libvirt]" "connection_uri = qemu+tcp://$(host_addr "$h")/system" \
         "live_migration_inbound_addr = $(host_addr "$h")"
     fi
   } > "$ETC/nova/$h.conf"

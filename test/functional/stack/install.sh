@@ -5,7 +5,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 pkgs="keystone placement-api nova-api nova-conductor nova-scheduler glance-api rabbitmq-server
-  mariadb-server python3-pymysql uwsgi-plugin-python3 python3-keystoneclient curl"
+  mariadb-server python3-pymysql uwsgi-plugin-python3 python3-novaclient curl"
 if [ "${NOVA_DRIVER:-libvirt}" != fake ]; then
   # nova-compute's own .deb is not needed (its entry point is in python3-nova) and pulls in far more.
   pkgs="$pkgs qemu-system-x86 qemu-utils python3-libvirt busybox-static xz-utils cpio"

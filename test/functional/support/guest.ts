@@ -11,7 +11,6 @@ const run = promisify(execFile);
 export interface Hypervisor {
   host: string;
   type: string;
-  hostIp: string;
 }
 
 export async function hypervisors(admin: Session): Promise<Hypervisor[]> {
@@ -23,8 +22,22 @@ export async function hypervisors(admin: Session): Promise<Hypervisor[]> {
   return (res.body.hypervisors as Body[]).map((h) => ({
     host: h.service?.host ?? h.hypervisor_hostname,
     type: h.hypervisor_type,
-    hostIp: h.host_ip,
   }));
+}
+
+/**
+ * Each compute host's libvirtd, for libvirt's own figures (DRAINER_FT_LIBVIRT, "host=uri,…"; the
+ * project's stack by default). Nova does not say where its libvirtd listens.
+ */
+export function libvirtUri(host: string, env = process.env): string {
+  const spec =
+    env.DRAINER_FT_LIBVIRT ?? 'compute-a=qemu+tcp://127.0.0.2/system,compute-b=qemu+tcp://127.0.0.3/system';
+  const uri = spec
+    .split(',')
+    .map((kv) => kv.split('='))
+    .find(([h]) => h === host)?.[1];
+  if (!uri) throw new Error(`DRAINER_FT_LIBVIRT names no libvirtd for ${host}`);
+  return uri;
 }
 
 /** What the guest printed: `drainer-guest boot=<id> tick=<n> check=ok|BAD …` lines (guest/init). */
@@ -96,10 +109,10 @@ export interface JobStats {
   memoryMiB?: number;
 }
 
-export async function completedJob(hostIp: string, instanceName: string): Promise<JobStats> {
+export async function completedJob(host: string, instanceName: string): Promise<JobStats> {
   const { stdout } = await run(
     'virsh',
-    ['-c', `qemu+tcp://${hostIp}/system`, 'domjobinfo', instanceName, '--completed', '--keep-completed'],
+    ['-c', libvirtUri(host), 'domjobinfo', instanceName, '--completed', '--keep-completed'],
     { timeout: 20_000 },
   );
   const field = (label: string): number | undefined => {
@@ -116,6 +129,6 @@ export async function completedJob(hostIp: string, instanceName: string): Promis
 }
 
 /** Kills a guest under Nova's feet, as a crash would (its QEMU destroyed by its libvirtd). */
-export async function destroyGuest(hostIp: string, instanceName: string): Promise<void> {
-  await run('virsh', ['-c', `qemu+tcp://${hostIp}/system`, 'destroy', instanceName], { timeout: 20_000 });
+export async function destroyGuest(host: string, instanceName: string): Promise<void> {
+  await run('virsh', ['-c', libvirtUri(host), 'destroy', instanceName], { timeout: 20_000 });
 }

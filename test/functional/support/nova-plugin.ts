@@ -45,8 +45,11 @@ export async function evacuate(
   plugin: BackendPlugin,
   node: string,
   timeoutMs = 900_000,
-  /** An uncordon: `cancel` aborts the run; with `abortOnCancel` in-flight migrations are aborted too. */
-  uncordon: { cancel?: AbortSignal; abortOnCancel?: boolean } = {},
+  /**
+   * An uncordon: `cancel` aborts the run; with `abortOnCancel` in-flight migrations are aborted too.
+   * `reboot`: the maintenance is declared a reboot (way out stop applies).
+   */
+  uncordon: { cancel?: AbortSignal; abortOnCancel?: boolean; reboot?: boolean } = {},
 ): Promise<Evacuation> {
   const progress: (readonly WorkloadProgress[])[] = [];
   let record: PluginRecord | undefined;
@@ -65,7 +68,7 @@ export async function evacuate(
       record = r;
     },
   };
-  const outcome = await plugin.evacuate({ name: node }, ctx);
+  const outcome = await plugin.evacuate({ name: node, ...(uncordon.reboot ? { reboot: true } : {}) }, ctx);
   return { outcome, record, progress };
 }
 

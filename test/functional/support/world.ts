@@ -17,6 +17,8 @@ import {
   type ServerView,
 } from './nova.ts';
 import { uniqueName } from './run-id.ts';
+import { hostDisabledInPlacement } from './placement-traits.ts';
+import { waitFor } from './wait.ts';
 import { Session } from './session.ts';
 
 export type BootState = 'ACTIVE' | 'SHUTOFF' | 'PAUSED';
@@ -93,7 +95,14 @@ async function checkHosts(w: World): Promise<void> {
 
 async function reenableHosts(w: World): Promise<void> {
   for (const host of [w.settings.sourceHost, w.settings.targetHost]) {
-    if ((await computeService(w.admin, host)).status !== 'enabled') await setService(w.admin, host, true);
+    if ((await computeService(w.admin, host)).status !== 'enabled') {
+      await setService(w.admin, host, true);
+      // Placement hides a disabled host behind the COMPUTE_STATUS_DISABLED trait, which nova-compute
+      // clears a moment after the enable: until then Nova finds "no valid host" for the next boot
+      await waitFor(async () => ((await hostDisabledInPlacement(w.admin, host)) ? undefined : true), {
+        what: `Placement to see ${host} enabled`,
+      });
+    }
   }
 }
 
