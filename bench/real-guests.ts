@@ -33,6 +33,7 @@ import {
 } from '../test/functional/support/nova.ts';
 import { evacuate, novaPlugin } from '../test/functional/support/nova-plugin.ts';
 import { Session } from '../test/functional/support/session.ts';
+import { spliceInto } from './lib/real-section.ts';
 import { round } from './lib/stats.ts';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -196,21 +197,6 @@ async function main(): Promise<void> {
   await writeFile(path.join(REPO, 'bench/real-guests.md'), md);
   await spliceInto(path.join(REPO, 'BENCHMARKS.md'), md);
   process.stdout.write(md);
-}
-
-/** Replaces (or appends) the "## real guests" section of BENCHMARKS.md. */
-export async function spliceInto(file: string, section: string): Promise<void> {
-  const text = await readFile(file, 'utf8');
-  const at = text.indexOf('\n## real guests\n');
-  const head = at < 0 ? text.trimEnd() : text.slice(0, at).trimEnd();
-  const rest =
-    at < 0
-      ? ''
-      : text
-          .slice(at + 1)
-          .replace(/^## real guests\n[\s\S]*?(?=\n## |$)/, '')
-          .trimStart();
-  await writeFile(file, `${head}\n\n${section.trimEnd()}\n${rest ? `\n${rest}` : ''}`);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

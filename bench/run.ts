@@ -4,12 +4,13 @@
 // (also gives api-cost), reaction, drain-vs-kubectl, fleet, footprint, gate, busy. Settings below are fixed: never tune
 // them per machine. `MAKESPAN_SLOTS=1 MAKESPAN_MIX=short node bench/run.ts makespan` runs a subset of the
 // makespan cases (only in a partial run; the full one ignores both).
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describeMachine } from './lib/machine.ts';
 import { atMost, info, renderMarkdown, type Figure, type ScenarioResult } from './lib/report.ts';
 import { round } from './lib/stats.ts';
+import { spliceInto } from './lib/real-section.ts';
 import { busy, busyNotes } from './scenarios/busy.ts';
 import { drainNotes, drainVsKubectl } from './scenarios/drain.ts';
 import { fleet, fleetNotes } from './scenarios/fleet.ts';
@@ -217,6 +218,9 @@ async function main(args: string[]): Promise<number> {
   };
   process.stdout.write(`${JSON.stringify({ ...run, machine })}\n`);
   await writeFile(path.join(REPO, 'BENCHMARKS.md'), renderMarkdown([...results, run], machine, total));
+  // the real-guest figures need the libvirt stack: measured apart (bench/real-guests.ts), kept here
+  const real = await readFile(path.join(REPO, 'bench/real-guests.md'), 'utf8').catch(() => undefined);
+  if (real) await spliceInto(path.join(REPO, 'BENCHMARKS.md'), real);
   return 0;
 }
 
