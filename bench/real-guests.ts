@@ -4,7 +4,7 @@
 //   peer:  N idle guests; `nova host-evacuate-live` (every live migration at once, Nova's
 //          max_concurrent_live_migrations = 1 on the source) against drainer (maxConcurrentMigrations 1),
 //          the same servers moved back the other way; makespan = first request to the host empty.
-//   busy:  the same plus one guest rewriting its memory flat out (never converges at the stack's 32 MiB/s):
+//   busy:  the same plus one guest rewriting its memory flat out (never converges at the stack's 16 MiB/s cap):
 //          the peer leaves it to Nova's live_migration_completion_timeout, drainer forces it at stallAfter.
 // After every move each guest's own self-check is read: a guest whose memory check failed, that oopsed or
 // rebooted counts as corrupted. Writes bench/real-guests.md and puts it into BENCHMARKS.md (bench/run.ts
@@ -182,7 +182,7 @@ async function main(): Promise<void> {
     '## real guests',
     '',
     "Written by `node bench/real-guests.ts` against the project's own OpenStack with the libvirt driver",
-    `(\`npm run openstack:up\`: QEMU under TCG, migrations capped at 32 MiB/s, guests of 256 MiB); load average ${load}`,
+    `(\`npm run openstack:up\`: QEMU under TCG, migrations capped at 16 MiB/s, guests of 256 MiB); load average ${load}`,
     `at the start; ${new Date().toISOString().slice(0, 10)}. The peer is \`nova host-evacuate-live\` (every migration`,
     "at once; Nova's max_concurrent_live_migrations = 1 on the source), drainer runs with maxConcurrentMigrations 1,",
     `stallAfter ${STALL_AFTER} s and onStall force-complete. Makespan: first request to the last server on its new host`,
