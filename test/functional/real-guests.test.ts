@@ -5,7 +5,7 @@
 // prints its figures (copy time, libvirt's downtime, rounds, Nova requests per server).
 // Only where the hypervisors are QEMU; elsewhere the whole file is skipped with one line saying why.
 import { describe, expect, it } from 'vitest';
-import type { Outcome } from '../../src/core/plugin.ts';
+import type { Outcome } from '../../src/core/backends/plugin.ts';
 import { CancelledError } from '../../src/errors.ts';
 import { useCli } from './support/cli-world.ts';
 import { tail } from './support/cli.ts';
