@@ -20,6 +20,7 @@ import {
   type ScenarioResult,
 } from './lib/report.ts';
 import { round } from './lib/stats.ts';
+import { spliceInto } from './lib/real-section.ts';
 import { busy, busyNotes } from './scenarios/busy.ts';
 import { drainNotes, drainVsKubectl } from './scenarios/drain.ts';
 import { fleet, fleetNotes } from './scenarios/fleet.ts';
@@ -264,6 +265,9 @@ async function main(args: string[]): Promise<number> {
     file,
     carryOver(renderMarkdown([...results, run], machine, total), before, 'fleet-real', FLEET_REAL_TITLE),
   );
+  // the real-guest figures need the libvirt stack: measured apart (bench/real-guests.ts), kept here
+  const real = await readFile(path.join(REPO, 'bench/real-guests.md'), 'utf8').catch(() => undefined);
+  if (real) await spliceInto(file, real);
   return 0;
 }
 

@@ -17,6 +17,9 @@ const COPYING = new Set(['running', 'preparing', 'queued']);
 const followed = (e: Entry): boolean =>
   e.state === 'migrating' && !e.abort && e.copyCheckAt !== undefined && taskStateOf(e.server) === 'migrating';
 
+/** How soon a migration whose counters Nova does not show yet is looked at again. */
+const COUNTERS_AGAIN_MS = 10_000;
+
 export class Watch {
   readonly #o: MigratorOptions;
   readonly #pace: Pace;
@@ -124,8 +127,12 @@ export class Watch {
     e.migrationId = m.id;
     const s = sampleOf(m, now);
     if (!s) {
-      // no counters (a driver that does not report them): the records follow it, as before 2.23
-      e.copyCheckAt = undefined;
+      // No counters yet: Nova's record gets libvirt's first ones some seconds into the copy (null or 0
+      // before), so look again; a driver that has reported none within the stall window does not
+      // report them, and the records follow it, as before 2.23.
+      const running = now - (e.deadlineFrom ?? e.attemptStartedAt ?? now);
+      e.copyCheckAt =
+        running < nova.stallAfter * 1000 ? now + Math.max(this.#pollMs, COUNTERS_AGAIN_MS) : undefined;
       return;
     }
     // the counters follow it now: the records are read only when it is no longer in progress

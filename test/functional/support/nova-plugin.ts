@@ -10,17 +10,19 @@ import type {
 } from '../../../src/core/backends/plugin.ts';
 import { novaSchema, openstackSchema, type OpenStackConfig } from '../../../src/config/schema.ts';
 import { createLogger } from '../../../src/observability/logger.ts';
-import { createNovaPlugin } from '../../../src/plugins/nova/index.ts';
+import { createNovaPlugin, type NovaPluginDeps } from '../../../src/plugins/nova/index.ts';
 import type { CloudEnv } from './cloud-env.ts';
 
 export async function novaPlugin(
   cloud: CloudEnv,
   nova: Record<string, unknown> = {},
+  hooks: Pick<NovaPluginDeps, 'onApiRequest'> = {},
 ): Promise<BackendPlugin> {
   return createNovaPlugin({
     nova: novaSchema.parse({ pollInterval: 1, retryBackoff: 1, ...nova }),
     openstack: openStackConfig(cloud),
     log: createLogger({ level: process.env.DRAINER_FT_LOG_LEVEL ?? 'warn' }),
+    ...hooks,
   });
 }
 
@@ -43,23 +45,30 @@ export async function evacuate(
   plugin: BackendPlugin,
   node: string,
   timeoutMs = 900_000,
+  /**
+   * An uncordon: `cancel` aborts the run; with `abortOnCancel` in-flight migrations are aborted too.
+   * `reboot`: the maintenance is declared a reboot (way out stop applies).
+   */
+  uncordon: { cancel?: AbortSignal; abortOnCancel?: boolean; reboot?: boolean } = {},
 ): Promise<Evacuation> {
   const progress: (readonly WorkloadProgress[])[] = [];
   let record: PluginRecord | undefined;
   const ctx: EvacuationContext = {
     log: createLogger({ level: process.env.DRAINER_FT_LOG_LEVEL ?? 'warn' }),
-    signal: AbortSignal.timeout(timeoutMs),
+    signal: uncordon.cancel
+      ? AbortSignal.any([uncordon.cancel, AbortSignal.timeout(timeoutMs)])
+      : AbortSignal.timeout(timeoutMs),
     deadline: new Date(Date.now() + timeoutMs),
     trigger: 'functional-test',
     dryRun: false,
-    abortOnCancel: false,
+    abortOnCancel: uncordon.abortOnCancel ?? false,
     progress: (items) => progress.push(items),
     record: undefined,
     save: async (r) => {
       record = r;
     },
   };
-  const outcome = await plugin.evacuate({ name: node }, ctx);
+  const outcome = await plugin.evacuate({ name: node, ...(uncordon.reboot ? { reboot: true } : {}) }, ctx);
   return { outcome, record, progress };
 }
 

@@ -7,6 +7,10 @@ export const READ_MV = '2.53';
 /** `host` in a server create request needs 2.74; `networks: "none"` needs 2.37. */
 const BOOT_MV = '2.74';
 
+/** What the project's own stack registers (test/functional/stack/seed.py). */
+export const DEFAULT_IMAGE = 'drainer-guest';
+export const DEFAULT_FLAVOR = 'drainer.guest';
+
 export interface ServerView {
   id: string;
   name: string;
@@ -55,9 +59,10 @@ export async function findImageId(s: Session, wanted?: string): Promise<string> 
   const active = images.filter((i) => i.status === 'active');
   const pick = wanted
     ? active.find((i) => i.id === wanted || i.name === wanted)
-    : (active.find((i) => i.name === 'fake-image') ??
+    : (active.find((i) => i.name === DEFAULT_IMAGE) ??
+      active.find((i) => i.name === 'fake-image') ??
       [...active].sort((a, b) => (a.size ?? 0) - (b.size ?? 0))[0]);
-  if (!pick) throw new Error(`no active image ${wanted ?? '"fake-image"'} (set DRAINER_FT_IMAGE)`);
+  if (!pick) throw new Error(`no active image ${wanted ?? `"${DEFAULT_IMAGE}"`} (set DRAINER_FT_IMAGE)`);
   return pick.id;
 }
 
@@ -66,7 +71,7 @@ export async function findFlavorId(s: Session, wanted?: string): Promise<string>
   const flavors: { id: string; name: string; ram: number }[] = res.body.flavors;
   const pick = wanted
     ? flavors.find((f) => f.id === wanted || f.name === wanted)
-    : [...flavors].sort((a, b) => a.ram - b.ram)[0];
+    : (flavors.find((f) => f.name === DEFAULT_FLAVOR) ?? [...flavors].sort((a, b) => a.ram - b.ram)[0]);
   if (!pick) throw new Error(`no flavor ${wanted ?? ''} (set DRAINER_FT_FLAVOR)`);
   return pick.id;
 }

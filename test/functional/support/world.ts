@@ -17,6 +17,8 @@ import {
   type ServerView,
 } from './nova.ts';
 import { uniqueName } from './run-id.ts';
+import { hostDisabledInPlacement } from './placement-traits.ts';
+import { waitFor } from './wait.ts';
 import { Session } from './session.ts';
 
 export type BootState = 'ACTIVE' | 'SHUTOFF' | 'PAUSED';
@@ -27,6 +29,8 @@ export interface BootSpec {
   /** Boot in this session's project (default: the admin's project). */
   as?: Session;
   host?: string;
+  /** Image id (default: the suite's image). */
+  image?: string;
 }
 
 export interface World {
@@ -57,7 +61,7 @@ async function bootAll(w: World, specs: readonly BootSpec[]): Promise<ServerView
       const id = await bootServer(spec.as ?? w.admin, {
         name,
         host,
-        imageId: w.imageId,
+        imageId: spec.image ?? w.imageId,
         flavorId: w.flavorId,
       });
       w.cleanup.add(`server ${name}`, () => deleteServer(w.admin, id));
@@ -91,7 +95,14 @@ async function checkHosts(w: World): Promise<void> {
 
 async function reenableHosts(w: World): Promise<void> {
   for (const host of [w.settings.sourceHost, w.settings.targetHost]) {
-    if ((await computeService(w.admin, host)).status !== 'enabled') await setService(w.admin, host, true);
+    if ((await computeService(w.admin, host)).status !== 'enabled') {
+      await setService(w.admin, host, true);
+      // Placement hides a disabled host behind the COMPUTE_STATUS_DISABLED trait, which nova-compute
+      // clears a moment after the enable: until then Nova finds "no valid host" for the next boot
+      await waitFor(async () => ((await hostDisabledInPlacement(w.admin, host)) ? undefined : true), {
+        what: `Placement to see ${host} enabled`,
+      });
+    }
   }
 }
 
