@@ -12,7 +12,7 @@ export function recordEvent(
   reason: string,
   message: string,
 ): void {
-  const at = isoTime(clock.now());
+  const at = isoTime(clock.wall());
   store.create('events', {
     apiVersion: 'v1',
     kind: 'Event',
