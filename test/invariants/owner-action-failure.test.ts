@@ -2,37 +2,9 @@
 // as its own failure. (Starting only what drainer stopped: owners.test.ts.)
 import { describe, expect, it } from 'vitest';
 import { ownerActionReportedAsFailure } from '../../src/invariants/rules/owner-action-failure.ts';
-import type { ObservedPowerChange, World } from '../../src/invariants/world.ts';
 import { node, OPTS, rec, world } from './world.ts';
 
 const T0 = 1_000_000;
-const change = (to: 'stopped' | 'running', by: 'owner' | 'drainer', at: number): ObservedPowerChange => ({
-  serverId: 's1',
-  name: 'web-1',
-  to,
-  by,
-  at,
-  host: 'host-a',
-});
-
-/** node-a (host host-a) in service or in maintenance, and web-1 on it, ACTIVE or SHUTOFF. */
-const onHostA = (o: { status: string; inService: boolean; changes: ObservedPowerChange[] }): World =>
-  world({
-    nodes: [node('node-a', o.inService ? undefined : rec('Evacuated'))],
-    nova: {
-      services: [
-        {
-          host: 'host-a',
-          status: o.inService ? 'enabled' : 'disabled',
-          disabledReason: o.inService ? null : 'drainer: cordon',
-        },
-      ],
-      servers: [{ id: 's1', name: 'web-1', host: 'host-a', status: o.status }],
-      migrations: [],
-    },
-    observations: { powerChanges: o.changes },
-  });
-
 describe("no owner's action is reported as drainer's failure", () => {
   const failed = (at: number) => ({
     reason: 'MigrationFailed',
