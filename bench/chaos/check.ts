@@ -12,7 +12,7 @@ import {
 import type { ObservedRequest, Observations, World } from '../../src/invariants/world.ts';
 import { readSandboxWorld } from '../../src/sandbox/world.ts';
 import { recordOf } from '../../src/invariants/hosts.ts';
-import { DRAIN_KIND_TEXT, vmsOn, type DrainReturn, type Drains } from './drains.ts';
+import { DRAIN_KIND_TEXT, onHost, vmsOn, type DrainReturn, type Drains } from './drains.ts';
 import type { Fleet } from './fleet.ts';
 import { CHAOS_USER_AGENT } from './operator.ts';
 
@@ -118,12 +118,25 @@ export class Checker {
   }
 
   #drainReturns(round: number): void {
+    const changes = this.#more().powerChanges ?? [];
     for (const d of this.#drains.returns.slice(this.#drainAt)) {
-      if (judged(d) && d.onHost.occupying.length)
+      // a server its owner started while the drain ran is the owner's: a start on a disabled host is
+      // theirs to make, and one made before the gate went is judged by gate-disrupted-while-occupied
+      const ownerStarted = (vm: string) =>
+        changes.some(
+          (c) =>
+            vm === `server ${c.name}` &&
+            c.by === 'owner' &&
+            c.to === 'running' &&
+            c.at >= d.startedAt &&
+            c.at <= d.returnedAt,
+        );
+      const occupying = d.onHost.occupying.filter((vm) => !ownerStarted(vm));
+      if (judged(d) && occupying.length)
         this.#note({
           id: DRAIN_RETURNED_OCCUPIED,
           object: `node/${d.node}`,
-          evidence: `${DRAIN_KIND_TEXT[d.kind]} of ${d.node} (started in round ${d.round}) returned success while on the node: ${d.onHost.occupying.join(', ')}`,
+          evidence: `${DRAIN_KIND_TEXT[d.kind]} of ${d.node} (started in round ${d.round}) returned success while on the node: ${occupying.join(', ')}`,
           round,
         });
     }
@@ -178,7 +191,7 @@ export class Checker {
   }
 }
 
-/** At the end every node is back in service (no record), or Evacuated with nothing left on it. */
+/** At the end every node is back in service (no record), or Evacuated with no guest running on it. */
 function unsettled(fleet: Fleet, world: World): Omit<Finding, 'round'>[] {
   const out: Omit<Finding, 'round'>[] = [];
   for (const name of fleet.sandbox.scenario.nodes.map((n) => n.name)) {
@@ -190,7 +203,8 @@ function unsettled(fleet: Fleet, world: World): Omit<Finding, 'round'>[] {
     if (n.record.kind === 'absent') continue;
     const phase = recordOf(n)?.phase ?? 'unreadable';
     const left = vmsOn(fleet, name);
-    if (phase === 'Evacuated' && left.length === 0) continue;
+    // a server stopped for a declared reboot stays on its host by design, as does a VMI that ended
+    if (phase === 'Evacuated' && onHost(fleet, name).occupying.length === 0) continue;
     out.push({
       id: NOT_SETTLED,
       object: `node/${name}`,

@@ -69,6 +69,9 @@ export interface DrainReturn {
   /** An operator released the node's gate in this maintenance (drainer release): drains go on by their word. */
   readonly released: boolean;
   readonly ms: number;
+  /** When the drain started and returned, on the sandbox's clock (the one owners' actions are timed on). */
+  readonly startedAt: number;
+  readonly returnedAt: number;
 }
 
 const FINAL_VMI = new Set(['Succeeded', 'Failed']);
@@ -162,6 +165,7 @@ export class Drains {
   async #cycle(node: string, kind: DrainKind, round: number): Promise<void> {
     const startedWith = onHost(this.#fleet, node).occupying.length;
     const t0 = Date.now();
+    const startedAt = this.#fleet.sandbox.clock.now();
     const ends = this.#maintenances.ends(node);
     const ok = await this.#drain(node, kind);
     // read at once: the moment the tool would go on
@@ -175,6 +179,8 @@ export class Drains {
       contradicted: this.#maintenances.ends(node) > ends,
       released: this.#maintenances.releasedNow(node),
       ms: Date.now() - t0,
+      startedAt,
+      returnedAt: this.#fleet.sandbox.clock.now(),
     });
     if (this.#stop.signal.aborted) return;
     await sleep(MAINTENANCE_MS, this.#stop.signal);

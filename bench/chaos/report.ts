@@ -124,7 +124,7 @@ export function renderReliability(r: ReportInput): string {
     '',
     '- A safety promise (gate disrupted while occupied, a false migration report, an unexpected 4xx, the budget, a drain that returned with VMs on the node) counts the moment it is seen.',
     "- A state that heals (a deleted gate not yet re-created, a NodeMaintenance status not yet written, a killed agent's Lease) counts only if it outlives the grace period, and must be gone after the settle.",
-    '- At the end every node must be back in service, or Evacuated with nothing left on it (`not-settled` otherwise).',
+    '- At the end every node must be back in service, or Evacuated with no guest running on it (a server stopped for a declared reboot may stay) (`not-settled` otherwise).',
     '- A drain cycle ends as its tool ends it: kubectl uncordons after the maintenance, kured reboots (the agent is killed and comes back) and uncordons, Karpenter and Cluster API replace the machine (the Node is deleted and registered again).',
     '- A server stopped on a node whose maintenance is a declared reboot (drainer.dev/reboot) may stay: it is listed apart, not as a VM on the host.',
     "- Owners act through Nova's API; a power change is the owner's when the owner asked for it, drainer's otherwise.",

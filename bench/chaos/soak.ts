@@ -3,6 +3,7 @@
 // and everything is checked once more. The seed fixes the schedule (Nova's fault RNG has a fixed
 // seed of its own); the interleaving with the agents' timers is real time and may differ between runs.
 import { writeFileSync } from 'node:fs';
+import { gateName } from '../../src/kube/gate.ts';
 import { Checker, type Finding } from './check.ts';
 import { drainerCli } from './cli.ts';
 import { DRAIN_KINDS, Drains, onHost, type DrainKind, type DrainReturn } from './drains.ts';
@@ -107,6 +108,19 @@ async function until(check: () => Promise<boolean>, ms: number): Promise<boolean
   return false;
 }
 
+/** The node's gate pod is Running and Ready on it, and its PDB is there. */
+function gateUp(fleet: Fleet, node: string): boolean {
+  const store = fleet.sandbox.kube.store;
+  const ns = fleet.config.fleet.namespace;
+  const pod = store.find('pods', ns, gateName(node));
+  const status = pod?.status as
+    { phase?: string; conditions?: { type: string; status: string }[] } | undefined;
+  const ready = status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
+  return (
+    status?.phase === 'Running' && ready && !!store.find('poddisruptionbudgets.policy', ns, gateName(node))
+  );
+}
+
 export async function runSoak(o: SoakOptions): Promise<SoakResult> {
   const fleet = await startFleet();
   const maintenances = maintenancesOf(fleet);
@@ -124,8 +138,15 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
         powerChanges: owners.powerChanges,
       }),
     });
-    // every agent holds its gate before the first fault
-    await until(async () => (await checker.check(0)).length === 0 && (await checker.settled()), 30_000);
+    // every agent holds its gate before the first fault (the invariants ask nothing of a node whose
+    // agent has not yet taken its Lease, so they alone would let a drain in before its gate exists)
+    await until(
+      async () =>
+        FLEET_NODES.every((n) => gateUp(fleet, n)) &&
+        (await checker.check(0)).length === 0 &&
+        (await checker.settled()),
+      30_000,
+    );
     const started = Date.now();
     const ran: Step[] = [];
     const injected: Step[] = [];

@@ -6,6 +6,9 @@ import type { CheckOptions, World, WorldMigration, WorldNode } from './world.ts'
 /** Migration statuses after which the server runs on the destination. */
 export const MOVED_STATUSES = new Set(['completed', 'confirmed', 'finished', 'done']);
 
+/** When the move put the server on its destination: landedAt where known, else Nova's updated_at. */
+const movedAt = (m: WorldMigration): number => m.landedAt ?? m.updatedAt ?? 0;
+
 export const recordOf = (n: WorldNode | undefined): NodeRecord | undefined =>
   n?.record.kind === 'ok' ? n.record.record : undefined;
 
@@ -51,7 +54,7 @@ export function nodeOfHost(
 export const movesOf = (world: World, serverId: string): WorldMigration[] =>
   (world.nova?.migrations ?? [])
     .filter((m) => m.serverId === serverId && MOVED_STATUSES.has(m.status) && m.dest)
-    .sort((a, b) => (a.updatedAt ?? 0) - (b.updatedAt ?? 0));
+    .sort((a, b) => movedAt(a) - movedAt(b));
 
 /**
  * Where the server ran at time t: its host now, walked back through every move that ended after t.
@@ -61,7 +64,7 @@ export function serverHostAt(world: World, serverId: string, t: number): string 
   const server = world.nova?.servers.find((s) => s.id === serverId);
   let host = server?.host;
   if (host === undefined || (server?.createdAt !== undefined && t < server.createdAt)) return undefined;
-  const later = movesOf(world, serverId).filter((m) => (m.updatedAt ?? 0) > t);
+  const later = movesOf(world, serverId).filter((m) => movedAt(m) > t);
   for (const m of later.reverse()) host = m.source;
   return host;
 }

@@ -85,6 +85,11 @@ export interface WorldMigration {
   readonly dest?: string;
   /** epoch ms of Nova's updated_at (when the last status was set), if known. */
   readonly updatedAt?: number;
+  /**
+   * When the server began to run on the destination, where known (the sandbox): a resize's confirm
+   * comes later and moves updated_at on, though the guest ran on the destination from here.
+   */
+  readonly landedAt?: number;
 }
 
 export interface WorldVmi {

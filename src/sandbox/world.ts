@@ -44,6 +44,7 @@ export function sandboxNova(state: OpenStackState, log?: readonly RequestLogEntr
     source: m.sourceHost,
     ...(m.destHost ? { dest: m.destHost } : {}),
     updatedAt: m.updatedAt,
+    ...(m.landedAt !== undefined ? { landedAt: m.landedAt } : {}),
   }));
   return {
     services: state

@@ -19,6 +19,8 @@ const ret = (o: Partial<DrainReturn> & { vms?: number }): DrainReturn => ({
   contradicted: false,
   released: false,
   ms: 3000,
+  startedAt: 0,
+  returnedAt: 3000,
   ...o,
 });
 

@@ -48,6 +48,29 @@ describe('nothing evicts or deletes the gate while a VM is on the node', () => {
     if (n) expect(found[0]?.evidence).toContain('server web-1');
   });
 
+  it("a resize runs on its destination from when it landed, not from its owner's confirm later", () => {
+    const resized = (at: number) =>
+      moved({
+        nova: {
+          ...moved().nova!,
+          migrations: [
+            {
+              id: '1',
+              serverId: 's1',
+              status: 'confirmed',
+              source: 'host-a',
+              dest: 'host-b',
+              landedAt: T0 + 500,
+              updatedAt: T0 + 5000,
+            },
+          ],
+        },
+        observations: { requests: [{ method: 'DELETE', path: POD, status: 200, at, userAgent: 'drainer' }] },
+      });
+    expect(gateDisruptedWhileOccupied(resized(T0 + 1000), OPTS)).toEqual([]);
+    expect(gateDisruptedWhileOccupied(resized(T0 + 100), OPTS)).toHaveLength(1);
+  });
+
   it('counts a VMI on the node at that moment (KubeVirt migration that ended later)', () => {
     const w = world({
       nodes: [node('node-a')],

@@ -193,6 +193,37 @@ describe('every MigrationSucceeded and moved count matches Nova; no MigrationFai
     expect(migrationTruth(w, OPTS).map((v) => v.id)).toEqual(ids);
   });
 
+  it("an owner's shelve and unshelve explain where the server is, not drainer's report", () => {
+    const owner = (action: string, host: string, at: number) => ({
+      serverId: 's1',
+      name: 'web-1',
+      action,
+      host,
+      at,
+    });
+    // moved off by drainer, then the owner's unshelve (after a shelve elsewhere) put it back on host-a
+    const back = nova('host-a', [['host-a', 'host-b']]);
+    const unshelved = world({
+      nodes: [node('node-a', rec('Evacuated'))],
+      events: [succeeded],
+      nova: back,
+      observations: { ownerActions: [owner('shelve', 'host-b', 5), owner('unshelve', '', 6)] },
+    });
+    // drainer counted it moved when its owner shelved it on host-a (offloaded), and it was unshelved there
+    const shelvedHere = world({
+      nodes: [node('node-a', rec('Evacuated'))],
+      events: [ev('MigrationSucceeded', 'nova: web-1 (s1): moved')],
+      nova: nova('host-a'),
+      observations: { ownerActions: [owner('shelve', 'host-a', 5), owner('unshelve', '', 6)] },
+    });
+    // without the owner's actions, both are drainer's false report
+    const unexplained = world({ nodes: [node('node-a', rec('Evacuated'))], events: [succeeded], nova: back });
+
+    expect(migrationTruth(unshelved, OPTS)).toEqual([]);
+    expect(migrationTruth(shelvedHere, OPTS)).toEqual([]);
+    expect(migrationTruth(unexplained, OPTS).map((v) => v.id)).toEqual(['migration-succeeded-unconfirmed']);
+  });
+
   it('says nothing of a server Nova no longer lists (deleted since)', () => {
     const w = world({
       nodes: [node('node-a', rec('Evacuated'))],

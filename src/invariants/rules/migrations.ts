@@ -6,12 +6,16 @@ import { hostOfNode, MOVED_STATUSES, movesOf, recordOf } from '../hosts.ts';
 /** Migration statuses that moved nothing. */
 const GAVE_UP = new Set(['error', 'failed', 'cancelled', 'aborted']);
 import { violation, type Violation } from '../violation.ts';
-import type { CheckOptions, World, WorldEvent } from '../world.ts';
+import type { CheckOptions, ObservedOwnerAction, World, WorldEvent } from '../world.ts';
 
 /** "nova: web-1 (<id>): moved to …" → the id. */
 const SERVER_ID = /^nova: .* \(([^()\s]+)\): /;
 
 const serverIdOf = (e: WorldEvent): string | undefined => SERVER_ID.exec(e.message)?.[1];
+
+/** Did the server's owner do this (the owners' actions, where they were observed)? */
+const ownerDid = (world: World, serverId: string, what: (a: ObservedOwnerAction) => boolean): boolean =>
+  (world.observations?.ownerActions ?? []).some((a) => a.serverId === serverId && what(a));
 
 /** Did Nova move the server off host (a finished migration), and where is it now: off, or back by a later one? */
 function moveOff(world: World, serverId: string, host: string): 'never' | 'off' | 'back' | 'unexplained' {
@@ -33,6 +37,8 @@ function moveOff(world: World, serverId: string, host: string): 'never' | 'off' 
     );
   const now = world.nova?.servers.find((s) => s.id === serverId)?.host;
   if (now !== host) return 'off';
+  // an owner's unshelve since lands it wherever Nova's scheduler chose, this host too
+  if (ownerDid(world, serverId, (a) => a.action === 'unshelve' && a.at >= offAt)) return 'back';
   // on the host again: only a later migration onto it explains that
   return back ? 'back' : 'unexplained';
 }
@@ -64,6 +70,8 @@ function succeededUnconfirmed(world: World, opts: CheckOptions): Violation[] {
     // a server deleted since, or a host not known: nothing to compare with
     if (!id || !host || !server || server.host === undefined) continue;
     if (everMovedOff(world, id, host)) continue;
+    // its owner shelved it there (Nova offloads it: it left the host), wherever an unshelve put it since
+    if (ownerDid(world, id, (a) => a.action === 'shelve' && a.host === host)) continue;
     out.push(
       violation(
         'migration-succeeded-unconfirmed',

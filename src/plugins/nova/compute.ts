@@ -13,6 +13,17 @@ import type {
   NovaService,
 } from './types.ts';
 
+/** A migration's statuses before its server has landed on the destination (Nova's, any type). */
+const ARRIVING = new Set([
+  'accepted',
+  'queued',
+  'preparing',
+  'running',
+  'pre-migrating',
+  'migrating',
+  'post-migrating',
+]);
+
 export interface ComputeOptions {
   http: Http;
   session: KeystoneSession;
@@ -340,6 +351,22 @@ export class ComputeClient {
       { signal },
     );
     return res.body?.migrations ?? [];
+  }
+
+  /**
+   * Migrations on their way into this host that have not landed yet (the server's host is still
+   * the source): ones scheduled before the host was disabled, which Nova still completes.
+   * `host` matches source or destination; the first page is enough (2.59+: newest first).
+   */
+  async listArrivingMigrations(dest: string, signal?: AbortSignal): Promise<NovaMigration[]> {
+    await this.init(signal);
+    const res = await this.#call<{ migrations?: NovaMigration[] }>('GET', '/os-migrations', {
+      searchParams: { host: dest },
+      signal,
+    });
+    return (res.body?.migrations ?? []).filter(
+      (m) => m.dest_compute === dest && m.source_compute !== dest && ARRIVING.has(m.status),
+    );
   }
 
   /**

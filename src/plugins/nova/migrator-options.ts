@@ -17,6 +17,7 @@ export type MigratorCompute = Pick<
   | 'stopServer'
   | 'listServerMigrations'
   | 'listHostMigrations'
+  | 'listArrivingMigrations'
   | 'abortMigration'
   | 'getServerMigration'
   | 'forceCompleteMigration'

@@ -99,12 +99,17 @@ export class Migrator {
         this.#o.log.warn({ err }, 'polling Nova failed; trying again');
       }
       this.#report();
+      let arriving = false;
       if (failures === 0 && this.#done()) {
-        if (full) break;
-        full = true; // looks done: check the host itself, at once
-        continue;
+        if (!full) {
+          full = true; // looks done: check the host itself, at once
+          continue;
+        }
+        // a server on its way in (scheduled before the host was disabled) lands after this listing
+        arriving = await this.#arriving();
+        if (!arriving) break;
       }
-      full = false;
+      full = arriving; // once it has landed, the host's listing takes it on
       try {
         const tail = !this.entries.some((e) => e.state === 'pending' && e.next !== undefined);
         // a migration parked until its stall decision ends no sooner than that (dueIn has it)
@@ -159,6 +164,23 @@ export class Migrator {
 
   #report(): void {
     this.#o.progress(this.entries.map((e) => toProgress(e, this.#o.now())));
+  }
+
+  /** Is a migration into the host still on its way? A failed read counts as yes: look again. */
+  async #arriving(): Promise<boolean> {
+    try {
+      const arriving = await this.#o.compute.listArrivingMigrations(this.#o.source, this.#o.signal);
+      if (arriving.length)
+        this.#o.log.info(
+          { servers: arriving.map((m) => m.instance_uuid ?? m.server_uuid) },
+          'servers still migrating into the host: waiting for them to land, then moving them too',
+        );
+      return arriving.length > 0;
+    } catch (err) {
+      if (isAuthError(err) || isForbiddenError(err)) throw err;
+      this.#o.log.warn({ err }, 'reading the migrations into the host failed; looking again');
+      return true;
+    }
   }
 
   /** Nothing moving, nothing left to start: only succeeded, failed, skipped or blocked servers. */

@@ -44,7 +44,9 @@ export async function startStopped(
   await compute.init(ctx.signal);
   let migrations = rec.migrations;
   for (const id of ids) {
-    const done = await restartOne(compute, id, rec.host, ctx, opts);
+    // drainer migrated it itself after its stop (its way out changed to a move): still drainer's to start
+    const movedByUs = (rec.migrations[id]?.attempts ?? 0) > 0;
+    const done = await restartOne(compute, id, rec.host, movedByUs, ctx, opts);
     if (done === 'kept') continue; // a dry run
     const { stopped: _done, ...rest } = migrations[id] ?? { attempts: 0, startedAt: '' };
     migrations = { ...migrations, [id]: rest };
@@ -58,6 +60,7 @@ async function restartOne(
   compute: Compute,
   id: string,
   host: string,
+  movedByUs: boolean,
   ctx: RestoreContext,
   opts: RestartOptions,
 ): Promise<'done' | 'kept'> {
@@ -86,7 +89,7 @@ async function restartOne(
       await opts.sleep(opts.pollMs, ctx.signal);
       continue;
     }
-    const ours = s.status === 'SHUTOFF' && hostOf(s) === host;
+    const ours = s.status === 'SHUTOFF' && (hostOf(s) === host || movedByUs);
     if (!ours) {
       ctx.log.info(
         { server: id, status: s.status, host: hostOf(s) },

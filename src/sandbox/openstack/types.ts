@@ -157,6 +157,8 @@ export interface MigrationView {
   destHost: string | null;
   createdAt: number;
   updatedAt: number;
+  /** When the server began to run on the destination (the sandbox knows; Nova's API does not say). */
+  landedAt?: number;
 }
 
 export interface ServerView {

@@ -223,4 +223,29 @@ describe('an owner who acts mid-evacuation (sandbox Nova)', () => {
       ['live-migration', 'completed'],
     ]);
   });
+
+  it('the owner’s resize into the host was scheduled before the host was disabled: the evacuation waits for it to land and moves it too', async () => {
+    // vm-in lives on compute-b; its owner resizes it while compute-a (the only other host) is enabled
+    const d = await drainer([server('vm-a'), server('vm-in', { host: 'compute-b', migrationMs: 60_000 })]);
+    await owner('POST', '/servers/vm-in/action', { resize: { flavorRef: 'flavor-c2-r4096-d10' } });
+    await until(
+      () => (cloud!.state.migrations('vm-in')[0]?.status === 'migrating' ? true : undefined),
+      'vm-in on its way to compute-a',
+    );
+    // its owner confirms once it has landed, as owners do
+    const confirmed = until(async () => {
+      if (cloud!.state.server('vm-in')?.status !== 'VERIFY_RESIZE') return undefined;
+      await owner('POST', '/servers/vm-in/action', { confirmResize: null });
+      return true;
+    }, 'vm-in landed');
+
+    const outcome = await d.evacuate();
+    const leftOnHost = cloud!.state.serversOnHost('compute-a').map((s) => s.name);
+    await confirmed;
+
+    expect(outcome.succeeded).toBe(true);
+    expect(leftOnHost).toEqual([]);
+    expect(line(outcome, 'vm-in')?.state).toBe('succeeded');
+    expect(cloud!.state.server('vm-in')?.host).toBe('compute-b');
+  });
 });

@@ -1,5 +1,5 @@
 // Restore of way out stop: drainer starts again only the servers it stopped, and only while they are
-// as it left them (SHUTOFF, idle, on the host); a stop still powering off is followed to its end
+// as it left them (SHUTOFF, idle, on the host, or moved by drainer itself since); a stop still powering off is followed to its end
 // first, and an entry leaves the record only once the server runs again or its owner took it over.
 import { describe, expect, it } from 'vitest';
 import type { PluginRecord, RestoreContext } from '../../../src/core/backends/plugin.ts';
@@ -87,6 +87,18 @@ describe('starting again what drainer stopped', () => {
     expect(w.started).toEqual(['ours']);
     expect(Object.values(after.migrations).some((m) => m.stopped)).toBe(false);
     expect(w.saved.at(-1)).toMatchObject({ migrations: { ours: { attempts: 0 } } });
+  });
+
+  it('starts one drainer stopped and then migrated itself (its way out changed to cold): still SHUTOFF on another host', async () => {
+    const w = world({ ours: server('ours', 'SHUTOFF', 'compute-c') });
+    const after = await startStopped(
+      w.compute,
+      rec({ ours: { attempts: 1, startedAt: '2030-01-01T00:00:00Z', migrationId: 7, stopped: true } }),
+      w.ctx,
+      w.opts,
+    );
+    expect(w.started).toEqual(['ours']);
+    expect(after.migrations.ours?.stopped).toBeUndefined();
   });
 
   it('a server deleted meanwhile is forgotten too; a dry run starts nothing', async () => {

@@ -91,6 +91,8 @@ export interface Migration {
   projectId: string;
   createdAt: number;
   updatedAt: number;
+  /** When the server began to run on the destination (post-migrating, or its end if that was skipped). */
+  landedAt?: number;
 }
 
 export interface ServerGroup {
@@ -101,6 +103,9 @@ export interface ServerGroup {
   projectId: string;
   userId: string;
 }
+
+/** Statuses from which the server runs on the destination (a resize's confirm comes later). */
+const LANDED = new Set(['post-migrating', 'finished', 'completed', 'confirmed', 'done']);
 
 /** Statuses in which Nova lists a live migration under /servers/{id}/migrations. */
 export const IN_PROGRESS = new Set(['queued', 'preparing', 'running', 'post-migrating']);
@@ -301,6 +306,7 @@ export class NovaModel {
 
   setMigration(m: Migration, changes: Partial<Migration>): void {
     Object.assign(m, changes, { updatedAt: this.now() });
+    if (m.landedAt === undefined && m.status !== undefined && LANDED.has(m.status)) m.landedAt = m.updatedAt;
     this.emit({ kind: 'migration', migration: migrationView(m) });
   }
 
@@ -352,6 +358,7 @@ export function migrationView(m: Migration): MigrationView {
     destHost: m.destCompute,
     createdAt: m.createdAt,
     updatedAt: m.updatedAt,
+    ...(m.landedAt !== undefined ? { landedAt: m.landedAt } : {}),
   };
 }
 
