@@ -1,5 +1,5 @@
 // The KubeVirt fields drainer's plugin reads: held against the CRD excerpt (kubevirt-crds.test.ts) and against a
-// real cluster's CRDs (test/real/09-kubevirt.test.ts).
+// real cluster's CRDs (test/real/08k-kubevirt.test.ts).
 /** The fields src/plugins/kubevirt reads (types.ts, classify.ts, tracker.ts, migration-view.ts, timeout.ts). */
 export const PLUGIN_READS = {
   VirtualMachineInstance: [

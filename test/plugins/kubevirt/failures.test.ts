@@ -43,7 +43,7 @@ describe('KubeVirt plugin, failing migrations', () => {
   });
 
   it("names KubeVirt's reason for the last failed migration when the deadline ends the wait", async () => {
-    // seen against KubeVirt v1.5.3's own control plane (test/real/09-kubevirt): every attempt failed with the
+    // seen against KubeVirt v1.5.3's own control plane (test/real/08k-kubevirt): every attempt failed with the
     // node's reason, and the deadline's report said only "last migration … Failed"
     const w = await world({ vmis: [vm('vm-fail', { failFirstAttempts: 100, migrationSeconds: 1 })] });
 

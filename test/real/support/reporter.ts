@@ -100,7 +100,7 @@ export function withKubeVirtSection(
     KV_BEGIN,
     '## KubeVirt cases, run on their own',
     '',
-    `Written by \`npm run test:real -- test/real/09-kubevirt.test.ts\` with DRAINER_REAL_KUBEVIRT=1 and no OpenStack (docs/real-cluster-tests.md, "KubeVirt"). ${KUBEVIRT_NOTE}`,
+    `Written by \`npm run test:real -- test/real/08k-kubevirt.test.ts\` with DRAINER_REAL_KUBEVIRT=1 and no OpenStack (docs/real-cluster-tests.md, "KubeVirt"). ${KUBEVIRT_NOTE}`,
     '',
     `- when: ${now.toISOString()}; commit ${commit()}`,
     `- result: ${passed} of ${total} cases passed`,
