@@ -58,19 +58,14 @@ export function sandboxNova(state: OpenStackState, log?: readonly RequestLogEntr
 }
 
 export async function readSandboxWorld(
-  sandbox: Pick<Sandbox, 'kube' | 'openstack' | 'clock'>,
+  sandbox: Pick<Sandbox, 'kube' | 'openstack'>,
   k: KubeClients,
   o: { namespace: string; observations?: Omit<Observations, 'requests'>; signal?: AbortSignal },
 ): Promise<World> {
   const requests = [...sandbox.kube.requestLog];
   const kube = await readKubeWorld(k, { namespace: o.namespace, ...(o.signal ? { signal: o.signal } : {}) });
-  // the request logs and Nova run on the scenario clock; objects carry real time: one timeline
-  const vmiMoves = kube.vmiMoves?.map((m) =>
-    m.endedAt === undefined ? m : { ...m, endedAt: sandbox.clock.fromWall(m.endedAt) },
-  );
   return {
     ...kube,
-    ...(vmiMoves ? { vmiMoves } : {}),
     nova: sandboxNova(sandbox.openstack.state, sandbox.openstack.requestLog),
     observations: { ...o.observations, requests },
   };
