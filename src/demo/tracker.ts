@@ -65,6 +65,7 @@ interface VmiStatus {
   migrationState?: { startTimestamp?: string; endTimestamp?: string; targetNode?: string };
 }
 const vmiStatus = (o: KubeObject | undefined): VmiStatus => o?.status ?? {};
+const ms = (iso: string | undefined): number | undefined => (iso ? Date.parse(iso) : undefined);
 
 /** The nova-compute host of a node, as the scenario lays it out (mapping, exact name, FQDN). */
 export function novaHostOf(sb: Sandbox, node: string): string | undefined {
@@ -159,11 +160,6 @@ export class Tracker {
     return { ...s, items: this.#items.map((i) => ({ ...i })) };
   }
 
-  /** The scenario time of an object's stamp (objects carry real time, the demo counts simulated). */
-  #sim(iso: string | undefined): number | undefined {
-    return iso ? this.#sb.clock.fromWall(Date.parse(iso)) : undefined;
-  }
-
   #store() {
     return this.#sb.kube.store;
   }
@@ -231,14 +227,14 @@ export class Tracker {
     const last = migrations.at(-1);
     const status = vmiStatus(vmi);
     item.attempts = migrations.length;
-    item.startedAt ??= this.#sim(migrations[0]?.metadata.creationTimestamp);
+    item.startedAt ??= ms(migrations[0]?.metadata.creationTimestamp);
     if (!vmi || status.phase === 'Succeeded' || status.phase === 'Failed') {
       item.state = 'stopped';
       item.endedAt ??= now;
     } else if (status.nodeName && status.nodeName !== item.source) {
       item.state = 'moved';
       item.target = status.nodeName;
-      item.endedAt ??= this.#sim(status.migrationState?.endTimestamp) ?? now;
+      item.endedAt ??= ms(status.migrationState?.endTimestamp) ?? now;
     } else if (last) {
       const phase = (last.status as { phase?: string } | undefined)?.phase;
       item.state = phase === 'Failed' ? 'retrying' : 'migrating';

@@ -9,13 +9,6 @@ export interface Clock {
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
   /** Runs fn after `ms` simulated milliseconds; returns a cancel function. */
   after(ms: number, fn: () => void): () => void;
-  /**
-   * Real epoch milliseconds: what objects are stamped with (creationTimestamp, Events, conditions),
-   * so what a user reads with kubectl is real time; the scenario's waits stay on now().
-   */
-  wall(): number;
-  /** The simulated time of a wall stamp, for a controller that weighs a stamp against now(). */
-  fromWall(wallMs: number): number;
   readonly scale: number;
 }
 
@@ -31,15 +24,7 @@ export class ScaledClock implements Clock {
   }
 
   now(): number {
-    return this.fromWall(Date.now());
-  }
-
-  wall(): number {
-    return Date.now();
-  }
-
-  fromWall(wallMs: number): number {
-    return this.#simStart + (wallMs - this.#realStart) * this.scale;
+    return this.#simStart + (Date.now() - this.#realStart) * this.scale;
   }
 
   after(ms: number, fn: () => void): () => void {

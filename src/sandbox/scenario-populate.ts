@@ -114,7 +114,7 @@ function populateOwner(store: StoreLike, o: Owner, podStatus: (p: KubeObject) =>
 }
 
 export function populate(store: StoreLike, s: Scenario, clock: Clock): void {
-  const now = isoTime(clock.wall());
+  const now = isoTime(clock.now());
   for (const ns of namespacesOf(s)) {
     if (tryGet(store, RES.namespaces, undefined, ns)) continue; // the system ones exist already
     createWithStatus(store, RES.namespaces, { ...namespaceObject(ns), status: { phase: 'Active' } });

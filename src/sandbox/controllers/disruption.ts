@@ -1,6 +1,5 @@
 // Simulated disruption controller: PodDisruptionBudget status from the pods it selects, and the
 // disruptedPods the Eviction API adds are dropped once those pods are gone or being deleted.
-import type { Clock } from '../clock.ts';
 import type { KubeObject } from '../kube/types.ts';
 import { createLoop, watchAll } from './loop.ts';
 import { budgetStatus, type Budget } from './pdb-math.ts';
@@ -41,8 +40,7 @@ function controllerScale(store: StoreLike, pods: readonly KubeObject[]): number 
   return total;
 }
 
-function reconcilePdb(store: StoreLike, pdb: KubeObject, allPods: readonly KubeObject[], clock: Clock): void {
-  const now = clock.wall();
+function reconcilePdb(store: StoreLike, pdb: KubeObject, allPods: readonly KubeObject[], now: number): void {
   const spec = (pdb.spec ?? {}) as PdbSpec;
   const pods = allPods.filter(
     (p) => p.metadata.namespace === pdb.metadata.namespace && matchesLabels(p, spec.selector?.matchLabels),
@@ -52,11 +50,7 @@ function reconcilePdb(store: StoreLike, pdb: KubeObject, allPods: readonly KubeO
   const disrupted: Record<string, string> = {};
   for (const [name, at] of Object.entries(previous)) {
     const pod = byName.get(name);
-    if (
-      pod &&
-      !pod.metadata.deletionTimestamp &&
-      clock.fromWall(Date.parse(at)) + DISRUPTION_EXPIRY_MS > clock.now()
-    )
+    if (pod && !pod.metadata.deletionTimestamp && Date.parse(at) + DISRUPTION_EXPIRY_MS > now)
       disrupted[name] = at;
   }
   const healthy = pods.filter(
@@ -96,7 +90,7 @@ function reconcilePdb(store: StoreLike, pdb: KubeObject, allPods: readonly KubeO
 export const startDisruption: StartController = ({ store, clock, log }, signal) => {
   const reconcile = () => {
     const pods = store.list(RES.pods);
-    for (const pdb of store.list(RES.pdbs)) reconcilePdb(store, pdb, pods, clock);
+    for (const pdb of store.list(RES.pdbs)) reconcilePdb(store, pdb, pods, clock.now());
   };
   const loop = createLoop(reconcile, signal, (e) => log?.warn({ err: e }, 'sandbox disruption controller'));
   watchAll(

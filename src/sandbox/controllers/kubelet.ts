@@ -70,8 +70,8 @@ export const startKubelet: StartController = ({ store, clock, timings, log, unpu
       );
       const bad = images.find((i) => unpullable.has(i));
       p.status = bad
-        ? pullFailedStatus(p, bad, isoTime(clock.wall()))
-        : runningPodStatus(p, isoTime(clock.wall()), nextPodIp());
+        ? pullFailedStatus(p, bad, isoTime(clock.now()))
+        : runningPodStatus(p, isoTime(clock.now()), nextPodIp());
     });
   };
 

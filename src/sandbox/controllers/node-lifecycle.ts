@@ -16,7 +16,7 @@ export const startNodeLifecycle: StartController = ({ store, clock, log }, signa
         const spec = (n.spec ??= {}) as { taints?: Taint[] };
         const others = (spec.taints ?? []).filter((t) => t.key !== UNSCHEDULABLE_TAINT);
         if (want)
-          others.push({ key: UNSCHEDULABLE_TAINT, effect: 'NoSchedule', timeAdded: isoTime(clock.wall()) });
+          others.push({ key: UNSCHEDULABLE_TAINT, effect: 'NoSchedule', timeAdded: isoTime(clock.now()) });
         if (others.length) spec.taints = others;
         else delete spec.taints;
       });

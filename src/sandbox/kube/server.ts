@@ -108,9 +108,7 @@ function parseBody(raw: Buffer, contentType: string): unknown {
 export async function startKubeApiServer(opts: KubeApiServerOptions = {}): Promise<KubeApiServer> {
   const host = opts.host ?? '127.0.0.1';
   const now = () => (opts.clock ? opts.clock.now() : Date.now());
-  // objects carry real time (what kubectl shows); faults and the request log keep the scenario's
-  const stamp = () => (opts.clock ? opts.clock.wall() : Date.now());
-  const store = new ObjectStore({ now: stamp, historySize: opts.historySize });
+  const store = new ObjectStore({ now, historySize: opts.historySize });
   if (opts.crds !== false)
     for (const crd of drainerCrds()) store.create('customresourcedefinitions.apiextensions.k8s.io', crd);
   // Like the real watch cache, each resource's window starts when the server starts serving it:
@@ -125,7 +123,7 @@ export async function startKubeApiServer(opts: KubeApiServerOptions = {}): Promi
     store,
     evictionHooks,
     createHooks,
-    now: stamp,
+    now,
     watch: {
       bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 10_000,
       track: (close) => faults.trackWatch(close),

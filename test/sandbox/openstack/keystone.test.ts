@@ -15,12 +15,6 @@ class JumpClock implements Clock {
   now(): number {
     return this.#inner.now() + this.#offset;
   }
-  wall(): number {
-    return this.#inner.wall();
-  }
-  fromWall(wallMs: number): number {
-    return this.#inner.fromWall(wallMs) + this.#offset;
-  }
   after(ms: number, fn: () => void): () => void {
     return this.#inner.after(ms, fn);
   }

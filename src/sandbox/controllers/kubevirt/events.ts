@@ -12,7 +12,7 @@ export function recordEvent(
   reason: string,
   message: string,
 ): void {
-  const at = isoTime(clock.wall());
+  const at = isoTime(clock.now());
   store.create('events', {
     apiVersion: 'v1',
     kind: 'Event',

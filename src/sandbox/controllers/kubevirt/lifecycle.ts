@@ -32,7 +32,7 @@ export function createLauncher(
   const pod = store.create(RES.pods, launcherPod(vmi, node, migrationUid));
   return store.updateStatus(RES.pods, {
     ...pod,
-    status: runningPodStatus(pod, isoTime(clock.wall()), nextPodIp()),
+    status: runningPodStatus(pod, isoTime(clock.now()), nextPodIp()),
   });
 }
 
@@ -52,7 +52,7 @@ function place(store: StoreLike, clock: Clock, vmi: KubeObject): void {
     v.metadata.labels = { ...v.metadata.labels, 'kubevirt.io/nodeName': node };
     v.metadata.finalizers = [...new Set([...(v.metadata.finalizers ?? []), VMI_FINALIZER])];
   });
-  const now = isoTime(clock.wall());
+  const now = isoTime(clock.now());
   const ip = (pod.status as { podIP?: string }).podIP;
   mutateStatus(store, RES.vmis, vmi, (v) => {
     const status: VmiStatus = {
@@ -101,7 +101,7 @@ function shutDown(store: StoreLike, clock: Clock, vmi: KubeObject): void {
       ),
       phaseTransitionTimestamps: [
         ...((s.phaseTransitionTimestamps as unknown[]) ?? []),
-        { phase: 'Succeeded', phaseTransitionTimestamp: isoTime(clock.wall()) },
+        { phase: 'Succeeded', phaseTransitionTimestamp: isoTime(clock.now()) },
       ],
     };
   });

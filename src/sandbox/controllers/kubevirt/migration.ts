@@ -42,8 +42,7 @@ const handedOff = (vmi: KubeObject | undefined, m: KubeObject): boolean =>
 export function createMigrationController(deps: VirtControllerDeps, signal: AbortSignal) {
   const { store, clock, timings, history } = deps;
   const timers = new Timers((ms, fn) => clock.after(ms, fn), signal, deps.onError);
-  // stamps are real time (what kubectl shows); waits are on the scenario clock
-  const now = () => isoTime(clock.wall());
+  const now = () => isoTime(clock.now());
   /** VMIMs whose backoff Event was recorded (once per VMIM). */
   const toldBackoff = new Set<string>();
   const event = (about: KubeObject, type: 'Normal' | 'Warning', reason: string, message: string) =>
@@ -181,7 +180,7 @@ export function createMigrationController(deps: VirtControllerDeps, signal: Abor
       });
       return schedule(m, timings.migrationStepSeconds * 1000);
     }
-    const waited = clock.now() - clock.fromWall(Date.parse(pod.metadata.creationTimestamp ?? now()));
+    const waited = clock.now() - Date.parse(pod.metadata.creationTimestamp ?? now());
     if (waited >= UNSCHEDULABLE_TIMEOUT_MS) {
       event(
         m,
