@@ -118,8 +118,7 @@ function upsertText(markdown: string, t: ScenarioText): string {
   // its rows where they were (else at the table's end), its section where it was (else before the run's)
   const firstRow = lines.findIndex(isRow);
   const kept = lines.filter((l) => !isRow(l));
-  const rowsAt =
-    firstRow >= 0 ? firstRow : kept.reduce((last, l, i) => (l.startsWith('| ') ? i : last), -1) + 1;
+  const rowsAt = firstRow >= 0 ? firstRow : endOfSummaryTable(kept);
   kept.splice(rowsAt, 0, ...t.rows);
   let at = kept.indexOf(`## ${t.heading}`);
   if (at >= 0) {
@@ -131,6 +130,14 @@ function upsertText(markdown: string, t: ScenarioText): string {
   }
   kept.splice(at, 0, ...t.section);
   return kept.join('\n');
+}
+
+/** The line after the summary table's last row: later sections (image, real guests) have tables of their own. */
+function endOfSummaryTable(lines: readonly string[]): number {
+  const header = lines.findIndex((l) => l.startsWith('| scenario |'));
+  if (header < 0) return lines.length;
+  const end = lines.findIndex((l, i) => i > header && !l.startsWith('|'));
+  return end < 0 ? lines.length : end;
 }
 
 /**

@@ -90,6 +90,17 @@ describe('a scenario that runs apart (fleet-real) in BENCHMARKS.md', () => {
     expect(md).toContain('- fleet note');
   });
 
+  it("adds its rows to the summary table, not to a later section's own table", () => {
+    const withImage = `${whole}\n## image\n\n| image | size |\n|---|---|\n| before | 379 MB |\n`;
+    const lines = upsertScenario(withImage, real(0.01), machine).split('\n');
+    const row = lines.findIndex((l) => l.startsWith('| fleet-real |'));
+    expect(row).toBeGreaterThan(
+      lines.indexOf('| scenario | figure | value | goal | pass/fail | machine | date | commit |'),
+    );
+    expect(row).toBeLessThan(lines.indexOf('## fleet'));
+    expect(lines.slice(lines.indexOf('## image'))).not.toContainEqual(expect.stringContaining('fleet-real'));
+  });
+
   it('puts a scenario measured again where it was: its rows before the later ones, its section in place', () => {
     const again = {
       scenario: 'fleet',
