@@ -7,12 +7,12 @@ import { world } from './helpers.ts';
 const budget = (v: unknown) => configSchema.safeParse({ fleet: { maxConcurrentEvacuations: v } });
 
 describe('fleet config', () => {
-  it('defaults to one node at a time, Leases in the drainer namespace, 30 s slot and 120 s agent leases', () => {
+  it('defaults to one node at a time, Leases in the drainer namespace, 30 s slot and 300 s agent leases', () => {
     expect(configSchema.parse({}).fleet).toEqual({
       maxConcurrentEvacuations: 1,
       namespace: 'drainer',
       leaseDuration: 30,
-      agentLeaseDuration: 120,
+      agentLeaseDuration: 300,
       daemonSet: 'drainer',
       // no windows, freezes or blockers: evacuations may start at any time
       maintenanceWindows: [],
