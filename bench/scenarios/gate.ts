@@ -178,7 +178,7 @@ export async function gateBench(kubectl: string, o: GateOptions): Promise<GateBe
         atMost('gate requests per node per hour while idle (measured)', round(perNodeHour, 2), 1),
         info(
           'gate requests per node per hour while idle (periodic, from the code)',
-          `${round((2 * 3600) / GATE_WATCH_SECONDS + 2, 0)} (2 watches re-opened every ${GATE_WATCH_SECONDS / 60} min, an hourly sweep for deleted nodes' gates: a list and a GET)`,
+          `${round((2 * 3600) / GATE_WATCH_SECONDS + 1, 0)} (2 watches re-opened every ${GATE_WATCH_SECONDS / 60} min, an hourly read of whose turn it is to sweep for deleted nodes' gates; the one agent an hour whose turn it is lists the gates)`,
         ),
         atMost(
           `node Lease (one writer per node) requests per node per hour while idle, at fleet.agentLeaseDuration ${o.defaultAgentLeaseSeconds} s`,
@@ -205,8 +205,9 @@ export function gateNotes(o: GateOptions, r: GateBenchResult, kubectl: string): 
       'retries the gate pod eviction (429 while held) every 5 s, so up to ~5 s is its retry interval.',
     `Idle: ${round(r.idleHours * 3600, 0)} s with both nodes in service; ${r.idleRequests} requests to the gates' pods and ` +
       'PDBs in that time (the sandbox request log). While idle the gate makes only periodic requests: its two ' +
-      `watches (gate pod and PDB of the node) re-open every ${GATE_WATCH_SECONDS / 60} min, and an hourly sweep for the gates of ` +
-      'deleted nodes lists the gate PDBs and GETs a Node or two; the idle window is shorter than both periods.',
+      `watches (gate pod and PDB of the node) re-open every ${GATE_WATCH_SECONDS / 60} min, and an hourly read of the Lease ` +
+      "drainer-gate-sweep; one agent of the fleet an hour takes it and sweeps the deleted nodes' gates (two lists and a " +
+      'GET per gate); the idle window is shorter than both periods.',
     'The gate opens the moment the plugins have moved every VM; drainer goes on with its own pod drain beside ' +
       "the taker's, so the evicted pods do not add to the lag.",
     `The node Lease: the agents ran with fleet.agentLeaseDuration ${o.agentLeaseSeconds} s (renewed every third of it), ` +

@@ -4,6 +4,7 @@
 // the holders renewing meanwhile, and the wake-ups to check whether one of them stopped, cost it no
 // list (issue 38: a wait's wake-up on a timer relisted the queue at the next hand-off).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { NODE_LEASE_COMPONENT, nodeLeaseName } from '../../src/core/agent/node-lease.ts';
 import { FleetBudget } from '../../src/core/fleet/budget.ts';
 import { kubeFleetApi } from '../../src/core/fleet/kube-port.ts';
 import type { FleetApi, Slot } from '../../src/core/fleet/types.ts';
@@ -75,3 +76,35 @@ describe('a node waiting through two hand-offs longer than the lease duration', 
     expect(n3Lists.n).toBe(1);
   }, 20_000);
 });
+
+describe("a waiter's Lease watch", () => {
+  it("brings the slots, never the agents' node Leases, whose renewals would reach every waiter", async () => {
+    const nodeLeases = kubeFleetApi({
+      k: fx.k,
+      namespace: 'drainer',
+      daemonSet: 'drainer',
+      log: quietLogger(),
+      component: NODE_LEASE_COMPONENT,
+    });
+    const slots = kubeFleetApi({ k: fx.k, namespace: 'drainer', daemonSet: 'drainer', log: quietLogger() });
+    const seen: string[] = [];
+    slots.watchLeases(
+      (_type, l) => seen.push(l.name),
+      () => undefined,
+      stop.signal,
+    );
+    const renewed = await nodeLeases.createLease({
+      name: nodeLeaseName('n1'),
+      holder: 'agent-n1',
+      durationSeconds: 300,
+    });
+    await nodeLeases.replaceLease({ ...renewed, renewTime: new Date().toISOString() });
+    await slots.createLease({ name: 'drainer-evacuation-0', holder: 'n2', durationSeconds: 30 });
+    await until(() => seen.includes('drainer-evacuation-0'));
+    expect(seen).toEqual(['drainer-evacuation-0']);
+  });
+});
+
+async function until(ok: () => boolean): Promise<void> {
+  for (let i = 0; i < 100 && !ok(); i++) await sleep(50);
+}

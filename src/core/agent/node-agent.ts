@@ -275,6 +275,7 @@ export function createNodeAgent(o: NodeAgentOptions): { agent: Agent; reconciler
           k: o.k,
           namespace: o.config.fleet.namespace,
           nodeName: o.nodeName,
+          instance: o.config.instance ?? defaultInstance(),
           gate,
           uninstalled: () => api.uninstalled?.() ?? Promise.resolve(false),
           log,

@@ -17,6 +17,7 @@ import { isNotFoundError } from '../../errors.ts';
 import type { BackoffOptions } from '../../kube/backoff.ts';
 import type { Logger } from '../../observability/logger.ts';
 import type { FleetApi, LeaseView } from './types.ts';
+import { NODE_LEASE_COMPONENT } from '../agent/node-lease.ts';
 import { parseRecord, STATE_ANNOTATION } from '../record/record.ts';
 import type { KubeNode } from '../../kube/types.ts';
 
@@ -91,10 +92,12 @@ export function kubeFleetApi(o: {
         }));
     },
     watchLeases(onEvent, onOpen, signal) {
-      // a handful of objects: the watch brings them (no list), and after a 410 brings them again
+      // a handful of objects: the watch brings them (no list), and after a 410 brings them again;
+      // never the agents' node Leases, one per node, whose renewals would reach every waiter
       void runWatch<KubeLease>({
         k,
         path: leasesPath(namespace),
+        query: { labelSelector: `app.kubernetes.io/component!=${NODE_LEASE_COMPONENT}` },
         watchFirst: true,
         onEvent: (type, l) => onEvent(type, view(l)),
         onOpen,

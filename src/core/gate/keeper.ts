@@ -9,18 +9,22 @@ import { gateSelector, pdbsPath, podsPath } from '../../kube/gate.ts';
 import { runWatch } from '../../kube/watch.ts';
 import type { Logger } from '../../observability/logger.ts';
 import type { DrainGate } from './gate.ts';
+import { kubeFleetApi } from '../fleet/kube-port.ts';
 import { sweepGateLitter } from './litter.ts';
+import { takeSweepTurn } from './litter-turn.ts';
 
 export interface GateKeeperOptions {
   readonly k: KubeClients;
   readonly namespace: string;
   readonly nodeName: string;
+  /** This agent instance: the holder it writes when it takes the fleet's sweep turn. */
+  readonly instance?: string;
   readonly gate: DrainGate;
   /** Is drainer being uninstalled (its DaemonSet gone or being deleted since the agent started)? */
   readonly uninstalled: () => Promise<boolean>;
   readonly log: Logger;
   readonly backoff?: BackoffOptions | undefined;
-  /** How often the gates of deleted nodes are looked for (first at start; default 1 h). */
+  /** How often the fleet looks for the gates of deleted nodes (one agent a period; default 1 h). */
   readonly litterEveryMs?: number;
   /**
    * At stop, a DaemonSet found gone is looked for again after this long (ms, default 2 s): `kubectl
@@ -37,15 +41,33 @@ export interface GateKeeper {
 /** The gate watches' server-side timeout: each re-opens once per this many seconds. */
 export const GATE_WATCH_SECONDS = 1800;
 
-/** Looks for the gates of deleted nodes at start, then every litterEveryMs. */
+/**
+ * Sweeps the gates of deleted nodes when it is this agent's turn (at start if the last sweep is a
+ * period old), and looks again when the next one is due, a random tenth of a period later so that
+ * the fleet does not ask at the same second.
+ */
 async function sweepLoop(o: GateKeeperOptions, signal: AbortSignal): Promise<void> {
+  const everyMs = o.litterEveryMs ?? 3_600_000;
+  const api = kubeFleetApi({
+    k: o.k,
+    namespace: o.namespace,
+    daemonSet: '',
+    log: o.log,
+    component: 'gate-sweep',
+  });
+  const instance = o.instance ?? o.nodeName;
   while (!signal.aborted) {
-    await sweepGateLitter({ k: o.k, namespace: o.namespace, nodeName: o.nodeName, log: o.log, signal }).catch(
-      (err: unknown) => {
-        if (!signal.aborted) o.log.warn({ err }, 'could not look for the drain gates of deleted nodes');
-      },
-    );
-    await sleep(o.litterEveryMs ?? 3_600_000, signal).catch(() => undefined);
+    let dueAt = Date.now() + everyMs;
+    try {
+      const turn = await takeSweepTurn(api, { instance, everyMs, now: new Date() });
+      dueAt = turn.dueAt;
+      if (turn.ours)
+        await sweepGateLitter({ k: o.k, namespace: o.namespace, nodeName: o.nodeName, log: o.log, signal });
+    } catch (err) {
+      if (!signal.aborted) o.log.warn({ err }, 'could not look for the drain gates of deleted nodes');
+    }
+    const waitMs = Math.max(0, dueAt - Date.now()) + Math.random() * everyMs * 0.1;
+    await sleep(waitMs, signal).catch(() => undefined);
   }
 }
 

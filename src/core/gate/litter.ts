@@ -1,9 +1,7 @@
 // The gate objects (PDB, pod) of deleted nodes. A node that is powered off and deleted never
-// stops its agent, so nobody drops its gate; the agents sweep instead. One writer per dead node:
-// each agent looks only at the gates whose node names follow its own (in name order) up to the
-// next node that exists, so a dead node's gate is removed by the agent of the live node just
-// before it, with a few GETs per agent, not one per node. A Node made again in between keeps its
-// gate (its own agent heals it in any case).
+// stops its agent, so nobody drops its gate; the agents sweep instead, one of them a period, the
+// one whose turn it is (litter-turn.ts): a sweep lists every gate and reads the Node of each gate
+// not its own's. A Node made again in between keeps its gate (its own agent heals it in any case).
 import { DrainerError, isConflictError, isNotFoundError } from '../../errors.ts';
 import type { KubeClients } from '../../kube/client.ts';
 import {
@@ -77,7 +75,10 @@ async function removeGate(o: LitterOptions, pdbs: readonly KubeObject[], node: s
     );
 }
 
-/** One sweep; answers the nodes whose gates were removed. */
+/**
+ * One sweep; answers the nodes whose gates were removed. A gate that cannot be removed is left for
+ * the next sweep and does not stop this one; the first such error is thrown at the end.
+ */
 export async function sweepGateLitter(o: LitterOptions): Promise<string[]> {
   const list = (path: string) =>
     listAll<KubeObject>(o.k, {
@@ -95,16 +96,20 @@ export async function sweepGateLitter(o: LitterOptions): Promise<string[]> {
     if (pdbs.items.includes(obj)) of.push(obj);
     gates.set(node, of);
   }
-  // the names after our own, in order, wrapping around
-  const names = [...gates.keys()].sort();
-  const after = [...names.filter((n) => n > o.nodeName), ...names.filter((n) => n < o.nodeName)];
   const removed: string[] = [];
-  for (const node of after) {
-    if (await nodeExists(o.k, node, o.signal)) break;
+  let failed: Error | undefined;
+  for (const node of [...gates.keys()].sort()) {
+    if (o.signal?.aborted) break;
     const of = gates.get(node) ?? [];
-    await removeGate(o, of, node);
-    removed.push(node);
-    o.log.info({ node, gate: of.map((p) => p.metadata.name) }, 'removed the drain gate of a deleted node');
+    try {
+      if (await nodeExists(o.k, node, o.signal)) continue;
+      await removeGate(o, of, node);
+      removed.push(node);
+      o.log.info({ node, gate: of.map((p) => p.metadata.name) }, 'removed the drain gate of a deleted node');
+    } catch (err) {
+      failed ??= err instanceof Error ? err : new Error(String(err));
+    }
   }
+  if (failed !== undefined) throw failed;
   return removed;
 }
