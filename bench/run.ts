@@ -20,6 +20,7 @@ import {
   type ScenarioResult,
 } from './lib/report.ts';
 import { round } from './lib/stats.ts';
+import { configSchema } from '../src/config/schema.ts';
 import { spliceInto } from './lib/real-section.ts';
 import { busy, busyNotes } from './scenarios/busy.ts';
 import { drainNotes, drainVsKubectl } from './scenarios/drain.ts';
@@ -62,7 +63,7 @@ const GATE = {
   migrationSeconds: 20,
   idleMs: 20_000,
   agentLeaseSeconds: 6,
-  defaultAgentLeaseSeconds: 120,
+  defaultAgentLeaseSeconds: configSchema.parse({}).fleet.agentLeaseDuration,
 };
 /** 40 servers, 4 of them busy (8 GiB dirtying 1.5 GB/s over a 1 GB/s link), M = 2. */
 const BUSY = {
