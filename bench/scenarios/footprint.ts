@@ -5,6 +5,7 @@
 // store). The sandbox's API server speaks TLS and wants a bearer token, as a real one does. API traffic
 // goes through counting loopback proxies. The simulated controllers are off: nothing changes in an
 // idle cluster.
+import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -224,9 +225,36 @@ async function closeWindow(s: Subject, w: WindowStart): Promise<FootprintSample>
   };
 }
 
+/** `drainer run-once` next to a running agent of its node: how soon it refuses, and how. */
+export interface Refusal {
+  readonly seconds: number;
+  readonly code: number | null;
+  readonly stderr: string;
+}
+
+/**
+ * `run-once --node <node> --cordon` as an operator types it beside the kubeconfig-mode agent of that
+ * node (issue 37: a live holder is refused at once; it used to watch the Lease for up to 40 s).
+ */
+async function refuseNextTo(s: Subject, entry: string, repo: string): Promise<Refusal> {
+  const configPath = path.join(s.dir, 'run-once.yaml');
+  const config = { openstack: s.sandbox.drainerConfig.openstack, kubeconfig: path.join(s.dir, 'kubeconfig') };
+  await writeFile(configPath, yaml.dump(config), { mode: 0o600 });
+  const started = performance.now();
+  const child = spawn(
+    process.execPath,
+    [entry, 'run-once', '--node', NODE, '--cordon', '--config-path', configPath],
+    { cwd: repo, env: { PATH: process.env.PATH ?? '', HOME: s.dir }, stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  return { seconds: (performance.now() - started) / 1000, code, stderr: stderr.trim() };
+}
+
 /**
  * The daemons start one after the other (each start alone on the machine), then share one idle
- * window, so whatever else the machine does weighs on all alike.
+ * window, so whatever else the machine does weighs on all alike. Then run-once is refused beside one.
  */
 async function measureSideBySide(
   small: Sandbox,
@@ -234,7 +262,7 @@ async function measureSideBySide(
   o: FootprintOptions,
   entry: string,
   nodeOptions: Record<KubeMode, string>,
-): Promise<FootprintSample[]> {
+): Promise<{ samples: FootprintSample[]; refusal: Refusal }> {
   const subjects: Subject[] = [];
   try {
     // One unmeasured start first: the sandbox's API server and the proxies run in this process, and
@@ -255,7 +283,9 @@ async function measureSideBySide(
       if (!w) throw new Error('bench footprint: a daemon did not start');
       out.push(await closeWindow(s, w));
     }
-    return out;
+    const beside = subjects.find((s) => s.mode === 'kubeconfig' && s.nodes === SMALL_NODES);
+    if (!beside) throw new Error('bench footprint: no kubeconfig-mode agent to refuse beside');
+    return { samples: out, refusal: await refuseNextTo(beside, entry, o.repo) };
   } finally {
     for (const s of subjects) await stopSubject(s);
   }
@@ -293,6 +323,7 @@ export interface FootprintResult {
   readonly nodeOptions: Record<KubeMode, string>;
   /** Import costs in bare Node processes with pod mode's NODE_OPTIONS: nothing, client-node, the bundle's daemon chunk. */
   readonly imports: ImportCost[];
+  readonly refusal: Refusal;
   readonly figures: Figure[];
 }
 
@@ -319,6 +350,8 @@ const MODE_NAME: Record<KubeMode, string> = {
 const POD_RSS_MB = 70;
 const KUBECONFIG_RSS_MB = 100;
 const READY_S = 0.3;
+/** Issue 37: run-once next to a live agent is refused in under 5 s. */
+const REFUSE_S = 5;
 const READY_STARTS = 3;
 
 /** Builds the bundle inside the repository (so it resolves node_modules as dist/ does). */
@@ -349,13 +382,18 @@ export async function footprint(o: FootprintOptions): Promise<FootprintResult> {
   });
   try {
     const growSeconds = grow(bigSandbox, o.bigNodes, o.bigPods);
-    const [small, big, kcSmall, kcBig, exec] = await measureSideBySide(
+    const { samples, refusal } = await measureSideBySide(
       smallSandbox,
       bigSandbox,
       o,
       built.entry,
       nodeOptions,
     );
+    const [small, big, kcSmall, kcBig, exec] = samples;
+    if (refusal.code !== 2)
+      throw new Error(
+        `bench footprint: run-once beside a live agent exited ${refusal.code}: ${refusal.stderr}`,
+      );
     if (!small || !big || !kcSmall || !kcBig || !exec)
       throw new Error('bench footprint: a daemon is missing');
     const imports: ImportCost[] = [];
@@ -372,7 +410,14 @@ export async function footprint(o: FootprintOptions): Promise<FootprintResult> {
       growSeconds,
       nodeOptions,
       imports,
+      refusal,
       figures: [
+        atMost(
+          'run-once beside a live agent of its node: refused (exit 2) in',
+          round(refusal.seconds, 2),
+          REFUSE_S,
+          's',
+        ),
         ...all.map((s) =>
           atMost(`RSS, ${tag(s)}`, mb(s.rssBytes), s.mode === 'pod' ? POD_RSS_MB : KUBECONFIG_RSS_MB, 'MB'),
         ),
@@ -461,6 +506,9 @@ export function footprintNotes(r: FootprintResult, o: FootprintOptions): string[
       'included); CPU in the window from process_cpu_seconds_total. Simulated controllers off (an idle cluster).',
     'The agent watches only its own Node (fieldSelector) and NodeMaintenances, so what it reads does not grow with ' +
       'the cluster.',
+    `After the window, \`node <bundle>/cli.js run-once --node ${NODE} --cordon\` with the kubeconfig-mode agent's kubeconfig, ` +
+      `beside that agent (its node Lease live): spawn to exit, ${round(r.refusal.seconds, 2)} s, exit ${r.refusal.code}: ` +
+      `"${r.refusal.stderr.split('\n')[0] ?? ''}"`,
   ];
   const change = Math.abs(r.big.bytesRead - r.small.bytesRead) / r.small.bytesRead;
   if (change > 0.1) {
