@@ -164,10 +164,14 @@ export function fleetRealNotes(
     notes.push(
       `API-server restart with ${n(restarted.agents)} agents: DRAINER_FLEET_APISERVER_STOP then _START; down ${round(x.downS, 1)} s; watches ${round(x.watchesBefore, 0)} before, ${round(x.watchesAfter, 0)} after; every watch back ${x.rewatchS === undefined ? 'not within 120 s' : `${round(x.rewatchS, 1)} s after the API server answered again`}; requests started per second (answered requests plus newly held watches, 1 s buckets, less the baseline) peaked at ${round(x.peakPerSecond, 1)} against ${round(x.idlePerSecond, 2)} idle.`,
     );
-  } else
+  } else {
+    const failedRestart = runs.find((r) => r.restartError !== undefined);
     notes.push(
-      'No API-server restart was measured: DRAINER_FLEET_APISERVER_STOP and _START were not set, or the largest size did not run.',
+      failedRestart
+        ? `No API-server restart was measured: with ${n(failedRestart.agents)} agents its commands failed: ${failedRestart.restartError ?? ''}`
+        : 'No API-server restart was measured: DRAINER_FLEET_APISERVER_STOP and _START were not set, or the largest size did not run.',
     );
+  }
   for (const f of failed)
     notes.push(
       `**${n(f.agents)} agents: not measured.** The run stopped: ${f.why}. What it needs is written below the table's figures, in this section's last notes.`,

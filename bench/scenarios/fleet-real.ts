@@ -95,6 +95,8 @@ export interface SizeRun {
   readonly idle: IdleFigures;
   readonly roll: RollFigures;
   readonly restart?: RestartFigures;
+  /** Why the restart was not measured (its commands failed). */
+  readonly restartError?: string;
   readonly objects: Record<string, number>;
   /** Per agent: RSS (MB, the processes' RSS over their agents) and CPU (ms per second). */
   readonly rssMbPerAgent: number;
@@ -610,8 +612,13 @@ async function runSize(o: FleetRealOptions, size: number, k: KubeClients): Promi
     const cpuRoll = ((s2.cpu - s1.cpu) / rollS / size) * 1000;
 
     let restart: RestartFigures | undefined;
+    let restartError: string | undefined;
+    // a restart that fails costs its own figures, not the idle and roll ones measured before it
     if (o.restart && size === Math.max(...o.sizes))
-      restart = await restartApiServer(o.restart, c, idle, baselinePerSecond);
+      restart = await restartApiServer(o.restart, c, idle, baselinePerSecond).catch((err: unknown) => {
+        restartError = err instanceof Error ? err.message : String(err);
+        return undefined;
+      });
 
     const last = sumStats(await pack.stats());
     return {
@@ -620,6 +627,7 @@ async function runSize(o: FleetRealOptions, size: number, k: KubeClients): Promi
       idle,
       roll,
       ...(restart ? { restart } : {}),
+      ...(restartError !== undefined ? { restartError } : {}),
       objects,
       rssMbPerAgent: last.rss / 1e6 / size,
       rssMbPerProcess: last.rss / 1e6 / pack.children.length,
@@ -672,6 +680,17 @@ async function restartApiServer(
   const before = watchesOf((await window(c)).samples);
   const down = Date.now();
   await sh(cmds.stop, 180_000);
+  // a stop command may return while the API server still drains its requests: start only once it is gone
+  await until(
+    'the API server stopped',
+    async () =>
+      !(await window(c).then(
+        () => true,
+        () => false,
+      )),
+    120_000,
+    500,
+  );
   await sh(cmds.start, 300_000);
   let prev: Window | undefined;
   let back: number | undefined;
