@@ -273,8 +273,9 @@ export class Drains {
           return isApiError(err) && err.status !== undefined ? err.status : 0;
         }
       },
-      // deletionTimestamps are on the API server's clock (the sandbox's, scaled)
+      // the scenario's clock; a deletionTimestamp is real time, put back on it (exactly: the store kept it)
       now: () => this.#fleet.sandbox.clock.now(),
+      deletedAt: (p) => this.#fleet.sandbox.kube.store.stamps.metaMoment(p, 'deletionTimestamp'),
       sleep: (ms) => sleep(ms, this.#stop.signal),
       signal: this.#stop.signal,
     };

@@ -43,15 +43,19 @@ export const toleratesDisrupted = (p: KubeObject) =>
 export const isTerminal = (p: KubeObject) => phase(p) === 'Succeeded' || phase(p) === 'Failed';
 const isTerminating = (p: KubeObject) => p.metadata.deletionTimestamp !== undefined;
 const isActive = (p: KubeObject) => !isTerminal(p) && !isTerminating(p);
-const stuckTerminating = (p: KubeObject, now: number) =>
-  isTerminating(p) && now - Date.parse(p.metadata.deletionTimestamp ?? '') > 60_000;
+/** When a pod's deletionTimestamp is, on the clock of `now` (by default the stamp's own). */
+export type DeletedAt = (p: KubeObject) => number;
+const stampedDeletion: DeletedAt = (p) => Date.parse(p.metadata.deletionTimestamp ?? '');
+const stuckTerminating = (p: KubeObject, now: number, deletedAt: DeletedAt) =>
+  isTerminating(p) && now - deletedAt(p) > 60_000;
 const doNotDisrupt = (p: KubeObject) => p.metadata.annotations?.['karpenter.sh/do-not-disrupt'] === 'true';
 
 export const isEvictable = (p: KubeObject) =>
   isActive(p) && !toleratesDisrupted(p) && !ownedBy(p, 'Node') && !doNotDisrupt(p);
-const isDrainable = (p: KubeObject, now: number) =>
-  !toleratesDisrupted(p) && !stuckTerminating(p, now) && !ownedBy(p, 'Node');
-export const isWaitingEviction = (p: KubeObject, now: number) => !isTerminal(p) && isDrainable(p, now);
+const isDrainable = (p: KubeObject, now: number, deletedAt: DeletedAt) =>
+  !toleratesDisrupted(p) && !stuckTerminating(p, now, deletedAt) && !ownedBy(p, 'Node');
+export const isWaitingEviction = (p: KubeObject, now: number, deletedAt = stampedDeletion) =>
+  !isTerminal(p) && isDrainable(p, now, deletedAt);
 const critical = (p: KubeObject) =>
   ['system-node-critical', 'system-cluster-critical'].includes(spec(p).priorityClassName ?? '');
 
@@ -60,8 +64,10 @@ export interface TakerPort {
   pods(node: string): Promise<KubePod[]>;
   /** The eviction's HTTP status (201/200 admitted, 429 refused by a budget, 404 gone …). */
   evict(pod: KubePod): Promise<number>;
-  /** The cluster's clock (the API server's: deletionTimestamps are on it). */
+  /** The cluster's clock. */
   now(): number;
+  /** A pod's deletionTimestamp on now()'s clock; by default the stamp itself (stamps are on it). */
+  deletedAt?: DeletedAt;
   sleep(ms: number): Promise<void>;
   readonly signal?: AbortSignal;
 }
@@ -74,7 +80,7 @@ export interface TakerResult {
 }
 
 interface TakerRules {
-  waiting(p: KubePod, now: number): boolean;
+  waiting(p: KubePod, now: number, deletedAt: DeletedAt): boolean;
   /** The pods to evict this pass, in the taker's order (one group at a time). */
   next(waiting: KubePod[]): KubePod[];
 }
@@ -98,7 +104,7 @@ async function takeAway(
       continue;
     }
     const now = port.now();
-    const waiting = pods.filter((p) => rules.waiting(p, now));
+    const waiting = pods.filter((p) => rules.waiting(p, now, port.deletedAt ?? stampedDeletion));
     if (!waiting.length) return { done: true, evicted, retries };
     for (const p of rules.next(waiting)) {
       const code = await port.evict(p).catch(() => 0);
@@ -111,7 +117,7 @@ async function takeAway(
 }
 
 const KARPENTER: TakerRules = {
-  waiting: (p, now) => isWaitingEviction(p, now),
+  waiting: (p, now, deletedAt) => isWaitingEviction(p, now, deletedAt),
   next(waiting) {
     const evictable = waiting.filter(isEvictable);
     const groups = [

@@ -4,6 +4,7 @@
 // fleet's evacuation slots.
 import { holderNode } from '../core/fleet/budget.ts';
 import { parseRecord, STATE_ANNOTATION, type NodeRecord, type Phase } from '../core/record/record.ts';
+import { MIGRATION_ENDED } from '../sandbox/controllers/kubevirt/migration.ts';
 import type { Sandbox } from '../sandbox/index.ts';
 import type { KubeObject } from '../sandbox/kube/types.ts';
 import type { MigrationView } from '../sandbox/openstack/index.ts';
@@ -62,10 +63,9 @@ const NOVA_FAILED = new Set(['error', 'failed', 'cancelled', 'reverted']);
 interface VmiStatus {
   phase?: string;
   nodeName?: string;
-  migrationState?: { startTimestamp?: string; endTimestamp?: string; targetNode?: string };
+  migrationState?: { endTimestamp?: string; targetNode?: string; migrationUid?: string };
 }
 const vmiStatus = (o: KubeObject | undefined): VmiStatus => o?.status ?? {};
-const ms = (iso: string | undefined): number | undefined => (iso ? Date.parse(iso) : undefined);
 
 /** The nova-compute host of a node, as the scenario lays it out (mapping, exact name, FQDN). */
 export function novaHostOf(sb: Sandbox, node: string): string | undefined {
@@ -164,6 +164,11 @@ export class Tracker {
     return this.#sb.kube.store;
   }
 
+  /** The scenario moment of a stamp (objects carry real time; the demo counts scenario time). */
+  #moment(uid: string | undefined, field: string, iso: string | undefined): number | undefined {
+    return iso ? this.#store().stamps.momentOf(uid, field, Date.parse(iso)) : undefined;
+  }
+
   #holders(): SlotHolder[] {
     return this.#store()
       .list(LEASES, { namespace: this.#slotNamespace })
@@ -223,18 +228,20 @@ export class Tracker {
     const migrations = store
       .list(VMIMS, { namespace: ns })
       .filter((m) => (m.spec as { vmiName?: string } | undefined)?.vmiName === name)
-      .sort((a, b) => (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? ''));
-    const last = migrations.at(-1);
+      .map((m) => ({ m, at: store.stamps.metaMoment(m, 'creationTimestamp') }))
+      .sort((a, b) => a.at - b.at);
+    const last = migrations.at(-1)?.m;
     const status = vmiStatus(vmi);
     item.attempts = migrations.length;
-    item.startedAt ??= ms(migrations[0]?.metadata.creationTimestamp);
+    item.startedAt ??= migrations[0]?.at;
     if (!vmi || status.phase === 'Succeeded' || status.phase === 'Failed') {
       item.state = 'stopped';
       item.endedAt ??= now;
     } else if (status.nodeName && status.nodeName !== item.source) {
       item.state = 'moved';
       item.target = status.nodeName;
-      item.endedAt ??= ms(status.migrationState?.endTimestamp) ?? now;
+      const st = status.migrationState;
+      item.endedAt ??= this.#moment(st?.migrationUid, MIGRATION_ENDED, st?.endTimestamp) ?? now;
     } else if (last) {
       const phase = (last.status as { phase?: string } | undefined)?.phase;
       item.state = phase === 'Failed' ? 'retrying' : 'migrating';

@@ -102,6 +102,7 @@ const toEvent = (e: EventObj): WorldEvent => {
     message: e.message ?? '',
     count: e.count ?? 1,
     ...(Number.isNaN(at) ? {} : { at }),
+    ...(e.metadata.uid ? { uid: e.metadata.uid } : {}),
   };
 };
 
@@ -128,6 +129,7 @@ function toVmiMove(m: Obj): WorldVmiMove {
     ...(ms.targetNode ? { target: ms.targetNode } : {}),
     ...(st.phase ? { phase: st.phase } : {}),
     ...(ended !== undefined && !Number.isNaN(ended) ? { endedAt: ended } : {}),
+    ...(m.metadata.uid ? { uid: m.metadata.uid } : {}),
   };
 }
 

@@ -59,6 +59,8 @@ export interface WorldEvent {
   readonly count: number;
   /** epoch ms of its creation (the API server's clock, whole seconds): when it was first reported. */
   readonly at?: number;
+  /** metadata.uid: the object whose stamp `at` is. */
+  readonly uid?: string;
 }
 
 export interface WorldService {
@@ -113,6 +115,8 @@ export interface WorldVmiMove {
   readonly phase?: string;
   /** epoch ms of status.migrationState.endTimestamp. */
   readonly endedAt?: number;
+  /** metadata.uid of the VirtualMachineInstanceMigration. */
+  readonly uid?: string;
 }
 
 /** A power action on a server that Nova accepted (2xx), and whether drainer sent it. */

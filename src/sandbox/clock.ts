@@ -1,6 +1,9 @@
 // Time for the simulated controllers. Durations in a scenario are "simulated" milliseconds;
 // a scale of 10 makes them pass ten times faster in real time, so tests run quickly while
-// every ratio between durations stays the same.
+// every ratio between durations stays the same. What is stamped on objects is real time, as a
+// real API server's stamps are (so kubectl ages read true in a kept sandbox): a scenario moment is
+// stamped at its real moment (wallOf), and a stamp is weighed against now() at its scenario moment
+// (fromWall).
 
 export interface Clock {
   /** Simulated epoch milliseconds. */
@@ -9,6 +12,10 @@ export interface Clock {
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
   /** Runs fn after `ms` simulated milliseconds; returns a cancel function. */
   after(ms: number, fn: () => void): () => void;
+  /** The real epoch milliseconds of a simulated moment: what an object is stamped with for it. */
+  wallOf(simMs: number): number;
+  /** The simulated moment of a real-time stamp, to weigh it against now(). */
+  fromWall(wallMs: number): number;
   readonly scale: number;
 }
 
@@ -24,7 +31,15 @@ export class ScaledClock implements Clock {
   }
 
   now(): number {
-    return this.#simStart + (Date.now() - this.#realStart) * this.scale;
+    return this.fromWall(Date.now());
+  }
+
+  wallOf(simMs: number): number {
+    return this.#realStart + (simMs - this.#simStart) / this.scale;
+  }
+
+  fromWall(wallMs: number): number {
+    return this.#simStart + (wallMs - this.#realStart) * this.scale;
   }
 
   after(ms: number, fn: () => void): () => void {

@@ -87,7 +87,7 @@ async function started(
     claim?.release();
   };
   try {
-    populate(kube.store, scenario, clock);
+    populate(kube.store, scenario);
     const controllers = startControllers(
       {
         store: kube.store,

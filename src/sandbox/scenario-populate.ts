@@ -1,8 +1,7 @@
 // Writes a scenario's objects into the API server's store: namespaces, nodes, KubeVirt, workloads,
 // PDBs. Pods start Running at once (the kubelet's start delay is for pods created later).
-import type { Clock } from './clock.ts';
 import { RES, tryDelete, tryGet, type StoreLike } from './controllers/store.ts';
-import { isoTime, nextPodIp, runningPodStatus } from './controllers/util.ts';
+import { nextPodIp, runningPodStatus } from './controllers/util.ts';
 import type { KubeObject } from './kube/types.ts';
 import type { Scenario } from './scenario.ts';
 import {
@@ -113,8 +112,8 @@ function populateOwner(store: StoreLike, o: Owner, podStatus: (p: KubeObject) =>
   }
 }
 
-export function populate(store: StoreLike, s: Scenario, clock: Clock): void {
-  const now = isoTime(clock.now());
+export function populate(store: StoreLike, s: Scenario): void {
+  const now = store.stamps.at();
   for (const ns of namespacesOf(s)) {
     if (tryGet(store, RES.namespaces, undefined, ns)) continue; // the system ones exist already
     createWithStatus(store, RES.namespaces, { ...namespaceObject(ns), status: { phase: 'Active' } });

@@ -11,6 +11,8 @@ import type {
   WorldServerAction,
 } from '../invariants/world.ts';
 import type { KubeClients } from '../kube/client.ts';
+import { MIGRATION_ENDED } from './controllers/kubevirt/migration.ts';
+import { CREATED } from './kube/stamps.ts';
 import type { OpenStackState, RequestLogEntry, ServerView } from './openstack/types.ts';
 import type { Sandbox } from './index.ts';
 
@@ -64,8 +66,19 @@ export async function readSandboxWorld(
 ): Promise<World> {
   const requests = [...sandbox.kube.requestLog];
   const kube = await readKubeWorld(k, { namespace: o.namespace, ...(o.signal ? { signal: o.signal } : {}) });
+  // One timeline: the request logs and Nova run on the scenario clock, while objects carry real
+  // time in whole seconds (one of which is `scale` scenario seconds); the store kept the exact moments.
+  const { stamps } = sandbox.kube.store;
+  const events = kube.events.map((e) =>
+    e.at === undefined ? e : { ...e, at: stamps.momentOf(e.uid, CREATED, e.at) },
+  );
+  const vmiMoves = kube.vmiMoves?.map((m) =>
+    m.endedAt === undefined ? m : { ...m, endedAt: stamps.momentOf(m.uid, MIGRATION_ENDED, m.endedAt) },
+  );
   return {
     ...kube,
+    events,
+    ...(vmiMoves ? { vmiMoves } : {}),
     nova: sandboxNova(sandbox.openstack.state, sandbox.openstack.requestLog),
     observations: { ...o.observations, requests },
   };

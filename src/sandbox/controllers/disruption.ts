@@ -1,11 +1,12 @@
 // Simulated disruption controller: PodDisruptionBudget status from the pods it selects, and the
 // disruptedPods the Eviction API adds are dropped once those pods are gone or being deleted.
+import { disruptedAt } from '../kube/eviction.ts';
 import type { KubeObject } from '../kube/types.ts';
 import { createLoop, watchAll } from './loop.ts';
 import { budgetStatus, type Budget } from './pdb-math.ts';
 import { RES, mutateStatus, tryGet, type StoreLike } from './store.ts';
 import type { StartController } from './types.ts';
-import { controllerOf, isReady, isoTime, matchesLabels } from './util.ts';
+import { controllerOf, isReady, matchesLabels } from './util.ts';
 
 /** The eviction API's mark expires after two minutes, as upstream. */
 const DISRUPTION_EXPIRY_MS = 2 * 60_000;
@@ -50,8 +51,9 @@ function reconcilePdb(store: StoreLike, pdb: KubeObject, allPods: readonly KubeO
   const disrupted: Record<string, string> = {};
   for (const [name, at] of Object.entries(previous)) {
     const pod = byName.get(name);
-    if (pod && !pod.metadata.deletionTimestamp && Date.parse(at) + DISRUPTION_EXPIRY_MS > now)
-      disrupted[name] = at;
+    // the mark is real time; its expiry runs on the scenario clock
+    const markedAt = store.stamps.momentOf(pdb.metadata.uid, disruptedAt(name), Date.parse(at));
+    if (pod && !pod.metadata.deletionTimestamp && markedAt + DISRUPTION_EXPIRY_MS > now) disrupted[name] = at;
   }
   const healthy = pods.filter(
     (p) => !p.metadata.deletionTimestamp && !((p.metadata.name ?? '') in disrupted) && isReady(p),
@@ -80,7 +82,9 @@ function reconcilePdb(store: StoreLike, pdb: KubeObject, allPods: readonly KubeO
           message: '',
           observedGeneration: pdb.metadata.generation ?? 1,
           lastTransitionTime:
-            prev?.status === allowed && prev.lastTransitionTime ? prev.lastTransitionTime : isoTime(now),
+            prev?.status === allowed && prev.lastTransitionTime
+              ? prev.lastTransitionTime
+              : store.stamps.at(now),
         },
       ],
     };

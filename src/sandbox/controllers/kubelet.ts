@@ -6,7 +6,7 @@ import type { KubeObject } from '../kube/types.ts';
 import { createLoop, Timers, watchAll } from './loop.ts';
 import { RES, mutateStatus, tryGet, type StoreLike } from './store.ts';
 import type { StartController } from './types.ts';
-import { isTerminal, isoTime, nextPodIp, podNode, podStatus, runningPodStatus } from './util.ts';
+import { isTerminal, nextPodIp, podNode, podStatus, runningPodStatus } from './util.ts';
 
 /** Removes a pod whose deletion is under way (the kubelet's final, 0-grace delete). */
 export function finishPodDeletion(store: StoreLike, pod: KubeObject): void {
@@ -70,8 +70,8 @@ export const startKubelet: StartController = ({ store, clock, timings, log, unpu
       );
       const bad = images.find((i) => unpullable.has(i));
       p.status = bad
-        ? pullFailedStatus(p, bad, isoTime(clock.now()))
-        : runningPodStatus(p, isoTime(clock.now()), nextPodIp());
+        ? pullFailedStatus(p, bad, store.stamps.at())
+        : runningPodStatus(p, store.stamps.at(), nextPodIp());
     });
   };
 

@@ -2,11 +2,11 @@
 import { createLoop, watchAll } from './loop.ts';
 import { RES, mutate } from './store.ts';
 import type { StartController } from './types.ts';
-import { isoTime, taintsOf, type Taint } from './util.ts';
+import { taintsOf, type Taint } from './util.ts';
 
 export const UNSCHEDULABLE_TAINT = 'node.kubernetes.io/unschedulable';
 
-export const startNodeLifecycle: StartController = ({ store, clock, log }, signal) => {
+export const startNodeLifecycle: StartController = ({ store, log }, signal) => {
   const reconcile = () => {
     for (const node of store.list(RES.nodes)) {
       const want = Boolean((node.spec as { unschedulable?: boolean } | undefined)?.unschedulable);
@@ -16,7 +16,7 @@ export const startNodeLifecycle: StartController = ({ store, clock, log }, signa
         const spec = (n.spec ??= {}) as { taints?: Taint[] };
         const others = (spec.taints ?? []).filter((t) => t.key !== UNSCHEDULABLE_TAINT);
         if (want)
-          others.push({ key: UNSCHEDULABLE_TAINT, effect: 'NoSchedule', timeAdded: isoTime(clock.now()) });
+          others.push({ key: UNSCHEDULABLE_TAINT, effect: 'NoSchedule', timeAdded: store.stamps.at() });
         if (others.length) spec.taints = others;
         else delete spec.taints;
       });

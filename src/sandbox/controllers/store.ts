@@ -1,9 +1,12 @@
 // The slice of the sandbox ObjectStore the controllers use, plus read-modify-write helpers.
 // The store is synchronous, so a get followed by an update in the same tick cannot race a client.
+import type { Stamps } from '../kube/stamps.ts';
 import type { KubeObject, WatchEventType } from '../kube/types.ts';
 import { isStatusError } from '../kube/types.ts';
 
 export interface StoreLike {
+  /** What objects are stamped with (real time), and the exact scenario moments behind the stamps. */
+  readonly stamps: Stamps;
   get(res: string, ns: string | undefined, name: string): KubeObject;
   list(
     res: string,

@@ -1,9 +1,6 @@
 // Small facts about Kubernetes objects shared by the controllers.
 import type { KubeObject } from '../kube/types.ts';
 
-/** RFC 3339 with second precision, as the API server writes metav1.Time. */
-export const isoTime = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
-
 export interface Taint {
   key: string;
   value?: string;

@@ -68,14 +68,11 @@ function stillProcessing(name: string): StatusError {
   );
 }
 
+/** The stamp field of a pod's eviction time in its PDB's status.disruptedPods. */
+export const disruptedAt = (podName: string): string => `status.disruptedPods.${podName}`;
+
 /** Verifies the budget allows one more disruption and records it in the PDB's status. */
-function checkAndDecrement(
-  store: ObjectStore,
-  pdb: KubeObject,
-  podName: string,
-  now: () => number,
-  dryRun: boolean,
-): void {
+function checkAndDecrement(store: ObjectStore, pdb: KubeObject, podName: string, dryRun: boolean): void {
   const name = pdb.metadata.name ?? '';
   const st = (pdb.status ?? {}) as PdbStatus;
   if ((st.observedGeneration ?? 0) < (pdb.metadata.generation ?? 0)) throw stillProcessing(name);
@@ -97,7 +94,8 @@ function checkAndDecrement(
     ]);
   }
   if (dryRun) return;
-  const at = new Date(now()).toISOString().replace(/\.\d+Z$/, 'Z');
+  // the disruption controller weighs this stamp against its expiry: its moment is kept exactly
+  const at = store.stamps.stamp(pdb.metadata.uid, disruptedAt(podName));
   const status: PdbStatus = {
     ...st,
     disruptionsAllowed: allowed - 1,
@@ -130,7 +128,6 @@ export function evict(
   namespace: string,
   name: string,
   body: KubeObject,
-  now: () => number,
   dryRun = false,
 ): Status {
   if (body.metadata?.name !== undefined && body.metadata.name !== name) {
@@ -161,7 +158,7 @@ export function evict(
     const desired = st.desiredHealthy ?? 0;
     // An unready pod does not count as healthy: evicting it costs the budget nothing.
     const unreadyButBudgetMet = !isReady(pod) && (st.currentHealthy ?? 0) >= desired && desired > 0;
-    if (!unreadyButBudgetMet) checkAndDecrement(store, pdb, name, now, dryRun);
+    if (!unreadyButBudgetMet) checkAndDecrement(store, pdb, name, dryRun);
   }
   if (!dryRun) store.deleteRef('pods', namespace, name, deleteOptions);
   return success(201);

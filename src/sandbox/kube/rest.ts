@@ -15,7 +15,6 @@ export interface RestContext {
   store: ObjectStore;
   evictionHooks: readonly EvictionHook[];
   createHooks: readonly CreateHook[];
-  now: () => number;
   watch: WatchOptions;
 }
 
@@ -162,7 +161,7 @@ function handlePost(ctx: RestContext, r: ResourceRequest, dryRun: boolean, reply
     if (rt.id !== 'pods' || r.subresource !== 'eviction') throw methodNotAllowed();
     const eviction = asObject(r.body);
     const ns = r.namespace ?? 'default';
-    const status = evict(store, ctx.evictionHooks, ns, r.name, eviction, ctx.now, dryRun);
+    const status = evict(store, ctx.evictionHooks, ns, r.name, eviction, dryRun);
     reply(status.code, status);
     return;
   }
@@ -224,7 +223,7 @@ function handleObjectWrite(
     // Built-in kinds answer a finished deletion with a Status naming what went, except pods (whose
     // registry returns the deleted object, as every kind does for a pending deletion).
     if (deleted && rt.id === 'pods') {
-      const at = new Date(ctx.now()).toISOString().replace(/\.\d+Z$/, 'Z');
+      const at = store.stamps.at();
       // The stored object is shared with watch streams: answer a copy.
       const metadata = { deletionTimestamp: at, deletionGracePeriodSeconds: 0, ...object.metadata };
       reply(200, { ...object, metadata });

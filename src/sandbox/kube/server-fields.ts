@@ -16,13 +16,13 @@ function specOf(o: KubeObject): Record<string, unknown> {
   return rest;
 }
 
-/** Stamps type, uid, creation time and generation on a new object; clears deletion fields. */
-export function stampCreated(rt: ResourceType, obj: KubeObject, at: string): void {
+/** Stamps type, uid, creation time (`at`, given the uid) and generation on a new object; clears deletion fields. */
+export function stampCreated(rt: ResourceType, obj: KubeObject, at: (uid: string) => string): void {
   const meta = obj.metadata;
   obj.apiVersion = apiVersionOf(rt);
   obj.kind = rt.kind;
   meta.uid = randomUUID();
-  meta.creationTimestamp = at;
+  meta.creationTimestamp = at(meta.uid);
   meta.generation = 1;
   delete meta.deletionTimestamp;
   delete meta.deletionGracePeriodSeconds;

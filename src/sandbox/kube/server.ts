@@ -108,7 +108,8 @@ function parseBody(raw: Buffer, contentType: string): unknown {
 export async function startKubeApiServer(opts: KubeApiServerOptions = {}): Promise<KubeApiServer> {
   const host = opts.host ?? '127.0.0.1';
   const now = () => (opts.clock ? opts.clock.now() : Date.now());
-  const store = new ObjectStore({ now, historySize: opts.historySize });
+  // objects carry real time (what kubectl shows); faults and the request log keep the scenario's
+  const store = new ObjectStore({ clock: opts.clock, historySize: opts.historySize });
   if (opts.crds !== false)
     for (const crd of drainerCrds()) store.create('customresourcedefinitions.apiextensions.k8s.io', crd);
   // Like the real watch cache, each resource's window starts when the server starts serving it:
@@ -123,7 +124,6 @@ export async function startKubeApiServer(opts: KubeApiServerOptions = {}): Promi
     store,
     evictionHooks,
     createHooks,
-    now,
     watch: {
       bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 10_000,
       track: (close) => faults.trackWatch(close),

@@ -17,12 +17,14 @@ import { listPage, type ListOptions, type ListPage } from './list-page.ts';
 import { APPLY_PATCH, deepEqual } from './patch.ts';
 import { patched, patchType } from './patch-request.ts';
 import { builtinResources, resourceFromCrd, type ResourceType } from './resources.ts';
-import { replaced, rfc3339, stampCreated } from './server-fields.ts';
+import { replaced, stampCreated } from './server-fields.ts';
+import { CREATED, DELETED, Stamps, type StampClock } from './stamps.ts';
 import { alreadyExists, conflict, invalid, modifiedConflict, notFound, notFoundPath } from './status.ts';
 import { StatusError, type DeleteOptions, type KubeObject, type WatchEventType } from './types.ts';
 
 export interface StoreOptions {
-  now?: () => number;
+  /** The scenario clock objects are stamped by (default real time). */
+  clock?: StampClock;
   /** Changes each resource keeps for watches that resume (default 10,000). */
   historySize?: number;
 }
@@ -34,13 +36,14 @@ const CRD_ID = 'customresourcedefinitions.apiextensions.k8s.io';
 
 export class ObjectStore {
   readonly #buckets = new Map<string, Bucket>();
-  readonly #now: () => number;
+  /** What objects are stamped with, and the exact moments behind the stamps. */
+  readonly stamps: Stamps;
   readonly #historySize: number;
   readonly #delivery = new ChangeDelivery();
   #rv = 1;
 
   constructor(opts: StoreOptions = {}) {
-    this.#now = opts.now ?? Date.now;
+    this.stamps = new Stamps(opts.clock);
     this.#historySize = opts.historySize ?? 10_000;
     for (const rt of builtinResources()) this.#buckets.set(rt.id, new Bucket(rt, this.#historySize));
     for (const name of SYSTEM_NAMESPACES) {
@@ -175,8 +178,8 @@ export class ObjectStore {
     } else delete meta.namespace;
     const key = objectKey(meta.namespace, meta.name);
     if (b.objects.has(key)) throw alreadyExists(rt, meta.name);
-    if (res === CRD_ID) establishCrd(obj, rfc3339(this.#now()));
-    stampCreated(rt, obj, rfc3339(this.#now()));
+    if (res === CRD_ID) establishCrd(obj, this.stamps.at());
+    stampCreated(rt, obj, (uid) => this.stamps.stamp(uid, CREATED));
     const rv = this.#nextRv();
     meta.resourceVersion = String(rv);
     b.put(key, obj);
@@ -234,6 +237,7 @@ export class ObjectStore {
 
   #remove(b: Bucket, key: string, last: KubeObject): KubeObject {
     const old = b.remove(key);
+    this.stamps.forget(last.metadata.uid);
     const rv = this.#nextRv();
     const gone = { ...last, metadata: { ...last.metadata, resourceVersion: String(rv) } };
     this.#emit(b, 'DELETED', gone, old, rv);
@@ -309,10 +313,11 @@ export class ObjectStore {
     // Graceful: only ever shorten an existing grace period.
     if (m.deletionTimestamp && (m.deletionGracePeriodSeconds ?? 0) <= grace)
       return { object: old, deleted: false };
-    const when = this.#now() + grace * 1000;
+    // the end of the grace period, in scenario seconds
+    const when = this.stamps.stamp(m.uid, DELETED, this.stamps.clock.now() + grace * 1000);
     const next: KubeObject = {
       ...old,
-      metadata: { ...m, deletionTimestamp: rfc3339(when), deletionGracePeriodSeconds: grace },
+      metadata: { ...m, deletionTimestamp: when, deletionGracePeriodSeconds: grace },
     };
     const rv = this.#nextRv();
     next.metadata.resourceVersion = String(rv);

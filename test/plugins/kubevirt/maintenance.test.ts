@@ -117,7 +117,8 @@ describe('KubeVirt plugin, drainer.dev/maintenance', () => {
     expect(nodeOf(w, 'vm-owned')).not.toBe('node-1');
     const [m] = migrationsOf(w, 'vm-owned');
     const [other] = migrationsOf(w, 'vm-live');
-    const at = (o: typeof m) => Date.parse(o!.metadata.creationTimestamp!);
+    // objects carry real time: the store keeps each creation's moment on the scenario clock
+    const at = (o: typeof m) => w.sb.kube.store.stamps.metaMoment(o!, 'creationTimestamp');
     expect(at(m) - started).toBeGreaterThanOrEqual(119_000);
     expect(at(other) - started).toBeLessThan(60_000);
     expect(ctx.reports.flat().map((x) => x.message)).toContainEqual(

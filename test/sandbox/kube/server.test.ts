@@ -55,7 +55,14 @@ describe('sandbox API server: access and faults', () => {
   it('stops failing once the fault period is over', async () => {
     let now = 1_000_000;
     api = await startApi({
-      clock: { now: () => now, scale: 1, sleep: async () => {}, after: () => () => {} },
+      clock: {
+        now: () => now,
+        wallOf: (ms) => ms,
+        fromWall: (ms) => ms,
+        scale: 1,
+        sleep: async () => {},
+        after: () => () => {},
+      },
     });
     api.server.faults.failRequests({ status: 500, forMs: 1000 });
 

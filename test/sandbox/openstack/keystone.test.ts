@@ -15,6 +15,12 @@ class JumpClock implements Clock {
   now(): number {
     return this.#inner.now() + this.#offset;
   }
+  wallOf(simMs: number): number {
+    return this.#inner.wallOf(simMs - this.#offset);
+  }
+  fromWall(wallMs: number): number {
+    return this.#inner.fromWall(wallMs) + this.#offset;
+  }
   after(ms: number, fn: () => void): () => void {
     return this.#inner.after(ms, fn);
   }

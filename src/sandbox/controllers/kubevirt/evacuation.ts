@@ -29,7 +29,7 @@ const vmiKeyOfMigration = (m: KubeObject): string =>
   `${m.metadata.namespace}/${(m.spec as { vmiName?: string }).vmiName}`;
 
 export function createEvacuationController(deps: VirtControllerDeps, _signal: AbortSignal) {
-  const { store, clock } = deps;
+  const { store } = deps;
   /** VMIs told "not migrateable" once (KubeVirt repeats it; once is enough here). */
   const told = new Set<string>();
 
@@ -55,7 +55,7 @@ export function createEvacuationController(deps: VirtControllerDeps, _signal: Ab
       const strategy = effectiveStrategy(vmi, settings);
       if (strategy === 'LiveMigrate' && notMigratableReason(vmi) && !told.has(key)) {
         told.add(key);
-        recordEvent(store, clock, vmi, 'Normal', 'FailedCreate', 'VirtualMachineInstance is not migrateable');
+        recordEvent(store, vmi, 'Normal', 'FailedCreate', 'VirtualMachineInstance is not migrateable');
       }
       if (!migratesOnEvacuation(vmi, settings) || migrating.has(key)) continue;
       candidates.push(vmi);
@@ -85,7 +85,6 @@ export function createEvacuationController(deps: VirtControllerDeps, _signal: Ab
       });
       recordEvent(
         store,
-        clock,
         vmi,
         'Normal',
         'SuccessfulCreate',

@@ -1,18 +1,15 @@
 // core/v1 Events as virt-controller records them (the reason, and the message people read).
-import type { Clock } from '../../clock.ts';
 import type { KubeObject } from '../../kube/types.ts';
 import type { StoreLike } from '../store.ts';
-import { isoTime } from '../util.ts';
 
 export function recordEvent(
   store: StoreLike,
-  clock: Clock,
   about: KubeObject,
   type: 'Normal' | 'Warning',
   reason: string,
   message: string,
 ): void {
-  const at = isoTime(clock.now());
+  const at = store.stamps.at();
   store.create('events', {
     apiVersion: 'v1',
     kind: 'Event',

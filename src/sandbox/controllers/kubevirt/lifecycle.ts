@@ -10,7 +10,7 @@ import type { Clock } from '../../clock.ts';
 import { pickNode } from '../scheduling.ts';
 import { RES, mutate, mutateStatus, tryDelete, type StoreLike } from '../store.ts';
 import { isFinalPhase } from './run-strategy.ts';
-import { isActive, isoTime, nextPodIp, podNode, runningPodStatus } from '../util.ts';
+import { isActive, nextPodIp, podNode, runningPodStatus } from '../util.ts';
 import {
   ANN,
   activeLauncher,
@@ -22,21 +22,15 @@ import {
 } from './vmi.ts';
 
 /** Creates a launcher pod on `node`, already Running (the simulation skips image pulls). */
-export function createLauncher(
-  store: StoreLike,
-  clock: Clock,
-  vmi: KubeObject,
-  node: string,
-  migrationUid?: string,
-) {
+export function createLauncher(store: StoreLike, vmi: KubeObject, node: string, migrationUid?: string) {
   const pod = store.create(RES.pods, launcherPod(vmi, node, migrationUid));
   return store.updateStatus(RES.pods, {
     ...pod,
-    status: runningPodStatus(pod, isoTime(clock.now()), nextPodIp()),
+    status: runningPodStatus(pod, store.stamps.at(), nextPodIp()),
   });
 }
 
-function place(store: StoreLike, clock: Clock, vmi: KubeObject): void {
+function place(store: StoreLike, vmi: KubeObject): void {
   const wanted = vmi.metadata.annotations?.[ANN.node];
   const node =
     wanted ??
@@ -47,12 +41,12 @@ function place(store: StoreLike, clock: Clock, vmi: KubeObject): void {
     });
     return;
   }
-  const pod = createLauncher(store, clock, vmi, node);
+  const pod = createLauncher(store, vmi, node);
   mutate(store, RES.vmis, vmi, (v) => {
     v.metadata.labels = { ...v.metadata.labels, 'kubevirt.io/nodeName': node };
     v.metadata.finalizers = [...new Set([...(v.metadata.finalizers ?? []), VMI_FINALIZER])];
   });
-  const now = isoTime(clock.now());
+  const now = store.stamps.at();
   const ip = (pod.status as { podIP?: string }).podIP;
   mutateStatus(store, RES.vmis, vmi, (v) => {
     const status: VmiStatus = {
@@ -90,7 +84,7 @@ const guestMemory = (vmi: KubeObject): string | undefined =>
   (vmi.spec as { domain?: { resources?: { requests?: { memory?: string } } } } | undefined)?.domain?.resources
     ?.requests?.memory;
 
-function shutDown(store: StoreLike, clock: Clock, vmi: KubeObject): void {
+function shutDown(store: StoreLike, vmi: KubeObject): void {
   mutateStatus(store, RES.vmis, vmi, (v) => {
     const s = vmiStatus(v);
     v.status = {
@@ -101,7 +95,7 @@ function shutDown(store: StoreLike, clock: Clock, vmi: KubeObject): void {
       ),
       phaseTransitionTimestamps: [
         ...((s.phaseTransitionTimestamps as unknown[]) ?? []),
-        { phase: 'Succeeded', phaseTransitionTimestamp: isoTime(clock.now()) },
+        { phase: 'Succeeded', phaseTransitionTimestamp: store.stamps.at() },
       ],
     };
   });
@@ -120,11 +114,12 @@ const graceSeconds = (vmi: KubeObject): number =>
 function stopping(store: StoreLike, clock: Clock, vmi: KubeObject, wakeIn: WakeIn): void {
   const phase = vmiStatus(vmi).phase;
   if (phase === 'Running' && activeLauncher(store, vmi)) {
-    const end = Date.parse(vmi.metadata.deletionTimestamp ?? '') + graceSeconds(vmi) * 1000;
+    // the deletionTimestamp is real time; the grace period runs on the scenario clock
+    const end = store.stamps.metaMoment(vmi, 'deletionTimestamp') + graceSeconds(vmi) * 1000;
     const left = end - clock.now();
     if (left > 0) return wakeIn(`${vmi.metadata.uid}`, left);
   }
-  if (!isFinalPhase(phase) && phase) shutDown(store, clock, vmi);
+  if (!isFinalPhase(phase) && phase) shutDown(store, vmi);
   for (const p of launchersOf(store, vmi))
     tryDelete(store, RES.pods, p.metadata.namespace, p.metadata.name ?? '');
   mutate(store, RES.vmis, vmi, (v) => {
@@ -143,9 +138,9 @@ export function reconcileVmis(store: StoreLike, clock: Clock, wakeIn: WakeIn = (
     if (vmi.metadata.deletionTimestamp) {
       stopping(store, clock, vmi, wakeIn);
     } else if (!phase || phase === 'Pending') {
-      place(store, clock, vmi);
+      place(store, vmi);
     } else if (phase === 'Running') {
-      if (!activeLauncher(store, vmi)) shutDown(store, clock, vmi);
+      if (!activeLauncher(store, vmi)) shutDown(store, vmi);
       else syncMigratable(store, vmi);
     }
   }

@@ -10,7 +10,7 @@ import type { KubeObject } from '../../kube/types.ts';
 import { Timers } from '../loop.ts';
 import { pickNode } from '../scheduling.ts';
 import { RES, mutate, mutateStatus, tryDelete, tryGet, type StoreLike } from '../store.ts';
-import { isoTime, podNode, runningPodStatus, nextPodIp } from '../util.ts';
+import { podNode, runningPodStatus, nextPodIp } from '../util.ts';
 import { readSettings } from './config.ts';
 import { recordEvent } from './events.ts';
 import { IN_FLIGHT, isFinal, phaseOf } from './migration-phase.ts';
@@ -28,6 +28,8 @@ import {
   type VmiStatus,
 } from './vmi.ts';
 
+/** The stamp of a migration's end (its VMIM's and VMI's status.migrationState.endTimestamp). */
+export const MIGRATION_ENDED = 'status.migrationState.endTimestamp';
 /** migration.go defaultUnschedulablePendingTimeoutSeconds. */
 export const UNSCHEDULABLE_TIMEOUT_MS = 5 * 60_000;
 const MAX_BACKOFF_MS = 5 * 60_000;
@@ -42,11 +44,13 @@ const handedOff = (vmi: KubeObject | undefined, m: KubeObject): boolean =>
 export function createMigrationController(deps: VirtControllerDeps, signal: AbortSignal) {
   const { store, clock, timings, history } = deps;
   const timers = new Timers((ms, fn) => clock.after(ms, fn), signal, deps.onError);
-  const now = () => isoTime(clock.now());
+  const now = () => store.stamps.at();
+  /** A migration's end, whose moment the promises weigh (kept exactly; the stamp is real time). */
+  const ended = (m: KubeObject) => store.stamps.stamp(m.metadata.uid, MIGRATION_ENDED);
   /** VMIMs whose backoff Event was recorded (once per VMIM). */
   const toldBackoff = new Set<string>();
   const event = (about: KubeObject, type: 'Normal' | 'Warning', reason: string, message: string) =>
-    recordEvent(store, clock, about, type, reason, message);
+    recordEvent(store, about, type, reason, message);
 
   const setPhase = (m: KubeObject, phase: string, extra: Record<string, unknown> = {}) =>
     mutateStatus(store, RES.vmims, m, (o) => {
@@ -97,7 +101,7 @@ export function createMigrationController(deps: VirtControllerDeps, signal: Abor
       const state: MigrationState = {
         ...vmiStatus(vmi).migrationState,
         ...extra,
-        endTimestamp: now(),
+        endTimestamp: ended(m),
         completed: true,
         failed: true,
         failureReason: why,
@@ -114,7 +118,7 @@ export function createMigrationController(deps: VirtControllerDeps, signal: Abor
   const succeed = (m: KubeObject, vmi: KubeObject) => {
     const st = vmiStatus(vmi).migrationState ?? {};
     const target = st.targetNode ?? '';
-    const state: MigrationState = { ...st, endTimestamp: now(), completed: true, failed: false };
+    const state: MigrationState = { ...st, endTimestamp: ended(m), completed: true, failed: false };
     // The VMI moves first, so the lifecycle controller never sees it without a live launcher.
     mutate(store, RES.vmis, vmi, (v) => {
       v.metadata.labels = { ...v.metadata.labels, 'kubevirt.io/nodeName': target };
@@ -180,7 +184,9 @@ export function createMigrationController(deps: VirtControllerDeps, signal: Abor
       });
       return schedule(m, timings.migrationStepSeconds * 1000);
     }
-    const waited = clock.now() - Date.parse(pod.metadata.creationTimestamp ?? now());
+    // its creationTimestamp is real time; the timeout runs on the scenario clock
+    const created = store.stamps.metaMoment(pod, 'creationTimestamp');
+    const waited = Number.isNaN(created) ? 0 : clock.now() - created;
     if (waited >= UNSCHEDULABLE_TIMEOUT_MS) {
       event(
         m,
@@ -336,9 +342,9 @@ export function createMigrationController(deps: VirtControllerDeps, signal: Abor
     const perNode = new Map<string, number>();
     for (const m of active) perNode.set(sourceNodeOf(m), (perNode.get(sourceNodeOf(m)) ?? 0) + 1);
     let total = active.length;
-    const pending = current
-      .filter((m) => phaseOf(m) === 'Pending')
-      .sort((a, b) => (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? ''));
+    // oldest first, by the exact moment (a real second of stamps is many scenario seconds)
+    const created = (m: KubeObject) => store.stamps.metaMoment(m, 'creationTimestamp');
+    const pending = current.filter((m) => phaseOf(m) === 'Pending').sort((a, b) => created(a) - created(b));
     for (const m of pending) {
       if (total >= settings.parallelMigrationsPerCluster) break;
       const vmi = vmiOf(store, m);
