@@ -38,10 +38,27 @@ function sandbox(
   );
 }
 
-async function listening(): Promise<Server> {
+async function listenOn(port: number): Promise<Server | undefined> {
   const s = createServer();
-  await new Promise<void>((done) => s.listen(0, '127.0.0.1', done));
-  return s;
+  return new Promise((done) => {
+    s.once('error', () => done(undefined));
+    s.listen(port, '127.0.0.1', () => done(s));
+  });
+}
+
+/**
+ * A port held here whose port below is free, both under the kernel's ephemeral range (32768 and up):
+ * no other process is handed the free one by chance while the sandbox starts (with port 0 it was).
+ */
+async function listening(): Promise<Server> {
+  for (;;) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    const below = await listenOn(port - 1);
+    if (!below) continue;
+    await new Promise<void>((done) => below.close(() => done()));
+    const held = await listenOn(port);
+    if (held) return held;
+  }
 }
 const portOf = (s: Server) => (s.address() as { port: number }).port;
 
