@@ -433,8 +433,10 @@ export function makespanNotes(o: MixOptions, realisticMix: MixOptions, r: Makesp
       `${TIMINGS.scheduleMs / 1000} s comes before it. ideal = max(Σ slot time / M, longest slot time), the ` +
       'list-scheduling lower bound.',
     'drainer: the Nova plugin through the PluginHost (as the agent runs it), nova.maxConcurrentMigrations = M, every ' +
-      "other setting at its default (nova.submitAhead unset = 3 × M, at least 5, at the emulation's 2.100, so 6 " +
-      'submitted at M=1 and 16 at M=4; nova.pollInterval 120 s as the upper bound of the adaptive poll). The poll ' +
+      "other setting at its default (nova.submitAhead unset = 3 × M, at least 5, plus M for the slots' " +
+      "post-migrations, at the emulation's 2.100, so 7 submitted at M=1 and 20 at M=4; a migration counts until " +
+      'its record ends, the landed ones as at most M without a read; nova.pollInterval 120 s as the upper bound ' +
+      'of the adaptive poll). The poll ' +
       "times each end by the server's `updated` against Nova's Date header (the emulation's clock). Makespan = " +
       'evacuate() call to return. One unmeasured evacuation of 4 servers runs first, so no case pays for ' +
       'loading and compiling the code.',

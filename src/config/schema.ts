@@ -59,7 +59,7 @@ export const novaSchema = z.strictObject({
   maxConcurrentMigrations: dflt(int(1, 64), 1, 'migrations in flight per host'),
   submitAhead: opt(
     int(0, 64),
-    'migrations submitted beyond maxConcurrentMigrations, queued by Nova for the next free slot (unset: 3 × maxConcurrentMigrations, at least 5, from microversion 2.65, else 0)',
+    'migrations submitted beyond maxConcurrentMigrations, queued by Nova for the next free slot (unset: 3 × maxConcurrentMigrations, at least 5, plus maxConcurrentMigrations for post-migrations, from microversion 2.65, else 0)',
   ),
   retries: dflt(int(0, 20), 2, 'retries of a failed migration'),
   retryBackoff: dflt(duration(), 10, 'first backoff between retries, doubled each time'),

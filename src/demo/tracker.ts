@@ -207,12 +207,14 @@ export class Tracker {
     item.attempts = migrations.length;
     item.startedAt ??= migrations[0]?.createdAt;
     if (!server || !last) return;
-    // moved once Nova says so: a cold migration sits on the target in VERIFY_RESIZE until confirmed
-    if (server.host !== item.source && NOVA_DONE.has(last.status)) {
+    // moved once Nova says so: a cold migration sits on the target in VERIFY_RESIZE until confirmed; a
+    // live one runs there from the switch, its record still `running` through the source's post-migration
+    const landed = last.type === 'live-migration' && last.landedAt !== undefined && !server.taskState;
+    if (server.host !== item.source && (NOVA_DONE.has(last.status) || landed)) {
       item.state = 'moved';
       item.target = server.host;
       if (this.#forced.has(item.id)) item.forced = true;
-      item.endedAt ??= last.updatedAt;
+      item.endedAt ??= landed ? last.landedAt : last.updatedAt;
     } else if (NOVA_FAILED.has(last.status)) {
       item.state = 'retrying';
     } else {

@@ -50,10 +50,20 @@ export function nodeOfHost(
   return world.nodes.find((n) => n.name === host || n.name === short(host))?.name;
 }
 
-/** The moves of a server that ended on their destination, oldest first. */
+/**
+ * A live migration in Nova's post-migration: the server already runs on the destination while the
+ * record still says `running` (the source marks it `completed` seconds later). Known from landedAt
+ * (the sandbox), else from the server's host being the record's destination: it switches only then.
+ */
+const landed = (world: World, m: WorldMigration): boolean =>
+  m.status === 'running' &&
+  m.dest !== undefined &&
+  (m.landedAt !== undefined || world.nova?.servers.find((s) => s.id === m.serverId)?.host === m.dest);
+
+/** The moves of a server that put it on their destination (ended, or landed), oldest first. */
 export const movesOf = (world: World, serverId: string): WorldMigration[] =>
   (world.nova?.migrations ?? [])
-    .filter((m) => m.serverId === serverId && MOVED_STATUSES.has(m.status) && m.dest)
+    .filter((m) => m.serverId === serverId && m.dest && (MOVED_STATUSES.has(m.status) || landed(world, m)))
     .sort((a, b) => movedAt(a) - movedAt(b));
 
 /**

@@ -3,10 +3,10 @@
 import { writeFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { startOpenStack } from '../../src/sandbox/openstack/index.ts';
-import type { OpenStackSandbox } from '../../src/sandbox/openstack/types.ts';
 import { ScaledClock } from '../../src/sandbox/clock.ts';
 import type { CloudEnv } from './support/cloud-env.ts';
 import { runContract, type ContractSide, type Observation } from './support/contract.ts';
+import { sandboxCloud } from './support/sandbox-cloud.ts';
 import { createUser, grantRole, roleId } from './support/identity.ts';
 import { uniqueName } from './support/run-id.ts';
 import { shapeDiff } from './support/shape.ts';
@@ -78,19 +78,6 @@ async function emulatedSide(real: ContractSide): Promise<{ side: ContractSide; c
     serverGroups: [{ name: 'ct-group', policy: 'anti-affinity', members: [], projectId: 'admin' }],
   });
   const byName = Object.fromEntries(os.state.servers().map((s) => [s.name, s.id]));
-  const cloud = (c: OpenStackSandbox['credentials']['admin']): CloudEnv => ({
-    auth: {
-      authUrl: os.identityUrl,
-      username: c.username,
-      password: c.password,
-      userDomainName: c.domain,
-      projectName: c.project,
-      projectDomainName: c.domain,
-    },
-    regionName: os.region,
-    interface: 'public',
-    source: 'sandbox emulation',
-  });
   const servers = Object.fromEntries(
     Object.entries(ids).map(([k, name]) => [k, byName[name]!]),
   ) as ContractSide['servers'];
@@ -98,8 +85,8 @@ async function emulatedSide(real: ContractSide): Promise<{ side: ContractSide; c
     side: {
       ...real,
       label: 'emulation',
-      admin: cloud(os.credentials.admin),
-      member: cloud(os.credentials.demo),
+      admin: sandboxCloud(os),
+      member: sandboxCloud(os, 'demo'),
       servers,
       serverGroup: os.state.serverGroups()[0]?.id,
     },

@@ -8,6 +8,7 @@ import { ScaledClock } from '../../src/sandbox/clock.ts';
 import type { CloudEnv } from './support/cloud-env.ts';
 import { MAINTENANCE_KEY } from '../../src/plugins/nova/policy.ts';
 import { getServer, migrationsOf } from './support/nova.ts';
+import { sandboxCloud } from './support/sandbox-cloud.ts';
 import { evacuate, novaPlugin, plan, restore } from './support/nova-plugin.ts';
 import { http, Session } from './support/session.ts';
 import { useWorld } from './support/world.ts';
@@ -90,24 +91,7 @@ describe('contract: server metadata in the sandbox Nova answers like the real No
       servers: [{ id: 'md', name: 'md', projectId: 'admin', host: w.settings.sourceHost }],
     });
     w.cleanup.add('sandbox openstack', () => os.close());
-    const c = os.credentials.admin;
-    const emulated = await script(
-      {
-        auth: {
-          authUrl: os.identityUrl,
-          username: c.username,
-          password: c.password,
-          userDomainName: c.domain,
-          projectName: c.project,
-          projectDomainName: c.domain,
-        },
-        regionName: os.region,
-        interface: 'public',
-        source: 'sandbox emulation',
-      },
-      'md',
-      newest,
-    );
+    const emulated = await script(sandboxCloud(os), 'md', newest);
 
     expect(emulated).toEqual(real);
   });

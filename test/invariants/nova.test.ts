@@ -109,6 +109,26 @@ describe('every MigrationSucceeded and moved count matches Nova; no MigrationFai
       ['migration-succeeded-unconfirmed'],
     ],
     [
+      "succeeded in Nova's post-migration: the server runs on host-b, its record still says running",
+      [succeeded],
+      {
+        ...nova('host-b'),
+        migrations: [{ id: '3', serverId: 's1', status: 'running', source: 'host-a', dest: 'host-b' }],
+      },
+      {},
+      [],
+    ],
+    [
+      'succeeded, but the migration still copies (the server on the host, its record running)',
+      [succeeded],
+      {
+        ...nova('host-a'),
+        migrations: [{ id: '3', serverId: 's1', status: 'running', source: 'host-a', dest: 'host-b' }],
+      },
+      {},
+      ['migration-succeeded-unconfirmed'],
+    ],
+    [
       'succeeded, then moved back by a later migration',
       [succeeded],
       nova('host-a', [

@@ -60,6 +60,11 @@ export class Entry {
   byOthers = false;
   /** Way out notify: when its owner was first asked (from the record too). */
   notifiedAt: number | undefined;
+  /**
+   * Settled after a live migration whose record was not seen ended: it may still hold Nova's slot
+   * on the source (landing.ts), so it counts toward the window until a read shows the record ended.
+   */
+  slotHeld = false;
 
   constructor(server: NovaServer, source: string, resumed?: MigrationRecord) {
     this.id = server.id;
@@ -94,6 +99,7 @@ export class Entry {
   /** Counted moved, yet the host's listing shows it there again: it has to move after all. */
   reopen(message: string): void {
     this.state = 'pending';
+    this.slotHeld = false;
     this.finishedAt = undefined;
     this.target = undefined;
     this.message = message;
@@ -157,6 +163,7 @@ export class Entry {
 
   started(action: MoveAction, now: number): void {
     this.state = 'migrating';
+    this.slotHeld = false; // a new attempt counts as itself
     this.action = action;
     this.next = undefined;
     this.notBefore = undefined;

@@ -7,7 +7,7 @@ import type { Entry } from './entry.ts';
 import type { MigratorOptions } from './migrator-options.ts';
 import { endedAt } from './pace.ts';
 import { knownHost } from './reasons.ts';
-import { CLOCK_SKEW_MS, FIRST_RECORD_CHECK_MS, newestRecord, seen } from './records.ts';
+import { CLOCK_SKEW_MS, ENDED, FIRST_RECORD_CHECK_MS, newestRecord, seen } from './records.ts';
 import { hostOf, taskStateOf, type NovaMigration, type NovaServer } from './types.ts';
 
 /**
@@ -15,8 +15,6 @@ import { hostOf, taskStateOf, type NovaMigration, type NovaServer } from './type
  * to the second, and a change may commit a moment after the request that missed it.
  */
 const CHANGES_MARGIN_MS = 10_000;
-/** Migration record statuses after which the server must have settled (Nova's final ones). */
-const ENDED = new Set(['completed', 'error', 'failed', 'cancelled', 'done', 'finished', 'confirmed']);
 
 /** The servers the migrator tracks, as the follow sees them. */
 export interface Tracked {

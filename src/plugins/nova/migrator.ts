@@ -18,8 +18,9 @@ import type { NovaServer } from './types.ts';
 import { decide } from './decide.ts';
 import { Entry, toProgress } from './entry.ts';
 import { Follow } from './follow.ts';
+import { Landings, slotsHeld } from './landing.ts';
 import type { MigratorOptions } from './migrator-options.ts';
-import { Pace, mergeWithDecision } from './pace.ts';
+import { Pace, SHARE, mergeWithDecision } from './pace.ts';
 import { readBack } from './read-back.ts';
 import { FIRST_RECORD_CHECK_MS } from './records.ts';
 import { Tracker } from './track.ts';
@@ -44,6 +45,11 @@ const SUBMIT_AHEAD_PER_SLOT = 3;
  * leave three (as two slots with three each).
  */
 const MIN_SUBMIT_AHEAD = 5;
+/**
+ * Unset, submitAhead also covers a post-migration per slot: a migration that landed holds its slot
+ * until its record ends, and is counted so (landing.ts), so the queue above stays as long.
+ */
+const POST_MIGRATION_PER_SLOT = 1;
 
 export class Migrator {
   readonly #o: MigratorOptions;
@@ -52,6 +58,7 @@ export class Migrator {
   readonly #follow: Follow;
   readonly #tracker: Tracker;
   readonly #watch: Watch;
+  readonly #landings: Landings;
 
   constructor(opts: MigratorOptions) {
     this.#o = opts;
@@ -61,7 +68,8 @@ export class Migrator {
       get: (id) => this.#entries.get(id),
       entry: (s) => this.#entry(s),
     });
-    this.#tracker = new Tracker(opts, this.#pace, this.#follow);
+    this.#landings = new Landings(opts);
+    this.#tracker = new Tracker(opts, this.#pace, this.#follow, this.#landings);
     this.#watch = new Watch(opts, this.#pace);
   }
 
@@ -69,11 +77,12 @@ export class Migrator {
   get #window(): number {
     const { nova, compute } = this.#o;
     // Below 2.65 a queued migration cannot be aborted, so nothing is queued unless the operator asks.
+    const m = nova.maxConcurrentMigrations;
     return (
-      nova.maxConcurrentMigrations +
+      m +
       (nova.submitAhead ??
         (compute.atLeast(65)
-          ? Math.max(MIN_SUBMIT_AHEAD, SUBMIT_AHEAD_PER_SLOT * nova.maxConcurrentMigrations)
+          ? Math.max(MIN_SUBMIT_AHEAD, SUBMIT_AHEAD_PER_SLOT * m) + POST_MIGRATION_PER_SLOT * m
           : 0))
     );
   }
@@ -220,7 +229,36 @@ export class Migrator {
     this.#startClocks();
     await this.#watch.read(this.entries);
     for (const e of this.entries) if (!e.terminal) await this.#evaluate(e);
+    if (this.#heldBack()) await this.#landings.read(this.entries);
     await this.#startMore();
+  }
+
+  /**
+   * Only migrations that landed and may still hold Nova's slot (landing.ts) keep a waiting server
+   * out of the window, and what is queued in Nova behind the slots (were they all over) would not
+   * outlast the pace's next look: one read of the host's records tells which of them ended. Never
+   * with the default window (the holds take at most M of it, which it has on top of its queue); with
+   * a small nova.submitAhead it keeps the slots busy.
+   */
+  #heldBack(): boolean {
+    const slots = this.#o.nova.maxConcurrentMigrations;
+    const held = slotsHeld(this.entries, slots);
+    const moving = this.entries.filter((e) => e.state === 'migrating').length;
+    return (
+      held > 0 &&
+      moving < this.#window &&
+      moving + held >= this.#window &&
+      moving - slots < SHARE * moving &&
+      this.entries.some((e) => this.#move(e) !== undefined)
+    );
+  }
+
+  /** The move a pending server starts once the window has room (a confirm or a stop needs none). */
+  #move(e: Entry): Exclude<MoveAction, 'confirm-resize' | 'stop'> | undefined {
+    if (e.state !== 'pending' || !e.next || (e.notBefore ?? 0) > this.#o.now()) return undefined;
+    if (e.next === 'confirm-resize' || e.next === 'stop') return undefined;
+    if (e.last && this.#othersLeft()) return undefined; // nova.onError last: after every other server
+    return e.next;
   }
 
   /**
@@ -290,9 +328,9 @@ export class Migrator {
         await this.#stop(e);
         continue;
       }
-      if (e.last && this.#othersLeft()) continue; // nova.onError last: after every other server
-      if (this.#inFlight() >= this.#window) continue; // confirms still run
-      await this.#start(e, e.next);
+      const move = this.#move(e);
+      if (move === undefined || this.#inFlight() >= this.#window) continue; // confirms still run
+      await this.#start(e, move);
     }
   }
 
@@ -333,8 +371,10 @@ export class Migrator {
     }
   }
 
+  /** Submitted and not over in Nova: moving, or landed with the record maybe still running. */
   #inFlight(): number {
-    return this.entries.filter((e) => e.state === 'migrating').length;
+    const moving = this.entries.filter((e) => e.state === 'migrating').length;
+    return moving + slotsHeld(this.entries, this.#o.nova.maxConcurrentMigrations);
   }
 
   async #start(e: Entry, action: Exclude<MoveAction, 'confirm-resize' | 'stop'>): Promise<void> {

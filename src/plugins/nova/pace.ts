@@ -16,7 +16,7 @@ export const TAIL_MIN_POLL_MS = 500;
 /** Ends remembered for the rate: recent enough to follow a change in the mix. */
 const WINDOW = 20;
 /** Look again when this share of the in-flight work can have ended. */
-const SHARE = 0.5;
+export const SHARE = 0.5;
 /**
  * With nothing left to submit no queue covers for us: the evacuation ends when the last end is
  * noticed, so look twice as often (a few polls more, once).

@@ -18,6 +18,17 @@ export const STUCK_AFTER_MS = 60_000;
 export const CLOCK_SKEW_MS = 10 * 60_000;
 
 const FAILED = new Set(['error', 'failed', 'cancelled']);
+/** Nova's final statuses of a migration record (live, cold and resize; `done` from older releases). */
+export const ENDED = new Set([
+  'completed',
+  'error',
+  'failed',
+  'cancelled',
+  'done',
+  'finished',
+  'confirmed',
+  'reverted',
+]);
 /** Nova's "it moved" statuses (live: completed; older releases and cold: done). */
 const DONE = new Set(['completed', 'done']);
 

@@ -4,6 +4,7 @@
 import { isApiError, isAuthError, isConflictError, isForbiddenError } from '../../errors.ts';
 import type { Entry } from './entry.ts';
 import type { Follow } from './follow.ts';
+import type { Landings } from './landing.ts';
 import type { MigratorOptions } from './migrator-options.ts';
 import type { Pace } from './pace.ts';
 import { HOST_UNKNOWN, knownHost, novaSays } from './reasons.ts';
@@ -27,11 +28,13 @@ export class Tracker {
   readonly #o: MigratorOptions;
   readonly #pace: Pace;
   readonly #follow: Follow;
+  readonly #landings: Landings;
 
-  constructor(opts: MigratorOptions, pace: Pace, follow: Follow) {
+  constructor(opts: MigratorOptions, pace: Pace, follow: Follow, landings: Landings) {
     this.#o = opts;
     this.#pace = pace;
     this.#follow = follow;
+    this.#landings = landings;
   }
 
   /** An in-flight server: done, failed, needing a confirm, stuck, or past its deadline. */
@@ -80,6 +83,7 @@ export class Tracker {
   async #settled(e: Entry, now: number, host: string | null | undefined): Promise<void> {
     const { log, source, nova } = this.#o;
     this.#pace.ended(this.#follow.endedAt(e, now));
+    this.#landings.settled(e);
     if (knownHost(e.server) === undefined) {
       e.finish('failed', now, HOST_UNKNOWN);
       log.error({ server: e.id }, HOST_UNKNOWN);

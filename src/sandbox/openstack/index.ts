@@ -28,7 +28,7 @@ export type * from './types.ts';
 const DEFAULT_TIMINGS: ComputeTimings = {
   scheduleMs: 1000,
   prepareMs: 300,
-  postMigrationMs: 200,
+  postMigrationMs: 3000,
   abortMs: 200,
   resizeFinishMs: 200,
   shutdownMs: 60_000,

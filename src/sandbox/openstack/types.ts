@@ -75,7 +75,12 @@ export interface ComputeTimings {
   scheduleMs: number;
   /** preparing → running. Default 300. */
   prepareMs: number;
-  /** Server already on the destination, record still `running` (as the real one). Default 200. */
+  /**
+   * Server already on the destination, record still `running` and the source's slot still held, as
+   * in Nova's _post_live_migration: the host switches (post_live_migration_at_destination), then the
+   * source audits its resources before it marks the record `completed`, seconds on a busy host.
+   * Default 3000.
+   */
   postMigrationMs: number;
   /** Abort → cancelled. Default 200. */
   abortMs: number;

@@ -196,11 +196,12 @@ describe('scheduling', () => {
     expect([...fake.servers.values()].every((s) => s.host === 'compute-b')).toBe(true);
   });
 
-  // M + 3 × M from 2.65, and at least 5 queued: one slot's queue must outlast a run of short copies.
+  // M + 3 × M from 2.65, and at least 5 queued: one slot's queue must outlast a run of short copies;
+  // and M more, for the slots' post-migrations (a landed migration holds its slot until its record ends)
   it.each([
-    { m: 1, window: 6 },
-    { m: 2, window: 8 },
-    { m: 3, window: 12 },
+    { m: 1, window: 7 },
+    { m: 2, window: 10 },
+    { m: 3, window: 15 },
   ])(
     'keeps $window submitted at maxConcurrentMigrations $m from 2.65, so Nova queues the next ones',
     async ({ m, window }) => {
@@ -227,6 +228,23 @@ describe('scheduling', () => {
     const told = harness(fake, { nova: { maxConcurrentMigrations: 1, submitAhead: 1 } });
     await told.plugin.evacuate({ name: 'compute-b' }, evacuationContext(told));
     expect(fake.maxInFlight).toBe(2);
+  });
+
+  it('counts a migration over when its server lands if the records are forbidden (403), and says so once', async () => {
+    for (let i = 0; i < 4; i++) fake.addServer({ name: `vm-${i}`, host: 'compute-a', ticks: 2 });
+    fake.fail('GET', /\/os-migrations$/, 403); // the first read: whether a landed one still holds its slot
+    const h = harness(fake, { nova: { maxConcurrentMigrations: 1, submitAhead: 1 } });
+
+    const outcome = await h.plugin.evacuate(node, evacuationContext(h));
+
+    expect(outcome.succeeded).toBe(true);
+    expect([...fake.servers.values()].every((s) => s.host === 'compute-b')).toBe(true);
+    expect(fake.maxInFlight).toBe(2);
+    const reads = fake.requests.filter(
+      (r) => r.path.endsWith('/os-migrations') && r.query.has('source_compute'),
+    );
+    expect(reads).toHaveLength(1);
+    expect(h.lines.filter((l) => l.includes('reading migration records is forbidden'))).toHaveLength(1);
   });
 
   it("starts a queued migration's deadline when it can hold a slot, not when it was submitted", async () => {

@@ -11,6 +11,7 @@ describe('sandbox Nova cold migration', () => {
   it('walks SHUTOFF → RESIZE → VERIFY_RESIZE on the new host, and back to SHUTOFF on confirmResize', async () => {
     os = await start({
       servers: [{ id: 'off', name: 'off', projectId: 'admin', host: 'compute-a', status: 'SHUTOFF' }],
+      timings: { resizeFinishMs: 10_000 }, // a confirm that takes a while: room for a second one
     });
     const t = await token(os);
     const seen: string[] = [];
@@ -27,15 +28,16 @@ describe('sandbox Nova cold migration', () => {
       () => (os.state.server('off')?.status === 'VERIFY_RESIZE' ? true : undefined),
       'VERIFY_RESIZE',
     );
-    const confirm = await nova(os, 'POST', '/servers/off/action', {
-      token: t,
-      version: '2.93',
-      body: { confirmResize: null },
-    });
+    const confirmAt = { token: t, version: '2.93', body: { confirmResize: null } };
+    const confirm = await nova(os, 'POST', '/servers/off/action', confirmAt);
+    // a second confirm while the first runs (the server still VERIFY_RESIZE): Nova finds no `finished` record
+    const second = await nova(os, 'POST', '/servers/off/action', confirmAt);
     await until(() => (os.state.server('off')?.status === 'SHUTOFF' ? true : undefined), 'SHUTOFF');
 
     expect(res.status).toBe(202);
     expect(confirm.status).toBe(204);
+    expect(second.status).toBe(400);
+    expect(second.body.badRequest.message).toBe('Instance has not been resized.');
     expect(seen).toEqual(['RESIZE', 'VERIFY_RESIZE', 'SHUTOFF']);
     expect(os.state.server('off')?.host).toBe('compute-b');
     expect(os.state.migrations('off').map((m) => [m.type, m.status])).toEqual([['migration', 'confirmed']]);

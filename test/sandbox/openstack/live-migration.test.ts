@@ -139,6 +139,36 @@ describe('sandbox Nova live migration', () => {
     expect(migrationOf('s1', 'running')).toBeDefined();
   });
 
+  it('keeps the record running and the slot held for seconds after the server shows its new host', async () => {
+    os = await start({
+      servers: [
+        { id: 's1', name: 's1', projectId: 'admin', host: 'compute-a' },
+        { id: 's2', name: 's2', projectId: 'admin', host: 'compute-a' },
+      ],
+    });
+    const t = await token(os);
+    const landed: { s1: string | undefined; s2: string | undefined; at: number }[] = [];
+    os.state.subscribe((e) => {
+      if (e.kind === 'server' && e.server.id === 's1' && e.server.host === 'compute-b' && !landed.length) {
+        const [s1, s2] = ['s1', 's2'].map((id) => os.state.migrations(id).at(-1)?.status);
+        landed.push({ s1, s2, at: Date.now() });
+      }
+    });
+    for (const id of ['s1', 's2'])
+      await nova(os, 'POST', `/servers/${id}/action`, { token: t, version: '2.93', body: liveMigrate() });
+
+    const done = await until(() => migrationOf('s1', 'completed'), 's1 completed');
+    const s2Started = await until(() => migrationOf('s2', 'preparing') ?? migrationOf('s2', 'running'), 's2');
+
+    // at the switch: s1's record runs on (post-migration) and s2 waits behind it (one slot)
+    expect(landed[0]).toMatchObject({ s1: 'running', s2: 'queued' });
+    // the default post-migration: 3 s on the sandbox's clock (100× real, so give or take 100 ms a tick)
+    const post = done.updatedAt - (done.landedAt ?? Infinity);
+    expect(post).toBeGreaterThanOrEqual(2900);
+    expect(post).toBeLessThan(4000);
+    expect(s2Started.updatedAt).toBeGreaterThanOrEqual(done.updatedAt);
+  });
+
   it('an abort that comes after the guest switched hosts changes nothing: the migration completes', async () => {
     os = await start({
       servers: [{ id: 's1', name: 's1', projectId: 'admin', host: 'compute-a' }],

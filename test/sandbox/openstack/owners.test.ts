@@ -119,7 +119,8 @@ describe('sandbox Nova: the owner shelves, unshelves and deletes', () => {
     expect(res.status).toBe(202);
     expect(seen).toEqual([
       'ACTIVE/shelving',
-      'SHELVED/-',
+      'ACTIVE/shelving_image_pending_upload',
+      'ACTIVE/shelving_image_uploading',
       'SHELVED/shelving_offloading',
       'SHELVED_OFFLOADED/-',
     ]);

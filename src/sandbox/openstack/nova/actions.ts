@@ -6,7 +6,7 @@ import { isObject, pyRepr, pyStr } from '../http.ts';
 import { atLeast } from '../microversion.ts';
 import { NoValidHost } from './compute.ts';
 import type { NovaContext } from './context.ts';
-import { badRequest, conflict, extraProperties, invalidInput, notFound, requireAdmin } from './context.ts';
+import { badRequest, conflict, extraProperties, invalidInput, requireAdmin } from './context.ts';
 import type { Server } from './model.ts';
 import { findServer } from './servers.ts';
 import { BOOLISH } from './boolish.ts';
@@ -121,7 +121,8 @@ function resizeFinish(ctx: NovaContext, id: string, action: 'confirmResize' | 'r
   const m = ctx.model.migrations.find(
     (x) => x.instanceUuid === id && x.type !== 'live-migration' && x.status === 'finished',
   );
-  if (!m) throw notFound('Instance has not been resized.');
+  // nova/api/openstack/compute/servers.py: MigrationNotFound → 400 (a confirm that came second, too)
+  if (!m) throw badRequest('Instance has not been resized.');
   if (action === 'confirmResize') {
     ctx.compute.confirmResize(server, m);
     return { status: 204 };

@@ -246,9 +246,13 @@ export class ComputeSim {
     this.#release(m);
   }
 
-  /** The server shows the new host in one step; the record says `completed` a moment later. */
+  /**
+   * The server shows the new host in one step; the record says `completed` postMigrationMs later and
+   * holds the slot until then (Nova's _post_live_migration: the source's clean-up after the switch).
+   */
   #switchHost(m: Migration, server: Server): void {
     this.#endCopy(m);
+    this.#model.setMigration(m, { landedAt: this.#clock.now() });
     this.#model.setServer(server, { host: m.destCompute, node: m.destNode, taskState: null });
     this.#stepAfter(m, this.#t.postMigrationMs, () => {
       this.#model.setMigration(m, { status: 'completed' });

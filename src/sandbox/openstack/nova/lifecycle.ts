@@ -42,8 +42,8 @@ export class Lifecycle {
   }
 
   /** A task the compute manager ends later, unless the server was deleted meanwhile. */
-  #task(server: Server, task: string, ms: number, end: () => void): void {
-    this.#model.setServer(server, { taskState: task });
+  #task(server: Server, task: string, ms: number, end: () => void, changes: Partial<Server> = {}): void {
+    this.#model.setServer(server, { ...changes, taskState: task });
     this.#after(ms, () => {
       if (server.vmState === 'deleted' || server.taskState !== task) return;
       end();
@@ -68,44 +68,72 @@ export class Lifecycle {
   }
 
   /**
-   * shelve: shelving (a clean power-off as os-stop), the image snapshot and upload, then SHELVED;
-   * with shelved_offload_time 0 (Nova's default) offloaded at once: the host and node are
-   * cleared (manager.py shelve_instance → _shelve_offload_instance).
+   * shelve: shelving (a clean power-off as os-stop), the snapshot (the driver's update_task_state:
+   * shelving_image_pending_upload, then shelving_image_uploading), then SHELVED; with
+   * shelved_offload_time 0 (Nova's default) SHELVED with shelving_offloading in the same save, and
+   * offloaded at once: the host and node are cleared (manager.py _shelve_instance →
+   * _shelve_offload_instance).
    */
   shelve(server: Server): void {
     const off = server.vmState === 'active' ? this.#shutdownMs(server) : 0;
-    this.#task(server, 'shelving', off + this.#t.snapshotMs, () => {
-      this.#model.setServer(server, { vmState: 'shelved', powerState: 4, taskState: null });
-      const wait = this.#t.shelvedOffloadMs;
-      if (wait === 0) this.offload(server);
-      else if (wait > 0)
-        this.#after(wait, () => {
-          if (server.vmState === 'shelved' && server.taskState === null) this.offload(server);
-        });
-    });
+    const half = this.#t.snapshotMs / 2;
+    this.#task(server, 'shelving', off, () =>
+      this.#task(server, 'shelving_image_pending_upload', half, () =>
+        this.#task(server, 'shelving_image_uploading', half, () => this.#shelved(server)),
+      ),
+    );
+  }
+
+  #shelved(server: Server): void {
+    const shelved = { vmState: 'shelved', powerState: 4 };
+    const wait = this.#t.shelvedOffloadMs;
+    if (wait === 0) {
+      this.offload(server, shelved);
+      return;
+    }
+    this.#model.setServer(server, { ...shelved, taskState: null });
+    if (wait > 0)
+      this.#after(wait, () => {
+        if (server.vmState === 'shelved' && server.taskState === null) this.offload(server);
+      });
   }
 
   /** shelveOffload (or the offload after shelve): the instance leaves its host. */
-  offload(server: Server): void {
-    this.#task(server, 'shelving_offloading', this.#t.powerOnMs, () =>
-      this.#model.setServer(server, {
-        vmState: 'shelved_offloaded',
-        taskState: null,
-        host: null,
-        node: null,
-      }),
+  offload(server: Server, changes: Partial<Server> = {}): void {
+    this.#task(
+      server,
+      'shelving_offloading',
+      this.#t.powerOnMs,
+      () =>
+        this.#model.setServer(server, {
+          vmState: 'shelved_offloaded',
+          taskState: null,
+          host: null,
+          node: null,
+        }),
+      changes,
     );
   }
 
   /**
-   * unshelve: a shelved server starts where it is; an offloaded one goes through the scheduler
-   * (conductor unshelve_instance), so never onto a disabled host; no host: back to
-   * SHELVED_OFFLOADED with a fault.
+   * unshelve: unshelving, then spawning on the host (manager.py _unshelve_instance), then ACTIVE. A
+   * shelved server starts where it is; an offloaded one goes through the scheduler first (conductor
+   * unshelve_instance), so never onto a disabled host, and has its host again from the claim on; no
+   * host: back to SHELVED_OFFLOADED with a fault.
    */
   unshelve(server: Server): void {
-    this.#task(server, 'unshelving', this.#t.powerOnMs, () => {
+    const half = this.#t.powerOnMs / 2;
+    const spawn = (changes: Partial<Server> = {}) =>
+      this.#task(
+        server,
+        'spawning',
+        half,
+        () => this.#model.setServer(server, { vmState: 'active', powerState: 1, taskState: null }),
+        changes,
+      );
+    this.#task(server, 'unshelving', half, () => {
       if (server.vmState === 'shelved') {
-        this.#model.setServer(server, { vmState: 'active', powerState: 1, taskState: null });
+        spawn();
         return;
       }
       const dest = this.#ports.pickDestination(server, null);
@@ -113,13 +141,7 @@ export class Lifecycle {
         this.#model.setServer(server, { taskState: null, fault: 'No valid host was found. ' });
         return;
       }
-      this.#model.setServer(server, {
-        vmState: 'active',
-        powerState: 1,
-        taskState: null,
-        host: dest.serviceHost,
-        node: dest.hostname,
-      });
+      spawn({ host: dest.serviceHost, node: dest.hostname });
     });
   }
 

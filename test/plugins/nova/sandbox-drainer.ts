@@ -1,0 +1,67 @@
+// drainer's Nova plugin wired to a sandbox OpenStack on loopback, on the sandbox's clock, as the
+// agent wires it: evacuate and restore one host (compute-a) with an in-memory Node record.
+import { novaSchema, openstackSchema } from '../../../src/config/schema.ts';
+import type { Outcome, PluginRecord } from '../../../src/core/backends/plugin.ts';
+import { createLogger } from '../../../src/observability/logger.ts';
+import { ComputeClient } from '../../../src/plugins/nova/compute.ts';
+import { createHttp } from '../../../src/plugins/nova/http.ts';
+import { KeystoneSession } from '../../../src/plugins/nova/keystone.ts';
+import { NovaPlugin } from '../../../src/plugins/nova/plugin.ts';
+import type { Clock } from '../../../src/sandbox/clock.ts';
+import { openstackConfigFor } from '../../../src/sandbox/scenario-config.ts';
+import type { OpenStackSandbox } from '../../../src/sandbox/openstack/index.ts';
+
+export interface SandboxDrainer {
+  evacuate(): Promise<Outcome>;
+  restore(): Promise<void>;
+  record(): PluginRecord | undefined;
+}
+
+/**
+ * `nova` is drainer's nova config (pollInterval 2 unless given); `Compute` lets a test put
+ * something (an owner's action) right before one of drainer's calls.
+ */
+export function sandboxDrainer(
+  cloud: OpenStackSandbox,
+  clock: Clock,
+  nova: Record<string, unknown> = {},
+  Compute: typeof ComputeClient = ComputeClient,
+): SandboxDrainer {
+  const openstack = openstackSchema.parse(openstackConfigFor(cloud));
+  const http = createHttp({ timeoutMs: 5000, retries: 0 });
+  const plugin = new NovaPlugin({
+    compute: new Compute({ http, session: new KeystoneSession({ openstack, http }) }),
+    nova: novaSchema.parse({ pollInterval: 2, ...nova }),
+    log: createLogger({ level: 'silent' }),
+    sleep: (ms, signal) => clock.sleep(ms, signal),
+    now: () => clock.now(),
+  });
+  let record: PluginRecord | undefined;
+  const node = { name: 'compute-a', reboot: true };
+  // a getter: each call reads the record as last saved
+  const context = () => ({
+    log: createLogger({ level: 'silent' }),
+    signal: new AbortController().signal,
+    dryRun: false,
+    get record() {
+      return record;
+    },
+    save: async (r: PluginRecord) => {
+      record = r;
+    },
+  });
+  return {
+    evacuate: () =>
+      plugin.evacuate(
+        node,
+        Object.assign(context(), {
+          deadline: new Date(clock.now() + 3_600_000),
+          trigger: 'cordon' as const,
+          abortOnCancel: false,
+          progress: () => {},
+        }),
+      ),
+    restore: () => plugin.restore(node, context()),
+    record: () => record,
+  };
+}
