@@ -121,32 +121,15 @@ export class Operator {
   /**
    * `kubectl delete ds --cascade=orphan`, then `kubectl apply` of the same manifest after gapMs: a
    * DaemonSet of the same name with a new uid. The garbage collector orphans the dependents (the
-   * gate PDBs lose their owner reference to the old one; the sandbox runs no collector, so this does).
+   * gate PDBs lose their owner reference to the old one; the sandbox does that part of it).
    */
   async recreateDaemonSet(name: string, gapMs: number): Promise<Answer> {
     const dsPath = `/apis/apps/v1/namespaces/${this.#namespace}/daemonsets/${name}`;
-    const old = await this.#call('GET', dsPath);
-    const uid = (old.body?.metadata as { uid?: string } | undefined)?.uid;
-    const gone = await this.#call('DELETE', dsPath, {
+    await this.#call('DELETE', dsPath, {
       apiVersion: 'v1',
       kind: 'DeleteOptions',
       propagationPolicy: 'Orphan',
     });
-    if (gone.status < 300 && uid) {
-      const pdbs = `/apis/policy/v1/namespaces/${this.#namespace}/poddisruptionbudgets`;
-      const list = await this.#call('GET', pdbs);
-      type Owned = { metadata: { name: string; ownerReferences?: { uid: string }[] } };
-      for (const pdb of (list.body?.items ?? []) as Owned[]) {
-        const refs = pdb.metadata.ownerReferences ?? [];
-        if (!refs.some((r) => r.uid === uid)) continue;
-        await this.#call(
-          'PATCH',
-          `${pdbs}/${pdb.metadata.name}`,
-          { metadata: { ownerReferences: refs.filter((r) => r.uid !== uid) } },
-          'application/merge-patch+json',
-        );
-      }
-    }
     await new Promise((r) => setTimeout(r, gapMs));
     return this.#call('POST', `/apis/apps/v1/namespaces/${this.#namespace}/daemonsets`, agentDaemonSet(name));
   }

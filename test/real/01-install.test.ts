@@ -48,6 +48,9 @@ describe('install', () => {
     );
     figure(ctx, 'Kubernetes (server)', version.serverVersion.gitVersion);
     figure(ctx, 'kubectl (client)', version.clientVersion.gitVersion);
+    const nova = await r.nova.versions();
+    figure(ctx, 'Nova (OpenStack compute API)', nova.api);
+    figure(ctx, `Nova hypervisor of ${r.env.novaHost}`, nova.hypervisor);
     figure(ctx, 'image size as the kubelet reports it', `${Math.round((image?.sizeBytes ?? 0) / 1e6)} MB`);
     figure(ctx, 'install to agent Ready', `${seconds(readyMs)} s`);
   });

@@ -186,66 +186,85 @@ describe.skipIf(!world)('KubeVirt: a LiveMigrate VMI that cannot live-migrate', 
 describe.skipIf(!world)('KubeVirt: LiveMigrateIfPossible and External (kubevirt.external: migrate)', () => {
   it('KubeVirt migrates the migratable LiveMigrateIfPossible VMI, the pod drain stops the other, drainer migrates the External one', async () => {
     const x = w();
-    await x.cluster.waitGateHeld();
-    await x.vmis.start({
-      'vm-ifp': { strategy: 'LiveMigrateIfPossible' },
-      'vm-ifp-stuck': { strategy: 'LiveMigrateIfPossible', migratable: false },
-      'vm-ext': { strategy: 'External' },
-    });
-
-    await x.cluster.cordon();
-    await x.cluster.waitPhase('Evacuated');
-
-    const vmims = await x.vmis.migrations();
-    const of = (vmi: string) => vmims.filter((m) => m.spec.vmiName === vmi);
-    // KubeVirt's evacuation controller: only the migratable LiveMigrateIfPossible VMI, never the External one
-    expect(of('vm-ifp').map((m) => m.metadata.name)).toEqual([
-      expect.stringMatching(/^kubevirt-evacuation-/),
-    ]);
-    expect(of('vm-ifp-stuck')).toEqual([]);
-    // drainer, as the External VMI's controller: its own migration, after KubeVirt marked the VMI
-    expect(of('vm-ext')).toEqual([
-      expect.objectContaining({
-        metadata: expect.objectContaining({
-          name: expect.stringMatching(/^drainer-evacuation-/),
-          labels: expect.objectContaining({ 'drainer.dev/node': x.env.node }),
-        }),
-        status: expect.objectContaining({ phase: 'Succeeded' }),
-      }),
-    ]);
-    expect((await x.vmis.get('vm-ifp')).status.nodeName).toBe(x.kv.emulatedNode);
-    expect((await x.vmis.get('vm-ext')).status.nodeName).toBe(x.kv.emulatedNode);
-    // the pod drain evicted the launcher pod of the one that cannot migrate: KubeVirt allowed it, the VMI stopped
-    const stuck = await x.vmis.get('vm-ifp-stuck');
-    expect(stuck === undefined || ['Succeeded', 'Failed'].includes(stuck.status?.phase)).toBe(true);
-    expect(await onNode(x, x.env.node)).toEqual([]);
-
-    await x.cluster.backInService();
-  });
-});
-
-describe.skipIf(!world)('KubeVirt: External with kubevirt.external: mark', () => {
-  it('evicts the launcher pod once, KubeVirt marks the VMI for its controller, and nobody migrates it', async () => {
-    const x = w();
-    await setKubevirtConfig(x, { external: 'mark' });
+    // drainer as the External VMIs' controller: not the default (mark), so this cluster says so
+    await setKubevirtConfig(x, { external: 'migrate' });
     try {
       await x.cluster.waitGateHeld();
-      await x.vmis.start({ 'vm-ext-mark': { strategy: 'External' } });
+      await x.vmis.start({
+        'vm-ifp': { strategy: 'LiveMigrateIfPossible' },
+        'vm-ifp-stuck': { strategy: 'LiveMigrateIfPossible', migratable: false },
+        'vm-ext': { strategy: 'External' },
+      });
 
       await x.cluster.cordon();
       await x.cluster.waitPhase('Evacuated');
 
-      const vmi = await x.vmis.get('vm-ext-mark');
-      expect(vmi.status.evacuationNodeName).toBe(x.env.node);
-      expect(vmi.status.nodeName).toBe(x.env.node);
-      expect(await x.vmis.migrations()).toEqual([]);
-      // its launcher pod stays: KubeVirt refused the eviction (it marked instead) and drainer's pod drain skips it
-      expect((await x.vmis.launchers()).filter((p) => !p.metadata.deletionTimestamp)).toHaveLength(1);
+      const vmims = await x.vmis.migrations();
+      const of = (vmi: string) => vmims.filter((m) => m.spec.vmiName === vmi);
+      // KubeVirt's evacuation controller: only the migratable LiveMigrateIfPossible VMI, never the External one
+      expect(of('vm-ifp').map((m) => m.metadata.name)).toEqual([
+        expect.stringMatching(/^kubevirt-evacuation-/),
+      ]);
+      expect(of('vm-ifp-stuck')).toEqual([]);
+      // drainer, as the External VMI's controller: its own migration, after KubeVirt marked the VMI
+      expect(of('vm-ext')).toEqual([
+        expect.objectContaining({
+          metadata: expect.objectContaining({
+            name: expect.stringMatching(/^drainer-evacuation-/),
+            labels: expect.objectContaining({ 'drainer.dev/node': x.env.node }),
+          }),
+          status: expect.objectContaining({ phase: 'Succeeded' }),
+        }),
+      ]);
+      expect((await x.vmis.get('vm-ifp')).status.nodeName).toBe(x.kv.emulatedNode);
+      expect((await x.vmis.get('vm-ext')).status.nodeName).toBe(x.kv.emulatedNode);
+      // the pod drain evicted the launcher pod of the one that cannot migrate: KubeVirt allowed it, the VMI stopped
+      const stuck = await x.vmis.get('vm-ifp-stuck');
+      expect(stuck === undefined || ['Succeeded', 'Failed'].includes(stuck.status?.phase)).toBe(true);
+      expect(await onNode(x, x.env.node)).toEqual([]);
+
+      await x.cluster.backInService();
     } finally {
-      await x.cluster.uncordon();
-      await x.cluster.waitPhase(undefined);
       await setKubevirtConfig(x, { external: undefined });
     }
+  });
+});
+
+describe.skipIf(!world)('KubeVirt: External with kubevirt.external: mark (the default)', () => {
+  it('evicts the launcher pod once, KubeVirt marks the VMI, nobody migrates it, and drainer waits until its own controller took it off the node', async () => {
+    const x = w();
+    // the default: no external key in the config (a case that failed half way may have left one)
+    await setKubevirtConfig(x, { external: undefined });
+    await x.cluster.waitGateHeld();
+    await x.vmis.start({ 'vm-ext-mark': { strategy: 'External' } });
+
+    await x.cluster.cordon();
+    // KubeVirt's eviction admitter marked it for the controller that owns it; drainer counts it as not moved
+    await until(x, 'vm-ext-mark marked for evacuation', async () =>
+      (await x.vmis.get('vm-ext-mark')).status?.evacuationNodeName === x.env.node ? true : undefined,
+    );
+    await until(x, 'drainer counting vm-ext-mark as still to move', async () => {
+      const progress = ((await x.cluster.record()) as Obj)?.progress?.kubevirt;
+      return progress?.total === 1 && progress.moved === 0 ? true : undefined;
+    });
+    // and waits for that controller: nothing moves it, the node stays Evacuating with the VMI on it
+    for (let look = 0; look < 10; look++) {
+      expect(await x.cluster.phase()).toBe('Evacuating');
+      expect(await x.vmis.migrations()).toEqual([]);
+      expect(await onNode(x, x.env.node)).toEqual(['vm-ext-mark']);
+      // its launcher pod stays: KubeVirt refused the eviction (it marked instead) and drainer's pod drain skips it
+      expect((await x.vmis.launchers()).filter((p) => !p.metadata.deletionTimestamp)).toHaveLength(1);
+      await new Promise((r) => setTimeout(r, 1_000));
+    }
+
+    // the VMI's own controller takes it off the node as Cluster API's KubeVirt provider does: it deletes it
+    await x.k.ok(['delete', 'vmi', '-n', VM_NAMESPACE, 'vm-ext-mark', '--wait=false']);
+    await x.cluster.waitPhase('Evacuated');
+    const kubevirt = ((await x.cluster.record()) as Obj).outcomes?.find((o: Obj) => o.plugin === 'kubevirt');
+    expect(kubevirt).toMatchObject({ succeeded: true, moved: 0, failed: 0 });
+    expect(await x.vmis.migrations()).toEqual([]);
+
+    await x.cluster.backInService();
   });
 });
 

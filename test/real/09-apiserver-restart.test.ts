@@ -2,6 +2,7 @@
 // the agent's watches and writes recover, and the evacuation finishes with every server moved.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
+import { waitFor } from '../functional/support/wait.ts';
 import { figure, seconds, useReal } from './support/context.ts';
 import { apiServerControl } from './support/kit.ts';
 
@@ -34,7 +35,12 @@ describe('an API-server restart mid-evacuation', () => {
 
     expect((await r.nova.stillOnHost(servers)).map((s) => s.name)).toEqual([]);
     expect((await r.nova.service()).status).toBe('disabled');
-    const now = (await r.cluster.readyAgent())!;
+    // the same agent, Ready again: its readiness (watches listed) comes back a probe period after they relist,
+    // which may be after it wrote Evacuated
+    const now = await waitFor(async () => await r.cluster.readyAgent(), {
+      what: 'the agent Ready again',
+      timeoutMs: 120_000,
+    });
     figure(ctx, 'agent restarts', now.status.containerStatuses?.[0]?.restartCount ?? 0);
     expect(now.metadata.uid).toBe(agent.metadata.uid);
 

@@ -9,6 +9,12 @@ export interface GateObjects {
   readonly pod?: KubeObject | undefined;
   /** The node's gate objects under an older version's names, still there (an upgrade): released with the gate. */
   readonly legacy?: readonly KubeObject[] | undefined;
+  /**
+   * The PDB is not owned by the agent DaemonSet the agent knows: that one was deleted with
+   * `--cascade=orphan` (the garbage collector took it off) or re-created since. adopt() gives it to
+   * the DaemonSet there now, so that uninstalling it takes the gate along.
+   */
+  readonly unowned?: boolean | undefined;
 }
 
 export interface GateApi {
@@ -23,4 +29,6 @@ export interface GateApi {
   release(node: string): Promise<boolean>;
   /** Is the agent DaemonSet that owned the PDBs at start now gone or being deleted (an uninstall)? */
   uninstalled?(): Promise<boolean>;
+  /** Gives the node's PDB to the agent DaemonSet there now; nothing while there is none, or it is being deleted. */
+  adopt?(node: string): Promise<void>;
 }

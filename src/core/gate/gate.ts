@@ -184,11 +184,13 @@ export class DrainGate {
         if (await api.release(node)) this.#o.log.info({ node }, 'drain gate released');
         objs = await api.look(node);
       }
+      if (objs.unowned) objs = await this.#adopt(node, objs);
       const seen = want ? seeHeld(node, objs) : isOpen(objs) ? RELEASED : seeHeld(node, objs);
       this.#report(node, s, seen, want);
       s.seenFor = { wish, held: want };
-      s.failures = want && !seen.held ? s.failures + 1 : 0;
-      if (want && !seen.held) this.#again(node, s);
+      const unowned = objs.unowned === true && api.adopt !== undefined;
+      s.failures = (want && !seen.held) || unowned ? s.failures + 1 : 0;
+      if ((want && !seen.held) || unowned) this.#again(node, s);
       else if (!want && !isOpen(objs)) this.#again(node, s);
     } catch (err) {
       s.seen = undefined;
@@ -198,6 +200,23 @@ export class DrainGate {
       throw err;
     } finally {
       for (const wake of [...s.waiters]) wake();
+    }
+  }
+
+  /**
+   * Whatever the wish, the PDB goes to a re-created agent DaemonSet. Nothing else may touch the gate
+   * after the re-creation, so the gate looks again (with the backoff) until it is done. A failure
+   * here never keeps the gate from holding: it is tried again at the next look.
+   */
+  async #adopt(node: string, objs: GateObjects): Promise<GateObjects> {
+    const api = this.#o.api;
+    if (!api.adopt) return objs;
+    try {
+      await api.adopt(node);
+      return await api.look(node);
+    } catch (err) {
+      this.#o.log.debug({ err, node }, 'drain gate PDB not given to the agent DaemonSet yet; trying again');
+      return objs;
     }
   }
 

@@ -56,6 +56,10 @@ const absentIfMissing = (p: Promise<KubeObject>): Promise<KubeObject | undefined
     throw err;
   });
 
+/** A PDB not being deleted that the agent DaemonSet does not own (none of its references is it). */
+const unowned = (pdb: KubeObject, ds: OwnerReference): boolean =>
+  !pdb.metadata.deletionTimestamp && !(pdb.metadata.ownerReferences ?? []).some((r) => r.uid === ds.uid);
+
 /** A 404, or a 409 of a delete whose uid precondition failed: that incarnation is gone. */
 const goneOk = (err: unknown): void => {
   if (!isNotFoundError(err) && !isConflictError(err)) throw err;
@@ -94,19 +98,30 @@ export function kubeGateApi(o: KubeGateOptions): GateApi {
     }
   };
 
+  /**
+   * The PDB made under a DaemonSet since re-created (or orphaned by its deletion): owned by the one
+   * there now, so that uninstalling it garbage-collects the gate.
+   */
+  const own = async (pdb: KubeObject, ds: OwnerReference | undefined): Promise<KubeObject> => {
+    if (!ds || !unowned(pdb, ds)) return pdb;
+    const refs = pdb.metadata.ownerReferences ?? [];
+    const owned = await patchMeta(k, pdbsPath(namespace), pdb.metadata.name ?? '', {
+      resourceVersion: pdb.metadata.resourceVersion,
+      ownerReferences: [...refs.filter((r) => r.kind !== 'DaemonSet'), ds],
+    });
+    log.info(
+      { pdb: pdb.metadata.name, daemonSet: ds.name, uid: ds.uid },
+      'the drain gate PDB now belongs to the re-created agent DaemonSet',
+    );
+    return owned;
+  };
+
   /** The PDB, made again if missing and its budget put back if someone changed it. */
   const ensurePdb = async (node: string): Promise<KubeObject> => {
     const ds = await daemonSet();
     let pdb = await ensure(pdbsPath(namespace), gatePdb(namespace, node, ds));
     if (pdb.metadata.deletionTimestamp) return pdb;
-    // made under a DaemonSet since re-created (or orphaned by it): owned by the one there now, so
-    // that uninstalling it garbage-collects the gate
-    const refs = pdb.metadata.ownerReferences ?? [];
-    if (ds && !refs.some((r) => r.uid === ds.uid))
-      pdb = await patchMeta(k, pdbsPath(namespace), pdb.metadata.name ?? '', {
-        resourceVersion: pdb.metadata.resourceVersion,
-        ownerReferences: [...refs.filter((r) => r.kind !== 'DaemonSet'), ds],
-      });
+    pdb = await own(pdb, ds);
     if (!pdbAltered(node, pdb)) return pdb;
     log.warn(
       { node, pdb: pdb.metadata.name },
@@ -197,9 +212,20 @@ export function kubeGateApi(o: KubeGateOptions): GateApi {
   return {
     async look(node) {
       // the DaemonSet as it is at start, so a stop can tell an uninstall (read once)
-      const [, gate] = await Promise.all([daemonSet(), gateOf(node)]);
+      const [ds, gate] = await Promise.all([daemonSet(), gateOf(node)]);
       const legacy = [...gate.legacyPods, ...gate.legacyPdbs];
-      return { pdb: gate.pdb, pod: effectivePod(gate.pods), ...(legacy.length ? { legacy } : {}) };
+      return {
+        pdb: gate.pdb,
+        pod: effectivePod(gate.pods),
+        ...(legacy.length ? { legacy } : {}),
+        ...(ds && gate.pdb && unowned(gate.pdb, ds) ? { unowned: true } : {}),
+      };
+    },
+    async adopt(node) {
+      // the one there now: a successor is read here (and owns what the agent makes from now on)
+      if (await uninstalled()) return;
+      const pdb = await absentIfMissing(getObject(k, pdbsPath(namespace), gateName(node)));
+      if (pdb) await own(pdb, await daemonSet());
     },
     async hold(node) {
       // an uninstall under way: the garbage collector is taking the PDB and its pods; a gate made

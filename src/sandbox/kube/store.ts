@@ -33,6 +33,13 @@ export type Subscriber = (type: WatchEventType, obj: KubeObject) => void;
 
 const SYSTEM_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
 const CRD_ID = 'customresourcedefinitions.apiextensions.k8s.io';
+/** The finalizer an owner carries while the garbage collector orphans its dependents. */
+const ORPHAN_FINALIZER = 'orphan';
+
+/** Does this deletion leave the object's dependents behind (their references to it removed)? */
+const orphans = (opts: DeleteOptions): boolean =>
+  opts.propagationPolicy === 'Orphan' ||
+  (opts.propagationPolicy === undefined && opts.orphanDependents === true);
 
 export class ObjectStore {
   readonly #buckets = new Map<string, Bucket>();
@@ -308,6 +315,7 @@ export class ObjectStore {
     if (!old) throw notFound(b.rt, name);
     checkPreconditions(b.rt, old, opts);
     const grace = res === 'pods' ? podGrace(old, opts.gracePeriodSeconds) : 0;
+    if (orphans(opts)) return this.#deleteOrphaning(b, key, old, grace);
     const m = old.metadata;
     if (grace === 0 && !m.finalizers?.length) return { object: this.#remove(b, key, old), deleted: true };
     // Graceful: only ever shorten an existing grace period.
@@ -324,6 +332,49 @@ export class ObjectStore {
     b.put(key, next);
     this.#emit(b, 'MODIFIED', next, old, rv);
     return { object: next, deleted: false };
+  }
+
+  /**
+   * A deletion with propagationPolicy Orphan (`kubectl delete --cascade=orphan`), the garbage
+   * collector's part done at once: the owner is marked deleted with the `orphan` finalizer, every
+   * dependent's reference to it is removed (each a change its watchers see), then the finalizer goes
+   * and with it the owner, unless other finalizers or a pod's grace period keep it. The answer is
+   * the marked owner, as the real server's is.
+   */
+  #deleteOrphaning(
+    b: Bucket,
+    key: string,
+    old: KubeObject,
+    grace: number,
+  ): { object: KubeObject; deleted: boolean } {
+    const m = old.metadata;
+    const marked = this.#commit(b, key, old, {
+      ...old,
+      metadata: {
+        ...m,
+        deletionTimestamp: m.deletionTimestamp ?? rfc3339(this.#now() + grace * 1000),
+        deletionGracePeriodSeconds: m.deletionGracePeriodSeconds ?? grace,
+        finalizers: [...(m.finalizers ?? []).filter((f) => f !== ORPHAN_FINALIZER), ORPHAN_FINALIZER],
+      },
+    });
+    for (const dependents of this.#buckets.values()) {
+      const namespace = b.rt.namespaced ? m.namespace : undefined;
+      if (namespace !== undefined && !dependents.rt.namespaced) continue;
+      for (const k of [...dependents.keys(namespace !== undefined ? { namespace } : {})]) {
+        const o = dependents.objects.get(k);
+        const refs = o?.metadata.ownerReferences;
+        if (!o || !refs?.some((r) => r.uid === m.uid)) continue;
+        const { ownerReferences: _gone, ...meta } = o.metadata;
+        const rest = refs.filter((r) => r.uid !== m.uid);
+        this.#commit(dependents, k, o, {
+          ...o,
+          metadata: rest.length ? { ...meta, ownerReferences: rest } : meta,
+        });
+      }
+    }
+    const finalizers = (marked.metadata.finalizers ?? []).filter((f) => f !== ORPHAN_FINALIZER);
+    this.#commit(b, key, marked, { ...marked, metadata: { ...marked.metadata, finalizers } });
+    return { object: marked, deleted: false };
   }
 
   /**

@@ -72,5 +72,7 @@ export interface DeleteOptions {
   gracePeriodSeconds?: number;
   preconditions?: { uid?: string; resourceVersion?: string };
   propagationPolicy?: string;
+  /** The deprecated form of propagationPolicy Orphan (kubectl's protobuf body may carry it). */
+  orphanDependents?: boolean;
   dryRun?: string[];
 }

@@ -14,7 +14,7 @@ import {
   type ServerView,
 } from '../../functional/support/nova.ts';
 import { uniqueName } from '../../functional/support/run-id.ts';
-import { Session } from '../../functional/support/session.ts';
+import { expectStatus, Session } from '../../functional/support/session.ts';
 import { readOpenrc, type RealEnv } from './env.ts';
 
 export class Nova {
@@ -68,6 +68,29 @@ export class Nova {
 
   async service() {
     return computeService(this.admin, this.host);
+  }
+
+  /** Nova's API version document and the node's hypervisor, as REAL.md's figures say them. */
+  async versions(): Promise<{ api: string; hypervisor: string }> {
+    const doc = expectStatus(
+      await this.admin.request('compute', 'GET', '/'),
+      'GET the compute API version',
+      200,
+    );
+    const v = (doc.body as { version: { id: string; min_version: string; version: string } }).version;
+    const hv = expectStatus(
+      await this.admin.request('compute', 'GET', '/os-hypervisors/detail', {
+        searchParams: { hypervisor_hostname_pattern: this.host },
+      }),
+      'GET the hypervisor of the compute host',
+      200,
+    );
+    const h = (hv.body as { hypervisors: { hypervisor_type?: string; hypervisor_version?: number }[] })
+      .hypervisors[0];
+    return {
+      api: `${v.id}, microversions ${v.min_version} to ${v.version}`,
+      hypervisor: `${h?.hypervisor_type ?? 'unknown'} (version ${h?.hypervisor_version ?? '?'})`,
+    };
   }
 
   /** A previous run's leftover: the host's service disabled by drainer is enabled again. */

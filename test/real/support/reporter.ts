@@ -56,7 +56,17 @@ function tables(modules: ReadonlyArray<TestModule>): {
 const CASES_HEAD = ['| file | case | result | time | why it failed |', '|---|---|---|---|---|'];
 const FIGURES_HEAD = ['| case | figure | value |', '|---|---|---|'];
 
-export function renderReal(modules: ReadonlyArray<TestModule>, now = new Date()): string {
+/** How long the run took, as the result line says it. */
+const took = (ms: number | undefined): string =>
+  ms === undefined
+    ? ''
+    : ` in ${ms >= 120_000 ? `${(ms / 60_000).toFixed(1)} min` : `${Math.round(ms / 1000)} s`}`;
+
+export function renderReal(
+  modules: ReadonlyArray<TestModule>,
+  now = new Date(),
+  durationMs?: number,
+): string {
   const { rows, figures, passed, total } = tables(modules);
   const cpu = os.cpus();
   return [
@@ -68,7 +78,7 @@ export function renderReal(modules: ReadonlyArray<TestModule>, now = new Date())
     '',
     `- when: ${now.toISOString()}; commit ${commit()}`,
     `- machine: ${cpu.length} × ${cpu[0]?.model ?? 'unknown CPU'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.type()} ${os.release()}`,
-    `- result: ${passed} of ${total} cases passed`,
+    `- result: ${passed} of ${total} cases passed${took(durationMs)}`,
     '',
     '## Cases',
     '',
@@ -94,6 +104,7 @@ export function withKubeVirtSection(
   existing: string,
   modules: ReadonlyArray<TestModule>,
   now = new Date(),
+  durationMs?: number,
 ): string {
   const { rows, figures, passed, total } = tables(modules);
   const section = [
@@ -103,7 +114,7 @@ export function withKubeVirtSection(
     `Written by \`npm run test:real -- test/real/08k-kubevirt.test.ts\` with DRAINER_REAL_KUBEVIRT=1 and no OpenStack (docs/real-cluster-tests.md, "KubeVirt"). ${KUBEVIRT_NOTE}`,
     '',
     `- when: ${now.toISOString()}; commit ${commit()}`,
-    `- result: ${passed} of ${total} cases passed`,
+    `- result: ${passed} of ${total} cases passed${took(durationMs)}`,
     '',
     ...CASES_HEAD,
     ...rows,
@@ -121,11 +132,18 @@ export function withKubeVirtSection(
 }
 
 export default class RealReporter implements Reporter {
+  #start = Date.now();
+
+  onTestRunStart(): void {
+    this.#start = Date.now();
+  }
+
   onTestRunEnd(modules: ReadonlyArray<TestModule>): void {
+    const ms = Date.now() - this.#start;
     const files = readdirSync(path.join(ROOT, 'test/real')).filter((f) => f.endsWith('.test.ts'));
     const out = path.join(ROOT, 'REAL.md');
     if (modules.length >= files.length) {
-      writeFileSync(out, renderReal(modules));
+      writeFileSync(out, renderReal(modules, new Date(), ms));
       console.log('REAL.md written');
       return;
     }
@@ -136,7 +154,10 @@ export default class RealReporter implements Reporter {
         .flatMap((m) => [...m.children.allTests()])
         .some((t) => t.result().state !== 'skipped');
       if (!ran) return;
-      writeFileSync(out, withKubeVirtSection(existsSync(out) ? readFileSync(out, 'utf8') : '', modules));
+      writeFileSync(
+        out,
+        withKubeVirtSection(existsSync(out) ? readFileSync(out, 'utf8') : '', modules, new Date(), ms),
+      );
       console.log('REAL.md: KubeVirt section written');
     }
   }

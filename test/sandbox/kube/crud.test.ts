@@ -229,4 +229,45 @@ describe('sandbox API server: deletion', () => {
     expect(res.status).toBe(409);
     expect(api.server.store.find('nodes', undefined, 'n1')).toBeDefined();
   });
+
+  it('with propagationPolicy Orphan (kubectl delete --cascade=orphan) takes the owner off its dependents first, as the garbage collector does', async () => {
+    const s = api.server.store;
+    const ds = s.create('daemonsets.apps', {
+      metadata: { name: 'agent', namespace: 'default' },
+      spec: {
+        selector: { matchLabels: { app: 'agent' } },
+        template: { metadata: { labels: { app: 'agent' } } },
+      },
+    });
+    const owner = { apiVersion: 'apps/v1', kind: 'DaemonSet', name: 'agent', uid: ds.metadata.uid ?? '' };
+    const other = { apiVersion: 'v1', kind: 'ConfigMap', name: 'keep', uid: 'other-uid' };
+    s.create('poddisruptionbudgets.policy', {
+      metadata: { name: 'guard', namespace: 'default', ownerReferences: [owner] },
+      spec: { minAvailable: 1 },
+    });
+    s.create('pods', { ...pod('default', 'p1'), metadata: { name: 'p1', ownerReferences: [owner, other] } });
+    const seen: string[] = [];
+    const off = s.subscribe('poddisruptionbudgets.policy', (type, o) =>
+      seen.push(`${type} ${JSON.stringify(o.metadata.ownerReferences ?? [])}`),
+    );
+
+    const del = await api.call('DELETE', '/apis/apps/v1/namespaces/default/daemonsets/agent', {
+      propagationPolicy: 'Orphan',
+    });
+    off();
+
+    // the answer is the owner marked for deletion, waiting for the garbage collector
+    expect(del.status).toBe(200);
+    expect(del.body.metadata).toMatchObject({
+      finalizers: ['orphan'],
+      deletionTimestamp: expect.any(String),
+    });
+    expect(s.find('daemonsets.apps', 'default', 'agent')).toBeUndefined();
+    expect(
+      s.find('poddisruptionbudgets.policy', 'default', 'guard')?.metadata.ownerReferences,
+    ).toBeUndefined();
+    expect(s.find('pods', 'default', 'p1')?.metadata.ownerReferences).toEqual([other]);
+    // the dependent's watchers see it lose its owner
+    expect(seen).toEqual(['MODIFIED []']);
+  });
 });
