@@ -639,7 +639,7 @@ async function runSize(o: FleetRealOptions, size: number, k: KubeClients): Promi
 
 /**
  * Until the agents' start-up is over: in the last `windowMs` no agent made more than one request
- * (its node Lease renewal, every third of fleet.agentLeaseDuration; a thousand agents that started apart are never all silent).
+ * (its node Lease renewal, every half of fleet.agentLeaseDuration; a thousand agents that started apart are never all silent).
  */
 async function quietAgents(pack: Pack, windowMs: number, timeoutMs: number): Promise<void> {
   await until(
