@@ -21,6 +21,7 @@ import { drainerConfigFor, openstackOptions } from '../../src/sandbox/scenario-c
 import { parseScenario } from '../../src/sandbox/scenario-load.ts';
 import { credentials, scrapeMetrics, total, type Sample } from '../lib/apiserver-metrics.ts';
 import type { AgentsStats } from '../lib/fleet-agents.ts';
+import { gatePodsRunning, OwnRequests, statusReports } from '../lib/kubelets.ts';
 import { idealMakespan } from '../lib/stats.ts';
 import { sleep, until } from '../lib/wait.ts';
 
@@ -56,6 +57,9 @@ export interface IdleFigures {
   /** What the agents counted themselves in the same window (a cross-check). */
   readonly agentRequestsPerSecond: number;
   readonly baselinePerSecond: number;
+  /** The bench's own requests in the window (the kubelets' status reports), taken out of requestsPerSecond (absent: a run before they were). */
+  readonly benchPerSecond?: number;
+  readonly benchByVerb?: Record<string, number>;
   /** WATCH requests held, less the baseline's. */
   readonly watches: number;
   readonly bytesPerSecond: number;
@@ -314,58 +318,6 @@ async function lifecycleSettled(k: KubeClients, names: readonly string[]): Promi
   await sleep(10_000); // and its NoSchedule taint pass
 }
 
-/**
- * Stands in for the kubelet the fleet has not: a gate pod bound to one of the Nodes is reported
- * Running and Ready once (one status write), so each agent's drain gate comes to hold as on a node.
- */
-function kubeletStandIn(k: KubeClients, signal: AbortSignal): void {
-  const done = new Set<string>();
-  void runWatch<KubeObject>({
-    k,
-    path: `/api/v1/namespaces/${NS}/pods`,
-    signal,
-    log,
-    onEvent: (type, pod) => {
-      const uid = pod.metadata.uid ?? '';
-      const phase = (pod.status as { phase?: string } | undefined)?.phase;
-      if (type === 'DELETED' || pod.metadata.deletionTimestamp || phase === 'Running' || done.has(uid))
-        return;
-      done.add(uid);
-      const now = new Date().toISOString();
-      void k
-        .request({
-          method: 'PATCH',
-          path: `/api/v1/namespaces/${NS}/pods/${pod.metadata.name}/status`,
-          contentType: 'application/merge-patch+json',
-          body: {
-            status: {
-              phase: 'Running',
-              startTime: now,
-              conditions: [
-                { type: 'Initialized', status: 'True', lastTransitionTime: now },
-                { type: 'Ready', status: 'True', lastTransitionTime: now },
-                { type: 'ContainersReady', status: 'True', lastTransitionTime: now },
-                { type: 'PodScheduled', status: 'True', lastTransitionTime: now },
-              ],
-              containerStatuses: [
-                {
-                  name: 'gate',
-                  ready: true,
-                  restartCount: 0,
-                  image: 'gate',
-                  imageID: '',
-                  started: true,
-                  state: { running: { startedAt: now } },
-                },
-              ],
-            },
-          },
-        })
-        .catch(() => done.delete(uid));
-    },
-  });
-}
-
 // ---- the API server's figures ------------------------------------------------------------------
 
 const LONG = new Set(['WATCH', 'CONNECT']);
@@ -375,7 +327,8 @@ const watchesOf = (s: readonly Sample[]) =>
   total(s, 'apiserver_longrunning_requests', (l) => l.verb === 'WATCH');
 const bytesOf = (s: readonly Sample[]) =>
   total(s, 'apiserver_response_sizes_sum') + total(s, 'apiserver_watch_events_sizes_sum');
-const byVerb = (a: readonly Sample[], b: readonly Sample[]) => {
+/** Requests in the window by "<verb> <resource>[/<subresource>]", less `own` (the bench's). */
+const byVerb = (a: readonly Sample[], b: readonly Sample[], own: Record<string, number>) => {
   const out: Record<string, number> = {};
   for (const s of b)
     if (s.name === 'apiserver_request_total' && !LONG.has(s.labels.verb ?? '')) {
@@ -387,6 +340,7 @@ const byVerb = (a: readonly Sample[], b: readonly Sample[]) => {
       const key = `${s.labels.verb} ${s.labels.resource}${s.labels.subresource ? `/${s.labels.subresource}` : ''}`;
       out[key] = (out[key] ?? 0) - s.value;
     }
+  for (const [key, v] of Object.entries(own)) out[key] = (out[key] ?? 0) - v;
   return Object.fromEntries(Object.entries(out).filter(([, v]) => v > 0));
 };
 const objectsOf = (s: readonly Sample[]) =>
@@ -460,7 +414,10 @@ async function runSize(o: FleetRealOptions, size: number, k: KubeClients): Promi
     say(size, 'Nodes created');
     await lifecycleSettled(k, names);
     say(size, 'Nodes unreachable (no kubelet): the control plane settled');
-    kubeletStandIn(k, stop.signal);
+    // what kubelets would do, from now on (in the baseline too): the bench's own requests, taken out
+    const own = new OwnRequests(k);
+    gatePodsRunning({ k, own, namespace: NS, log }, stop.signal);
+    statusReports(own, names, stop.signal);
     // the bench's own watch of the Nodes and slot Leases (open before the baseline: in it)
     const phases = new Map<string, Phase>(names.map((n) => [n, { phase: 'InService', queued: [] }]));
     const freed: number[] = [];
@@ -513,7 +470,8 @@ async function runSize(o: FleetRealOptions, size: number, k: KubeClients): Promi
     const b0 = await window(c);
     await sleep(o.baselineSeconds * 1000);
     const b1 = await window(c);
-    const baselinePerSecond = (requestsOf(b1.samples) - requestsOf(b0.samples)) / ((b1.at - b0.at) / 1000);
+    const baselinePerSecond =
+      (requestsOf(b1.samples) - requestsOf(b0.samples) - own.count(b0.at, b1.at)) / ((b1.at - b0.at) / 1000);
     const baselineWatches = watchesOf(b1.samples);
     const baselineBytes = (bytesOf(b1.samples) - bytesOf(b0.samples)) / ((b1.at - b0.at) / 1000);
 
@@ -534,21 +492,24 @@ async function runSize(o: FleetRealOptions, size: number, k: KubeClients): Promi
     const i1 = await window(c);
     const s1 = sumStats(await pack.stats());
     const idleS = (i1.at - i0.at) / 1000;
+    const benchIdle = own.count(i0.at, i1.at);
     const idle: IdleFigures = {
       seconds: idleS,
       requestsPerSecond: Math.max(
         0,
-        (requestsOf(i1.samples) - requestsOf(i0.samples)) / idleS - baselinePerSecond,
+        (requestsOf(i1.samples) - requestsOf(i0.samples) - benchIdle) / idleS - baselinePerSecond,
       ),
       agentRequestsPerSecond: requestsIn(s1.requests, i0.at, i1.at) / idleS,
       baselinePerSecond,
+      benchPerSecond: benchIdle / idleS,
+      benchByVerb: own.byKey(i0.at, i1.at),
       watches: watchesOf(i1.samples) - baselineWatches,
       bytesPerSecond: Math.max(0, (bytesOf(i1.samples) - bytesOf(i0.samples)) / idleS - baselineBytes),
       watchEventsPerSecond:
         (total(i1.samples, 'apiserver_watch_events_total') -
           total(i0.samples, 'apiserver_watch_events_total')) /
         idleS,
-      byVerb: byVerb(i0.samples, i1.samples),
+      byVerb: byVerb(i0.samples, i1.samples, own.byKey(i0.at, i1.at)),
     };
     const objects = objectsOf(i1.samples);
     const cpuIdle = ((s1.cpu - s0.cpu) / idleS / size) * 1000;
@@ -558,7 +519,7 @@ async function runSize(o: FleetRealOptions, size: number, k: KubeClients): Promi
     const r0 = await window(c);
     const rollStart = Date.now();
     await inBatches(names, 50, (n) =>
-      k.request({
+      own.request('PATCH nodes', {
         method: 'PATCH',
         path: `/api/v1/nodes/${n}`,
         contentType: 'application/merge-patch+json',
@@ -606,7 +567,9 @@ async function runSize(o: FleetRealOptions, size: number, k: KubeClients): Promi
       perRealMinute: queuedMs > 0 ? queuedRequests / (queuedMs / 60_000) : 0,
       perQueuedNode: queuedNodes ? queuedRequests / queuedNodes : 0,
       handoffs,
-      requestsPerSecond: (requestsOf(r1.samples) - requestsOf(r0.samples)) / rollS - baselinePerSecond,
+      requestsPerSecond:
+        (requestsOf(r1.samples) - requestsOf(r0.samples) - own.count(r0.at, r1.at)) / rollS -
+        baselinePerSecond,
       maxEvacuating,
     };
     const cpuRoll = ((s2.cpu - s1.cpu) / rollS / size) * 1000;
@@ -647,7 +610,7 @@ async function runSize(o: FleetRealOptions, size: number, k: KubeClients): Promi
 
 /**
  * Until the agents' start-up is over: in the last `windowMs` no agent made more than one request
- * (its node Lease renewal, every third of fleet.agentLeaseDuration; a thousand agents that started apart are never all silent).
+ * (its node Lease renewal, every half of fleet.agentLeaseDuration; a thousand agents that started apart are never all silent).
  */
 async function quietAgents(pack: Pack, windowMs: number, timeoutMs: number): Promise<void> {
   await until(

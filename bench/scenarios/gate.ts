@@ -155,7 +155,7 @@ export async function gateBench(kubectl: string, o: GateOptions): Promise<GateBe
     const idleRequests = sb.kube.requestLog.filter((r) => r.at >= from && isGateRequest(r.path)).length;
     const perNodeHour = idleRequests / idleHours / NODES.length;
     const leaseRequests = sb.kube.requestLog.filter((r) => r.at >= from && isNodeLeaseRequest(r.path)).length;
-    // renewals come every third of the lease duration: at the default they are this much rarer
+    // renewals come every half of the lease duration: at the default they are this much rarer
     const leasePerNodeHour =
       (leaseRequests / idleHours / NODES.length) * (o.agentLeaseSeconds / o.defaultAgentLeaseSeconds);
     const lags = rounds.map((r) => r.lagS);
@@ -210,7 +210,7 @@ export function gateNotes(o: GateOptions, r: GateBenchResult, kubectl: string): 
       'GET per gate); the idle window is shorter than both periods.',
     'The gate opens the moment the plugins have moved every VM; drainer goes on with its own pod drain beside ' +
       "the taker's, so the evicted pods do not add to the lag.",
-    `The node Lease: the agents ran with fleet.agentLeaseDuration ${o.agentLeaseSeconds} s (renewed every third of it), ` +
+    `The node Lease: the agents ran with fleet.agentLeaseDuration ${o.agentLeaseSeconds} s (renewed every half of it), ` +
       `so the idle window holds many renewals: ${r.leaseRequests} requests to drainer-node-<node> from ${NODES.length} agents; ` +
       `the figure scales that rate to the default ${o.defaultAgentLeaseSeconds} s (renewals are periodic and nothing else ` +
       'touches that Lease while idle).',

@@ -310,7 +310,7 @@ export const fleetSchema = z.strictObject({
   agentLeaseDuration: dflt(
     duration(),
     300,
-    'each agent holds the Lease drainer-node-<node> (renewed every third of this: 36 requests per node per hour at 300 s); a holder gone this long may be replaced, and drainer status says the agent is gone',
+    'each agent holds the Lease drainer-node-<node> (renewed every half of this: 24 requests per node per hour at 300 s); a holder gone this long may be replaced, and drainer status says the agent is gone',
   ),
   daemonSet: dflt(
     z.string().check(z.minLength(1)),

@@ -1,10 +1,13 @@
-// The fleet-real bench's own parts that run without a real API server: its settings, and how it
-// reads the API server's /metrics.
+// The fleet-real bench's own parts that run without a real API server: its settings, how it
+// reads the API server's /metrics, and what it does in the kubelets' place.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { parseMetrics, total } from '../../bench/lib/apiserver-metrics.ts';
+import { OwnRequests, STATUS_REPORT_MS, statusReports } from '../../bench/lib/kubelets.ts';
+import type { KubeObject } from '../../src/sandbox/kube/index.ts';
+import { node, startFixture } from '../kube/sandbox.ts';
 import { fleetRealSettings } from '../../bench/scenarios/fleet-real-report.ts';
 
 describe('fleet-real settings', () => {
@@ -49,5 +52,50 @@ describe("the API server's metrics as the bench reads them", () => {
     expect(total(s, 'apiserver_request_total', (l) => l.verb !== 'WATCH')).toBe(42);
     expect(total(s, 'apiserver_longrunning_requests', (l) => l.verb === 'WATCH')).toBe(7);
     expect(s.find((x) => x.name === 'apiserver_storage_objects')?.labels.resource).toBe('nodes');
+  });
+});
+
+describe('the kubelets the fleet has not', () => {
+  it("post each Node's status every 5 minutes, spread over them, and the bench counts those requests as its own", async () => {
+    const fx = await startFixture();
+    const stop = new AbortController();
+    onTestFinished(async () => {
+      stop.abort();
+      vi.useRealTimers();
+      await fx.close();
+    });
+    const server = fx.server;
+    const nodes = ['n1', 'n2', 'n3', 'n4'];
+    for (const name of nodes) {
+      const conditions = [{ type: 'Ready', status: 'Unknown', reason: 'NodeStatusUnknown' }];
+      server.store.create('nodes', node(name, { status: { conditions } }));
+    }
+    const own = new OwnRequests(fx.k);
+    vi.useFakeTimers({
+      toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'],
+      shouldAdvanceTime: true,
+    });
+    const from = Date.now();
+    statusReports(own, nodes, stop.signal);
+    const reports = () => server.requestLog.filter((r) => r.method === 'PATCH').map((r) => r.path);
+
+    // a quarter of the period: the first Node only; then the others, one each quarter
+    await vi.advanceTimersByTimeAsync(STATUS_REPORT_MS / 4 - 1000);
+    await vi.waitFor(() => expect(reports()).toEqual(['/api/v1/nodes/n1/status']));
+    await vi.advanceTimersByTimeAsync((STATUS_REPORT_MS * 3) / 4);
+    await vi.waitFor(() => expect(reports()).toHaveLength(4));
+    expect(new Set(reports()).size).toBe(4);
+    await vi.advanceTimersByTimeAsync(STATUS_REPORT_MS);
+    await vi.waitFor(() => expect(reports()).toHaveLength(8));
+
+    // the heartbeat only: the status the node lifecycle controller gave the Node stays
+    const n3 = server.store.get('nodes', '', 'n3') as KubeObject & {
+      status: { conditions: Record<string, string>[] };
+    };
+    expect(n3.status.conditions).toEqual([
+      expect.objectContaining({ type: 'Ready', status: 'Unknown', reason: 'NodeStatusUnknown' }),
+    ]);
+    expect(n3.status.conditions[0]?.lastHeartbeatTime).toBeDefined();
+    expect(own.byKey(from, Date.now() + 1)).toEqual({ 'PATCH nodes/status': 8 });
   });
 });

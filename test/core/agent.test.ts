@@ -1,29 +1,40 @@
 import { describe, expect, it } from 'vitest';
 import { configSchema } from '../../src/config/schema.ts';
-import { Agent } from '../../src/core/agent/agent.ts';
+import { Agent, type WatchSources } from '../../src/core/agent/agent.ts';
 import { Reconciler } from '../../src/core/agent/reconciler.ts';
 import { STATE_ANNOTATION } from '../../src/core/record/record.ts';
 import { FakeCluster, FakeHost, FakeSources, quietLogger, succeeded, type FakePlugin } from './fakes.ts';
 
-function start(plugins: FakePlugin[]) {
+/** A reconciler that counts its passes. */
+class Counting extends Reconciler {
+  passes = 0;
+  override reconcile(...args: Parameters<Reconciler['reconcile']>) {
+    this.passes++;
+    return super.reconcile(...args);
+  }
+}
+
+/** An agent of node-7 over a FakeCluster; `sources` may change how its watches see the cluster. */
+function start(plugins: FakePlugin[], sources?: (fake: FakeSources) => WatchSources) {
   const cluster = new FakeCluster();
   cluster.addNode('node-7');
   const host = new FakeHost(plugins);
   const log = quietLogger();
   const config = configSchema.parse({});
-  const reconciler = new Reconciler({ cluster, host, config, log });
+  const reconciler = new Counting({ cluster, host, config, log });
   const stop = new AbortController();
+  const fake = new FakeSources(cluster, 'node-7');
   const agent = new Agent({
     nodeName: 'node-7',
     reconciler,
-    sources: new FakeSources(cluster, 'node-7'),
+    sources: sources?.(fake) ?? fake,
     mode: 'own',
     log,
     signal: stop.signal,
     backoff: { initialMs: 1, maxMs: 10 },
   });
   const running = agent.run();
-  return { cluster, host, agent, stop, running };
+  return { cluster, host, agent, reconciler, stop, running };
 }
 
 const until = async (what: string, cond: () => boolean) => {
@@ -141,50 +152,104 @@ describe('agent', () => {
     stop.abort();
     await running;
   });
+
   it('reconciles once at start, when the last of its watches has listed', async () => {
-    const cluster = new FakeCluster();
-    cluster.addNode('node-7');
-    const log = quietLogger();
-    let reconciles = 0;
-    class Counting extends Reconciler {
-      override reconcile(node: string, signal: AbortSignal) {
-        reconciles++;
-        return super.reconcile(node, signal);
-      }
-    }
-    const reconciler = new Counting({ cluster, host: new FakeHost([]), config: configSchema.parse({}), log });
-    const fake = new FakeSources(cluster, 'node-7');
     let listMaintenances!: () => void;
     const maintenancesListed = new Promise<void>((r) => (listMaintenances = r));
-    const stop = new AbortController();
-    const agent = new Agent({
-      nodeName: 'node-7',
-      reconciler,
-      // the node lists at once; the NodeMaintenances only when the test says so
-      sources: {
-        watchNode: (cb) => fake.watchNode(cb),
-        watchMaintenances: async (cb) => {
-          await maintenancesListed;
-          return fake.watchMaintenances(cb);
-        },
+    // the node lists at once; the NodeMaintenances only when the test says so
+    const { cluster, agent, reconciler, stop, running } = start([], (fake) => ({
+      watchNode: (cb) => fake.watchNode(cb),
+      watchMaintenances: async (cb) => {
+        await maintenancesListed;
+        return fake.watchMaintenances(cb);
       },
-      mode: 'own',
-      log,
-      signal: stop.signal,
-    });
-    const running = agent.run();
+    }));
     cluster.changed(cluster.node('node-7'));
     await new Promise((r) => setTimeout(r, 20));
-    expect(reconciles).toBe(0);
+    expect(reconciler.passes).toBe(0);
     expect(agent.ready().reasons).toEqual(['NodeMaintenance watch not synced']);
 
     listMaintenances();
     await until('ready', () => agent.ready().ready);
     await agent.idle();
-    expect(reconciles).toBe(1);
+    expect(reconciler.passes).toBe(1);
 
+    cluster.node('node-7').metadata.labels = { rack: 'r1' };
     cluster.changed(cluster.node('node-7'));
-    await until('a change reconciles again', () => reconciles === 2);
+    await until('a change reconciles again', () => reconciler.passes === 2);
+    stop.abort();
+    await running;
+  });
+
+  it('reads the NodeMaintenances from its own watch: no reconcile lists them cluster-wide', async () => {
+    const { cluster, agent, stop, running } = start([
+      { name: 'nova', evacuate: async () => succeeded('nova') },
+    ]);
+    await until('ready', () => agent.ready().ready);
+
+    // an operator asks for maintenance, then ends it: evacuated, restored, let go
+    cluster.addMaintenance('nm-1', 'node-7');
+    await until('evacuated', () => cluster.nm('nm-1').status?.phase === 'Succeeded');
+    cluster.node('node-7').metadata.labels = { rack: 'r1' };
+    cluster.changed(cluster.node('node-7'));
+    cluster.deleteMaintenance('nm-1');
+    await until('released', () => cluster.nms.length === 0);
+    await agent.idle();
+
+    expect(cluster.record('node-7')).toBeUndefined();
+    expect(cluster.lists).toBe(0);
+    stop.abort();
+    await running;
+  });
+
+  it("does not reconcile on the kubelet's status reports, only on a change the reconciler reads", async () => {
+    const { cluster, agent, reconciler, stop, running } = start([]);
+    await until('ready', () => agent.ready().ready);
+    await agent.idle();
+    expect(reconciler.passes).toBe(1);
+
+    // every 5 minutes the kubelet posts the Node's status: a new resourceVersion, nothing drainer reads
+    for (let i = 0; i < 3; i++) cluster.kubeletReport('node-7');
+    await new Promise((r) => setTimeout(r, 20));
+    await agent.idle();
+    expect(reconciler.passes).toBe(1);
+
+    cluster.node('node-7').metadata.labels = { 'drainer.dev/ignore': 'true' };
+    cluster.changed(cluster.node('node-7'));
+    await until('a label reconciles', () => reconciler.passes === 2);
+    stop.abort();
+    await running;
+  });
+
+  it("never overwrites a NodeMaintenance's status from a watch that has not brought its own last write yet", async () => {
+    // the NodeMaintenance watch lags: its events wait while `lagging`, until the test lets them through
+    let lagging = false;
+    const held: (() => void)[] = [];
+    const { cluster, agent, stop, running } = start(
+      [{ name: 'nova', evacuate: async () => succeeded('nova') }],
+      (fake) => ({
+        watchNode: (cb) => fake.watchNode(cb),
+        watchMaintenances: (cb) =>
+          fake.watchMaintenances({
+            ...cb,
+            onEvent: (type, nm) => (lagging ? held.push(() => cb.onEvent(type, nm)) : cb.onEvent(type, nm)),
+          }),
+      }),
+    );
+    await until('ready', () => agent.ready().ready);
+
+    cluster.addMaintenance('nm-1', 'node-7');
+    lagging = true;
+    await until('evacuated', () => cluster.record('node-7')?.phase === 'Evacuated');
+    await agent.idle();
+    // the pass after the evacuation (its record write woke it) saw the NodeMaintenance as it was before
+    for (const deliver of held.splice(0)) deliver();
+    lagging = false;
+    await agent.idle();
+
+    expect(cluster.nm('nm-1').status?.conditions?.[0]?.message).toBe(
+      'virtual machines moved and pods drained',
+    );
     stop.abort();
     await running;
   });

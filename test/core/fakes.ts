@@ -39,8 +39,11 @@ export type JsonNode = Mutable<NodeObject> & {
     annotations?: Record<string, string>;
     labels?: Record<string, string>;
     resourceVersion?: string;
+    managedFields?: { manager: string; operation: string; subresource?: string; time: string }[];
   };
   spec: { unschedulable?: boolean; taints?: Taint[] };
+  /** What the kubelet reports (the core never reads it). */
+  status?: { conditions: { type: string; status: string; lastHeartbeatTime: string }[] };
 };
 export type JsonNm = {
   apiVersion: string;
@@ -74,6 +77,8 @@ export class FakeCluster implements Cluster {
   /** Every write, in order, for "nothing was written" and "record first" assertions. */
   readonly writes: string[] = [];
   drainCalls = 0;
+  /** NodeMaintenance lists (one per group on a real cluster, each cluster-wide). */
+  lists = 0;
   drainResult: (node: string, skip?: (p: PodId) => string | undefined) => DrainOutcome = () => ({
     succeeded: true,
     evicted: [{ namespace: 'default', name: 'web-1' }],
@@ -142,12 +147,22 @@ export class FakeCluster implements Cluster {
     this.changed(nm);
   }
 
+  /** The kubelet's status report (nodeStatusReportFrequency): its status, resourceVersion and managedFields change. */
+  kubeletReport(name: string): void {
+    const n = this.node(name);
+    const time = new Date().toISOString();
+    n.status = { conditions: [{ type: 'Ready', status: 'True', lastHeartbeatTime: time }] };
+    n.metadata.managedFields = [{ manager: 'kubelet', operation: 'Update', subresource: 'status', time }];
+    this.#bump(n);
+  }
+
   async getNode(name: string) {
     const n = this.nodes.get(name);
     return n ? clone(n) : undefined;
   }
 
   async listMaintenances() {
+    this.lists++;
     return clone(this.nms) as MaintenanceObject[];
   }
 

@@ -352,6 +352,21 @@ describe('reconciler: NodeMaintenance (mode own)', () => {
     expect(cluster.reasons('NodeMaintenance')).toContain('EvacuationSucceeded');
   });
 
+  it("decides on the agent's watched NodeMaintenances; without a watch (run-once) it lists them", async () => {
+    const { cluster, reconciler, reconcile } = setup();
+    cluster.addNode('node-7');
+    cluster.addMaintenance('nm-1', 'node-7');
+
+    // the agent's watch has not brought nm-1 yet: this pass acts on what the watch holds
+    await reconciler.reconcile('node-7', new AbortController().signal, { maintenances: [] });
+    expect(cluster.lists).toBe(0);
+    expect(cluster.record('node-7')).toBeUndefined();
+
+    await reconcile();
+    expect(cluster.lists).toBe(1);
+    expect(cluster.record('node-7')).toMatchObject({ trigger: 'NodeMaintenance/nm-1' });
+  });
+
   it('on deletion restores, uncordons the node it cordoned, then lets the NodeMaintenance go', async () => {
     const { cluster, reconcile } = setup();
     cluster.addNode('node-7');

@@ -6,6 +6,7 @@ import type { Logger } from '../../observability/logger.ts';
 import type { Slot } from '../fleet/types.ts';
 import { desiredState, MAINTENANCE_NODE_ANNOTATION, type MaintenanceMode } from './desired.ts';
 import type { MaintenanceObject, NodeObject } from '../cluster/objects.ts';
+import { changesWhatIsRead } from './node-change.ts';
 import { KeyedQueue } from './queue.ts';
 import type { Reconciler } from './reconciler.ts';
 import { parseRecord, STATE_ANNOTATION } from '../record/record.ts';
@@ -167,8 +168,10 @@ export class Agent {
   }
 
   #onNode(type: WatchEvent, node: NodeObject): void {
+    const prev = this.#node;
+    // kept as the latest always (the cancel check reads it); a status report reconciles nothing
     this.#node = type === 'DELETED' ? undefined : node;
-    this.#enqueueNode();
+    if (changesWhatIsRead(prev, this.#node)) this.#enqueueNode();
   }
 
   #onMaintenance(type: WatchEvent, nm: MaintenanceObject): void {
@@ -186,7 +189,9 @@ export class Agent {
 
   async #handle(key: string, signal: AbortSignal) {
     if (!(await this.#held)) return undefined;
-    if (!key.startsWith(MAINTENANCE_KEY)) return this.#o.reconciler.reconcile(key, signal);
+    // the pass reads the NodeMaintenances from this agent's watch (synced before any pass runs)
+    if (!key.startsWith(MAINTENANCE_KEY))
+      return this.#o.reconciler.reconcile(key, signal, { maintenances: [...this.#maintenances.values()] });
     const nm = this.#maintenances.get(key.slice(MAINTENANCE_KEY.length));
     if (nm) await this.#o.reconciler.checkMaintenance(nm);
     return undefined;

@@ -1,7 +1,8 @@
 // One writer per node (issue 23 item 5): each agent instance holds the Lease drainer-node-<node>
 // while it acts on its node. Its holder names the instance (pod name and uid), so two agents of one
 // node (a DaemonSet rollout, run-once next to the daemon) see each other: the second waits, and
-// run-once refuses. Renewed every duration/3 like a fleet slot; a holder whose Lease this process
+// run-once refuses. Renewed every half of its duration (a fleet slot every third: an idle agent's
+// node Lease is most of what it asks the API server for, issue 38); a holder whose Lease this process
 // has seen unchanged for the duration (kill -9) may be replaced (observed.ts: our own clock, never
 // against the holder's renewTime), and `drainer status` says the agent is gone.
 import type { Logger } from '../../observability/logger.ts';
@@ -102,7 +103,8 @@ export class NodeLease {
       const taken = current
         ? await api.replaceLease(next)
         : await api.createLease({ ...next, transitions: 0 });
-      const opts = { api, leaseDuration: this.#o.durationSeconds, log: this.#o.log };
+      // at half the duration a failed renewal leaves half of it for the next try (an API outage)
+      const opts = { api, leaseDuration: this.#o.durationSeconds, log: this.#o.log, renewEvery: 1 / 2 };
       return { held: new HeldSlot(taken, instance, opts, 'node Lease') };
     } catch (err) {
       if (!isConflictError(err)) throw err;

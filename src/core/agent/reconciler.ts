@@ -80,9 +80,12 @@ export class Reconciler {
     return true;
   }
 
-  /** One pass for the node. Throws on API errors (the queue retries with backoff). */
-  async reconcile(nodeName: string, signal: AbortSignal): Promise<RunResult> {
-    return this.#flushing(() => this.#reconcile(nodeName, signal));
+  /**
+   * One pass for the node. Throws on API errors (the queue retries with backoff). `watched`: the
+   * NodeMaintenances as the agent's own watch has them (synced), read instead of a cluster-wide list.
+   */
+  async reconcile(nodeName: string, signal: AbortSignal, watched?: Watched): Promise<RunResult> {
+    return this.#flushing(() => this.#reconcile(nodeName, signal, watched));
   }
 
   /** Runs a pass, then waits for its Events, so a caller that returns finds them written. */
@@ -94,11 +97,11 @@ export class Reconciler {
     }
   }
 
-  async #reconcile(nodeName: string, signal: AbortSignal): Promise<RunResult> {
+  async #reconcile(nodeName: string, signal: AbortSignal, watched?: Watched): Promise<RunResult> {
     const { config } = this.#deps;
     const resync: RunResult = { requeueAfterMs: config.resyncInterval * 1000 };
     const mode = config.nodeMaintenance.mode;
-    const [node, maintenances] = await this.#fetch(nodeName);
+    const [node, maintenances] = await this.#fetch(nodeName, watched);
     if (!node) {
       this.#deps.log.warn({ node: nodeName }, 'node not found; waiting for it');
       return resync;
@@ -201,12 +204,21 @@ export class Reconciler {
     );
   }
 
-  /** The Node and the NodeMaintenances, read side by side: a cordon's reaction time is a chain of requests. */
-  #fetch(nodeName: string): Promise<[NodeObject | undefined, readonly MaintenanceObject[]]> {
+  /**
+   * The Node, and the NodeMaintenances read side by side (a cordon's reaction time is a chain of
+   * requests). The agent's watch has them: a list of every group's, cluster-wide, at each pass of
+   * every agent is the per-node-agent cost that grows with the fleet (issue 38); only a pass without
+   * a watch (run-once, restore) lists them. The watch may not have our own last write yet: the event
+   * that brings it runs the next pass, and every write carries the resourceVersion it read.
+   */
+  #fetch(
+    nodeName: string,
+    watched?: Watched,
+  ): Promise<[NodeObject | undefined, readonly MaintenanceObject[]]> {
     const { cluster, config } = this.#deps;
     return Promise.all([
       cluster.getNode(nodeName),
-      config.nodeMaintenance.mode === 'off' ? [] : cluster.listMaintenances(),
+      config.nodeMaintenance.mode === 'off' ? [] : (watched?.maintenances ?? cluster.listMaintenances()),
     ]);
   }
 
@@ -280,7 +292,8 @@ export class Reconciler {
     if (nm && this.#deps.config.nodeMaintenance.mode === 'own') {
       await takeMaintenance(run, nm);
       if (nm.status?.phase !== 'Succeeded') {
-        await writeMaintenanceStatus(run, nm, evacuatedMaintenance('node already evacuated', run.now()));
+        const status = evacuatedMaintenance('node already evacuated', run.now());
+        await writeMaintenanceStatus(run, nm, status, true);
       }
     } else if (rec.maintenance) {
       await run.store.update({ maintenance: undefined });
@@ -352,6 +365,11 @@ export class Reconciler {
       },
     };
   }
+}
+
+/** What the agent's watches hold, passed to a pass instead of reading it again. */
+export interface Watched {
+  readonly maintenances: readonly MaintenanceObject[];
 }
 
 interface ReadRun {

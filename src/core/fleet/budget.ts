@@ -275,11 +275,13 @@ export class FleetBudget implements EvacuationBudget {
 /** What a held Lease needs: its two calls, its duration and a logger. */
 export type HeldLeaseOptions = Pick<FleetBudgetOptions, 'leaseDuration' | 'log'> & {
   readonly api: Pick<FleetApi, 'getLease' | 'replaceLease'>;
+  /** Renewed every this fraction of the duration (default a third). */
+  readonly renewEvery?: number;
 };
 
 /**
- * A held Lease (a fleet slot, or the node's agent Lease): renewed every duration/3; `lost` when
- * someone else holds it or renewing failed too long.
+ * A held Lease (a fleet slot, or the node's agent Lease): renewed every duration × renewEvery; `lost`
+ * when someone else holds it or renewing failed too long.
  */
 export class HeldSlot implements Slot {
   readonly name: string;
@@ -306,7 +308,7 @@ export class HeldSlot implements Slot {
       () => {
         this.#chain = this.#chain.then(() => this.#renew());
       },
-      (o.leaseDuration * 1000) / 3,
+      o.leaseDuration * 1000 * (o.renewEvery ?? 1 / 3),
     );
   }
 

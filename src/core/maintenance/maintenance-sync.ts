@@ -113,14 +113,22 @@ export async function takeMaintenance(run: NodeRun, nm: MaintenanceObject): Prom
   );
 }
 
-/** Writes the status of the CR (mode own only), skipping a write that would change nothing but lastUpdate. */
+/**
+ * Writes the status of the CR (mode own only). `decided`: the write follows from the CR's own status
+ * as read, so it is guarded by that resourceVersion: a view older than our last write (the agent's
+ * watch may lag it) never overwrites it.
+ */
 export async function writeMaintenanceStatus(
   run: NodeRun,
   nm: MaintenanceObject | undefined,
   status: MaintenanceStatus,
+  decided = false,
 ): Promise<void> {
   if (!nm || !owns(run)) return;
-  await tolerant(() => run.deps.cluster.patchMaintenanceStatus(nm, status));
+  const rv = decided ? nm.metadata?.resourceVersion : undefined;
+  await tolerant(() =>
+    run.deps.cluster.patchMaintenanceStatus(nm, status, rv ? { resourceVersion: rv } : undefined),
+  );
 }
 
 /** Drops our finalizer from every CR we hold except `keep` (after a restore, or when a cordon keeps the node out). */
