@@ -352,7 +352,8 @@ export class ObjectStore {
       ...old,
       metadata: {
         ...m,
-        deletionTimestamp: m.deletionTimestamp ?? rfc3339(this.#now() + grace * 1000),
+        deletionTimestamp:
+          m.deletionTimestamp ?? this.stamps.stamp(m.uid, DELETED, this.stamps.clock.now() + grace * 1000),
         deletionGracePeriodSeconds: m.deletionGracePeriodSeconds ?? grace,
         finalizers: [...(m.finalizers ?? []).filter((f) => f !== ORPHAN_FINALIZER), ORPHAN_FINALIZER],
       },
