@@ -47,11 +47,23 @@ function unbound(fields: Record<string, unknown>, bound: Record<string, unknown>
 const isPlainObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Error);
 
-/** pino runs the bindings formatter only for the root logger, so children redact their bindings here. */
-function redactChildBindings(log: Logger): Logger {
-  const parentChild = log.child.bind(log);
+/**
+ * pino runs the bindings formatter only for the root logger, so children redact their bindings here.
+ * pino's own child() is kept and called on each logger: a child inherits its parent's properties,
+ * so one bound to the parent would make every grandchild a child of the root (losing what the
+ * middle bound: the agent's instance, the node).
+ */
+type PinoChild = (this: Logger, bindings: Record<string, unknown>, options?: object) => Logger;
+
+function redactChildBindings(
+  log: Logger,
+  pinoChild = Reflect.get(log, 'child') as unknown as PinoChild,
+): Logger {
   const child = (bindings: Record<string, unknown>, options?: object) =>
-    redactChildBindings(parentChild(redactDeep(unbound(bindings, log.bindings())), options));
+    redactChildBindings(
+      pinoChild.call(log, redactDeep(unbound(bindings, log.bindings())), options),
+      pinoChild,
+    );
   Object.defineProperty(log, 'child', { value: child, configurable: true, writable: true });
   return log;
 }

@@ -122,6 +122,17 @@ describe('logger keys', () => {
     expect(JSON.parse(lines[1] ?? '{}')).toMatchObject({ node: 'node-1', phase: 'Evacuating' });
   });
 
+  it('keeps what every ancestor bound: a plugin line names its node and agent instance', () => {
+    const { log, lines } = capture();
+    log.child({ instance: 'hv-1-pod-2' }).child({ node: 'hv-1' }).child({ plugin: 'nova' }).info('moved');
+    expect(JSON.parse(lines[0] ?? '{}')).toMatchObject({
+      instance: 'hv-1-pod-2',
+      node: 'hv-1',
+      plugin: 'nova',
+      msg: 'moved',
+    });
+  });
+
   it('keeps a key whose value differs from the bound one (another node)', () => {
     const { log, lines } = capture();
     log.child({ node: 'node-1' }).info({ node: 'node-2' }, 'about another node');
