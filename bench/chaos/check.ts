@@ -17,6 +17,7 @@ import type { Fleet } from './fleet.ts';
 import { CHAOS_USER_AGENT } from './operator.ts';
 
 const DRAIN_RETURNED_OCCUPIED_ID = 'drain-returned-occupied';
+const GATE_POD_PATH = /\/pods\/drainer-gate-/;
 
 /** Broken once seen. Every other invariant id heals and is judged after a grace period. */
 export const SAFETY: ReadonlySet<string> = new Set<string>([
@@ -102,6 +103,7 @@ export class Checker {
         const from = this.#lastRequest ? all.lastIndexOf(this.#lastRequest) + 1 : 0;
         this.#lastRequest = all.at(-1) ?? this.#lastRequest;
         const requests = all.slice(from).filter((r) => r.userAgent !== CHAOS_USER_AGENT);
+        this.#logGateRequests(requests);
         const logLines = this.#fleet.logLines.slice(this.#logAt);
         this.#logAt += logLines.length;
         return { ...w, observations: { ...this.#more(), requests, logLines } };
@@ -113,8 +115,26 @@ export class Checker {
     throw err;
   }
 
+  /**
+   * drainer's changes to gate pods go into the agents' log (--log) at their real time, so the log
+   * line of the agent that made one can be found beside it (the API server stamps them on its own,
+   * faster clock).
+   */
+  #logGateRequests(requests: readonly ObservedRequest[]): void {
+    const clock = this.#fleet.sandbox.clock;
+    const wall = (at: number) => new Date(Date.now() - (clock.now() - at) / clock.scale).toISOString();
+    for (const r of requests)
+      if (r.method !== 'GET' && GATE_POD_PATH.test(r.path))
+        this.#fleet.logLines.push(
+          `${JSON.stringify({ time: wall(r.at), msg: 'api server: gate pod request', method: r.method, path: r.path, status: r.status, ...(r.removed ? { removed: true } : {}), ...(r.heldBy ? { heldBy: r.heldBy } : {}) })}\n`,
+        );
+  }
+
   #note(f: Finding): void {
     this.findings.push(f);
+    this.#fleet.logLines.push(
+      `${JSON.stringify({ time: new Date().toISOString(), msg: 'soak finding', id: f.id, object: f.object, evidence: f.evidence, round: f.round })}\n`,
+    );
   }
 
   #drainReturns(round: number): void {

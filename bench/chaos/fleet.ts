@@ -211,13 +211,15 @@ export async function startFleet(): Promise<Fleet> {
       const stop = new AbortController();
       const metrics = new Metrics({ defaultMetrics: false });
       const k = createKubeClients({ kubeconfigYaml: kubeconfigVia(proxy), onApiRequest: metrics.apiRequest });
-      const plugins = buildPlugins(cfg, { log, metrics, kube: k });
+      // each line names the agent that wrote it (two run during a rollout's overlap)
+      const agentLog = log.child({ instance });
+      const plugins = buildPlugins(cfg, { log: agentLog, metrics, kube: k });
       const { agent } = createNodeAgent({
         nodeName: node,
         config: cfg,
         k,
         plugins,
-        log,
+        log: agentLog,
         signal: stop.signal,
         metrics,
         watch: { timeoutSeconds: 5, backoff: { initialMs: 50, maxMs: 500 }, recheckMs: 200 },
