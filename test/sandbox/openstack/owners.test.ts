@@ -215,3 +215,58 @@ describe('sandbox Nova: the owner shelves, unshelves and deletes', () => {
     expect(os.state.server('huge')).toMatchObject({ host: 'compute-a', status: 'ACTIVE', taskState: null });
   });
 });
+
+describe('sandbox Nova: every action is in the server’s action log (os-instance-actions)', () => {
+  const actions = async (t: string, id: string, version = '2.93') =>
+    nova(os, 'GET', `/servers/${id}/os-instance-actions`, { token: t, version });
+  const settled = (id: string, status: string) =>
+    until(() => {
+      const s = os.state.server(id);
+      return s?.status === status && !s.taskState ? true : undefined;
+    }, `${id} ${status}`);
+
+  it('a stopped server resized and confirmed stays SHUTOFF on its new host, and the log names each request newest first', async () => {
+    // nova/compute/manager.py finish_resize: power_on = old_vm_state != STOPPED
+    os = await start({ servers: [server('vm', { ramMb: 2048, vcpus: 1, diskGb: 10 })] });
+    const t = await token(os);
+
+    const stop = await act(t, 'vm', { 'os-stop': null });
+    await settled('vm', 'SHUTOFF');
+    const resize = await act(t, 'vm', { resize: { flavorRef: 'flavor-c2-r4096-d10' } });
+    await settled('vm', 'VERIFY_RESIZE');
+    const confirm = await act(t, 'vm', { confirmResize: null });
+    await settled('vm', 'SHUTOFF');
+    const refused = await act(t, 'vm', { 'os-stop': null });
+    const log = await actions(t, 'vm');
+
+    expect(os.state.server('vm')).toMatchObject({ host: 'compute-b', status: 'SHUTOFF' });
+    expect(refused.status).toBe(409);
+    const rows = (log.body.instanceActions as Record<string, unknown>[]).map((a) => [a.action, a.request_id]);
+    expect(rows).toEqual([
+      ['confirmResize', confirm.headers.get('x-openstack-request-id')],
+      ['resize', resize.headers.get('x-openstack-request-id')],
+      ['stop', stop.headers.get('x-openstack-request-id')],
+      ['create', expect.stringMatching(/^req-/)],
+    ]);
+    expect(log.body.instanceActions[0]).toMatchObject({
+      instance_uuid: 'vm',
+      message: null,
+      user_id: expect.any(String),
+      project_id: expect.any(String),
+      start_time: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}$/),
+    });
+  });
+
+  it('a deleted server’s log is listed from 2.21 (404 before), its delete first', async () => {
+    os = await start({ servers: [server('gone')] });
+    const t = await token(os);
+
+    await nova(os, 'DELETE', '/servers/gone', { token: t, version: '2.93' });
+    await until(() => (os.state.server('gone')?.status === 'DELETED' ? true : undefined), 'deleted');
+    const before = await actions(t, 'gone', '2.20');
+    const after = await actions(t, 'gone', '2.21');
+
+    expect(before.status).toBe(404);
+    expect(after.body.instanceActions.map((a: { action: string }) => a.action)).toEqual(['delete', 'create']);
+  });
+});

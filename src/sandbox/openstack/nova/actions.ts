@@ -11,6 +11,7 @@ import type { Server } from './model.ts';
 import { findServer } from './servers.ts';
 import { BOOLISH } from './boolish.ts';
 import { flavorId } from './flavors.ts';
+import { logAction } from './instance-actions.ts';
 
 function checkState(server: Server, action: string, vmStates: string[]): void {
   if (!vmStates.includes(server.vmState)) {
@@ -171,16 +172,23 @@ export function deleteServer(ctx: NovaContext, id: string): Reply {
   const server = findServer(ctx, id);
   checkLock(ctx, server);
   ctx.compute.lifecycle.delete(server);
+  logAction(ctx, server.id, 'delete');
   return { status: 204 };
 }
 
+/** An accepted action goes into the server's action log (os-instance-actions), with this request's id. */
 export function serverAction(ctx: NovaContext, id: string): Reply {
   if (!isObject(ctx.body) || Object.keys(ctx.body).length === 0) throw badRequest('Malformed request body');
-  const [name] = Object.keys(ctx.body);
-  const arg = ctx.body[name ?? ''];
+  const [name = ''] = Object.keys(ctx.body);
   if (name === 'os-migrateLive' || name === 'migrate') {
     ctx.model.migrateCalls.set(id, (ctx.model.migrateCalls.get(id) ?? 0) + 1);
   }
+  const reply = runAction(ctx, id, name, ctx.body[name]);
+  if (reply.status < 300) logAction(ctx, id, name);
+  return reply;
+}
+
+function runAction(ctx: NovaContext, id: string, name: string, arg: unknown): Reply {
   switch (name) {
     case 'os-migrateLive':
       return liveMigrate(ctx, id, arg);
@@ -200,6 +208,6 @@ export function serverAction(ctx: NovaContext, id: string): Reply {
     case 'unshelve':
       return ownerAction(ctx, id, name);
     default:
-      throw badRequest(`There is no such action: ${name ?? ''}`);
+      throw badRequest(`There is no such action: ${name}`);
   }
 }

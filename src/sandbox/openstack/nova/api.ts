@@ -14,6 +14,7 @@ import type { ComputeSim } from './compute.ts';
 import type { NovaContext } from './context.ts';
 import { badRequest, notFound, novaFault } from './context.ts';
 import { listServerGroups, showFlavor } from './flavors.ts';
+import { listInstanceActions } from './instance-actions.ts';
 import { listHypervisors, searchHypervisors, showHypervisor } from './hypervisors.ts';
 import {
   abortServerMigration,
@@ -78,6 +79,7 @@ const ROUTES: [string, RegExp, Handler][] = [
   ['GET', /^servers\/([^/]+)$/, showServer],
   ['DELETE', /^servers\/([^/]+)$/, deleteServer],
   ['POST', /^servers\/([^/]+)\/action$/, serverAction],
+  ['GET', /^servers\/([^/]+)\/os-instance-actions$/, listInstanceActions],
   ['GET', /^servers\/([^/]+)\/metadata$/, listMetadata],
   ['POST', /^servers\/([^/]+)\/metadata$/, mergeMetadata],
   ['PUT', /^servers\/([^/]+)\/metadata$/, replaceMetadata],
@@ -131,7 +133,8 @@ export class Nova {
       const token = this.#o.identity.validate(headerString(req.headers['x-auth-token']));
       if (!token) return { reply: this.#unauthorized(ids) };
       version = negotiate(req.headers, this.#o.minVersion, this.#o.maxVersion);
-      const reply = this.#route(req, path.slice('/v2.1'.length).replace(/^\//, ''), version, token);
+      const rest = path.slice('/v2.1'.length).replace(/^\//, '');
+      const reply = this.#route(req, rest, version, token, ids['x-openstack-request-id']);
       return this.#answer(reply, version, ids);
     } catch (err) {
       if (!(err instanceof HttpFault)) throw err;
@@ -166,7 +169,13 @@ export class Nova {
     };
   }
 
-  #route(req: NovaRequest, rest: string, version: Microversion, token: NovaContext['token']): Reply {
+  #route(
+    req: NovaRequest,
+    rest: string,
+    version: Microversion,
+    token: NovaContext['token'],
+    answerId: string,
+  ): Reply {
     if (req.badJson) throw badRequest('Malformed request body');
     const ctx: NovaContext = {
       method: req.method,
@@ -174,6 +183,7 @@ export class Nova {
       query: req.query,
       body: req.body,
       version,
+      requestId: answerId,
       token,
       admin: isAdmin(token),
       hideHost: this.#o.faults.hideHost,

@@ -12,6 +12,8 @@ export interface NovaContext {
   query: URLSearchParams;
   body: unknown;
   version: Microversion;
+  /** This request's x-openstack-request-id (an action logged for a server carries it). */
+  requestId: string;
   token: TokenInfo;
   admin: boolean;
   /** The hidden-host fault: OS-EXT-SRV-ATTR:* left out of every server. */

@@ -95,6 +95,17 @@ export interface Migration {
   landedAt?: number;
 }
 
+/** One entry of a server's action log (nova/objects/instance_action.py): what, asked by whom, in which request. */
+export interface InstanceAction {
+  /** nova/compute/instance_actions.py's name: create, stop, start, migrate, resize, confirmResize … */
+  action: string;
+  /** The request's x-openstack-request-id (its answer carried it). */
+  requestId: string;
+  userId: string;
+  projectId: string;
+  startTime: number;
+}
+
 export interface ServerGroup {
   id: string;
   name: string;
@@ -155,6 +166,8 @@ export class NovaModel {
   readonly migrations: Migration[] = [];
   readonly migrateCalls = new Map<string, number>();
   readonly serverGroups: ServerGroup[] = [];
+  /** Each server's action log, oldest first (kept after a delete, as Nova keeps it). */
+  readonly actions = new Map<string, InstanceAction[]>();
   readonly #listeners = new Set<(e: StateEvent) => void>();
   readonly #clock: Clock;
   #nextServiceId = 1;
@@ -249,8 +262,19 @@ export class NovaModel {
       m.destNode = server.node;
     }
     this.servers.set(server.id, server);
+    this.recordAction(server.id, {
+      action: 'create',
+      requestId: `req-${uuid()}`,
+      userId,
+      projectId: tenantId,
+      startTime: created,
+    });
     this.emit({ kind: 'server', server: this.serverView(server) });
     return server;
+  }
+
+  recordAction(serverId: string, action: InstanceAction): void {
+    this.actions.set(serverId, [...(this.actions.get(serverId) ?? []), action]);
   }
 
   computeService(host: string): Service | undefined {
