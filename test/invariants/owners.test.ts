@@ -1,5 +1,6 @@
-// VMs have owners: drainer starts again every server it stopped once the node is back in service,
-// and never one its owner stopped. Judged from the power actions Nova took (who sent each).
+// VMs have owners: drainer starts again every server it stopped once the node it stopped it on is
+// back in service (wherever the server is now), and never one its owner stopped. Judged from the
+// power actions Nova took (who sent each).
 import { describe, expect, it } from 'vitest';
 import { drainerStopsUndone, ownerStopsUndone } from '../../src/invariants/rules/owners.ts';
 import type { WorldServerAction } from '../../src/invariants/world.ts';
@@ -40,6 +41,31 @@ describe('no server drainer stopped is left stopped once its node is back in ser
     expect(drainerStopsUndone(w, OPTS).map((v) => v.id)).toEqual(
       Array(count).fill('stopped-server-left-stopped'),
     );
+  });
+});
+
+describe('judged by the node drainer stopped it on, wherever it went since (Nova keeps it stopped)', () => {
+  // stopped on host-a at 1, moved to host-b at 5 (its owner's resize, or another evacuation)
+  const moved = {
+    services: [
+      { host: 'host-a', status: 'enabled', disabledReason: null },
+      { host: 'host-b', status: 'enabled', disabledReason: null },
+    ],
+    servers: [{ id: 'vm-1', name: 'db', host: 'host-b', status: 'SHUTOFF' }],
+    migrations: [
+      { id: 'm1', serverId: 'vm-1', status: 'confirmed', source: 'host-a', dest: 'host-b', landedAt: 5 },
+    ],
+    powerActions: [stop(1)],
+  };
+  const onB = rec('Evacuated', { plugins: { nova: { host: 'host-b', serviceId: 2, disabledByUs: true } } });
+
+  it.each([
+    ['host-a back in service, host-b in maintenance', 1, [node('host-a'), node('host-b', onB)]],
+    ['host-a still in maintenance, host-b in service', 0, [node('host-a', rec('Evacuated')), node('host-b')]],
+  ])('%s → %i', (_what, count, nodes) => {
+    const found = drainerStopsUndone(world({ nodes, nova: moved }), OPTS);
+    expect(found.map((v) => v.id)).toEqual(Array(count).fill('stopped-server-left-stopped'));
+    if (count) expect(found[0]?.evidence).toMatch(/stopped db .* on host-a .*SHUTOFF \(now on host-b\)/);
   });
 });
 

@@ -1,10 +1,12 @@
 // VMs have owners (issue 35): drainer starts again what it stopped, and only that.
 // - stopped-server-left-stopped: a server whose last power action Nova took was drainer's os-stop is
-//   still SHUTOFF on its host while the node is back in service (no record, not cordoned).
+//   still SHUTOFF while the node it was stopped on is back in service (no record, not cordoned): the
+//   maintenance that stopped it has ended. Wherever the server is now: a move since (its owner's
+//   resize, another evacuation) is no power action, and Nova keeps a stopped server stopped.
 // - owner-stop-undone: drainer's os-start of a server whose owner had stopped it (the owner's os-stop
 //   came after drainer's last one).
 // Needs the power actions as Nova took them (observed in the sandbox); without them, says nothing.
-import { nodeOfHost } from '../hosts.ts';
+import { nodeOfHost, serverHostAt } from '../hosts.ts';
 import { violation, type Violation } from '../violation.ts';
 import type { CheckOptions, World, WorldServerAction } from '../world.ts';
 
@@ -22,14 +24,16 @@ export function drainerStopsUndone(world: World, opts: CheckOptions): Violation[
   return nova.servers.flatMap((s) => {
     const last = actions.get(s.id)?.at(-1);
     if (!last || last.action !== 'os-stop' || !last.byDrainer || s.status !== 'SHUTOFF' || !s.host) return [];
-    const nodeName = nodeOfHost(world, s.host, opts);
+    const stoppedOn = serverHostAt(world, s.id, last.at) ?? s.host;
+    const nodeName = nodeOfHost(world, stoppedOn, opts);
     const node = world.nodes.find((n) => n.name === nodeName);
     if (!node || node.record.kind !== 'absent' || node.unschedulable) return [];
+    const now = s.host === stoppedOn ? '' : ` (now on ${s.host})`;
     return [
       violation(
         'stopped-server-left-stopped',
         `server/${s.name}`,
-        `drainer stopped ${s.name} (${s.id}) on ${s.host} for the maintenance, and it is still SHUTOFF ` +
+        `drainer stopped ${s.name} (${s.id}) on ${stoppedOn} for the maintenance, and it is still SHUTOFF${now} ` +
           `with node ${node.name} back in service`,
         `start it (openstack server start ${s.id}); the agent's log says why its restore did not`,
       ),

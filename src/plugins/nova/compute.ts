@@ -7,6 +7,7 @@ import { negotiate, versionRoot } from './microversion.ts';
 import type {
   NovaFlavorRef,
   NovaHypervisor,
+  NovaInstanceAction,
   NovaMigration,
   NovaServer,
   NovaServerGroup,
@@ -290,8 +291,11 @@ export class ComputeClient {
     return items;
   }
 
-  async #action(id: string, body: unknown, signal?: AbortSignal): Promise<void> {
-    await this.#call('POST', `/servers/${encodeURIComponent(id)}/action`, { json: body, signal });
+  /** Answers the request id Nova gave the call (its action log names the action by it), if it said. */
+  async #action(id: string, body: unknown, signal?: AbortSignal): Promise<string | undefined> {
+    const res = await this.#call('POST', `/servers/${encodeURIComponent(id)}/action`, { json: body, signal });
+    const rid = res.headers['x-openstack-request-id'] ?? res.headers['x-compute-request-id'];
+    return (Array.isArray(rid) ? rid[0] : rid) || undefined;
   }
 
   /** Live-migrate to a host the scheduler picks. */
@@ -333,14 +337,27 @@ export class ComputeClient {
     await this.#action(id, { confirmResize: null }, signal);
   }
 
-  /** Way out stop: powers the server off where it is (202; SHUTOFF a moment later). */
-  async stopServer(id: string, signal?: AbortSignal): Promise<void> {
-    await this.#action(id, { 'os-stop': null }, signal);
+  /**
+   * Way out stop: powers the server off where it is (202; SHUTOFF a moment later). Answers the
+   * call's request id, which names this stop in the server's action log.
+   */
+  stopServer(id: string, signal?: AbortSignal): Promise<string | undefined> {
+    return this.#action(id, { 'os-stop': null }, signal);
   }
 
-  /** Restore of way out stop: powers it on again. */
-  async startServer(id: string, signal?: AbortSignal): Promise<void> {
-    await this.#action(id, { 'os-start': null }, signal);
+  /** Restore of way out stop: powers it on again (answers the call's request id, as stopServer). */
+  startServer(id: string, signal?: AbortSignal): Promise<string | undefined> {
+    return this.#action(id, { 'os-start': null }, signal);
+  }
+
+  /** What was done to the server, newest first (its action log). */
+  async listInstanceActions(id: string, signal?: AbortSignal): Promise<NovaInstanceAction[]> {
+    const res = await this.#call<{ instanceActions?: NovaInstanceAction[] }>(
+      'GET',
+      `/servers/${encodeURIComponent(id)}/os-instance-actions`,
+      { signal },
+    );
+    return res.body?.instanceActions ?? [];
   }
 
   /** In-progress migrations of a server (2.23+). */

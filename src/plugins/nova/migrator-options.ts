@@ -35,6 +35,8 @@ export interface MigrationRecord {
   forced?: number | string;
   /** Way out stop: drainer stopped it on the host (recorded before the call); restore starts it. */
   stopped?: boolean;
+  /** The request id of that os-stop (its entry in the server's action log), once Nova answered. */
+  stopRequest?: string;
   /** Way out notify: when its owner was first asked to move it (the nova.notifyTimeout clock). */
   notifiedAt?: string;
 }

@@ -349,12 +349,11 @@ export class Migrator {
     const now = this.#o.now();
     e.stopped = true;
     e.next = undefined;
-    await this.#o.remember(e.id, { stopped: true });
+    // an earlier stop's request id goes: until this one's is known, restore goes by where it is
+    await this.#o.remember(e.id, { stopped: true, stopRequest: undefined });
+    let request: string | undefined;
     try {
-      await compute.stopServer(e.id, signal);
-      e.action = 'stop';
-      e.message = 'stopping on the host (the maintenance is declared a reboot)';
-      log.info({ server: e.id, name: e.name }, 'server stopped on the host (way out stop, declared reboot)');
+      request = await compute.stopServer(e.id, signal);
     } catch (err) {
       if (signal.aborted || isAuthError(err) || isForbiddenError(err)) throw err;
       if (isOutcomeUnknownError(err)) return; // maybe taken: the mark stays, the next poll looks
@@ -368,7 +367,13 @@ export class Migrator {
           'os-stop refused (409): the server is busy, maybe stopped by its owner',
         );
       else e.finish('failed', now, `Nova refused os-stop: ${(err as Error).message}`);
+      return;
     }
+    // restore starts it while this stop is the newest power action in its log, wherever it is
+    if (request) await this.#o.remember(e.id, { stopRequest: request });
+    e.action = 'stop';
+    e.message = 'stopping on the host (the maintenance is declared a reboot)';
+    log.info({ server: e.id, name: e.name }, 'server stopped on the host (way out stop, declared reboot)');
   }
 
   /** Submitted and not over in Nova: moving, or landed with the record maybe still running. */

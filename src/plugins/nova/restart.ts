@@ -1,14 +1,20 @@
 // Restore of way out stop: start again every server the record says drainer stopped. A stop (or
 // start) still in flight is followed to its end first: Nova's os-stop leaves the server ACTIVE in
 // task_state powering-off for up to shutdown_timeout (60 s by default), and an uncordon can come
-// in that time. Then a server SHUTOFF, idle and on the host is started and followed until it runs;
-// one its owner started, moved, shelved or deleted meanwhile is the owner's. The entry stays in the
-// record until one or the other is seen, so a restore cut short starts it on its next pass.
+// in that time. Then a server SHUTOFF and idle whose newest power action is still drainer's stop
+// (its action log, by the stop's request id) is started wherever it is now (its owner's resize or
+// another evacuation may have moved it: Nova keeps a stopped server stopped) and followed until it
+// runs; one its owner started, stopped, shelved or deleted meanwhile is the owner's. Without the
+// stop's request id (an older record, an answer lost) or the right to read the log, it goes by
+// where the server is: on the host, or moved by this record. The entry stays in the record until
+// one or the other is seen, so a restore cut short starts it on its next pass.
 import type { RestoreContext } from '../../core/backends/plugin.ts';
 import { ApiError, isAuthError, isConflictError, isNotFoundError } from '../../errors.ts';
 import type { ComputeClient } from './compute.ts';
 import type { Sleep } from './http.ts';
+import type { MigrationRecord } from './migrator-options.ts';
 import { toPluginRecord, type NovaRecord } from './record.ts';
+import { powerStillOurs } from './stop-owner.ts';
 import { hostOf, taskStateOf, type NovaServer } from './types.ts';
 
 /**
@@ -27,7 +33,7 @@ export interface RestartOptions {
   pollMs: number;
 }
 
-type Compute = Pick<ComputeClient, 'getServer' | 'startServer'> & {
+type Compute = Pick<ComputeClient, 'getServer' | 'startServer' | 'listInstanceActions'> & {
   init(signal?: AbortSignal): Promise<unknown>;
 };
 
@@ -44,9 +50,8 @@ export async function startStopped(
   await compute.init(ctx.signal);
   let migrations = rec.migrations;
   for (const id of ids) {
-    // drainer migrated it itself after its stop (its way out changed to a move): still drainer's to start
-    const movedByUs = (rec.migrations[id]?.attempts ?? 0) > 0;
-    const done = await restartOne(compute, id, rec.host, movedByUs, ctx, opts);
+    const entry = rec.migrations[id];
+    const done = await restartOne(compute, id, rec.host, entry, ctx, opts);
     if (done === 'kept') continue; // a dry run
     const { stopped: _done, ...rest } = migrations[id] ?? { attempts: 0, startedAt: '' };
     migrations = { ...migrations, [id]: rest };
@@ -60,12 +65,14 @@ async function restartOne(
   compute: Compute,
   id: string,
   host: string,
-  movedByUs: boolean,
+  entry: MigrationRecord | undefined,
   ctx: RestoreContext,
   opts: RestartOptions,
 ): Promise<'done' | 'kept'> {
   const until = opts.now() + FOLLOW_TASK_MS;
   let starts = 0;
+  // drainer's power actions on it: its stop, then the starts this pass makes
+  const ours = new Set(entry?.stopRequest ? [entry.stopRequest] : []);
   for (;;) {
     let s: NovaServer;
     try {
@@ -89,13 +96,15 @@ async function restartOne(
       await opts.sleep(opts.pollMs, ctx.signal);
       continue;
     }
-    const ours = s.status === 'SHUTOFF' && (hostOf(s) === host || movedByUs);
-    if (!ours) {
+    const mine = s.status === 'SHUTOFF' ? await stillDrainers(compute, s, host, entry, ours, ctx) : false;
+    if (!mine) {
       ctx.log.info(
         { server: id, status: s.status, host: hostOf(s) },
         starts
           ? 'server started again (drainer stopped it for the reboot)'
-          : 'not stopped on the host any more (its owner started, moved or shelved it, or the stop never ran): nothing to start',
+          : s.status === 'SHUTOFF'
+            ? 'stopped again by someone else since drainer’s stop (its owner): theirs, nothing to start'
+            : 'not stopped any more (its owner started or shelved it, or the stop never ran): nothing to start',
       );
       return 'done';
     }
@@ -112,7 +121,8 @@ async function restartOne(
       );
     }
     try {
-      await compute.startServer(id, ctx.signal);
+      const request = await compute.startServer(id, ctx.signal);
+      if (request) ours.add(request);
       starts++;
       ctx.log.info({ server: id, name: s.name, host }, 'starting the server drainer stopped for the reboot');
     } catch (err) {
@@ -120,4 +130,21 @@ async function restartOne(
       // 409: a task began between the read and the call (its owner's): read it again
     }
   }
+}
+
+/**
+ * A SHUTOFF server's stop is still drainer's: its action log says so (by request id), wherever it
+ * is; without the stop's id or the log, it is on the host, or this record moved it after its stop
+ * (its way out changed to a move).
+ */
+async function stillDrainers(
+  compute: Compute,
+  s: NovaServer,
+  host: string,
+  entry: MigrationRecord | undefined,
+  ours: ReadonlySet<string>,
+  ctx: RestoreContext,
+): Promise<boolean> {
+  const byLog = ours.size ? await powerStillOurs(compute, s.id, ours, ctx.signal) : undefined;
+  return byLog ?? (hostOf(s) === host || (entry?.attempts ?? 0) > 0);
 }

@@ -88,5 +88,15 @@ export interface NovaMigration {
   disk_remaining_bytes?: number | null;
 }
 
+/** One entry of GET /servers/{id}/os-instance-actions (newest first). */
+export interface NovaInstanceAction {
+  /** stop, start, shelve, migrate, resize, confirmResize … (nova/compute/instance_actions.py). */
+  action: string;
+  /** The x-openstack-request-id of the call that asked for it. */
+  request_id: string;
+  start_time?: string;
+  user_id?: string | null;
+}
+
 export const hostOf = (s: NovaServer): string | null | undefined => s['OS-EXT-SRV-ATTR:host'];
 export const taskStateOf = (s: NovaServer): string | null => s['OS-EXT-STS:task_state'] ?? null;

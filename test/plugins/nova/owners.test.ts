@@ -68,7 +68,7 @@ describe('an owner who acts mid-evacuation (sandbox Nova)', () => {
   it('the owner stops a `stop` server first: Nova refuses drainer’s os-stop (409), and restore does not start it', async () => {
     // the owner's os-stop lands between drainer's listing (ACTIVE, idle) and drainer's os-stop
     class OwnerStopsFirst extends ComputeClient {
-      override async stopServer(id: string, signal?: AbortSignal): Promise<void> {
+      override async stopServer(id: string, signal?: AbortSignal): Promise<string | undefined> {
         await owner('POST', `/servers/${id}/action`, { 'os-stop': null });
         return super.stopServer(id, signal);
       }
@@ -97,6 +97,43 @@ describe('an owner who acts mid-evacuation (sandbox Nova)', () => {
       message: expect.stringMatching(/stopped on the host for the declared reboot/),
     });
     expect(cloud!.state.server('vm-stop')?.status).toBe('ACTIVE');
+  });
+
+  it('the owner resizes a server drainer stopped: Nova keeps it SHUTOFF on its new host, and restore starts it there', async () => {
+    // resizing is not asking for it to stay off: drainer's stop is still its newest power action
+    const d = await drainer([server('vm-stop', { ...way('stop'), ramMb: 2048, vcpus: 1, diskGb: 10 })]);
+    const idle = (status: string) => () => {
+      const s = cloud!.state.server('vm-stop');
+      return s?.status === status && !s.taskState ? true : undefined;
+    };
+
+    await d.evacuate();
+    await until(idle('SHUTOFF'), 'stopped by drainer');
+    await owner('POST', '/servers/vm-stop/action', { resize: { flavorRef: 'flavor-c2-r4096-d10' } });
+    await until(idle('VERIFY_RESIZE'), 'resized');
+    await owner('POST', '/servers/vm-stop/action', { confirmResize: null });
+    await until(idle('SHUTOFF'), 'confirmed, still off');
+    await d.restore();
+
+    expect(cloud!.state.server('vm-stop')).toMatchObject({ host: 'compute-b', status: 'ACTIVE' });
+  });
+
+  it('the owner starts a server drainer stopped and stops it again: their stop, restore leaves it off', async () => {
+    const d = await drainer([server('vm-stop', way('stop'))]);
+    const idle = (status: string) => () => {
+      const s = cloud!.state.server('vm-stop');
+      return s?.status === status && !s.taskState ? true : undefined;
+    };
+
+    await d.evacuate();
+    await until(idle('SHUTOFF'), 'stopped by drainer');
+    await owner('POST', '/servers/vm-stop/action', { 'os-start': null });
+    await until(idle('ACTIVE'), 'started by its owner');
+    await owner('POST', '/servers/vm-stop/action', { 'os-stop': null });
+    await until(idle('SHUTOFF'), 'stopped by its owner');
+    await d.restore();
+
+    expect(cloud!.state.server('vm-stop')).toMatchObject({ host: 'compute-a', status: 'SHUTOFF' });
   });
 
   it('the owner shelves a server while drainer waits for them (notify): it left the host, counted moved, not failed', async () => {

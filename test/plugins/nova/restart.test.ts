@@ -1,12 +1,14 @@
 // Restore of way out stop: drainer starts again only the servers it stopped, and only while they are
-// as it left them (SHUTOFF, idle, on the host, or moved by drainer itself since); a stop still powering off is followed to its end
-// first, and an entry leaves the record only once the server runs again or its owner took it over.
+// as it left them: SHUTOFF, idle, and drainer's stop still the newest power action in the server's
+// action log, wherever it is now (without that log: on the host, or moved by drainer itself since);
+// a stop still powering off is followed to its end first, and an entry leaves the record only once
+// the server runs again or its owner took it over.
 import { describe, expect, it } from 'vitest';
 import type { PluginRecord, RestoreContext } from '../../../src/core/backends/plugin.ts';
-import { NotFoundError } from '../../../src/errors.ts';
+import { ForbiddenError, NotFoundError } from '../../../src/errors.ts';
 import type { NovaRecord } from '../../../src/plugins/nova/record.ts';
 import { startStopped } from '../../../src/plugins/nova/restart.ts';
-import type { NovaServer } from '../../../src/plugins/nova/types.ts';
+import type { NovaInstanceAction, NovaServer } from '../../../src/plugins/nova/types.ts';
 import { captureLogger, FakeClock } from './helpers.ts';
 
 const server = (id: string, status: string, host = 'compute-a'): NovaServer => ({
@@ -17,13 +19,22 @@ const server = (id: string, status: string, host = 'compute-a'): NovaServer => (
   'OS-EXT-SRV-ATTR:host': host,
 });
 
+/** An entry of a server's action log. */
+const act = (action: string, request_id: string): NovaInstanceAction => ({ action, request_id });
+
 /**
  * Nova as drainer reads it during restore: `script` gives a server's next looks one read at a
- * time (the last one stays); os-start of a SHUTOFF one makes it powering-on, then ACTIVE.
+ * time (the last one stays); os-start of a SHUTOFF one makes it powering-on, then ACTIVE. `log`
+ * is each server's action log, newest first (an os-start goes on top with its request id).
  */
-function world(servers: Record<string, NovaServer | undefined>, script: Record<string, NovaServer[]> = {}) {
+function world(
+  servers: Record<string, NovaServer | undefined>,
+  script: Record<string, NovaServer[]> = {},
+  log: Record<string, NovaInstanceAction[]> = {},
+) {
   const started: string[] = [];
   const compute = {
+    listInstanceActions: async (id: string) => log[id] ?? [],
     init: async () => ({ microversion: '2.90' }),
     getServer: async (id: string) => {
       const next = script[id];
@@ -33,10 +44,16 @@ function world(servers: Record<string, NovaServer | undefined>, script: Record<s
       if (!s) throw new NotFoundError(`server ${id} not found`, { api: 'nova', status: 404 });
       return s;
     },
-    startServer: async (id: string) => {
+    startServer: async (id: string): Promise<string | undefined> => {
       started.push(id);
       script[id] = [busy(id, 'SHUTOFF', 'powering-on'), server(id, 'ACTIVE')];
+      return logged(id, 'start');
     },
+  };
+  const logged = (id: string, action: string) => {
+    const request = `req-drainer-${action}-${started.length}`;
+    log[id] = [act(action, request), ...(log[id] ?? [])];
+    return request;
   };
   const saved: PluginRecord[] = [];
   const ctx: RestoreContext = {
@@ -50,7 +67,7 @@ function world(servers: Record<string, NovaServer | undefined>, script: Record<s
   };
   const clock = new FakeClock();
   const opts = { sleep: clock.sleep, now: clock.now, pollMs: 1000 };
-  return { compute, started, saved, ctx, opts, clock };
+  return { compute, started, saved, ctx, opts, clock, logged };
 }
 
 const busy = (id: string, status: string, task: string): NovaServer => ({
@@ -68,7 +85,7 @@ const rec = (migrations: NovaRecord['migrations']): NovaRecord => ({
 });
 
 describe('starting again what drainer stopped', () => {
-  it('starts its own stopped servers, leaves one its owner started or moved, and forgets both', async () => {
+  it('starts its own stopped servers, leaves one its owner started (and, with no action log to go by, one on another host), and forgets both', async () => {
     const w = world({
       ours: server('ours', 'SHUTOFF'),
       restarted: server('restarted', 'ACTIVE'),
@@ -165,10 +182,17 @@ describe('starting again what drainer stopped', () => {
     const w = world({ stuck: server('stuck', 'SHUTOFF') });
     w.compute.startServer = async (id: string) => {
       w.started.push(id); // 202, yet the server stays SHUTOFF (its start failed on the host)
+      return w.logged(id, 'start'); // the log's newest is drainer's own start: still drainer's
     };
+    w.logged('stuck', 'stop');
 
     await expect(
-      startStopped(w.compute, rec({ stuck: { attempts: 0, startedAt: '', stopped: true } }), w.ctx, w.opts),
+      startStopped(
+        w.compute,
+        rec({ stuck: { attempts: 0, startedAt: '', stopped: true, stopRequest: 'req-drainer-stop-0' } }),
+        w.ctx,
+        w.opts,
+      ),
     ).rejects.toThrow(/still SHUTOFF after 3 os-start/);
 
     expect(w.started).toEqual(['stuck', 'stuck', 'stuck']);
@@ -187,5 +211,51 @@ describe('starting again what drainer stopped', () => {
 
     expect(w.started).toEqual([]);
     expect(after.migrations.shelved?.stopped).toBeUndefined();
+  });
+});
+
+describe('whose stop it is: the server’s action log (by the stop’s request id), wherever the server is', () => {
+  const stopped = (stopRequest: string) => ({ attempts: 0, startedAt: '', stopped: true, stopRequest });
+
+  it('one its owner resized after drainer’s stop is still drainer’s: Nova kept it SHUTOFF on its new host, and drainer starts it there', async () => {
+    // nova/compute/manager.py finish_resize powers on only a server that ran before the resize
+    const w = world(
+      { vm: server('vm', 'SHUTOFF', 'compute-b') },
+      {},
+      {
+        vm: [act('confirmResize', 'req-owner-2'), act('resize', 'req-owner-1'), act('stop', 'req-d1')],
+      },
+    );
+
+    const after = await startStopped(w.compute, rec({ vm: stopped('req-d1') }), w.ctx, w.opts);
+
+    expect(w.started).toEqual(['vm']);
+    expect(after.migrations.vm?.stopped).toBeUndefined();
+  });
+
+  it('one its owner started and stopped again on the host is theirs: not started, forgotten', async () => {
+    const w = world(
+      { vm: server('vm', 'SHUTOFF') },
+      {},
+      {
+        vm: [act('stop', 'req-owner-2'), act('start', 'req-owner-1'), act('stop', 'req-d1')],
+      },
+    );
+
+    const after = await startStopped(w.compute, rec({ vm: stopped('req-d1') }), w.ctx, w.opts);
+
+    expect(w.started).toEqual([]);
+    expect(after.migrations.vm?.stopped).toBeUndefined();
+  });
+
+  it('without the right to read the log (policy 403) it goes by where the server is', async () => {
+    const w = world({ home: server('home', 'SHUTOFF'), away: server('away', 'SHUTOFF', 'compute-b') });
+    w.compute.listInstanceActions = async () => {
+      throw new ForbiddenError('policy', { api: 'nova', status: 403 });
+    };
+
+    await startStopped(w.compute, rec({ home: stopped('req-1'), away: stopped('req-2') }), w.ctx, w.opts);
+
+    expect(w.started).toEqual(['home']);
   });
 });
