@@ -50,13 +50,18 @@ export function nodeOfHost(
   return world.nodes.find((n) => n.name === host || n.name === short(host))?.name;
 }
 
+/** Migration statuses after which the server is back where it was, or never left. */
+const NOT_MOVED = new Set(['error', 'failed', 'cancelled', 'aborted', 'reverted']);
+
 /**
- * A live migration in Nova's post-migration: the server already runs on the destination while the
- * record still says `running` (the source marks it `completed` seconds later). Known from landedAt
- * (the sandbox), else from the server's host being the record's destination: it switches only then.
+ * A migration whose record has not ended while its server already runs on the destination: a live
+ * migration in Nova's post-migration (still `running`: post_live_migration_at_destination switches
+ * the host, the source marks it `completed` seconds later), a cold one in `post-migrating` or waiting
+ * for its confirm. Known from landedAt (the sandbox), else from the server's host being the record's
+ * destination: it switches only then.
  */
 const landed = (world: World, m: WorldMigration): boolean =>
-  m.status === 'running' &&
+  !NOT_MOVED.has(m.status) &&
   m.dest !== undefined &&
   (m.landedAt !== undefined || world.nova?.servers.find((s) => s.id === m.serverId)?.host === m.dest);
 
@@ -67,7 +72,7 @@ export const movesOf = (world: World, serverId: string): WorldMigration[] =>
     .sort((a, b) => movedAt(a) - movedAt(b));
 
 /**
- * Where the server ran at time t: its host now, walked back through every move that ended after t.
+ * Where the server ran at time t: its host now, walked back through every move that landed after t.
  * Undefined when Nova does not show its host, or the server was created after t.
  */
 export function serverHostAt(world: World, serverId: string, t: number): string | undefined {

@@ -71,6 +71,34 @@ describe('nothing evicts or deletes the gate while a VM is on the node', () => {
     expect(gateDisruptedWhileOccupied(resized(T0 + 100), OPTS)).toHaveLength(1);
   });
 
+  it('a cold migration into the node that landed after the delete, its record still post-migrating, was not on the node then', () => {
+    // Nova shows the server on its destination before the record ends (finish_resize on the
+    // destination, then `finished` and the confirm): s2 was on host-c until T0 + 700
+    const arriving = (landedAt?: number) =>
+      moved({
+        nova: {
+          ...moved().nova!,
+          servers: [{ id: 's2', name: 'web-2', host: 'host-a', status: 'ACTIVE' }],
+          migrations: [
+            {
+              id: '2',
+              serverId: 's2',
+              status: 'post-migrating',
+              source: 'host-c',
+              dest: 'host-a',
+              updatedAt: T0 - 100,
+            },
+          ].map((m) => (landedAt === undefined ? m : { ...m, landedAt })),
+        },
+        observations: {
+          requests: [{ method: 'DELETE', path: POD, status: 200, at: T0, userAgent: 'drainer' }],
+        },
+      });
+    expect(gateDisruptedWhileOccupied(arriving(T0 + 700), OPTS)).toEqual([]);
+    // landed before the delete: on the node then
+    expect(gateDisruptedWhileOccupied(arriving(T0 - 50), OPTS)).toHaveLength(1);
+  });
+
   it('counts a VMI on the node at that moment (KubeVirt migration that ended later)', () => {
     const w = world({
       nodes: [node('node-a')],
