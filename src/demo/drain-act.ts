@@ -93,7 +93,7 @@ export async function runDrainAct(o: DrainActOptions): Promise<DrainActReport> {
       signal: o.signal,
     });
     await waitReady(agents, o);
-    const gate = () => guardingGatePod(node, (name) => sb.kube.store.find('pods', 'drainer', name));
+    const gate = () => guardingGatePod(node, sb.kube.store.list('pods', { namespace: 'drainer' }));
     await pollUntil(
       o,
       () => (gate()?.status as { phase?: string } | undefined)?.phase,

@@ -57,19 +57,35 @@ const cut = (node: string, n: number): string => node.slice(0, n).replace(/[^A-Z
 /**
  * drainer-gate-<node>-<hash>: the node's name (cut to 227 characters) and a hash of all of it, so
  * no two nodes share a gate whatever their names (`hv-1` and `hv-1-b`, or two long names with the
- * same start); 251 characters at most, so the spare's `-b` fits in the API server's 253.
+ * same start); 251 characters at most, so the first spare's `-b` fits in the API server's 253.
  */
 export const gateName = (node: string): string => `${GATE_PREFIX}${cut(node, 227)}-${digest(node)}`;
 
+/** The i-th spare's suffix: b, then b2, b3 … (the first as older versions named their one spare). */
+const spareSuffix = (i: number): string => (i === 1 ? 'b' : `b${i}`);
+
 /**
- * The gate pod's names: gateName, and gateName-b, the spare made while the other is being deleted
- * (its finalizer keeps it until the VMs have left), so the PDB guards a running pod again at once.
- * A gate name always ends in its ten-digit hash: no spare is ever another node's gate.
+ * The node's gate pod names: gateName (i = 0), then the spares, each made while every pod before it
+ * is being deleted (its finalizer keeps it until the VMs have left: a drain that deleted or evicted
+ * it waits on it), so the PDB guards a running pod again at once however often someone deletes
+ * one. A spare is gateName-b, -b2, -b3 …, its node part cut further where 253 characters need it:
+ * it always carries the node's hash, so no spare is ever another node's gate.
  */
-export const gatePodNames = (node: string): readonly [string, string] => [
-  gateName(node),
-  `${gateName(node)}-b`,
-];
+export function gatePodName(node: string, i = 0): string {
+  if (i === 0) return gateName(node);
+  const suffix = spareSuffix(i);
+  const room = 253 - GATE_PREFIX.length - 12 - suffix.length; // "-" hash "-" suffix
+  return `${GATE_PREFIX}${cut(node, Math.min(227, room))}-${digest(node)}-${suffix}`;
+}
+
+/** Is this one of the node's gate pods (its own or a spare)? */
+export function isGatePodName(node: string, name: string): boolean {
+  if (name === gateName(node)) return true;
+  const m = /-b(\d*)$/.exec(name);
+  const n = m ? Number(m[1] || 1) : 0;
+  // the name made for that spare, exactly (b1, b02 are no spare's)
+  return Number.isSafeInteger(n) && n >= 1 && name === gatePodName(node, n);
+}
 
 /**
  * The names drainer gave a gate before they carried a hash (drainer-gate-<node>, and -b): an

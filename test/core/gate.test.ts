@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DrainGate } from '../../src/core/gate/gate.ts';
 import type { GateApi, GateObjects } from '../../src/core/gate/api.ts';
 import { isOpen } from '../../src/core/gate/observe.ts';
-import { GATE_FINALIZER, gateName, gatePdbSpec, gatePodNames } from '../../src/kube/gate.ts';
+import { GATE_FINALIZER, gateName, gatePdbSpec, gatePodName } from '../../src/kube/gate.ts';
 import { kubeGateApi } from '../../src/core/gate/kube-port.ts';
 import type { KubeObject } from '../../src/kube/types.ts';
 import { createLogger } from '../../src/observability/logger.ts';
@@ -132,10 +132,39 @@ describe('drain gate objects (sandbox API server)', () => {
     expect((await get(POD)).metadata.uid).toBe(going.metadata.uid);
     const spare = await get(`${POD}-b`);
     expect(spare.metadata.finalizers).toEqual([GATE_FINALIZER]);
-    expect((await gate.look('n1')).pod?.metadata.name).toBe(gatePodNames('n1')[1]);
+    expect((await gate.look('n1')).pod?.metadata.name).toBe(gatePodName('n1', 1));
     expect(await gate.release('n1')).toBe(true);
     await expect(get(POD)).rejects.toMatchObject({ status: 404 });
     await expect(get(`${POD}-b`)).rejects.toMatchObject({ status: 404 });
+  });
+
+  it('however often its pods are deleted while it holds, a new one guards: none is let go until release', async () => {
+    // an eviction admitted while the PDB was being made again, one of a pod not yet Running, a
+    // `kubectl drain --disable-eviction`: each leaves its pod terminating (its drain waits on it)
+    const gate = api();
+    await gate.hold('n1');
+    const gone: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const pod = (await gate.look('n1')).pod!;
+      await fx.k.request({ method: 'DELETE', path: `/api/v1/namespaces/${NS}/pods/${pod.metadata.name}` });
+      gone.push(pod.metadata.name ?? '');
+      await gate.hold('n1');
+    }
+    const guard = (await gate.look('n1')).pod!;
+
+    expect(guard.metadata.deletionTimestamp).toBeUndefined();
+    expect(guard.metadata.finalizers).toEqual([GATE_FINALIZER]);
+    expect(gone).not.toContain(guard.metadata.name);
+    for (const name of gone) {
+      const held = await get(`/api/v1/namespaces/${NS}/pods/${name}`);
+      expect([held.metadata.deletionTimestamp !== undefined, held.metadata.finalizers]).toEqual([
+        true,
+        [GATE_FINALIZER],
+      ]);
+    }
+    expect(await gate.release('n1')).toBe(true);
+    for (const name of [...gone, guard.metadata.name])
+      await expect(get(`/api/v1/namespaces/${NS}/pods/${name}`)).rejects.toMatchObject({ status: 404 });
   });
 
   it('uninstalled: the DaemonSet that owned the PDB at start is gone', async () => {

@@ -4,7 +4,7 @@ import { checkInvariants } from '../../src/invariants/check.ts';
 import { gateDisruptedWhileOccupied } from '../../src/invariants/rules/gate-disrupted.ts';
 import { gatesHold, leftoverGates } from '../../src/invariants/rules/gate-held.ts';
 import type { World } from '../../src/invariants/world.ts';
-import { gateName, gatePodNames } from '../../src/kube/gate.ts';
+import { gateName, gatePodName } from '../../src/kube/gate.ts';
 import { AT, holdingGate, liveAgent, node, OPTS, rec, world } from './world.ts';
 
 const T0 = 1_000_000;
@@ -308,7 +308,7 @@ describe('every gate drainer calls held exists and holds', () => {
         ...gate,
         gatePods: [
           { ...gate.gatePods[0]!, deleting: true },
-          { ...gate.gatePods[0]!, name: gatePodNames('node-a')[1] },
+          { ...gate.gatePods[0]!, name: gatePodName('node-a', 1) },
         ],
       },
       undefined,
@@ -367,7 +367,7 @@ describe('every gate drainer calls held exists and holds', () => {
       ...holdingGate('node-a'),
       gatePods: [
         ...holdingGate('node-a').gatePods,
-        { ...holdingGate('node-a').gatePods[0]!, name: gatePodNames('node-a')[1] },
+        { ...holdingGate('node-a').gatePods[0]!, name: gatePodName('node-a', 1) },
       ],
       gatePdbs: [...holdingGate('node-a').gatePdbs, { name: 'drainer-gate-old', observed: true }],
     });

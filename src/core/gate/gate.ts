@@ -6,7 +6,7 @@
 // so a slow hold at start cannot land after the release.
 import type { Logger } from '../../observability/logger.ts';
 import type { EventReason } from '../cluster/cluster.ts';
-import { gatePodNames, legacyGateNames } from '../../kube/gate.ts';
+import { isGatePodName, legacyGateNames } from '../../kube/gate.ts';
 import type { GateApi, GateObjects } from './api.ts';
 import { hasGateFinalizer, isOpen, pdbAltered, RELEASED, seeHeld, type GateSeen } from './observe.ts';
 
@@ -97,11 +97,14 @@ export class DrainGate {
     );
   }
 
-  /** Is this one of the node's gate pods (its own or the spare)? */
+  /** Is this one of the node's gate pods (its own, a spare, or an older version's)? */
   isGatePod(node: string, pod: { namespace: string; name: string }): boolean {
     const gate = this.#o.podOf(node);
-    const names: readonly string[] = [gate.name, gatePodNames(node)[1], ...legacyGateNames(node)];
-    return pod.namespace === gate.namespace && names.includes(pod.name);
+    const legacy: readonly string[] = legacyGateNames(node);
+    return (
+      pod.namespace === gate.namespace &&
+      (pod.name === gate.name || isGatePodName(node, pod.name) || legacy.includes(pod.name))
+    );
   }
 
   /** Held as the API server last showed it (undefined: not looked at yet, or the look failed). */

@@ -9,8 +9,9 @@ import {
   GATE_FINALIZER,
   gateName,
   gatePdb,
-  gatePodNames,
+  gatePodName,
   gateAndLegacySelector,
+  isGatePodName,
   legacyGateNames,
   gatePdbSpec,
   gatePod,
@@ -163,7 +164,6 @@ export function kubeGateApi(o: KubeGateOptions): GateApi {
       listAll<KubeObject>(k, { path: podsPath(namespace), query }),
       listAll<KubeObject>(k, { path: pdbsPath(namespace), query }),
     ]);
-    const names: readonly string[] = gatePodNames(node);
     const old: readonly string[] = legacyGateNames(node);
     const named = (o: KubeObject, n: readonly string[]) => n.includes(o.metadata.name ?? '');
     // an old name may be another node's (hv-1's spare was hv-1-b's pod): only pods bound to this node
@@ -171,7 +171,7 @@ export function kubeGateApi(o: KubeGateOptions): GateApi {
       (p) => named(p, old) && (p.spec as { nodeName?: string } | undefined)?.nodeName === node,
     );
     return {
-      pods: pods.items.filter((p) => named(p, names)),
+      pods: pods.items.filter((p) => isGatePodName(node, p.metadata.name ?? '')),
       pdb: pdbs.items.find((p) => p.metadata.name === gateName(node)),
       legacyPods,
       legacyPdbs: pdbs.items.filter((p) => p.metadata.name === old[0]),
@@ -237,9 +237,15 @@ export function kubeGateApi(o: KubeGateOptions): GateApi {
       const { pods, legacyPods, legacyPdbs } = await gateOf(node);
       const pod = pods.find((p) => !p.metadata.deletionTimestamp);
       if (!pod) {
-        // none, or only one being deleted (its finalizer holds drains until it goes): a pod under the free name
-        const free = gatePodNames(node).find((n) => !pods.some((p) => p.metadata.name === n));
-        if (free) await ensure(podsPath(namespace), gatePod(namespace, node, o.image, controller, free));
+        // none, or only ones being deleted (their finalizer holds drains until they go): a pod
+        // under the first free name (one of the first pods.length + 1 is free)
+        const taken = new Set(pods.map((p) => p.metadata.name));
+        let i = 0;
+        while (taken.has(gatePodName(node, i))) i++;
+        await ensure(
+          podsPath(namespace),
+          gatePod(namespace, node, o.image, controller, gatePodName(node, i)),
+        );
         return;
       }
       const name = pod.metadata.name ?? '';

@@ -4,7 +4,8 @@
 import type { Config } from '../../config/schema.ts';
 import { isNotFoundError } from '../../errors.ts';
 import type { KubeClients } from '../../kube/client.ts';
-import { gateName, gatePodNames, getObject, pdbsPath, podsPath } from '../../kube/gate.ts';
+import { gateName, gateSelector, getObject, isGatePodName, pdbsPath, podsPath } from '../../kube/gate.ts';
+import { listAll } from '../../kube/watch.ts';
 import { getNode } from '../../kube/node.ts';
 import type { KubeObject } from '../../kube/types.ts';
 import type { GateCheck, GateProbe } from '../preflight/preflight.ts';
@@ -27,11 +28,11 @@ export function gateProbe(k: KubeClients, config: Config): GateProbe {
     const where = `${namespace}/${name}`;
     const [pdb, pods, nodeObj] = await Promise.all([
       absentIfMissing(getObject(k, pdbsPath(namespace), name)),
-      // its pod, or the spare made while that one is being deleted
-      Promise.all(gatePodNames(node).map((n) => absentIfMissing(getObject(k, podsPath(namespace), n)))),
+      // its pod, or the spares made while the ones before are being deleted
+      listAll<KubeObject>(k, { path: podsPath(namespace), query: { labelSelector: gateSelector(node) } }),
       getNode(k, node, signal),
     ]);
-    const pod = effectivePod(pods.flatMap((p) => p ?? []));
+    const pod = effectivePod(pods.items.filter((p) => isGatePodName(node, p.metadata.name ?? '')));
     if (pdb && pod) {
       // held as status and the agent say it: PDB observed with no disruption allowed, pod Running and Ready
       const seen = seeHeld(node, { pdb, pod });

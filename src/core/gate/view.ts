@@ -1,7 +1,7 @@
 // The drain gate of a node as `drainer status` says it: from the node's record what it should be,
 // and, when status has read them, from the gate objects what the API server shows (held means the
 // PDB is observed with no disruption allowed and the gate pod is Running and Ready).
-import { gateName, gatePodNames } from '../../kube/gate.ts';
+import { gateName, isGatePodName } from '../../kube/gate.ts';
 import type { KubeObject } from '../../kube/types.ts';
 import type { NodeObject } from '../cluster/objects.ts';
 import type { NodeRecord } from '../record/record.ts';
@@ -43,8 +43,7 @@ export function gateObjectsByNode(
   pods: readonly KubeObject[],
   pdbs: readonly KubeObject[],
 ): Map<string, GateObjects> {
-  const pod = new Map(pods.map((p) => [p.metadata.name ?? '', p]));
   const pdb = new Map(pdbs.map((p) => [p.metadata.name ?? '', p]));
-  const podOf = (n: string) => effectivePod(gatePodNames(n).flatMap((name) => pod.get(name) ?? []));
+  const podOf = (n: string) => effectivePod(pods.filter((p) => isGatePodName(n, p.metadata.name ?? '')));
   return new Map(nodes.map((n) => [n, { pod: podOf(n), pdb: pdb.get(gateName(n)) }]));
 }

@@ -3,7 +3,7 @@
 // A delete that finalizers hold is no removal: the pod stays, and kubectl drain waits until it is gone.
 // What is judged is the moment the pod really goes: where the log says which request took it away
 // (removed), that request, be it the delete, the eviction or the PATCH that dropped the last finalizer.
-import { GATE_PREFIX, gatePodNames } from '../../kube/gate.ts';
+import { GATE_PREFIX, isGatePodName } from '../../kube/gate.ts';
 import { REBOOT_KEY } from '../../names.ts';
 import { hostOfNode, serverHostAt, vmiNodeAt } from '../hosts.ts';
 import { violation, type Violation } from '../violation.ts';
@@ -22,9 +22,7 @@ const GATE_POD = /^\/api\/v1\/namespaces\/([^/]+)\/pods\/([^/?]+?)(\/eviction)?(
 
 /** The node whose gate pod (its own or the spare) has this name: the node it was bound to, where known. */
 const nodeOfGatePod = (world: World, name: string, r: ObservedRequest): string =>
-  r.podNode ??
-  world.nodes.find((n) => gatePodNames(n.name).includes(name))?.name ??
-  name.slice(GATE_PREFIX.length);
+  r.podNode ?? world.nodes.find((n) => isGatePodName(n.name, name))?.name ?? name.slice(GATE_PREFIX.length);
 
 /** The node of a request that took the gate pod away (an admitted eviction or a delete), if it is one. */
 function disruptedGate(

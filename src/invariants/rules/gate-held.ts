@@ -1,7 +1,7 @@
 // Every gate drainer calls held exists and holds: its PDB (status about the current spec) allows 0
 // disruptions and its pod is Running and Ready on the node. And no gate is left for a Node that is gone.
 import { gateHeld } from '../../core/gate/step.ts';
-import { gateName, gatePodNames, legacyGateNames } from '../../kube/gate.ts';
+import { gateName, isGatePodName, legacyGateNames } from '../../kube/gate.ts';
 import { agentAlive } from '../agents.ts';
 import { recordOf } from '../hosts.ts';
 import { violation, type Violation } from '../violation.ts';
@@ -26,8 +26,8 @@ function heldClaim(world: World, n: WorldNode, opts: CheckOptions): string | und
 
 function problems(world: World, node: string): { missing: string[]; weak: string[] } {
   const name = gateName(node);
-  // the node's own pod, or the spare (-b) made while that one is being deleted: the one that guards
-  const pods = world.gatePods.filter((p) => gatePodNames(node).includes(p.name));
+  // the node's own pod, or a spare (-b, -b2 …) made while the ones before are being deleted: the one that guards
+  const pods = world.gatePods.filter((p) => isGatePodName(node, p.name));
   const pod = pods.find((p) => !p.deleting) ?? pods[0];
   const pdb = world.gatePdbs.find((p) => p.name === name);
   const missing: string[] = [];
@@ -36,7 +36,12 @@ function problems(world: World, node: string): { missing: string[]; weak: string
   else if (!pdb.observed) weak.push(`PDB ${name} status not yet observed for its spec`);
   else if (pdb.disruptionsAllowed !== 0)
     weak.push(`PDB ${name} allows ${pdb.disruptionsAllowed ?? '?'} disruption(s)`);
-  if (!pod || pod.deleting) missing.push(pod ? `pod ${pod.name} is being deleted` : `no pod ${name}`);
+  if (!pod || pod.deleting)
+    missing.push(
+      pod
+        ? `pod ${pods.map((p) => p.name).join(', ')} ${pods.length > 1 ? 'are' : 'is'} being deleted`
+        : `no pod ${name}`,
+    );
   else {
     if (pod.nodeName !== node) weak.push(`pod ${pod.name} is bound to ${pod.nodeName || 'no node'}`);
     if (pod.phase !== 'Running' || !pod.ready)
@@ -80,12 +85,10 @@ export function gatesHold(world: World, opts: CheckOptions): Violation[] {
 /** Gate objects for Nodes that no longer exist. */
 export function leftoverGates(world: World, opts: CheckOptions): Violation[] {
   // an older version's names too: its gate goes once the upgraded agent's own holds
-  const owned = new Set(
-    world.nodes.flatMap((n) => [gateName(n.name), ...gatePodNames(n.name), ...legacyGateNames(n.name)]),
-  );
+  const owned = new Set(world.nodes.flatMap((n) => [gateName(n.name), ...legacyGateNames(n.name)]));
   const names = new Set([...world.gatePods.map((p) => p.name), ...world.gatePdbs.map((p) => p.name)]);
   return [...names]
-    .filter((name) => !owned.has(name))
+    .filter((name) => !owned.has(name) && !world.nodes.some((n) => isGatePodName(n.name, name)))
     .map((name) =>
       violation(
         'leftover-gate',
