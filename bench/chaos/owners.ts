@@ -206,7 +206,8 @@ export class Owners {
         if (!s) break;
         return this.#note(action, s, await this.#nova.call('DELETE', `/servers/${s.id}`), at);
       case 'resize': {
-        s = pick((x) => x.status === 'ACTIVE' && !x.taskState);
+        // Nova resizes a stopped server too (and keeps it stopped): one drainer stopped is fair game
+        s = pick((x) => (x.status === 'ACTIVE' || x.status === 'SHUTOFF') && !x.taskState);
         if (!s) break;
         const status = await actionCall(s, { migrate: null });
         const server = s;
