@@ -206,3 +206,45 @@ describe('fleet slot: waiting Queued', () => {
     expect(budget.released).toBe(0);
   });
 });
+
+describe('fleet slot: given back only once the record no longer says Evacuating', () => {
+  it('uncordoned mid-evacuation: the record says Restoring before the next node can take the slot', async () => {
+    // the budget promise is read from the records: at no moment more nodes Evacuating than slots
+    const cluster = new FakeCluster();
+    let moving!: () => void;
+    const started = new Promise<void>((r) => (moving = r));
+    const host = new FakeHost([
+      {
+        name: 'nova',
+        evacuate: ({ signal }) =>
+          new Promise((resolve) => {
+            moving();
+            signal.addEventListener('abort', () => resolve(succeeded('nova')));
+          }),
+      },
+    ]);
+    const atRelease: (string | undefined)[] = [];
+    const budget: EvacuationBudget = {
+      acquire: async () => ({
+        name: SLOT,
+        lost: new AbortController().signal,
+        release: async () => void atRelease.push(cluster.record('node-7')?.phase),
+        abandon: () => undefined,
+      }),
+    };
+    const config = configSchema.parse({ fleet: { maxConcurrentEvacuations: 1 } });
+    const reconciler = new Reconciler({ cluster, host, config, budget, log: quietLogger() });
+    cluster.addNode('node-7', { unschedulable: true });
+    const signal = new AbortController().signal;
+
+    const pass = reconciler.reconcile('node-7', signal);
+    await started;
+    delete cluster.node('node-7').spec.unschedulable;
+    reconciler.cancel('node-7', 'node uncordoned');
+    await pass;
+    await reconciler.reconcile('node-7', signal);
+
+    expect(atRelease).toEqual(['Restoring']);
+    expect(cluster.record('node-7')).toBeUndefined();
+  });
+});

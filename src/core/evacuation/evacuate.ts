@@ -9,6 +9,7 @@ import { evacuatedMaintenance } from '../maintenance/maintenance-status.ts';
 import { takeMaintenance, writeMaintenanceStatus } from '../maintenance/maintenance-sync.ts';
 import { nodeRef } from '../backends/node-policy.ts';
 import { giveBack, takeSlot, withSlot } from '../fleet/step.ts';
+import type { Slot } from '../fleet/types.ts';
 import { ProgressEvents } from '../backends/progress-events.ts';
 import { ProgressRecord } from '../record/progress-record.ts';
 import { firstAttempt } from '../record/record.ts';
@@ -51,8 +52,27 @@ export async function evacuate(
       return { requeueAfterMs: 0 };
     return result;
   } finally {
-    await giveBack(run, slot ?? undefined);
+    await leaveSlot(run, ctl, slot ?? undefined);
   }
+}
+
+/**
+ * A cancel (the node back in service) gives the slot to the next node only once the record no
+ * longer says Evacuating: the restore's first write (phase Restoring) is made here, so no moment
+ * shows more nodes Evacuating than the budget has slots. Not written: the slot is left to expire.
+ */
+async function leaveSlot(run: NodeRun, ctl: EvacuationControl, slot: Slot | undefined): Promise<void> {
+  if (slot && ctl.cancelled() && run.store.current?.phase === 'Evacuating') {
+    try {
+      await run.store.update({ phase: 'Restoring' });
+      run.deps.metrics?.phase('Restoring');
+    } catch (err) {
+      run.log.warn({ err }, 'cancelled: record not marked Restoring; the fleet slot is left to expire');
+      slot.abandon();
+      return;
+    }
+  }
+  await giveBack(run, slot);
 }
 
 async function evacuateHolding(
