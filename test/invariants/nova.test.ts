@@ -207,6 +207,13 @@ describe('every MigrationSucceeded and moved count matches Nova; no MigrationFai
       { progress: { nova: { moved: 2, total: 2, failed: 0 } } },
       ['moved-count-exceeds-nova'],
     ],
+    [
+      'moved, then deleted by its owner: Nova lists no server, its migration record stays and counts',
+      [],
+      { ...nova('host-b', [['host-a', 'host-b']]), servers: [] },
+      { outcomes: [{ plugin: 'nova', succeeded: true, moved: 1, failed: 0 }] },
+      [],
+    ],
   ];
   it.each(cases)('%s', (_what, events, n, more, ids) => {
     const w = world({ nodes: [node('node-a', rec('Evacuating', more))], events, nova: n });

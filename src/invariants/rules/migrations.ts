@@ -110,7 +110,12 @@ function movedCounts(world: World, opts: CheckOptions): Violation[] {
     const rec = recordOf(n);
     const host = hostOfNode(world, n.name, opts);
     if (!rec || !host || !world.nova) continue;
-    const movedByNova = world.nova.servers.filter((s) => everMovedOff(world, s.id, host)).length;
+    // a server moved off and deleted since is no longer listed; its migration record still says so
+    const ids = new Set([
+      ...world.nova.servers.map((s) => s.id),
+      ...world.nova.migrations.map((m) => m.serverId),
+    ]);
+    const movedByNova = [...ids].filter((id) => everMovedOff(world, id, host)).length;
     const claims = [
       ...(rec.outcomes ?? []).filter((o) => o.plugin === 'nova').map((o) => ['outcome', o.moved] as const),
       ...(rec.progress?.nova ? [['progress', rec.progress.nova.moved] as const] : []),
