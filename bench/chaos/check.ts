@@ -9,7 +9,7 @@ import {
   type CheckOptions,
   type Violation,
 } from '../../src/invariants/index.ts';
-import type { ObservedRequest, Observations, World } from '../../src/invariants/world.ts';
+import type { ObservedRelease, ObservedRequest, Observations, World } from '../../src/invariants/world.ts';
 import { readSandboxWorld } from '../../src/sandbox/world.ts';
 import { recordOf } from '../../src/invariants/hosts.ts';
 import { DRAIN_KIND_TEXT, onHost, vmsOn, type DrainReturn, type Drains } from './drains.ts';
@@ -37,6 +37,17 @@ export const SAFETY: ReadonlySet<string> = new Set<string>([
  * while it ran, and no operator released the node's gate in this maintenance.
  */
 export const judged = (d: DrainReturn): boolean => d.ok && !d.contradicted && !d.released;
+
+/**
+ * The return as released when an operator's release of its node was under way at that moment: the
+ * release opens the gate while its command runs, and the soak records it only once the command
+ * ended (a drain that went on through the opened gate returned in between).
+ */
+export const withReleases = (d: DrainReturn, releases: readonly ObservedRelease[]): DrainReturn =>
+  !d.released &&
+  releases.some((r) => r.node === d.node && r.from <= d.returnedAt && d.returnedAt <= (r.until ?? Infinity))
+    ? { ...d, released: true }
+    : d;
 
 /** The soak's own findings on top of the invariants of src/invariants. */
 export const DRAIN_RETURNED_OCCUPIED = DRAIN_RETURNED_OCCUPIED_ID;
@@ -138,8 +149,11 @@ export class Checker {
   }
 
   #drainReturns(round: number): void {
-    const changes = this.#more().powerChanges ?? [];
-    for (const d of this.#drains.returns.slice(this.#drainAt)) {
+    const { powerChanges: changes = [], releases = [] } = this.#more();
+    const returns = this.#drains.returns;
+    for (let i = this.#drainAt; i < returns.length; i++) {
+      const d = withReleases(returns[i]!, releases);
+      returns[i] = d; // the report counts it as released too
       // a server its owner started while the drain ran is the owner's: a start on a disabled host is
       // theirs to make, and one made before the gate went is judged by gate-disrupted-while-occupied
       const ownerStarted = (vm: string) =>

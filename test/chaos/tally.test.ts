@@ -3,6 +3,7 @@
 // at each return are counted as they were. Kured drains the nodes that declare a reboot, Karpenter and
 // Cluster API the others; an operator's command goes to a node in maintenance.
 import { describe, expect, it } from 'vitest';
+import { judged, withReleases } from '../../bench/chaos/check.ts';
 import type { DrainReturn } from '../../bench/chaos/drains.ts';
 import { inMaintenance } from '../../bench/chaos/faults.ts';
 import { FLEET_NODES, REBOOT_NODES } from '../../bench/chaos/fleet.ts';
@@ -22,6 +23,21 @@ const ret = (o: Partial<DrainReturn> & { vms?: number }): DrainReturn => ({
   startedAt: 0,
   returnedAt: 3000,
   ...o,
+});
+
+describe('an operator release under way when a drain returned', () => {
+  // `drainer release` opens the gate while its command runs; the soak records it when the command ends
+  const release = { node: 'hv-1', from: 2000 };
+
+  it('excuses a return after its start, not one before it or on another node', () => {
+    expect(judged(withReleases(ret({ vms: 3, returnedAt: 2500 }), [release]))).toBe(false);
+    expect(judged(withReleases(ret({ vms: 3, returnedAt: 1500 }), [release]))).toBe(true);
+    expect(judged(withReleases(ret({ vms: 3, node: 'hv-2', returnedAt: 2500 }), [release]))).toBe(true);
+  });
+
+  it('nor one after the maintenance it was given in ended', () => {
+    expect(judged(withReleases(ret({ vms: 3, returnedAt: 2500 }), [{ ...release, until: 2400 }]))).toBe(true);
+  });
 });
 
 describe('drains as RELIABILITY.md counts them', () => {
