@@ -12,6 +12,7 @@ import {
 import type { ObservedRelease, ObservedRequest, Observations, World } from '../../src/invariants/world.ts';
 import { readSandboxWorld } from '../../src/sandbox/world.ts';
 import { recordOf } from '../../src/invariants/hosts.ts';
+import { changedByUs, type NodeRecord } from '../../src/core/record/record.ts';
 import { DRAIN_KIND_TEXT, onHost, vmsOn, type DrainReturn, type Drains } from './drains.ts';
 import type { Fleet } from './fleet.ts';
 import { CHAOS_USER_AGENT } from './operator.ts';
@@ -225,7 +226,19 @@ export class Checker {
   }
 }
 
-/** At the end every node is back in service (no record), or Evacuated with no guest running on it. */
+/**
+ * A maintenance refused before any change for a workload that must move and cannot (a server whose
+ * owner's way out is `stop` on a node whose maintenance is no declared reboot, which an owner's
+ * resize can put anywhere): the node is as it was, its VMs and its held gate on it, and waits for
+ * the owner or an operator. That is the promise kept ("safe by default"), and as settled as it gets.
+ */
+export const refusedUnchanged = (rec: NodeRecord | undefined): boolean =>
+  rec?.phase === 'Failed' && rec.failureReason === 'EvacuationBlocked' && !changedByUs(rec);
+
+/**
+ * At the end every node is back in service (no record), Evacuated with no guest running on it, or
+ * refused before any change (refusedUnchanged).
+ */
 function unsettled(fleet: Fleet, world: World): Omit<Finding, 'round'>[] {
   const out: Omit<Finding, 'round'>[] = [];
   for (const name of fleet.sandbox.scenario.nodes.map((n) => n.name)) {
@@ -235,10 +248,12 @@ function unsettled(fleet: Fleet, world: World): Omit<Finding, 'round'>[] {
       continue;
     }
     if (n.record.kind === 'absent') continue;
-    const phase = recordOf(n)?.phase ?? 'unreadable';
+    const rec = recordOf(n);
+    const phase = rec?.phase ?? 'unreadable';
     const left = vmsOn(fleet, name);
     // a server stopped for a declared reboot stays on its host by design, as does a VMI that ended
     if (phase === 'Evacuated' && onHost(fleet, name).occupying.length === 0) continue;
+    if (refusedUnchanged(rec)) continue;
     out.push({
       id: NOT_SETTLED,
       object: `node/${name}`,
