@@ -62,8 +62,8 @@ export interface DrainReturn {
   /** VMs on the node when the drain started. */
   readonly startedWith: number;
   /**
-   * The node was back in service while the drain ran (a maintenance of it ended: an uncordon
-   * restored it, a forced restore, the Node registered again): its return then promises nothing.
+   * The node was being given back while the drain ran (a restore began or a maintenance of it ended:
+   * an uncordon, a forced restore, the Node registered again): its return then promises nothing.
    */
   readonly contradicted: boolean;
   /** An operator released the node's gate in this maintenance (drainer release): drains go on by their word. */
@@ -166,7 +166,7 @@ export class Drains {
     const startedWith = onHost(this.#fleet, node).occupying.length;
     const t0 = Date.now();
     const startedAt = this.#fleet.sandbox.clock.now();
-    const ends = this.#maintenances.ends(node);
+    const back = this.#maintenances.givenBack(node);
     const ok = await this.#drain(node, kind);
     // read at once: the moment the tool would go on
     this.returns.push({
@@ -176,7 +176,7 @@ export class Drains {
       ok,
       onHost: onHost(this.#fleet, node),
       startedWith,
-      contradicted: this.#maintenances.ends(node) > ends,
+      contradicted: this.#maintenances.givenBack(node) > back,
       released: this.#maintenances.releasedNow(node),
       ms: Date.now() - t0,
       startedAt,

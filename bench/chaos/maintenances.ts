@@ -27,6 +27,9 @@ export class Maintenances {
   readonly #ended = new Map<number, number>();
   /** Per node, how many of its maintenances ended. */
   readonly #ends = new Map<string, number>();
+  /** Per node, how often a restore began (its record went to Restoring), and its record's phase last seen. */
+  readonly #restores = new Map<string, number>();
+  readonly #phase = new Map<string, string | undefined>();
   readonly #off: () => void;
 
   constructor(source: MaintenanceSource) {
@@ -39,9 +42,14 @@ export class Maintenances {
     const uid = n.metadata.uid ?? '';
     const gone = type === 'DELETED' || this.#uids.get(name) !== uid;
     this.#uids.set(name, uid);
-    const has = type !== 'DELETED' && n.metadata.annotations?.[STATE_ANNOTATION] !== undefined;
+    const text = type === 'DELETED' ? undefined : n.metadata.annotations?.[STATE_ANNOTATION];
+    const has = text !== undefined;
     if (gone || !has) this.#end(name);
     if (has && this.#current.get(name) === undefined) this.#current.set(name, ++this.#count);
+    const phase = has ? phaseOf(text) : undefined;
+    if (phase === 'Restoring' && this.#phase.get(name) !== 'Restoring')
+      this.#restores.set(name, (this.#restores.get(name) ?? 0) + 1);
+    this.#phase.set(name, phase);
   }
 
   #end(node: string): void {
@@ -63,6 +71,15 @@ export class Maintenances {
   /** How many maintenances of the node ended so far (it was back in service, or registered again, that often). */
   ends(node: string): number {
     return this.#ends.get(node) ?? 0;
+  }
+
+  /**
+   * How often the node was being given back so far: a restore began (an uncordon, a deleted
+   * NodeMaintenance: drainer starts what it stopped and moves nothing off any more) or a maintenance
+   * ended. A drain that returns after one of them, while it ran, promises nothing.
+   */
+  givenBack(node: string): number {
+    return this.ends(node) + (this.#restores.get(node) ?? 0);
   }
 
   /** When the maintenance ended (undefined: it lasts). */
@@ -106,5 +123,15 @@ export class Maintenances {
 
   close(): void {
     this.#off();
+  }
+}
+
+/** The record's phase, from the annotation's text (undefined: not a record this reads). */
+function phaseOf(text: string): string | undefined {
+  try {
+    const v = JSON.parse(text) as { phase?: unknown };
+    return typeof v.phase === 'string' ? v.phase : undefined;
+  } catch {
+    return undefined;
   }
 }

@@ -13,17 +13,18 @@ function cluster() {
     subscribe: (_res, f) => ((cb = f), () => undefined),
     now: () => now,
   };
-  const node = (name: string, uid: string, record: boolean) => {
+  const node = (name: string, uid: string, record: boolean, phase: string) => {
     const annotations: Record<string, string> = record
-      ? { [STATE_ANNOTATION]: '{"phase":"Evacuating"}' }
+      ? { [STATE_ANNOTATION]: JSON.stringify({ phase }) }
       : {};
     return { metadata: { name, uid, annotations } };
   };
   return {
     m: new Maintenances(source),
     at: (t: number) => (now = t),
-    seen: (name: string, record: boolean, uid = `${name}-uid`) => cb('MODIFIED', node(name, uid, record)),
-    deleted: (name: string, uid = `${name}-uid`) => cb('DELETED', node(name, uid, false)),
+    seen: (name: string, record: boolean, uid = `${name}-uid`, phase = 'Evacuating') =>
+      cb('MODIFIED', node(name, uid, record, phase)),
+    deleted: (name: string, uid = `${name}-uid`) => cb('DELETED', node(name, uid, false, '')),
   };
 }
 
@@ -80,5 +81,18 @@ describe('maintenances as the soak tracks them', () => {
     c.seen('hv-1-b', false);
     expect(c.m.current('hv-1')).toBeDefined();
     expect(c.m.current('hv-1-b')).toBeUndefined();
+  });
+
+  it('a node is given back from the moment its restore begins, before its record goes', () => {
+    // an uncordon: drainer starts again what it stopped while the record still says Restoring
+    const c = cluster();
+    c.seen('hv-3', true);
+    const before = c.m.givenBack('hv-3');
+    c.seen('hv-3', true, undefined, 'Restoring');
+    c.seen('hv-3', true, undefined, 'Restoring'); // the restore's later writes: once
+    expect(c.m.givenBack('hv-3')).toBe(before + 1);
+    expect(c.m.current('hv-3')).toBeDefined();
+    c.seen('hv-3', false);
+    expect(c.m.givenBack('hv-3')).toBe(before + 2);
   });
 });
