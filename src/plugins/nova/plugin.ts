@@ -172,8 +172,11 @@ export class NovaPlugin implements BackendPlugin {
     await compute.init(ctx.signal);
     const services = await compute.listServices(rec.host, ctx.signal);
     const svc = services.find((s) => String(s.id) === String(rec.serviceId)) ?? services[0];
+    // the reason this record disabled it under (a newer attempt's reason: that one's to undo)
+    const reason = svc?.disabled_reason ?? '';
     const ours =
-      svc?.status === 'disabled' && (svc.disabled_reason ?? '').startsWith(nova.disabledReasonPrefix);
+      svc?.status === 'disabled' &&
+      (rec.reason ? reason === rec.reason : reason.startsWith(nova.disabledReasonPrefix));
     if (!svc || !ours) {
       ctx.log.info(
         { host: rec.host, status: svc?.status, reason: svc?.disabled_reason },
@@ -183,6 +186,9 @@ export class NovaPlugin implements BackendPlugin {
       ctx.log.info({ host: rec.host }, 'dry run: would enable the nova-compute service');
       return;
     } else {
+      // still this record's to undo: a guarded write of it first (a newer attempt that took the
+      // record over, after a forced restore began, makes it fail) and only then the enable
+      await ctx.save(toPluginRecord(rec));
       await compute.enableService(svc, ctx.signal);
       ctx.log.info({ host: rec.host }, 'nova-compute service enabled');
     }
@@ -244,14 +250,18 @@ export class NovaPlugin implements BackendPlugin {
     return resolveServiceHost(this.#o.compute, node.name, this.#o.nova.hostMapping, signal);
   }
 
-  /** Disable unless someone else already did; the record is saved before the call. */
+  /**
+   * Disable unless someone else already did; the record is saved before the call. A service the
+   * plan's lookup showed disabled is read again first: a forced restore may have enabled it since.
+   */
   async #disable(
-    svc: NovaService,
+    planned: NovaService,
     ctx: EvacuationContext,
     record: NovaRecord,
     save: (r: NovaRecord) => Promise<void>,
   ): Promise<void> {
     const prefix = this.#o.nova.disabledReasonPrefix;
+    const svc = planned.status === 'enabled' ? planned : await this.#fresh(planned, ctx.signal);
     if (svc.status === 'enabled') {
       const reason = `${prefix} ${ctx.trigger} ${new Date(this.#o.now()).toISOString()}`;
       await save({ ...record, disabledByUs: true, reason });
@@ -268,6 +278,12 @@ export class NovaPlugin implements BackendPlugin {
       );
     }
     await save({ ...record, disabledByUs: ours, reason });
+  }
+
+  /** The service as Nova shows it now (the same one: its id, else the host's first). */
+  async #fresh(svc: NovaService, signal: AbortSignal): Promise<NovaService> {
+    const now = await this.#o.compute.listServices(svc.host, signal);
+    return now.find((s) => String(s.id) === String(svc.id)) ?? now[0] ?? svc;
   }
 
   async #dryRun(node: NodeRef, signal: AbortSignal): Promise<Outcome> {

@@ -1,5 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { AuthError, ForbiddenError } from '../../../src/errors.ts';
+import type { RestoreContext } from '../../../src/core/backends/plugin.ts';
+import { AuthError, ForbiddenError, RecordConflictError } from '../../../src/errors.ts';
 import { FakeNova, PASSWORD } from './fake-nova.ts';
 import { evacuationContext, harness, offlineNock, restoreContext } from './helpers.ts';
 
@@ -57,6 +58,37 @@ describe('nova plugin: evacuate', () => {
     expect(order).toContain('save:1:true');
     const idx = order.indexOf('save:1:true');
     expect(order[idx + 1]).toBe('requests:2'); // token POST + service PUT; the migrate POST comes after
+  });
+});
+
+describe('nova plugin: whose disable it is, when an evacuation and a forced restore cross', () => {
+  it('a restore whose record a newer attempt took over enables nothing', async () => {
+    // `drainer restore --force` of a node still cordoned: the agent's next attempt writes its record
+    // while the restore has yet to enable the service; the restore's guarded write then fails
+    const h = harness(fake);
+    const ctx = evacuationContext(h);
+    await h.plugin.evacuate(node, ctx);
+    const takenOver: RestoreContext = {
+      ...restoreContext(h, ctx.record),
+      save: async () => {
+        throw new RecordConflictError('the record of node compute-a was written by someone else');
+      },
+    };
+
+    await expect(h.plugin.restore(node, takenOver)).rejects.toBeInstanceOf(RecordConflictError);
+
+    expect(fake.service('compute-a').status).toBe('disabled');
+  });
+
+  it('a service enabled since the plan looked (a restore meanwhile) is disabled again before anything moves', async () => {
+    const h = harness(fake);
+    await h.plugin.evacuate(node, evacuationContext(h));
+    await h.plugin.plan(node, new AbortController().signal);
+    Object.assign(fake.service('compute-a'), { status: 'enabled', disabled_reason: null });
+
+    await h.plugin.evacuate(node, evacuationContext(h));
+
+    expect(fake.service('compute-a').status).toBe('disabled');
   });
 });
 
