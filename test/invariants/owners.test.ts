@@ -60,8 +60,9 @@ describe('judged by the node drainer stopped it on, wherever it went since (Nova
   const onB = rec('Evacuated', { plugins: { nova: { host: 'host-b', serviceId: 2, disabledByUs: true } } });
 
   it.each([
-    ['host-a back in service, host-b in maintenance', 1, [node('host-a'), node('host-b', onB)]],
     ['host-a still in maintenance, host-b in service', 0, [node('host-a', rec('Evacuated')), node('host-b')]],
+    ['host-a back in service, host-b in maintenance', 0, [node('host-a'), node('host-b', onB)]],
+    ['both back in service', 1, [node('host-a'), node('host-b')]],
   ])('%s → %i', (_what, count, nodes) => {
     const found = drainerStopsUndone(world({ nodes, nova: moved }), OPTS);
     expect(found.map((v) => v.id)).toEqual(Array(count).fill('stopped-server-left-stopped'));

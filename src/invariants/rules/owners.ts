@@ -2,7 +2,8 @@
 // - stopped-server-left-stopped: a server whose last power action Nova took was drainer's os-stop is
 //   still SHUTOFF while the node it was stopped on is back in service (no record, not cordoned): the
 //   maintenance that stopped it has ended. Wherever the server is now: a move since (its owner's
-//   resize, another evacuation) is no power action, and Nova keeps a stopped server stopped.
+//   resize, another evacuation) is no power action, and Nova keeps a stopped server stopped; only
+//   not while the node it is on now is in maintenance itself (drainer starts nothing there).
 // - owner-stop-undone: drainer's os-start of a server whose owner had stopped it (the owner's os-stop
 //   came after drainer's last one).
 // Needs the power actions as Nova took them (observed in the sandbox); without them, says nothing.
@@ -25,9 +26,13 @@ export function drainerStopsUndone(world: World, opts: CheckOptions): Violation[
     const last = actions.get(s.id)?.at(-1);
     if (!last || last.action !== 'os-stop' || !last.byDrainer || s.status !== 'SHUTOFF' || !s.host) return [];
     const stoppedOn = serverHostAt(world, s.id, last.at) ?? s.host;
-    const nodeName = nodeOfHost(world, stoppedOn, opts);
-    const node = world.nodes.find((n) => n.name === nodeName);
-    if (!node || node.record.kind !== 'absent' || node.unschedulable) return [];
+    const inService = (host: string) => {
+      const n = world.nodes.find((x) => x.name === nodeOfHost(world, host, opts));
+      return n && n.record.kind === 'absent' && !n.unschedulable ? n : undefined;
+    };
+    // and not held by a maintenance of the node it is on now (drainer does not start it there)
+    const node = inService(stoppedOn);
+    if (!node || !inService(s.host)) return [];
     const now = s.host === stoppedOn ? '' : ` (now on ${s.host})`;
     return [
       violation(

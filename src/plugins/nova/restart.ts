@@ -33,7 +33,7 @@ export interface RestartOptions {
   pollMs: number;
 }
 
-type Compute = Pick<ComputeClient, 'getServer' | 'startServer' | 'listInstanceActions'> & {
+type Compute = Pick<ComputeClient, 'getServer' | 'startServer' | 'listInstanceActions' | 'listServices'> & {
   init(signal?: AbortSignal): Promise<unknown>;
 };
 
@@ -97,6 +97,15 @@ async function restartOne(
       continue;
     }
     const mine = s.status === 'SHUTOFF' ? await stillDrainers(compute, s, host, entry, ours, ctx) : false;
+    if (mine && hostOf(s) !== host && !(await inService(compute, hostOf(s), ctx))) {
+      // moved onto a host in maintenance itself (its nova-compute disabled): started there it would
+      // run on a host being emptied; it stays stopped, and is drainer's no more
+      ctx.log.info(
+        { server: id, host: hostOf(s) },
+        'stopped by drainer, now on a host that is not in service: left stopped',
+      );
+      return 'done';
+    }
     if (!mine) {
       ctx.log.info(
         { server: id, status: s.status, host: hostOf(s) },
@@ -147,4 +156,15 @@ async function stillDrainers(
 ): Promise<boolean> {
   const byLog = ours.size ? await powerStillOurs(compute, s.id, ours, ctx.signal) : undefined;
   return byLog ?? (hostOf(s) === host || (entry?.attempts ?? 0) > 0);
+}
+
+/** Is the host's nova-compute service enabled (the host takes servers: in service)? */
+async function inService(
+  compute: Compute,
+  host: string | null | undefined,
+  ctx: RestoreContext,
+): Promise<boolean> {
+  if (!host) return false;
+  const services = await compute.listServices(host, ctx.signal);
+  return services.some((svc) => svc.status === 'enabled');
 }

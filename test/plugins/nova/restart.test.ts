@@ -8,7 +8,7 @@ import type { PluginRecord, RestoreContext } from '../../../src/core/backends/pl
 import { ForbiddenError, NotFoundError } from '../../../src/errors.ts';
 import type { NovaRecord } from '../../../src/plugins/nova/record.ts';
 import { startStopped } from '../../../src/plugins/nova/restart.ts';
-import type { NovaInstanceAction, NovaServer } from '../../../src/plugins/nova/types.ts';
+import type { NovaInstanceAction, NovaServer, NovaService } from '../../../src/plugins/nova/types.ts';
 import { captureLogger, FakeClock } from './helpers.ts';
 
 const server = (id: string, status: string, host = 'compute-a'): NovaServer => ({
@@ -31,10 +31,19 @@ function world(
   servers: Record<string, NovaServer | undefined>,
   script: Record<string, NovaServer[]> = {},
   log: Record<string, NovaInstanceAction[]> = {},
+  inMaintenance: readonly string[] = [],
 ) {
   const started: string[] = [];
   const compute = {
     listInstanceActions: async (id: string) => log[id] ?? [],
+    listServices: async (host: string): Promise<NovaService[]> => [
+      {
+        id: `svc-${host}`,
+        host,
+        binary: 'nova-compute',
+        status: inMaintenance.includes(host) ? 'disabled' : 'enabled',
+      },
+    ],
     init: async () => ({ microversion: '2.90' }),
     getServer: async (id: string) => {
       const next = script[id];
@@ -230,6 +239,19 @@ describe('whose stop it is: the server’s action log (by the stop’s request i
     const after = await startStopped(w.compute, rec({ vm: stopped('req-d1') }), w.ctx, w.opts);
 
     expect(w.started).toEqual(['vm']);
+    expect(after.migrations.vm?.stopped).toBeUndefined();
+  });
+
+  it('one moved onto a host in maintenance itself (nova-compute disabled) is not started there', async () => {
+    // an owner's resize scheduled before that host's maintenance began, landed after
+    const log = {
+      vm: [act('confirmResize', 'req-owner-2'), act('resize', 'req-owner-1'), act('stop', 'req-d1')],
+    };
+    const w = world({ vm: server('vm', 'SHUTOFF', 'compute-b') }, {}, log, ['compute-b']);
+
+    const after = await startStopped(w.compute, rec({ vm: stopped('req-d1') }), w.ctx, w.opts);
+
+    expect(w.started).toEqual([]);
     expect(after.migrations.vm?.stopped).toBeUndefined();
   });
 
