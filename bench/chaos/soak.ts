@@ -99,6 +99,19 @@ export const roundPrng = (seed: number, round: number) => prng((seed * 1_000_003
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** How long a settled fleet must stay settled: an uncordon's restore writes its first record at once. */
+export const STABLE_MS = 2000;
+
+/**
+ * True only if the check holds now and again `ms` later: a node that looked settled while the drain
+ * cycle that uncordoned it had just ended (its restore not yet begun) is not taken for settled.
+ */
+export async function stablyTrue(check: () => Promise<boolean>, ms: number): Promise<boolean> {
+  if (!(await check())) return false;
+  await sleep(ms);
+  return check();
+}
+
 async function until(check: () => Promise<boolean>, ms: number): Promise<boolean> {
   const end = Date.now() + ms;
   while (Date.now() < end) {
@@ -179,7 +192,10 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
       for (const node of FLEET_NODES) if (!fleet.agents.get(node)?.length) await fleet.startAgent(node);
       const settleMs = o.settleMs ?? 60_000;
       await drains.settle(settleMs);
-      settled = await until(() => checker.settled(), Math.max(0, settleMs - (Date.now() - settleStart)));
+      settled = await until(
+        () => stablyTrue(() => checker.settled(), STABLE_MS),
+        Math.max(0, settleMs - (Date.now() - settleStart)),
+      );
       const found = await checker.check(ran.length, true);
       if (found.length && firstFailingRound === undefined) firstFailingRound = ran.length;
     }

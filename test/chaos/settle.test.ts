@@ -3,6 +3,7 @@
 // out cannot be honoured there) has settled too: the node is as it was, waiting for its owner.
 import { describe, expect, it } from 'vitest';
 import { refusedUnchanged } from '../../bench/chaos/check.ts';
+import { stablyTrue } from '../../bench/chaos/soak.ts';
 import type { NodeRecord } from '../../src/core/record/record.ts';
 
 const rec = (more: Partial<NodeRecord>): NodeRecord => ({
@@ -27,5 +28,14 @@ describe('a node the soak counts as settled at its end', () => {
     expect(refusedUnchanged(rec({ failureReason: 'InsufficientCapacity' }))).toBe(false);
     expect(refusedUnchanged(rec({ failureReason: undefined }))).toBe(false);
     expect(refusedUnchanged(rec({ phase: 'Evacuating' }))).toBe(false);
+  });
+});
+
+describe('the fleet is settled only when it stays so', () => {
+  it('a look that holds now and no longer a moment later (a restore just began) is not settled', async () => {
+    const looks = [true, false];
+    expect(await stablyTrue(async () => looks.shift() ?? true, 10)).toBe(false);
+    expect(await stablyTrue(async () => true, 10)).toBe(true);
+    expect(await stablyTrue(async () => false, 10)).toBe(false);
   });
 });
