@@ -133,8 +133,7 @@ export class Checker {
    * faster clock).
    */
   #logGateRequests(requests: readonly ObservedRequest[]): void {
-    const clock = this.#fleet.sandbox.clock;
-    const wall = (at: number) => new Date(Date.now() - (clock.now() - at) / clock.scale).toISOString();
+    const wall = (at: number) => new Date(this.#fleet.sandbox.clock.wallOf(at)).toISOString();
     for (const r of requests)
       if (r.method !== 'GET' && GATE_POD_PATH.test(r.path))
         this.#fleet.logLines.push(
