@@ -33,7 +33,11 @@ class Leases implements Pick<FleetApi, 'getLease' | 'createLease' | 'replaceLeas
   }
 }
 
-beforeEach(() => vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'Date', 'performance'] }));
+beforeEach(() =>
+  vi.useFakeTimers({
+    toFake: ['setInterval', 'clearInterval', 'setTimeout', 'clearTimeout', 'Date', 'performance'],
+  }),
+);
 afterEach(() => vi.useRealTimers());
 
 const minutes = (m: number) => vi.advanceTimersByTimeAsync(m * 60_000);
@@ -61,7 +65,37 @@ describe('renewing the Leases an agent holds', () => {
     api.down = false;
     await minutes(2.5);
     expect(slot!.lost.aborted).toBe(false);
-    expect(api.writes).toBe(25);
+    // the renewal that failed is tried again within a tenth of the duration, then the period goes on
+    expect(api.writes).toBe(26);
+    slot!.abandon();
+  });
+
+  it('tries a failed renewal again soon: a short outage across a renewal never lets the Lease run out', async () => {
+    const api = new Leases();
+    const renewedAt: number[] = [];
+    const replace = api.replaceLease.bind(api);
+    api.replaceLease = async (l) => {
+      const stored = await replace(l);
+      renewedAt.push(Date.now());
+      return stored;
+    };
+    const lease = new NodeLease({
+      api,
+      node: 'node-7',
+      instance: 'a/1',
+      durationSeconds: 6,
+      log: quietLogger(),
+    });
+    const slot = await lease.acquire(new AbortController().signal);
+    // the API server is away from just after the first renewal until 4.5 s later (a restart)
+    await vi.advanceTimersByTimeAsync(100);
+    api.down = true;
+    await vi.advanceTimersByTimeAsync(4400);
+    api.down = false;
+    await vi.advanceTimersByTimeAsync(20_000);
+    const gaps = renewedAt.slice(1).map((t, i) => t - renewedAt[i]!);
+    expect(Math.max(...gaps)).toBeLessThan(6000);
+    expect(slot!.lost.aborted).toBe(false);
     slot!.abandon();
   });
 

@@ -287,6 +287,8 @@ export class HeldSlot implements Slot {
   readonly name: string;
   readonly #lost = new AbortController();
   readonly #timer: NodeJS.Timeout;
+  /** A try again soon after a failed renewal, so one failure does not wait a whole renewal period. */
+  #retry: NodeJS.Timeout | undefined;
   #lease: LeaseView;
   #renewed: number;
   #chain: Promise<void> = Promise.resolve();
@@ -334,11 +336,20 @@ export class HeldSlot implements Slot {
       this.o.log.warn({ err, slot: this.name }, `could not renew the ${this.#what}`);
     }
     if (monotonicMs() - this.#renewed > this.o.leaseDuration * 1000)
-      this.#lose('not renewed within the lease duration');
+      return this.#lose('not renewed within the lease duration');
+    // an API server away for a moment: try again within a tenth of the duration, not a renewal period
+    this.#retry ??= setTimeout(
+      () => {
+        this.#retry = undefined;
+        this.#chain = this.#chain.then(() => this.#renew());
+      },
+      Math.min(this.o.leaseDuration * 100, 30_000),
+    );
   }
 
   #lose(why: string): void {
     clearInterval(this.#timer);
+    clearTimeout(this.#retry);
     this.o.log.warn({ slot: this.name, why }, `lost the ${this.#what}`);
     this.#lost.abort(new Error(`lost ${this.#what} ${this.name}: ${why}`));
   }
@@ -346,6 +357,7 @@ export class HeldSlot implements Slot {
   abandon(): void {
     this.#done = true;
     clearInterval(this.#timer);
+    clearTimeout(this.#retry);
   }
 
   async release(): Promise<void> {
