@@ -47,6 +47,9 @@ export function serverWays(): Map<string, string> {
   return ways;
 }
 
+/** Real ms before the kubelet starts an exited agent's container again (its first back-off is 10 s; the soak's clock is faster). */
+const RESTART_MS = 1000;
+
 /** Simulated seconds per real second: a 4-s migration takes 0.2 s. */
 export const SCALE = 20;
 
@@ -197,6 +200,7 @@ export async function startFleet(): Promise<Fleet> {
       (agents.get(a.node) ?? []).filter((x) => x !== a),
     );
 
+  let closing = false;
   const fleet: Fleet = {
     sandbox,
     config,
@@ -227,8 +231,10 @@ export async function startFleet(): Promise<Fleet> {
         now: () => new Date(Date.now() + (skews.get(node) ?? 0)),
         gateSleepMs: 100,
       });
+      let ended = false;
       const running = agent.run().catch(() => undefined); // a lost Lease ends it
       const end = async (hard: boolean) => {
+        ended = true;
         forget(handle);
         if (hard) await proxy.close();
         stop.abort();
@@ -237,11 +243,20 @@ export async function startFleet(): Promise<Fleet> {
       };
       const handle: FleetAgent = { node, instance, kill: () => end(true), stop: () => end(false) };
       agents.set(node, [...(agents.get(node) ?? []), handle]);
+      // an agent that stops acting by itself (it lost its Lease) exits, and the kubelet starts its
+      // container again in the same pod, as for any DaemonSet pod (restartPolicy Always)
+      void running.then(async () => {
+        if (ended || closing) return;
+        await end(true);
+        await new Promise((r) => setTimeout(r, RESTART_MS));
+        if (!closing) await fleet.startAgent(node, instance).catch(() => undefined);
+      });
       return handle;
     },
     toolsProxy: cuttable,
     proxies: () => [...proxies],
     async close() {
+      closing = true;
       await Promise.allSettled([...agents.values()].flat().map((a) => a.kill()));
       await Promise.allSettled([...proxies].map((p) => p.close()));
       await sandbox.close();

@@ -32,7 +32,11 @@ export interface DaemonOptions {
 
 /** Runs until the signal aborts. Throws ConfigError for bad input (exit 2). */
 export async function runDaemon(o: DaemonOptions): Promise<void> {
-  const { config, log, signal } = o;
+  const { config, log } = o;
+  // everything of the agent ends with it: one that stops by itself (it lost its node Lease) leaves
+  // no loop behind, so the process exits and the kubelet starts the container again
+  const ended = new AbortController();
+  const signal = AbortSignal.any([o.signal, ended.signal]);
   const nodeName = config.nodeName;
   if (!nodeName) {
     throw new ConfigError([
@@ -81,6 +85,7 @@ export async function runDaemon(o: DaemonOptions): Promise<void> {
   try {
     await agent.run();
   } finally {
+    ended.abort();
     await server?.close();
   }
 }

@@ -64,4 +64,34 @@ describe('chaos soak (sandbox fleet)', () => {
     expect(hit?.object).toBe(`pod/drainer/${gateName('hv-2')}`);
     expect(hit?.evidence).toMatch(/rogue-drain.*server hv-2-vm/);
   }, 60_000);
+
+  it('an agent that lost its node Lease exits and its container starts again, as a DaemonSet pod does', async () => {
+    // an API outage past the Lease's duration: the agent stops acting (and its process exits);
+    // the kubelet starts the container again and the new process takes the Lease back
+    const f = await startFleet();
+    fleet = f;
+    const first = await f.startAgent('hv-3');
+    const lease = () =>
+      f.sandbox.kube.store.find('leases.coordination.k8s.io', 'drainer', 'drainer-node-hv-3')?.spec as
+        { holderIdentity?: string } | undefined;
+    const until = async (ok: () => boolean) => {
+      for (let i = 0; i < 400 && !ok(); i++) await new Promise((r) => setTimeout(r, 50));
+      return ok();
+    };
+    expect(await until(() => lease()?.holderIdentity === first.instance)).toBe(true);
+
+    // someone else holds it now: the agent's next renewal finds out it lost it
+    const url = `${f.sandbox.kube.url}/apis/coordination.k8s.io/v1/namespaces/drainer/leases/drainer-node-hv-3`;
+    const taken = await fetch(url, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/merge-patch+json' },
+      body: JSON.stringify({ spec: { holderIdentity: 'a-stale-pod', renewTime: new Date().toISOString() } }),
+    });
+    expect(taken.status).toBe(200);
+
+    const restarted = () => f.agents.get('hv-3')?.filter((a) => a !== first) ?? [];
+    expect(await until(() => restarted().length === 1)).toBe(true);
+    expect(f.agents.get('hv-3')?.map((a) => a.instance)).toEqual([first.instance]);
+    expect(await until(() => lease()?.holderIdentity === first.instance)).toBe(true);
+  }, 60_000);
 });

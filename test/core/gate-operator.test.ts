@@ -133,3 +133,40 @@ describe("an operator's release belongs to one maintenance", () => {
     gate.stop();
   });
 });
+
+// An agent restarts (a DaemonSet rollout) after its evacuation's plugins had moved every VM and while
+// it drained the node's pods: the record says Evacuating, with outcomes that say all moved. Servers
+// can land on the host after those outcomes (migrations scheduled into it before it was disabled).
+describe('a resumed evacuation and the drain gate', () => {
+  it("an earlier run's outcomes open nothing: the gate holds while this run moves what landed since", async () => {
+    let guardedWhileMoving: boolean | undefined;
+    let callsBeforeMoving: string[] = [];
+    const { cluster, api, gate, reconciler } = setup([
+      {
+        name: 'nova',
+        evacuate: async () => {
+          callsBeforeMoving = [...api.calls];
+          await tick();
+          guardedWhileMoving = api.guards(NODE);
+          return succeeded('nova', ['arrived-since']);
+        },
+      },
+    ]);
+    const earlier: NodeRecord = {
+      ...newRecord('cordon', new Date('2026-03-01T00:00:00Z')),
+      phase: 'Evacuating',
+      outcomes: [{ plugin: 'nova', succeeded: true, moved: 3, failed: 0 }],
+    };
+    cluster.addNode(NODE, { unschedulable: true }).metadata.annotations = {
+      [STATE_ANNOTATION]: JSON.stringify(earlier),
+    };
+    await gate.set(NODE, true); // the earlier agent held it, and released it no more
+
+    await reconciler.reconcile(NODE, signal);
+
+    // not even for a moment: a drain that saw the gate pod go would have gone on
+    expect(callsBeforeMoving).not.toContain(`release ${NODE}`);
+    expect(guardedWhileMoving).toBe(true);
+    expect(cluster.record(NODE)?.phase).toBe('Evacuated');
+  });
+});

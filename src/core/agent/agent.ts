@@ -43,7 +43,7 @@ export interface AgentOptions {
     acquire(signal: AbortSignal, onWait?: (holder: string) => void): Promise<Slot | undefined>;
   };
   /** Checks the clouds' credentials at start and each resync; its reasons make the agent not ready. */
-  readonly cloudAuth?: { reasons(): string[]; run(): Promise<void> };
+  readonly cloudAuth?: { reasons(): string[]; run(stop?: AbortSignal): Promise<void> };
   /** The node's drain gate: its objects watched (each change looks again), ended at an uninstall. */
   readonly gate?: { watch(signal: AbortSignal): Promise<void>; atStop(): Promise<void> };
 }
@@ -87,7 +87,9 @@ export class Agent {
     // the watches start at once (the agent is ready while a second instance waits: a DaemonSet
     // rollout with maxSurge needs the new pod ready); reconciles wait for the Lease
     if (this.#o.lease) this.#held = this.#hold(this.#o.lease);
-    const auth = this.#o.cloudAuth?.run();
+    // ends with the agent's own signal too: an agent that lost its Lease returns (and its process
+    // exits, so the kubelet starts it again) instead of idling with its checks alive
+    const auth = this.#o.cloudAuth?.run(signal);
     const watches = [
       sources.watchNode({
         signal,

@@ -27,7 +27,7 @@ import { checkStranded } from '../restore/stranded-check.ts';
 import { retryDelayMs } from './retry-backoff.ts';
 import { guardedPersist } from '../record/record-write.ts';
 import { reopen, strayOnHost } from '../gate/recheck.ts';
-import { dropStaleRelease, syncGate, wantGate } from '../gate/step.ts';
+import { dropStaleRelease, readAtPassStart, syncGate, wantGate } from '../gate/step.ts';
 import type { LiveView, NodeRun, ReconcilerDeps } from './run-context.ts';
 import type { DrainGate } from '../gate/gate.ts';
 import { forceRestore, reportUnreadable } from '../record/unreadable.ts';
@@ -115,7 +115,7 @@ export class Reconciler {
     const record = read.kind === 'ok' ? read.record : undefined;
     const run = this.#run(nodeName, node, maintenances, record, signal);
     // the gate becomes what the record says at every pass (and after every write of the record)
-    wantGate(this.#deps.gate, nodeName, record, node);
+    wantGate(this.#deps.gate, nodeName, readAtPassStart(record), node);
     await dropStaleRelease(run, record);
     await markInvalid(run, viewMaintenances(nodeName, maintenances));
 

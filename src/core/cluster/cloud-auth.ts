@@ -62,9 +62,13 @@ export class CloudAuth {
     this.#checked = true;
   }
 
-  /** Checks now and then every interval until the signal aborts. Never throws. */
-  async run(): Promise<void> {
-    const { signal, intervalMs, sleep } = this.#o;
+  /**
+   * Checks now and then every interval until the signal aborts, or `stop` (the agent stops acting:
+   * it lost its Lease). Never throws.
+   */
+  async run(stop?: AbortSignal): Promise<void> {
+    const { intervalMs, sleep } = this.#o;
+    const signal = stop ? AbortSignal.any([this.#o.signal, stop]) : this.#o.signal;
     if (!this.#o.plugins.some((p) => p.checkAuth !== undefined)) return;
     while (!signal.aborted) {
       await this.check();

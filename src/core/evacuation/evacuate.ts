@@ -174,8 +174,9 @@ async function recordIntent(
 ): Promise<void> {
   const nm = desired.maintenance;
   const record = attemptRecord(run.store.current, desired.trigger, started, queue);
-  // a new attempt has not moved anything yet: an older attempt's outcomes would open the drain gate
-  if (run.store.current?.phase !== 'Evacuating') delete record.outcomes;
+  // this run has moved nothing yet: an older attempt's outcomes, or a resumed one's from before a
+  // restart (servers may have landed on the host since), would open the drain gate
+  delete record.outcomes;
   await run.store.set(record);
   run.deps.metrics?.phase(record.phase);
   if (nm) await takeMaintenance(run, nm);

@@ -84,6 +84,15 @@ export const toMove = (plans: readonly Plan[]): string[] =>
   plans.flatMap((p) => p.workloads.filter((w) => STAYS.has(w.action)).map((w) => `${p.plugin}/${w.name}`));
 
 /**
+ * The record as a pass that reads it at its start sees it for the gate: an Evacuating record is an
+ * evacuation this pass resumes, and its outcomes are an earlier run's (before a restart, a lost
+ * slot), which say nothing of servers that landed on the host since: they open nothing until this
+ * run's plugins have looked again.
+ */
+export const readAtPassStart = (rec: NodeRecord | undefined): NodeRecord | undefined =>
+  rec?.phase === 'Evacuating' && rec.outcomes ? { ...rec, outcomes: undefined } : rec;
+
+/**
  * The one place the gate is set: what the record says, at every pass and after every write of the
  * record (the DrainGate then keeps it so, whatever happens to its objects). Never awaited: it
  * never sits before a change to Nova.
