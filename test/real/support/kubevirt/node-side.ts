@@ -61,6 +61,11 @@ function check(a: Answer, what: string): Obj {
   return a.body;
 }
 
+/** A list's items, or the answer's error naming what was listed. */
+async function list(client: ApiClient, path: string, what: string): Promise<Obj[]> {
+  return check(await client.request('GET', path), what).items as Obj[];
+}
+
 export class NodeSide {
   private readonly o: Required<NodeSideOptions>;
   private timer: NodeJS.Timeout | undefined;
@@ -111,25 +116,21 @@ export class NodeSide {
     await this.emulatedKubelet();
     // virt-handler may not list migrations (KubeVirt's RBAC): the emulation reads them as the admin, only to let a
     // failed migration's target launcher exit once KubeVirt has made the migration final
-    const vmims = check(
-      await this.o.admin.request(
-        'GET',
-        `/apis/kubevirt.io/v1/namespaces/${this.o.namespace}/virtualmachineinstancemigrations`,
-      ),
+    const vmims = await list(
+      this.o.admin,
+      `/apis/kubevirt.io/v1/namespaces/${this.o.namespace}/virtualmachineinstancemigrations`,
       'list migrations',
-    ).items as Obj[];
+    );
     this.finished = new Set(
       vmims
         .filter((m) => ['Succeeded', 'Failed'].includes(m.status?.phase))
         .map((m) => m.metadata.uid as string),
     );
-    const vmis = check(
-      await this.o.handler.request(
-        'GET',
-        `/apis/kubevirt.io/v1/namespaces/${this.o.namespace}/virtualmachineinstances`,
-      ),
+    const vmis = await list(
+      this.o.handler,
+      `/apis/kubevirt.io/v1/namespaces/${this.o.namespace}/virtualmachineinstances`,
       'list VMIs',
-    ).items as Obj[];
+    );
     for (const vmi of vmis) {
       try {
         await this.answer(vmi);
@@ -267,13 +268,11 @@ export class NodeSide {
 
   /** virt-launcher exits: its pod goes (the real node's pause process ends on the deletion's SIGTERM). */
   private async launcherExits(vmi: Obj, which: (pod: Obj) => boolean): Promise<void> {
-    const pods = check(
-      await this.o.admin.request(
-        'GET',
-        `/api/v1/namespaces/${vmi.metadata.namespace}/pods?labelSelector=${encodeURIComponent(`kubevirt.io/created-by=${vmi.metadata.uid}`)}`,
-      ),
+    const pods = await list(
+      this.o.admin,
+      `/api/v1/namespaces/${vmi.metadata.namespace}/pods?labelSelector=${encodeURIComponent(`kubevirt.io/created-by=${vmi.metadata.uid}`)}`,
       'list launcher pods',
-    ).items as Obj[];
+    );
     for (const p of pods.filter((p) => !p.metadata.deletionTimestamp && which(p)))
       await this.o.admin.request(
         'DELETE',
@@ -406,13 +405,11 @@ export class NodeSide {
 
   /** Pods bound to the emulated node: Running and Ready at once; deleted ones removed (no container to stop). */
   private async emulatedKubelet(): Promise<void> {
-    const pods = check(
-      await this.o.admin.request(
-        'GET',
-        `/api/v1/pods?fieldSelector=${encodeURIComponent(`spec.nodeName=${this.o.emulatedNode}`)}`,
-      ),
+    const pods = await list(
+      this.o.admin,
+      `/api/v1/pods?fieldSelector=${encodeURIComponent(`spec.nodeName=${this.o.emulatedNode}`)}`,
       'list pods of the emulated node',
-    ).items as Obj[];
+    );
     for (const p of pods) {
       const path = `/api/v1/namespaces/${p.metadata.namespace}/pods/${p.metadata.name}`;
       if (p.metadata.deletionTimestamp) {
