@@ -7,6 +7,9 @@ import { Reconciler } from '../../src/core/agent/reconciler.ts';
 import { strandedAction } from '../../src/core/restore/stranded.ts';
 import type { StrandedChange } from '../../src/core/backends/plugin.ts';
 import { IGNORE_LABEL, STRANDED_ANNOTATION } from '../../src/names.ts';
+import { DrainGate } from '../../src/core/gate/gate.ts';
+import { gateName } from '../../src/kube/gate.ts';
+import { FakeGateApi } from './fake-gate.ts';
 import { FakeCluster, FakeHost, quietLogger, succeeded } from './fakes.ts';
 
 const DISABLED = { status: 'disabled', disabledReason: 'drainer: cordon 2026-11-25T09:00:00Z' };
@@ -24,7 +27,7 @@ describe('strandedAction: the one predicate the agent and drainer doctor share',
   });
 });
 
-function setup(found: (inService: boolean) => StrandedChange | undefined) {
+function setup(found: (inService: boolean) => StrandedChange | undefined, gate?: DrainGate) {
   const cluster = new FakeCluster();
   const asked: boolean[] = [];
   const host = new FakeHost([
@@ -38,7 +41,7 @@ function setup(found: (inService: boolean) => StrandedChange | undefined) {
     },
   ]);
   const config = configSchema.parse({});
-  const reconciler = new Reconciler({ cluster, host, config, log: quietLogger() });
+  const reconciler = new Reconciler({ cluster, host, config, log: quietLogger(), ...(gate ? { gate } : {}) });
   const reconcile = () => reconciler.reconcile('node-7', new AbortController().signal);
   return { cluster, asked, reconcile };
 }
@@ -121,5 +124,31 @@ describe('the agent on a node with no record', () => {
     const node = { metadata: { name: 'n', annotations: { [STRANDED_ANNOTATION]: JSON.stringify([note]) } } };
     expect(fleetRows([node], new Date('2026-11-24T20:00:00Z'))).toHaveLength(1);
     expect(fleetRows([node], new Date('2026-11-25T10:00:00Z'))).toEqual([]);
+  });
+
+  it('gives a service back only once the drain gate holds: a Node registered anew waits for its gate pod', async () => {
+    // seed 3 of the soak: Karpenter's replacement of hv-1-b got nova-compute back before its gate pod
+    // ran, servers landed, and the next drain returned with 2 on the host
+    const api = new FakeGateApi();
+    api.startsRunning = false;
+    const gate = new DrainGate({
+      api,
+      log: quietLogger(),
+      podOf: (n) => ({ namespace: 'drainer', name: gateName(n) }),
+      retry: { initialMs: 5, maxMs: 20 },
+    });
+    const { cluster, asked, reconcile } = setup((inService) => change(inService), gate);
+    cluster.addNode('node-7');
+
+    const first = await reconcile();
+    expect(asked).toEqual([]);
+    expect(first.requeueAfterMs).toBeLessThanOrEqual(5000);
+    expect(cluster.events).toEqual([]);
+
+    api.run('node-7');
+    await reconcile();
+    expect(asked).toEqual([true]);
+    expect(api.guards('node-7')).toBe(true);
+    gate.stop();
   });
 });

@@ -35,6 +35,10 @@ import { dropStaleStartNow } from '../fleet/start-now.ts';
 
 export type { ReconcilerDeps, EvacuationHost, ReconcilerMetrics } from './run-context.ts';
 
+/** How long a pass waits for the gate before a stranded check, and when it tries again if it did not hold. */
+const STRANDED_GATE_WAIT_MS = 2000;
+const STRANDED_AGAIN_MS = 5000;
+
 export class Reconciler {
   readonly #deps: ReconcilerDeps;
   readonly #active = new Map<string, AbortController>();
@@ -129,9 +133,12 @@ export class Reconciler {
       return this.#ignored(run, desired, resync);
     if (desired.state === 'Evacuated') return this.#toEvacuated(run, desired, resync);
     if (record) return restoreNode(run);
-    await this.#stranded(run, true);
+    const looked = await this.#stranded(run, true);
     await releaseMaintenances(run);
-    return resync;
+    // a stranded check put off until the gate holds comes back soon, not a resync later
+    return looked
+      ? resync
+      : { requeueAfterMs: Math.min(resync.requeueAfterMs ?? Infinity, STRANDED_AGAIN_MS) };
   }
 
   async #ignored(run: NodeRun, desired: EvacuatedDesire, resync: RunResult): Promise<RunResult> {
@@ -147,11 +154,20 @@ export class Reconciler {
    * Looked for once per Node object (its uid) in this process: at the agent's start and when the
    * Node comes back, not at every pass (it costs the cloud a request); again while a plugin could not look.
    */
-  async #stranded(run: NodeRun, inService: boolean): Promise<void> {
+  async #stranded(run: NodeRun, inService: boolean): Promise<boolean> {
     const uid = run.node.metadata?.uid ?? '';
-    if (this.#strandedSeen.get(run.nodeName) === uid) return;
+    if (this.#strandedSeen.get(run.nodeName) === uid) return true;
+    // giving a service back lets servers land: only under a gate that holds, so that a drain right
+    // after it waits for them (a Node registered anew comes up before its gate pod does)
+    if (
+      inService &&
+      run.deps.gate &&
+      !(await run.deps.gate.whenHeld(run.nodeName, STRANDED_GATE_WAIT_MS, run.signal))
+    )
+      return false;
     // a plugin that could not look (its cloud down) is asked again at the next pass
     if (await checkStranded(run, inService)) this.#strandedSeen.set(run.nodeName, uid);
+    return true;
   }
 
   /**
