@@ -191,9 +191,10 @@ export class DrainGate {
       const seen = want ? seeHeld(node, objs) : isOpen(objs) ? RELEASED : seeHeld(node, objs);
       this.#report(node, s, seen, want);
       s.seenFor = { wish, held: want };
-      const unowned = objs.unowned === true && api.adopt !== undefined;
-      s.failures = (want && !seen.held) || unowned ? s.failures + 1 : 0;
-      if ((want && !seen.held) || unowned) this.#again(node, s);
+      // not yet as wished, or owned by no DaemonSet yet: look again with a backoff
+      const unsettled = (want && !seen.held) || (objs.unowned === true && api.adopt !== undefined);
+      s.failures = unsettled ? s.failures + 1 : 0;
+      if (unsettled) this.#again(node, s);
       else if (!want && !isOpen(objs)) this.#again(node, s);
     } catch (err) {
       s.seen = undefined;
