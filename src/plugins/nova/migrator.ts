@@ -451,12 +451,15 @@ export class Migrator {
       const queued = e.deadlineFrom === undefined && this.#o.compute.atLeast(65);
       if (e.abort) {
         const note = `cancelled after its deadline (${e.abort.note})`;
-        if (!(await this.#tracker.movedAnyway(e, note))) e.finish('failed', this.#o.now(), note);
+        if ((await this.#tracker.afterCancel(e, note)) === 'stayed') e.finish('failed', this.#o.now(), note);
       } else if (this.#o.abortOnCancel || queued) {
         const { sent, note } = await this.#tracker.abort(e);
         if (sent && e.migrationId !== undefined) await this.#tracker.abortSettled(e, e.migrationId);
-        if (!(await this.#tracker.movedAnyway(e, `the cancel came too late: ${note}`)))
-          e.finish('failed', this.#o.now(), `cancelled (${note})`);
+        const after = await this.#tracker.afterCancel(e, `the cancel came too late: ${note}`);
+        // still being scheduled, nothing to abort yet: not a failure, Nova moves it on its own
+        if (after === 'moving')
+          e.message = `cancelled (${note}): Nova goes on with it, left to finish on its own`;
+        else if (after === 'stayed') e.finish('failed', this.#o.now(), `cancelled (${note})`);
       } else {
         e.message = 'cancelled: left to finish on its own';
       }

@@ -262,16 +262,24 @@ export class Tracker {
 
   /**
    * After a cancel: a server that is on another host moved, whatever the abort said (Nova may have
-   * finished before the abort, "no migration in progress to abort"). Reads it once; never throws.
+   * finished before the abort, "no migration in progress to abort"); one still in its live migration
+   * moves on (an abort finds nothing to stop while Nova schedules it). Reads it once; never throws.
    */
-  async movedAnyway(e: Entry, why: string): Promise<boolean> {
+  async afterCancel(e: Entry, why: string): Promise<'moved' | 'moving' | 'stayed'> {
     const s = await this.#o.compute.getServer(e.id, cleanupSignal()).catch(() => undefined);
-    if (!s || knownHost(s) === undefined || hostOf(s) === this.#o.source) return false;
-    e.server = s;
-    e.target = hostOf(s) ?? undefined;
-    e.finish('succeeded', this.#o.now(), `moved (${why})`);
-    this.#o.log.info({ server: e.id, target: e.target }, `server moved (${why})`);
-    return true;
+    if (!s) return 'stayed';
+    if (knownHost(s) !== undefined && hostOf(s) !== this.#o.source) {
+      e.server = s;
+      e.target = hostOf(s) ?? undefined;
+      e.finish('succeeded', this.#o.now(), `moved (${why})`);
+      this.#o.log.info({ server: e.id, target: e.target }, `server moved (${why})`);
+      return 'moved';
+    }
+    if (e.action === 'live-migrate' && (s.status === 'MIGRATING' || taskStateOf(s) === 'migrating')) {
+      e.server = s;
+      return 'moving';
+    }
+    return 'stayed';
   }
 
   /**

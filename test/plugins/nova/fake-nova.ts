@@ -24,6 +24,8 @@ export interface FakeServer {
   failAttempts?: number;
   /** Migrations of this server never finish. */
   hang?: boolean;
+  /** A live migration is scheduled for this many ticks first (its record `accepted`: not listed, not abortable). */
+  schedulingTicks?: number;
   /** After an abort, Nova rolls back for this many ticks (server still MIGRATING). */
   rollbackTicks?: number;
   /** The abort loses the race: Nova answers 202, then the migration completes anyway. */
@@ -53,6 +55,8 @@ interface FakeMigration {
   source: string;
   dest: string;
   ticksLeft: number;
+  /** Ticks left in scheduling (status `accepted`) before it runs. */
+  schedulingLeft?: number;
   priorStatus: string;
   /** What the end of ticksLeft means: finish the move, or end a rollback (cancelled/failed). */
   ending?: 'move' | 'cancelled' | 'failed' | 'stuck';
@@ -490,7 +494,8 @@ export class FakeNova {
       id: ++this.#migrationCount,
       serverId: id,
       type: live ? 'live-migration' : 'migration',
-      status: 'running',
+      status: live && s.schedulingTicks ? 'accepted' : 'running',
+      ...(live && s.schedulingTicks ? { schedulingLeft: s.schedulingTicks } : {}),
       source: s.host,
       dest,
       ticksLeft: s.hang ? Number.POSITIVE_INFINITY : (s.ticks ?? 2),
@@ -533,6 +538,11 @@ export class FakeNova {
         if (--mig.ticksLeft > 0) continue;
         this.servers.get(mig.serverId)!.status = mig.priorStatus;
         this.#setStatus(mig, 'confirmed');
+        continue;
+      }
+      if (mig.status === 'accepted') {
+        // the scheduler picks a host; only then does the record become one Nova lists and aborts
+        if (--mig.schedulingLeft! <= 0) this.#setStatus(mig, 'running');
         continue;
       }
       const rollingBackFailure = mig.status === 'error' && mig.ending === 'failed';

@@ -327,6 +327,15 @@ describe('scheduling', () => {
   });
 });
 
+/** The evacuation's context: an uncordon cancels it once a server is migrating. */
+const cancelledOnceMigrating = (h: ReturnType<typeof harness>, o: { abortOnCancel: boolean }) =>
+  evacuationContext(h, {
+    ...o,
+    onProgress: (items, controller) => {
+      if (items.some((i) => i.state === 'migrating')) controller.abort(new CancelledError('uncordoned'));
+    },
+  });
+
 describe('dry run and cancel', () => {
   it('plans only in a dry run: no service change, no migration', async () => {
     fake.addServer({ name: 'web', host: 'compute-a' });
@@ -346,12 +355,7 @@ describe('dry run and cancel', () => {
   it('stops starting migrations when cancelled and, with abortOnCancel, aborts the running one', async () => {
     for (let i = 0; i < 3; i++) fake.addServer({ name: `vm-${i}`, host: 'compute-a', hang: true });
     const h = harness(fake, { nova: { submitAhead: 0 } });
-    const ctx = evacuationContext(h, {
-      abortOnCancel: true,
-      onProgress: (items, controller) => {
-        if (items.some((i) => i.state === 'migrating')) controller.abort(new CancelledError('uncordoned'));
-      },
-    });
+    const ctx = cancelledOnceMigrating(h, { abortOnCancel: true });
 
     const outcome = await h.plugin.evacuate(node, ctx);
 
@@ -386,12 +390,7 @@ describe('dry run and cancel', () => {
     fake.addServer({ name: 'past-return', host: 'compute-a', hang: true, abortTooLate: true });
     fake.tickOnMigrationList = true;
     const h = harness(fake, { nova: { submitAhead: 0 } });
-    const ctx = evacuationContext(h, {
-      abortOnCancel: true,
-      onProgress: (items, controller) => {
-        if (items.some((i) => i.state === 'migrating')) controller.abort(new CancelledError('uncordoned'));
-      },
-    });
+    const ctx = cancelledOnceMigrating(h, { abortOnCancel: true });
 
     const outcome = await h.plugin.evacuate(node, ctx);
 
@@ -403,15 +402,25 @@ describe('dry run and cancel', () => {
     expect(outcome.workloads[0]?.message).toMatch(/the cancel came too late: aborted migration/);
   });
 
+  it('leaves one still being scheduled to Nova: the abort finds nothing to stop, and it moves all the same', async () => {
+    // chaos seed 2 round 4: reported failed ("no migration in progress to abort"), then it moved
+    fake.addServer({ name: 'scheduling', host: 'compute-a', schedulingTicks: 20, ticks: 2 });
+    const h = harness(fake, { nova: { submitAhead: 0 } });
+    const ctx = cancelledOnceMigrating(h, { abortOnCancel: true });
+
+    const outcome = await h.plugin.evacuate(node, ctx);
+
+    expect(fake.count('DELETE', /\/migrations\/\d+$/)).toBe(0);
+    expect(outcome.workloads).toMatchObject([{ name: 'scheduling', state: 'migrating' }]);
+    expect(outcome.workloads[0]?.message).toMatch(/no migration in progress to abort.*left to finish/);
+    for (let i = 0; i < 30; i++) fake.tick();
+    expect(fake.servers.get(outcome.workloads[0]?.id ?? '')?.host).toBe('compute-b');
+  });
+
   it('aborts the migrations submitted ahead when cancelled, and leaves the running one alone', async () => {
     for (let i = 0; i < 3; i++) fake.addServer({ name: `vm-${i}`, host: 'compute-a', hang: true });
     const h = harness(fake, { nova: { maxConcurrentMigrations: 1 } });
-    const ctx = evacuationContext(h, {
-      abortOnCancel: false,
-      onProgress: (items, controller) => {
-        if (items.some((i) => i.state === 'migrating')) controller.abort(new CancelledError('uncordoned'));
-      },
-    });
+    const ctx = cancelledOnceMigrating(h, { abortOnCancel: false });
 
     const outcome = await h.plugin.evacuate(node, ctx);
 
