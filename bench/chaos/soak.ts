@@ -23,6 +23,13 @@ export const MAX_DRAINS = 5;
  * to finish in. At 1.2 s a lightly loaded machine judged 83 drains in 200 rounds; at 1.8 s, over 100.
  */
 export const ROUND_MS = 1800;
+/**
+ * A round that names a drain waits at most this long (real ms) for a node to run it on: a free drain
+ * cycle and a node with VMs not draining. Without it the count of drains judged followed the machine's
+ * load (65 to 153 in 200 rounds on the same seeds): a loaded machine's drains run longer, so more
+ * rounds found every node with VMs busy and started none.
+ */
+export const TARGET_WAIT_MS = 8000;
 
 export interface SoakOptions {
   readonly seed: number;
@@ -31,6 +38,8 @@ export interface SoakOptions {
   readonly gapMs?: number;
   /** Real ms a round lasts at least (ROUND_MS). */
   readonly roundMs?: number;
+  /** Real ms a round waits for a node its drain can run on (TARGET_WAIT_MS). */
+  readonly targetWaitMs?: number;
   /** Real ms a healing invariant may stay broken before it counts. */
   readonly graceMs?: number;
   /** Real ms the fleet is given to settle at the end. */
@@ -85,6 +94,22 @@ export function drainTarget(
     (n) => drainable(kind, n) && !drains.busy(n) && onHost(fleet, n).occupying.length > 0,
   );
   return withVms.length ? r.pick(withVms) : undefined;
+}
+
+/** The round's drain target once there is one (drainTarget), waiting at most ms; undefined if none came. */
+export async function awaitTarget(
+  fleet: Fleet,
+  drains: Pick<Drains, 'busy' | 'running'>,
+  kind: DrainKind,
+  r: ReturnType<typeof prng>,
+  ms: number,
+): Promise<string | undefined> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const node = drains.running < MAX_DRAINS ? drainTarget(fleet, drains, kind, r) : undefined;
+    if (node || Date.now() >= end) return node;
+    await sleep(100);
+  }
 }
 
 /** The fleet's maintenances, from its API server's Node changes, on its clock. */
@@ -168,8 +193,8 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     for (const [i, step] of o.steps.entries()) {
       const roundStart = Date.now();
       const r = roundPrng(o.seed, i + 1);
-      if (step.drain && drains.running < MAX_DRAINS) {
-        const node = drainTarget(fleet, drains, step.drain, r);
+      if (step.drain) {
+        const node = await awaitTarget(fleet, drains, step.drain, r, o.targetWaitMs ?? TARGET_WAIT_MS);
         if (node) drains.start(node, step.drain, i + 1);
       }
       const ctx = { fleet, operator, drains, maintenances, cli, owners, r, round: i + 1 };

@@ -8,7 +8,7 @@ import { Drains } from '../../bench/chaos/drains.ts';
 import { FLEET_NODES, startFleet, type Fleet } from '../../bench/chaos/fleet.ts';
 import { Operator } from '../../bench/chaos/operator.ts';
 import { makeSchedule } from '../../bench/chaos/schedule.ts';
-import { maintenancesOf, runSoak } from '../../bench/chaos/soak.ts';
+import { awaitTarget, MAX_DRAINS, maintenancesOf, roundPrng, runSoak } from '../../bench/chaos/soak.ts';
 import { gateName } from '../../src/kube/gate.ts';
 
 /** Its first 24 steps draw 15 of the 23 kinds of step (a release and an owner among them) and all five kinds of drain. */
@@ -94,4 +94,18 @@ describe('chaos soak (sandbox fleet)', () => {
     expect(f.agents.get('hv-3')?.map((a) => a.instance)).toEqual([first.instance]);
     expect(await until(() => lease()?.holderIdentity === first.instance)).toBe(true);
   }, 60_000);
+
+  it("a round's drain waits for a free drain cycle, so how many drains run does not follow the machine's load", async () => {
+    const f = await startFleet();
+    fleet = f;
+    const drains = { running: MAX_DRAINS, busy: (node: string) => node !== 'hv-2' };
+    setTimeout(() => (drains.running = MAX_DRAINS - 1), 300);
+
+    // every cycle taken: none at once
+    expect(await awaitTarget(f, drains, 'kubectl', roundPrng(1, 1), 0)).toBeUndefined();
+    const from = Date.now();
+    // one ends: the round drains the one node with VMs not draining
+    expect(await awaitTarget(f, drains, 'kubectl', roundPrng(1, 1), 5_000)).toBe('hv-2');
+    expect(Date.now() - from).toBeGreaterThanOrEqual(250);
+  }, 30_000);
 });
