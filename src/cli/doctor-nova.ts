@@ -34,6 +34,7 @@ const toMigration = (m: NovaMigration): WorldMigration => {
     status: m.status,
     source: m.source_compute ?? '',
     ...(m.dest_compute ? { dest: m.dest_compute } : {}),
+    ...(m.migration_type ? { type: m.migration_type } : {}),
     ...(Number.isNaN(updated) ? {} : { updatedAt: updated }),
   };
 };

@@ -85,6 +85,8 @@ export interface WorldMigration {
   readonly status: string;
   readonly source: string;
   readonly dest?: string;
+  /** Nova's migration_type (live-migration, migration, resize, evacuation), where it says. */
+  readonly type?: string;
   /** epoch ms of Nova's updated_at (when the last status was set), if known. */
   readonly updatedAt?: number;
   /**

@@ -45,6 +45,7 @@ export function sandboxNova(state: OpenStackState, log?: readonly RequestLogEntr
     status: m.status,
     source: m.sourceHost,
     ...(m.destHost ? { dest: m.destHost } : {}),
+    type: m.type,
     updatedAt: m.updatedAt,
     ...(m.landedAt !== undefined ? { landedAt: m.landedAt } : {}),
   }));

@@ -180,6 +180,37 @@ describe('every MigrationSucceeded and moved count matches Nova; no MigrationFai
       ['migration-failed-but-moved'],
     ],
     [
+      "failed, and its owner's resize took it off the host since (drainer never resizes)",
+      [failed],
+      {
+        ...nova('host-b'),
+        migrations: [
+          { id: '4', serverId: 's1', status: 'confirmed', source: 'host-a', dest: 'host-b', type: 'resize' },
+        ],
+      },
+      {},
+      [],
+    ],
+    [
+      'failed, but its cold migration moved it (drainer migrates a stopped server so)',
+      [failed],
+      {
+        ...nova('host-b'),
+        migrations: [
+          {
+            id: '4',
+            serverId: 's1',
+            status: 'confirmed',
+            source: 'host-a',
+            dest: 'host-b',
+            type: 'migration',
+          },
+        ],
+      },
+      {},
+      ['migration-failed-but-moved'],
+    ],
+    [
       'failed once, then succeeded on a retry',
       [failed, succeeded],
       nova('host-b', [['host-a', 'host-b']]),

@@ -47,6 +47,10 @@ function moveOff(world: World, serverId: string, host: string): 'never' | 'off' 
 const movedOff = (world: World, serverId: string, host: string): boolean =>
   moveOff(world, serverId, host) === 'off';
 
+/** Its last move off the host was a resize: its owner's doing (drainer live- or cold-migrates, never resizes). */
+const resizedOff = (world: World, serverId: string, host: string): boolean =>
+  movesOf(world, serverId).findLast((m) => m.source === host)?.type === 'resize';
+
 /** Moved off the host by Nova at some point (off now, or brought back since by a later migration). */
 const everMovedOff = (world: World, serverId: string, host: string): boolean =>
   ['off', 'back'].includes(moveOff(world, serverId, host));
@@ -91,6 +95,8 @@ function failedButMoved(world: World, opts: CheckOptions): Violation[] {
     const id = serverIdOf(e);
     const host = hostOfNode(world, e.name, opts);
     if (!id || !host || succeeded.has(`${e.name}/${id}`) || !movedOff(world, id, host)) continue;
+    // drainer's attempts failed and its owner's resize took it away since: the failure was told right
+    if (resizedOff(world, id, host)) continue;
     const server = world.nova?.servers.find((s) => s.id === id);
     out.push(
       violation(
