@@ -35,9 +35,8 @@ import { dropStaleStartNow } from '../fleet/start-now.ts';
 
 export type { ReconcilerDeps, EvacuationHost, ReconcilerMetrics } from './run-context.ts';
 
-/** How long a pass waits for the gate before a stranded check, and when it tries again if it did not hold. */
-const STRANDED_GATE_WAIT_MS = 2000;
-const STRANDED_AGAIN_MS = 5000;
+/** A stranded check put off until the node's gate holds is tried again this soon (ms). */
+const STRANDED_AGAIN_MS = 2000;
 
 export class Reconciler {
   readonly #deps: ReconcilerDeps;
@@ -158,13 +157,9 @@ export class Reconciler {
     const uid = run.node.metadata?.uid ?? '';
     if (this.#strandedSeen.get(run.nodeName) === uid) return true;
     // giving a service back lets servers land: only under a gate that holds, so that a drain right
-    // after it waits for them (a Node registered anew comes up before its gate pod does)
-    if (
-      inService &&
-      run.deps.gate &&
-      !(await run.deps.gate.whenHeld(run.nodeName, STRANDED_GATE_WAIT_MS, run.signal))
-    )
-      return false;
+    // after it waits for them (a Node registered anew comes up before its gate pod does). Not waited
+    // for here: the pass would hold up a cordon behind it
+    if (inService && run.deps.gate && !(await run.deps.gate.whenHeld(run.nodeName, 0))) return false;
     // a plugin that could not look (its cloud down) is asked again at the next pass
     if (await checkStranded(run, inService)) this.#strandedSeen.set(run.nodeName, uid);
     return true;
