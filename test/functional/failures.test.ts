@@ -3,12 +3,14 @@
 import { describe, expect, it } from 'vitest';
 import { tail } from './support/cli.ts';
 import { useCli } from './support/cli-world.ts';
-import { getServer, migrationsOf, setService, waitServer } from './support/nova.ts';
+import { cloudGuests } from './support/guest.ts';
+import { findImageId, getServer, migrationsOf, setService, waitServer } from './support/nova.ts';
 import { waitFor } from './support/wait.ts';
 import { useWorld } from './support/world.ts';
 
 const world = useWorld();
 const cli = useCli(world);
+const { real } = await cloudGuests();
 
 describe('migration failures on a real Nova', () => {
   it('retries migrations that fail with no destination, then exits 1 naming each server that stayed', async () => {
@@ -37,11 +39,13 @@ describe('migration failures on a real Nova', () => {
   });
 
   it('aborts a live migration past nova.migrationTimeout and leaves the server ACTIVE on the source', async () => {
-    // Needs a driver whose live migration outlasts the timeout and can be aborted: the CI stack's
-    // default fake.FakeLiveMigrateDriver takes about 6 s; fake.FakeDriver finishes in ~1 s.
+    // Needs a live migration that outlasts the timeout and can be aborted: the CI stack's default
+    // fake.FakeLiveMigrateDriver takes about 6 s (fake.FakeDriver ~1 s); an idle real guest moves in
+    // ~3 s, one that keeps writing its memory (drainer-guest-hot) does not converge
     const w = world();
     const source = w.settings.sourceHost;
-    const [server] = await w.boot([{ label: 'abort' }]);
+    const image = real ? { image: await findImageId(w.admin, 'drainer-guest-hot') } : {};
+    const [server] = await w.boot([{ label: 'abort', ...image }]);
 
     const run = await cli().drainer(['run-once', '--node', source], {
       nova: { migrationTimeout: '3s', abortOnTimeout: true, retries: 0 },

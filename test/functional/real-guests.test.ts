@@ -9,31 +9,22 @@ import type { Outcome } from '../../src/core/backends/plugin.ts';
 import { CancelledError } from '../../src/errors.ts';
 import { useCli } from './support/cli-world.ts';
 import { tail } from './support/cli.ts';
-import { cloudFromEnv } from './support/cloud-env.ts';
 import {
+  cloudGuests,
   completedJob,
   consoleLog,
   destroyGuest,
   freshReport,
-  hypervisors,
   readReport,
   type GuestReport,
 } from './support/guest.ts';
 import { findImageId, getServer, migrationsOf, serverAction, waitServer } from './support/nova.ts';
 import { evacuate, novaPlugin, restore } from './support/nova-plugin.ts';
-import { expectStatus, Session } from './support/session.ts';
+import { expectStatus } from './support/session.ts';
 import { waitFor } from './support/wait.ts';
 import { useWorld, type World } from './support/world.ts';
 
-async function hypervisorTypes(): Promise<string[]> {
-  try {
-    return [...new Set((await hypervisors(await Session.open(cloudFromEnv()))).map((h) => h.type))];
-  } catch {
-    return []; // no cloud: the other files say so; this one has nothing to add
-  }
-}
-const types = await hypervisorTypes();
-const real = types.includes('QEMU');
+const { types, real } = await cloudGuests();
 
 const world = useWorld();
 const cli = useCli(world);

@@ -3,7 +3,8 @@
 // migration (`virsh domjobinfo --completed` on the destination's libvirtd).
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { expectStatus, type Body, type Session } from './session.ts';
+import { cloudFromEnv } from './cloud-env.ts';
+import { expectStatus, Session, type Body } from './session.ts';
 import { waitFor } from './wait.ts';
 
 const run = promisify(execFile);
@@ -23,6 +24,16 @@ export async function hypervisors(admin: Session): Promise<Hypervisor[]> {
     host: h.service?.host ?? h.hypervisor_hostname,
     type: h.hypervisor_type,
   }));
+}
+
+/** The cloud's hypervisor types, and whether they run real guests (QEMU: the stack's libvirt driver). */
+export async function cloudGuests(): Promise<{ types: string[]; real: boolean }> {
+  try {
+    const types = [...new Set((await hypervisors(await Session.open(cloudFromEnv()))).map((h) => h.type))];
+    return { types, real: types.includes('QEMU') };
+  } catch {
+    return { types: [], real: false }; // no cloud: the files that need one say so
+  }
 }
 
 /**
