@@ -4,8 +4,9 @@
 // Writes RELIABILITY.md unless --no-write; --log FILE keeps the agents' log lines; --without K1,K2
 // draws no step of those kinds (to see what else fails while one known cause is not yet fixed). --steps FILE replays a schedule (a JSON list of steps, as
 // printed after a failure). Shrinking: --shrink-seconds (default 300, 0: none), --shrink-repeats
-// (default 2: runs of a shorter schedule before it counts as passing). Exit 0: no violation; 1:
-// violations; 2: bad input.
+// (default 2: runs of a shorter schedule before it counts as passing). --parallel runs several seeds
+// side by side, one process each (bench/chaos/parallel.ts); --save FILE keeps the runs as JSON. Exit 0:
+// no violation; 1: violations; 2: bad input.
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -19,6 +20,7 @@ import { histogramText, tallyDrains, tallyOwners } from './tally.ts';
 import { describeStep, makeSchedule, STEP_KINDS, type Step, type StepKind } from './schedule.ts';
 import { FLEET_NODES } from './fleet.ts';
 import { shrink } from './shrink.ts';
+import { runSeedsInParallel } from './parallel.ts';
 import { describeFinding, runSoak } from './soak.ts';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -60,6 +62,8 @@ async function main(): Promise<void> {
         verbose: { type: 'boolean' },
         log: { type: 'string' },
         without: { type: 'string' },
+        parallel: { type: 'boolean' },
+        save: { type: 'string' },
       },
     }).values;
   } catch (e) {
@@ -85,12 +89,17 @@ async function main(): Promise<void> {
   const without = new Set((args.without ?? '').split(',').filter(Boolean)) as Set<StepKind>;
   for (const k of without)
     if (!STEP_KINDS.includes(k)) bad(`--without ${k}: not a kind of step (${STEP_KINDS.join(', ')})`);
-  const runs: SeedRun[] = [];
-  for (const seed of seeds) {
-    const steps = replay ?? makeSchedule(seed, rounds, FLEET_NODES, without);
-    const log = args.log && seeds.length > 1 ? `${args.log}.${seed}` : args.log;
-    runs.push(await soakOne({ seed, steps, shrinkSeconds, repeats, verbose: !!args.verbose, log }));
-  }
+  const runs = await runSeeds(seeds, {
+    rounds,
+    shrinkSeconds,
+    repeats,
+    without,
+    replay,
+    verbose: !!args.verbose,
+    parallel: !!args.parallel,
+    log: args.log,
+  });
+  if (args.save) writeFileSync(args.save, JSON.stringify(runs));
 
   if (!args['no-write'] && !args.steps) {
     const file = path.join(REPO, 'RELIABILITY.md');
@@ -101,7 +110,7 @@ async function main(): Promise<void> {
         runs,
         rounds,
         commit: commit(),
-        command: `npm run chaos -- --seed ${seeds.join(',')} --rounds ${rounds}${without.size ? ` --without ${[...without].join(',')}` : ''}`,
+        command: `npm run chaos -- --seed ${seeds.join(',')} --rounds ${rounds}${without.size ? ` --without ${[...without].join(',')}` : ''}${args.parallel && seeds.length > 1 ? ' --parallel' : ''}`,
         machine: `${cpu.length} × ${cpu[0]?.model ?? 'CPU'}, Node ${process.version}`,
         date: new Date(),
       }),
@@ -109,6 +118,45 @@ async function main(): Promise<void> {
     say(`chaos: wrote ${path.relative(process.cwd(), file) || file}`);
   }
   process.exitCode = runs.some((r) => r.result.findings.length) ? 1 : 0;
+}
+
+/** Every seed's soak: one after another, or side by side in child processes (--parallel). */
+async function runSeeds(
+  seeds: readonly number[],
+  o: {
+    rounds: number;
+    shrinkSeconds: number;
+    repeats: number;
+    without: ReadonlySet<StepKind>;
+    replay: Step[] | undefined;
+    verbose: boolean;
+    parallel: boolean;
+    log: string | undefined;
+  },
+): Promise<SeedRun[]> {
+  const { rounds, shrinkSeconds, repeats, without, verbose, log } = o;
+  if (o.parallel && seeds.length > 1) {
+    const common = [
+      ...[
+        '--rounds',
+        String(rounds),
+        '--shrink-seconds',
+        String(shrinkSeconds),
+        '--shrink-repeats',
+        String(repeats),
+      ],
+      ...(without.size ? ['--without', [...without].join(',')] : []),
+      ...(verbose ? ['--verbose'] : []),
+    ];
+    return runSeedsInParallel(seeds, { script: fileURLToPath(import.meta.url), common, log });
+  }
+  const runs: SeedRun[] = [];
+  for (const seed of seeds) {
+    const steps = o.replay ?? makeSchedule(seed, rounds, FLEET_NODES, without);
+    const file = log && seeds.length > 1 ? `${log}.${seed}` : log;
+    runs.push(await soakOne({ seed, steps, shrinkSeconds, repeats, verbose, log: file }));
+  }
+  return runs;
 }
 
 const say = (line: string) => process.stdout.write(`${line}\n`);
