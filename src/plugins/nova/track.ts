@@ -205,8 +205,12 @@ export class Tracker {
     } catch (err) {
       if (isAuthError(err) || isForbiddenError(err)) throw err;
       // Never a failure by itself: the listing decides. 409 = a confirm is under way; a 400 to a
-      // repeated confirm = "not resized" because the first one took (Nova lags in showing it).
-      if (isConflictError(err) || (repeat && isApiError(err) && err.status === 400)) {
+      // repeated confirm = "not resized" because the first one took (Nova lags in showing it); "not
+      // resized" to the first = another confirmed it first (the agent of the host it landed on,
+      // whose own evacuation found it waiting there, or its owner)
+      const notResized =
+        isApiError(err) && err.status === 400 && /not been resized/i.test(err.details.fault ?? '');
+      if (isConflictError(err) || (repeat && isApiError(err) && err.status === 400) || notResized) {
         this.#o.log.info(
           { server: e.id, status: isApiError(err) ? err.status : undefined },
           'resize already being confirmed',

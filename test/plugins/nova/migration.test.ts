@@ -34,6 +34,28 @@ describe('moving servers', () => {
     expect(bodies).toEqual([{ migrate: null }, { confirmResize: null }]);
   });
 
+  it("takes Nova's 400 to its first confirm for another's confirm that came first: no warning, moved", async () => {
+    // chaos seed 1: two agents confirmed the same cold migration within 3 ms (the destination's own
+    // evacuation found it waiting there); Nova confirmed one and answered the other "not resized"
+    const s = fake.addServer({ name: 'stopped', host: 'compute-a', status: 'SHUTOFF' });
+    let othersFirst = false;
+    fake.onRequest = (r) => {
+      if (othersFirst || r.method !== 'POST' || !isObjectWith(r.body, 'confirmResize')) return;
+      othersFirst = true;
+      const mig = fake.migrations.find((m) => m.serverId === s.id && m.status === 'finished');
+      if (mig) mig.status = 'confirmed';
+      s.status = 'SHUTOFF';
+    };
+    const h = harness(fake);
+
+    const outcome = await h.plugin.evacuate(node, evacuationContext(h));
+
+    expect(othersFirst).toBe(true);
+    expect(outcome.workloads[0]).toMatchObject({ state: 'succeeded', target: 'compute-b' });
+    const warnings = h.lines.filter((l) => (JSON.parse(l) as { level: number }).level >= 40);
+    expect(warnings).toEqual([]);
+  });
+
   it('leaves SHUTOFF servers as blockers when cold migration is off', async () => {
     fake.addServer({ name: 'stopped', host: 'compute-a', status: 'SHUTOFF' });
     const h = harness(fake, { nova: { coldMigrateStopped: false } });
@@ -448,3 +470,5 @@ describe('dry run and cancel', () => {
     expect(outcome.workloads.map((w) => w.state)).toEqual(['migrating', 'migrating', 'migrating']);
   });
 });
+
+const isObjectWith = (v: unknown, key: string): boolean => typeof v === 'object' && v !== null && key in v;
