@@ -9,12 +9,18 @@ import {
   type CheckOptions,
   type Violation,
 } from '../../src/invariants/index.ts';
-import type { ObservedRelease, ObservedRequest, Observations, World } from '../../src/invariants/world.ts';
+import type {
+  ObservedPowerChange,
+  ObservedRelease,
+  ObservedRequest,
+  Observations,
+  World,
+} from '../../src/invariants/world.ts';
 import { readSandboxWorld } from '../../src/sandbox/world.ts';
 import { recordOf } from '../../src/invariants/hosts.ts';
 import { changedByUs, type NodeRecord } from '../../src/core/record/record.ts';
 import { DRAIN_KIND_TEXT, onHost, vmsOn, type DrainReturn, type Drains } from './drains.ts';
-import type { Fleet } from './fleet.ts';
+import { SCALE, type Fleet } from './fleet.ts';
 import { CHAOS_USER_AGENT } from './operator.ts';
 
 const DRAIN_RETURNED_OCCUPIED_ID = 'drain-returned-occupied';
@@ -50,6 +56,28 @@ export const withReleases = (d: DrainReturn, releases: readonly ObservedRelease[
     ? { ...d, released: true }
     : d;
 
+/**
+ * The servers on the host at a drain's return that their owner started (a start on a disabled host is
+ * the owner's to make): while the drain ran, or so shortly before it that no agent could have seen it
+ * (an agent looks at an evacuated host's servers once a resync, then stops or moves a started one
+ * again and holds the gate meanwhile). One started earlier and still there is drainer's to have seen.
+ * noticeMs on the sandbox's clock, as the changes and the drain's times are.
+ */
+export function ownerStarted(
+  d: Pick<DrainReturn, 'startedAt' | 'returnedAt'>,
+  changes: readonly ObservedPowerChange[],
+  noticeMs: number,
+): Set<string> {
+  return new Set(
+    changes
+      .filter(
+        (c) =>
+          c.by === 'owner' && c.to === 'running' && c.at >= d.startedAt - noticeMs && c.at <= d.returnedAt,
+      )
+      .map((c) => `server ${c.name}`),
+  );
+}
+
 /** The soak's own findings on top of the invariants of src/invariants. */
 export const DRAIN_RETURNED_OCCUPIED = DRAIN_RETURNED_OCCUPIED_ID;
 export const NOT_SETTLED = 'not-settled';
@@ -79,6 +107,8 @@ export class Checker {
   readonly #drains: Drains;
   readonly #opts: CheckOptions;
   readonly #graceMs: number;
+  /** An agent's resync and a second more, on the sandbox's clock: how long a started server goes unseen. */
+  readonly #noticeMs: number;
   readonly #more: () => Partial<Observations>;
   readonly #counted = new Set<string>();
   readonly #since = new Map<string, number>();
@@ -97,6 +127,7 @@ export class Checker {
     this.#fleet = fleet;
     this.#drains = drains;
     this.#graceMs = o.graceMs;
+    this.#noticeMs = (fleet.config.resyncInterval + 1) * 1000 * SCALE;
     this.#more = o.observations ?? (() => ({}));
     // the soak skews agents' clocks by up to 60 s: judging their renewTime needs that much slack
     this.#opts = checkOptionsOf(fleet.config, fleet.sandbox.scenario.nodes.length, { clockSlackSeconds: 61 });
@@ -154,18 +185,10 @@ export class Checker {
     for (let i = this.#drainAt; i < returns.length; i++) {
       const d = withReleases(returns[i]!, releases);
       returns[i] = d; // the report counts it as released too
-      // a server its owner started while the drain ran is the owner's: a start on a disabled host is
-      // theirs to make, and one made before the gate went is judged by gate-disrupted-while-occupied
-      const ownerStarted = (vm: string) =>
-        changes.some(
-          (c) =>
-            vm === `server ${c.name}` &&
-            c.by === 'owner' &&
-            c.to === 'running' &&
-            c.at >= d.startedAt &&
-            c.at <= d.returnedAt,
-        );
-      const occupying = d.onHost.occupying.filter((vm) => !ownerStarted(vm));
+      // a server its owner started while the drain ran, or just before, is the owner's; one made
+      // before the gate went is judged by gate-disrupted-while-occupied
+      const owners = ownerStarted(d, changes, this.#noticeMs);
+      const occupying = d.onHost.occupying.filter((vm) => !owners.has(vm));
       if (judged(d) && occupying.length)
         this.#note({
           id: DRAIN_RETURNED_OCCUPIED,
