@@ -15,6 +15,7 @@ import { createKubeClients, type KubeClients } from '../../src/kube/client.ts';
 import { drainNode } from '../../src/kube/drain.ts';
 import type { KubePod } from '../../src/kube/types.ts';
 import { REBOOT_KEY } from '../../src/names.ts';
+import { MAINTENANCE_KEY } from '../../src/plugins/nova/policy.ts';
 import type { Fleet } from './fleet.ts';
 import type { Maintenances } from './maintenances.ts';
 import type { Operator } from './operator.ts';
@@ -80,6 +81,18 @@ const declaresReboot = (fleet: Fleet, node: string): boolean => {
   const n = fleet.sandbox.kube.store.find('nodes', undefined, node);
   return (n?.metadata.labels?.[REBOOT_KEY] ?? n?.metadata.annotations?.[REBOOT_KEY]) === 'true';
 };
+
+/**
+ * drainer would refuse the node's evacuation before any change (`drainer plan` says so, exit 3): a
+ * server whose way out is `stop` is on it and its maintenance is no declared reboot. A drain of it can
+ * only give up.
+ */
+export function refusedByPlan(fleet: Fleet, node: string): boolean {
+  if (declaresReboot(fleet, node)) return false;
+  return fleet.sandbox.openstack.state
+    .serversOnHost(node)
+    .some((s) => s.metadata?.[MAINTENANCE_KEY] === 'stop');
+}
 
 /** What of the node's VMs is on it now: Nova servers by host, VMIs by their node label. */
 export function onHost(fleet: Fleet, node: string): OnHost {

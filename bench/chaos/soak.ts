@@ -6,7 +6,7 @@ import { writeFileSync } from 'node:fs';
 import { gateName } from '../../src/kube/gate.ts';
 import { Checker, type Finding } from './check.ts';
 import { drainerCli } from './cli.ts';
-import { DRAIN_KINDS, Drains, onHost, type DrainKind, type DrainReturn } from './drains.ts';
+import { DRAIN_KINDS, Drains, onHost, refusedByPlan, type DrainKind, type DrainReturn } from './drains.ts';
 import { runStep } from './faults.ts';
 import { FLEET_NODES, REBOOT_NODES, serverWays, startFleet, type Fleet } from './fleet.ts';
 import { Maintenances } from './maintenances.ts';
@@ -83,7 +83,12 @@ export function drainable(kind: DrainKind, node: string): boolean {
   return true;
 }
 
-/** The node the round drains: one this kind runs on, with VMs on it and no drain cycle of its own, picked with r. */
+/**
+ * The node the round drains: one this kind runs on, with VMs on it and no drain cycle of its own,
+ * picked with r. Three rounds in four leave out the nodes drainer's plan would refuse (as an operator
+ * who ran `drainer plan` first): a drain of one can only give up, holding a drain cycle for its whole
+ * timeout; the fourth keeps such drains in the soak (the gate must hold them all the same).
+ */
 export function drainTarget(
   fleet: Fleet,
   drains: Pick<Drains, 'busy'>,
@@ -93,7 +98,9 @@ export function drainTarget(
   const withVms = FLEET_NODES.filter(
     (n) => drainable(kind, n) && !drains.busy(n) && onHost(fleet, n).occupying.length > 0,
   );
-  return withVms.length ? r.pick(withVms) : undefined;
+  const planned = withVms.filter((n) => !refusedByPlan(fleet, n));
+  const pool = planned.length && r.chance(0.75) ? planned : withVms;
+  return pool.length ? r.pick(pool) : undefined;
 }
 
 /** The round's drain target once there is one (drainTarget), waiting at most ms; undefined if none came. */

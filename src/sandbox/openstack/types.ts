@@ -177,6 +177,8 @@ export interface ServerView {
   taskState: string | null;
   ramMb: number;
   locked: boolean;
+  /** Its metadata as its owner set it (drainer.dev:maintenance among them). */
+  metadata: Record<string, string>;
   /** epoch ms (Nova's `created`). */
   createdAt: number;
 }

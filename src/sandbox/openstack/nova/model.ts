@@ -366,6 +366,7 @@ export class NovaModel {
       taskState: s.taskState,
       ramMb: s.ramMb,
       locked: s.locked,
+      metadata: { ...s.metadata },
       createdAt: s.createdAt,
     };
   }
