@@ -14,6 +14,7 @@ import type {
 } from '../../core/backends/plugin.ts';
 import type { Logger } from '../../observability/logger.ts';
 import { kubevirtVerdict } from './capacity.ts';
+import { arrivals } from './arrivals.ts';
 import { classify, vmiKey, type Classified } from './classify.ts';
 import type { KubevirtApi } from './port.ts';
 import { readRecord, toPluginRecord, type KubevirtRecord } from './record.ts';
@@ -197,7 +198,12 @@ export class KubevirtPlugin implements BackendPlugin {
     const pods = await api
       .listVmPods(node.name, ctx.signal.aborted ? AbortSignal.timeout(CLEANUP_MS) : ctx.signal)
       .catch(() => [] as PodLite[]);
-    return outcomeOf(this.name, workloads, handledPods(classified, pods));
+    const outcome = outcomeOf(this.name, workloads, handledPods(classified, pods));
+    if (ctx.signal.aborted || !outcome.succeeded) return outcome;
+    // a VMI that came while the ones listed at the start moved: the node is not empty, so the gate
+    // holds and the next attempt moves it
+    const came = await arrivals(api, node.name, classified, pods, ctx.signal);
+    return came.length ? { ...outcome, succeeded: false, message: came.join('; ') } : outcome;
   }
 
   async restore(node: NodeRef, ctx: RestoreContext): Promise<void> {

@@ -39,3 +39,21 @@ export const podRef = (p: PodLite) => ({
   namespace: p.metadata.namespace ?? 'default',
   name: p.metadata.name,
 });
+
+const MIGRATION_JOB = 'kubevirt.io/migrationJobUID';
+
+/**
+ * Migration target launchers on the node whose VMI is not among `here`: another node's VMI landing
+ * on this one, its target pod scheduled before the node was tainted or cordoned.
+ */
+export function landingPods(pods: readonly PodLite[], here: ReadonlySet<string>): PodLite[] {
+  return pods.filter(
+    (p) =>
+      p.metadata.labels?.['kubevirt.io'] === 'virt-launcher' &&
+      p.metadata.labels[MIGRATION_JOB] !== undefined &&
+      !here.has(p.metadata.labels[CREATED_BY] ?? '') &&
+      p.status?.phase !== 'Succeeded' &&
+      p.status?.phase !== 'Failed' &&
+      !p.metadata.deletionTimestamp,
+  );
+}
