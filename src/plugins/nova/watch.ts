@@ -2,7 +2,7 @@
 // healthy one takes on this host, detects a stall (stall.ts) and does what nova.onStall says:
 // force the migration to complete (2.22+, once per migration, recorded before the call), abort
 // it (2.24+; the attempt then fails and is retried as any other), or only report it.
-import { isAuthError, isForbiddenError, isNotFoundError } from '../../errors.ts';
+import { isApiError, isAuthError, isForbiddenError, isNotFoundError } from '../../errors.ts';
 import { copyText } from '../../core/backends/copy-text.ts';
 import type { Entry } from './entry.ts';
 import type { MigratorOptions } from './migrator-options.ts';
@@ -16,6 +16,14 @@ const COPYING = new Set(['running', 'preparing', 'queued']);
 /** A live migration still copying as the listing last showed it, with a read planned. */
 const followed = (e: Entry): boolean =>
   e.state === 'migrating' && !e.abort && e.copyCheckAt !== undefined && taskStateOf(e.server) === 'migrating';
+
+/**
+ * Nova's answer to an action on a migration that is no longer running (InvalidMigrationState: 400 for
+ * force_complete, 409 where the server's task changed): it ended, failed, or its server was deleted
+ * between drainer's look and its call, a race no client avoids.
+ */
+export const endedMeanwhile = (err: unknown): boolean =>
+  isApiError(err) && (err.status === 400 || err.status === 409);
 
 /** How soon a migration whose counters Nova does not show yet is looked at again. */
 const COUNTERS_AGAIN_MS = 10_000;
@@ -217,8 +225,13 @@ export class Watch {
       if (this.#rate && e.copy) e.forcedEndAt = this.#o.now() + e.copy.remaining / this.#rate;
     } catch (err) {
       if (signal.aborted || isAuthError(err)) throw err;
-      // 409/400: no longer migrating or running (it finished or failed meanwhile); the listing tells which
-      log.warn({ err, server: e.id, migration: mid }, 'forcing the migration to complete failed');
+      // the listing tells how it ended; a race is no warning (and names no request: nothing went wrong)
+      if (endedMeanwhile(err))
+        log.info(
+          { server: e.id, migration: mid, status: isApiError(err) ? err.status : undefined },
+          'the migration was no longer running when forced to complete (it ended, or its server was deleted)',
+        );
+      else log.warn({ err, server: e.id, migration: mid }, 'forcing the migration to complete failed');
     }
   }
 

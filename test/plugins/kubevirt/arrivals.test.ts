@@ -22,7 +22,11 @@ const migrate = (w: World, name: string) =>
 const targetPodOn = (w: World, node: string) =>
   w.sb.kube.store
     .list('pods', { labelSelector: 'kubevirt.io=virt-launcher' })
-    .find((p) => p.spec?.nodeName === node && p.metadata.labels?.['kubevirt.io/migrationJobUID']);
+    .find(
+      (p) =>
+        (p.spec as { nodeName?: string } | undefined)?.nodeName === node &&
+        p.metadata.labels?.['kubevirt.io/migrationJobUID'],
+    );
 
 describe('KubeVirt plugin, a VMI that lands on the node while it is emptied', () => {
   it('fails the evacuation, naming it, while its migration onto the node runs; the next attempt moves it', async () => {

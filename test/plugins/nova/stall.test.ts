@@ -1,6 +1,8 @@
 // Stall detection as tables of counter samples: a migration is stalled when the least memory it
 // still had to copy has not improved for nova.stallAfter.
 import { describe, expect, it } from 'vitest';
+import { ApiError } from '../../../src/errors.ts';
+import { endedMeanwhile } from '../../../src/plugins/nova/watch.ts';
 import {
   isStalled,
   observe,
@@ -143,5 +145,22 @@ describe('stall detection', () => {
     { onStall: 'wait', minor: 1, want: { action: 'wait' } },
   ] as const)('onStall $onStall at 2.$minor: $want.action', ({ onStall, minor, want }) => {
     expect(stallAction({ onStall }, (v) => minor >= v)).toEqual(want);
+  });
+});
+
+describe('a force-complete that comes too late (the owner deleted the server, or it ended meanwhile)', () => {
+  const answer = (status: number) =>
+    new ApiError('API', `nova POST /servers/s/migrations/1/action → ${status}`, { api: 'nova', status });
+
+  it("takes Nova's 400 and 409 for a migration no longer running: a race, not a failure", () => {
+    // chaos seed 2 round 135: the owner deleted the server as the stalled migration was forced
+    expect(endedMeanwhile(answer(400))).toBe(true);
+    expect(endedMeanwhile(answer(409))).toBe(true);
+  });
+
+  it('keeps every other answer a warning', () => {
+    expect(endedMeanwhile(answer(500))).toBe(false);
+    expect(endedMeanwhile(answer(403))).toBe(false);
+    expect(endedMeanwhile(new Error('socket hang up'))).toBe(false);
   });
 });
