@@ -418,6 +418,20 @@ export class Migrator {
           e.tries -= 1;
           return;
         }
+        if (v.kind === 'wait') {
+          // its owner acts on it (a shelve, a stop): no attempt of ours; decided again once that ends
+          e.attempts -= 1;
+          e.tries -= 1;
+          e.wait(
+            `${v.reason} (its owner's, met as Nova's 409 to ${action}); decided again once it ends`,
+            now,
+          );
+          log.info(
+            { server: e.id, action, reason: v.reason },
+            'Nova refused the move: someone acts on the server',
+          );
+          return;
+        }
         const refused = `Nova refused ${action}: ${(err as Error).message}`;
         e.finish(
           'failed',

@@ -56,6 +56,26 @@ describe('moving servers', () => {
     expect(warnings).toEqual([]);
   });
 
+  it("meets its owner's shelve as Nova's 409: no failure, it decides again once the shelve ends", async () => {
+    // chaos seed 2 round 170: "Nova refused cold-migrate … while it is in task_state shelving",
+    // reported failed although its owner was shelving it
+    const s = fake.addServer({ name: 'shelving', host: 'compute-a', status: 'SHUTOFF' });
+    let shelved = false;
+    fake.onRequest = (r) => {
+      if (shelved || r.method !== 'POST' || !isObjectWith(r.body, 'migrate')) return;
+      shelved = true;
+      s.task_state = 'shelving'; // the owner's shelve began just before drainer's call
+      setTimeout(() => (s.task_state = null), 5); // and ended with the server still there (a failed shelve)
+    };
+    const h = harness(fake);
+
+    const outcome = await h.plugin.evacuate(node, evacuationContext(h));
+
+    expect(shelved).toBe(true);
+    expect(outcome.workloads[0]).toMatchObject({ state: 'succeeded', action: 'cold-migrate', attempts: 1 });
+    expect(fake.servers.get(s.id)?.host).toBe('compute-b');
+  });
+
   it('leaves SHUTOFF servers as blockers when cold migration is off', async () => {
     fake.addServer({ name: 'stopped', host: 'compute-a', status: 'SHUTOFF' });
     const h = harness(fake, { nova: { coldMigrateStopped: false } });
