@@ -244,6 +244,26 @@ export class Owners {
     return out;
   }
 
+  /**
+   * The operator, told by drainer's EvacuationBlocked, asks the owners of the `stop` servers on a node
+   * whose maintenance is no declared reboot to pick another way out; they choose `live`.
+   */
+  async unblock(node: string): Promise<OwnerOutcome[]> {
+    const stops = this.#fleet.sandbox.openstack.state
+      .serversOnHost(node)
+      .filter((x) => x.metadata[MAINTENANCE_KEY] === 'stop');
+    const out: OwnerOutcome[] = [];
+    for (const s of stops) {
+      const at = this.#fleet.sandbox.clock.now();
+      const status = await this.#nova.call('PUT', `/servers/${s.id}/metadata/${MAINTENANCE_KEY}`, {
+        meta: { [MAINTENANCE_KEY]: 'live' },
+      });
+      if (status < 300) this.#ways.set(s.name, 'live');
+      out.push(this.#note('policy', s, status, at, 'live'));
+    }
+    return out;
+  }
+
   #hostDisabled(host: string): boolean {
     return this.#fleet.sandbox.openstack.state.service(host)?.status === 'disabled';
   }

@@ -110,7 +110,7 @@ export function renderReliability(r: ReportInput): string {
     `Written by \`${r.command}\` (bench/chaos/run.ts) on ${r.date.toISOString()} at commit ${r.commit}, on ${r.machine}.`,
     "A seeded schedule of faults, operators' commands and owners' actions runs over a sandbox fleet of 7 nodes × 4 Nova servers and 3 VMIs",
     '(fleet budget 2; names mixed: hv-1 and hv-1-b, two of 80 characters sharing their first 72). Every round that can also starts a drain of',
-    "the kind its step names on a node with VMs on it (waiting up to 8 s for one with no drain of its own; three rounds in four not on one drainer's plan would refuse, a `stop` server there without a declared reboot). drainer's invariants (src/invariants) are checked after every round and once more after the fleet was given time to settle.",
+    "the kind its step names on a node with VMs on it (waiting up to 8 s for one with no drain of its own; three rounds in four not on one drainer's plan would refuse, a `stop` server there without a declared reboot; after 10 rounds refused, that server's owner is asked and picks `live`). drainer's invariants (src/invariants) are checked after every round and once more after the fleet was given time to settle.",
     'Judged: a drain that returned success with its node not back in service meanwhile and no operator release of its gate in that maintenance; the VMs on the host are read at the moment each drain returned.',
     '',
     `| seed | rounds | drains judged (goal ${JUDGED_GOAL}) | kinds judged (goal all) | violations (goal 0) | rounds took | per round | settle took | settled |`,

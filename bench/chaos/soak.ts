@@ -103,6 +103,32 @@ export function drainTarget(
   return pool.length ? r.pick(pool) : undefined;
 }
 
+/** Rounds a node stays one drainer's plan refuses before the operator has its owners pick another way out. */
+export const BLOCKED_ROUNDS = 10;
+
+/**
+ * Nodes drainer's plan has refused for BLOCKED_ROUNDS rounds running: their owners are asked (as the
+ * EvacuationBlocked Event tells the operator to), else such a node takes every server the others'
+ * evacuations send it (it is never emptied) and the fleet's drains have little left to judge.
+ */
+export class Blocked {
+  readonly #since = new Map<string, number>();
+
+  /** The nodes due for their owners this round. */
+  due(round: number, refused: (node: string) => boolean): string[] {
+    const due: string[] = [];
+    for (const node of FLEET_NODES) {
+      if (!refused(node)) this.#since.delete(node);
+      else if (!this.#since.has(node)) this.#since.set(node, round);
+      else if (round - this.#since.get(node)! >= BLOCKED_ROUNDS) {
+        this.#since.delete(node);
+        due.push(node);
+      }
+    }
+    return due;
+  }
+}
+
 /** The round's drain target once there is one (drainTarget), waiting at most ms; undefined if none came. */
 export async function awaitTarget(
   fleet: Fleet,
@@ -117,6 +143,20 @@ export async function awaitTarget(
     if (node || Date.now() >= end) return node;
     await sleep(100);
   }
+}
+
+/** The round's drain, of the kind its step names, on a node found within waitMs (none found: none). */
+async function startDrain(
+  fleet: Fleet,
+  drains: Drains,
+  step: Step,
+  round: number,
+  r: ReturnType<typeof prng>,
+  waitMs: number,
+): Promise<void> {
+  if (!step.drain) return;
+  const node = await awaitTarget(fleet, drains, step.drain, r, waitMs);
+  if (node) drains.start(node, step.drain, round);
 }
 
 /** The fleet's maintenances, from its API server's Node changes, on its clock. */
@@ -197,13 +237,12 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     const injected: Step[] = [];
     let skipped = 0;
     let firstFailingRound: number | undefined;
+    const blocked = new Blocked();
     for (const [i, step] of o.steps.entries()) {
       const roundStart = Date.now();
       const r = roundPrng(o.seed, i + 1);
-      if (step.drain) {
-        const node = await awaitTarget(fleet, drains, step.drain, r, o.targetWaitMs ?? TARGET_WAIT_MS);
-        if (node) drains.start(node, step.drain, i + 1);
-      }
+      for (const node of blocked.due(i + 1, (n) => refusedByPlan(fleet, n))) await owners.unblock(node);
+      await startDrain(fleet, drains, step, i + 1, r, o.targetWaitMs ?? TARGET_WAIT_MS);
       const ctx = { fleet, operator, drains, maintenances, cli, owners, r, round: i + 1 };
       if (await runStep(step, ctx)) injected.push(step);
       else skipped++;

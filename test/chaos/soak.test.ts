@@ -4,11 +4,21 @@
 // servers have not left is caught.
 import { afterEach, describe, expect, it } from 'vitest';
 import { Checker } from '../../bench/chaos/check.ts';
-import { Drains } from '../../bench/chaos/drains.ts';
-import { FLEET_NODES, startFleet, type Fleet } from '../../bench/chaos/fleet.ts';
+import { Drains, refusedByPlan } from '../../bench/chaos/drains.ts';
+import { FLEET_NODES, REBOOT_NODES, serverWays, startFleet, type Fleet } from '../../bench/chaos/fleet.ts';
+import { Owners } from '../../bench/chaos/owners.ts';
+import { MAINTENANCE_KEY } from '../../src/plugins/nova/policy.ts';
 import { Operator } from '../../bench/chaos/operator.ts';
 import { makeSchedule } from '../../bench/chaos/schedule.ts';
-import { awaitTarget, MAX_DRAINS, maintenancesOf, roundPrng, runSoak } from '../../bench/chaos/soak.ts';
+import {
+  awaitTarget,
+  Blocked,
+  BLOCKED_ROUNDS,
+  MAX_DRAINS,
+  maintenancesOf,
+  roundPrng,
+  runSoak,
+} from '../../bench/chaos/soak.ts';
 import { gateName } from '../../src/kube/gate.ts';
 
 /** Its first 24 steps draw 15 of the 23 kinds of step (a release and an owner among them) and all five kinds of drain. */
@@ -107,5 +117,33 @@ describe('chaos soak (sandbox fleet)', () => {
     // one ends: the round drains the one node with VMs not draining
     expect(await awaitTarget(f, drains, 'kubectl', roundPrng(1, 1), 5_000)).toBe('hv-2');
     expect(Date.now() - from).toBeGreaterThanOrEqual(250);
+  }, 30_000);
+
+  it("a node drainer's plan keeps refusing has its stop servers' owners asked, and is drained again", async () => {
+    const f = await startFleet();
+    fleet = f;
+    const owners = new Owners(f, maintenancesOf(f), serverWays());
+    // a stop server on a node whose maintenance is no declared reboot (as its owner's resize puts one there)
+    const sink = FLEET_NODES.find((n) => !REBOOT_NODES.includes(n))!;
+    expect(refusedByPlan(f, sink)).toBe(false);
+    const stop = f.sandbox.openstack.state.addServer({
+      name: 'moved-here',
+      projectId: f.sandbox.openstack.state.servers()[0]!.projectId,
+      host: sink,
+      ramMb: 2048,
+      metadata: { [MAINTENANCE_KEY]: 'stop' },
+    });
+    expect(refusedByPlan(f, sink)).toBe(true);
+
+    const blocked = new Blocked();
+    const due = (round: number) => blocked.due(round, (n) => refusedByPlan(f, n));
+    expect(due(1)).toEqual([]);
+    expect(due(BLOCKED_ROUNDS)).toEqual([]);
+    expect(due(BLOCKED_ROUNDS + 1)).toEqual([sink]);
+
+    const asked = await owners.unblock(sink);
+    expect(asked).toEqual([{ action: 'policy', server: stop.name, status: 200 }]);
+    expect(refusedByPlan(f, sink)).toBe(false);
+    owners.close();
   }, 30_000);
 });
