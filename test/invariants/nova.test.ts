@@ -282,6 +282,25 @@ describe('every MigrationSucceeded and moved count matches Nova; no MigrationFai
     expect(migrationTruth(unexplained, OPTS).map((v) => v.id)).toEqual(['migration-succeeded-unconfirmed']);
   });
 
+  it('counts a server its owner shelved off the host among the moved, as drainer does (chaos CI seed 164526)', () => {
+    const shelved = {
+      ...nova('host-a'),
+      servers: [{ id: 's1', name: 'web-1', host: '', status: 'SHELVED_OFFLOADED' }],
+    };
+    const outcome = { outcomes: [{ plugin: 'nova', succeeded: true, moved: 1, failed: 0 }] };
+    const told = world({
+      nodes: [node('node-a', rec('Evacuated', outcome))],
+      nova: shelved,
+      observations: {
+        ownerActions: [{ serverId: 's1', name: 'web-1', action: 'shelve', host: 'host-a', at: 5 }],
+      },
+    });
+    const untold = world({ nodes: [node('node-a', rec('Evacuated', outcome))], nova: shelved });
+
+    expect(migrationTruth(told, OPTS)).toEqual([]);
+    expect(migrationTruth(untold, OPTS).map((v) => v.id)).toEqual(['moved-count-exceeds-nova']);
+  });
+
   it('says nothing of a server Nova no longer lists (deleted since)', () => {
     const w = world({
       nodes: [node('node-a', rec('Evacuated'))],

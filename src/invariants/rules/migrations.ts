@@ -121,7 +121,12 @@ function movedCounts(world: World, opts: CheckOptions): Violation[] {
       ...world.nova.servers.map((s) => s.id),
       ...world.nova.migrations.map((m) => m.serverId),
     ]);
-    const movedByNova = [...ids].filter((id) => everMovedOff(world, id, host)).length;
+    // drainer counts a server its owner shelved off the host as moved (Nova offloads it: it left)
+    const shelvedOff = (id: string) => ownerDid(world, id, (a) => a.action === 'shelve' && a.host === host);
+    const ownerIds = (world.observations?.ownerActions ?? []).map((a) => a.serverId);
+    const movedByNova = [...new Set([...ids, ...ownerIds])].filter(
+      (id) => everMovedOff(world, id, host) || shelvedOff(id),
+    ).length;
     const claims = [
       ...(rec.outcomes ?? []).filter((o) => o.plugin === 'nova').map((o) => ['outcome', o.moved] as const),
       ...(rec.progress?.nova ? [['progress', rec.progress.nova.moved] as const] : []),
