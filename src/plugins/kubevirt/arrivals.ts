@@ -1,7 +1,7 @@
 // The end of an evacuation: VMIs that came onto the node while the ones listed at its start moved
 // (another node's migration landing here, its target pod scheduled before the node was tainted or
 // cordoned). The node is not empty then: the outcome fails, the gate holds, the next attempt moves them.
-import { vmiKey, type Classified } from './classify.ts';
+import { stillHere, vmiKey, type Classified } from './classify.ts';
 import { landingPods, podRef } from './pods.ts';
 import type { KubevirtApi } from './port.ts';
 import type { PodLite } from './types.ts';
@@ -15,9 +15,7 @@ export async function arrivals(
   signal: AbortSignal,
 ): Promise<string[]> {
   const known = new Set(listed.flatMap((c) => c.vmi.metadata.uid ?? []));
-  const now = (await api.listVmis(node, signal)).filter(
-    (v) => !v.metadata.deletionTimestamp && v.status?.phase !== 'Succeeded' && v.status?.phase !== 'Failed',
-  );
+  const now = (await api.listVmis(node, signal)).filter(stillHere);
   const landed = now.filter((v) => !known.has(v.metadata.uid ?? ''));
   const here = new Set([...known, ...now.flatMap((v) => v.metadata.uid ?? [])]);
   return [

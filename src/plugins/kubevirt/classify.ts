@@ -6,6 +6,10 @@ import type { ClusterSettings, EvictionStrategy, Vmi } from './types.ts';
 /** What happens to a VMI when its node is evacuated ('halt': drainer stops it, 'notify': its owner first). */
 export type VmiClass = 'migrate' | 'blocked' | 'stop' | 'external' | 'halt' | 'notify';
 
+/** A VMI still on its node: not finished and not being deleted. */
+export const stillHere = (v: Vmi): boolean =>
+  !v.metadata.deletionTimestamp && v.status?.phase !== 'Succeeded' && v.status?.phase !== 'Failed';
+
 export interface Classified {
   readonly vmi: Vmi;
   readonly key: string; // namespace/name

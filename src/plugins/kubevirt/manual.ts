@@ -5,7 +5,7 @@ import { waitUntilEmpty } from '../../core/backends/manual-wait.ts';
 import type { EvacuationContext, Outcome, WorkloadProgress } from '../../core/backends/plugin.ts';
 import { isTransientError } from '../../errors.ts';
 import { MIGRATION_MODE_KEY } from '../../names.ts';
-import { vmiKey } from './classify.ts';
+import { stillHere, vmiKey } from './classify.ts';
 import { podRef, podsOfVmis } from './pods.ts';
 import type { KubevirtApi } from './port.ts';
 import type { Vmi } from './types.ts';
@@ -16,10 +16,6 @@ export interface ManualDeps {
   readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
 }
 
-/** A VMI still on the node: not finished and not being deleted. */
-const here = (v: Vmi): boolean =>
-  !v.metadata.deletionTimestamp && v.status?.phase !== 'Succeeded' && v.status?.phase !== 'Failed';
-
 export async function waitForOthers(
   plugin: string,
   node: string,
@@ -29,7 +25,7 @@ export async function waitForOthers(
   const seen = new Map<string, Vmi>();
   const left = await waitUntilEmpty(
     {
-      list: async (signal) => (await deps.api.listVmis(node, signal)).filter(here),
+      list: async (signal) => (await deps.api.listVmis(node, signal)).filter(stillHere),
       retryable: isTransientError,
       listFailed: 'listing the VMIs of the node failed; trying again',
       listed: (vmis) => {

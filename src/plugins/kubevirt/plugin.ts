@@ -15,7 +15,7 @@ import type {
 import type { Logger } from '../../observability/logger.ts';
 import { kubevirtVerdict } from './capacity.ts';
 import { arrivals } from './arrivals.ts';
-import { classify, vmiKey, type Classified } from './classify.ts';
+import { classify, stillHere, vmiKey, type Classified } from './classify.ts';
 import type { KubevirtApi } from './port.ts';
 import { readRecord, toPluginRecord, type KubevirtRecord } from './record.ts';
 import { finalize, handledPods, outcomeOf, planned, plannedManual, staticProgress } from './report.ts';
@@ -406,9 +406,7 @@ export class KubevirtPlugin implements BackendPlugin {
 
   async #inventory(node: NodeRef, settings: ClusterSettings, signal: AbortSignal): Promise<Classified[]> {
     const { api, config } = this.#deps;
-    const vmis = (await api.listVmis(node.name, signal)).filter(
-      (v) => !v.metadata.deletionTimestamp && v.status?.phase !== 'Succeeded' && v.status?.phase !== 'Failed',
-    );
+    const vmis = (await api.listVmis(node.name, signal)).filter(stillHere);
     const classified = await Promise.all(
       vmis.map(async (v) => {
         // drainer.dev/maintenance: the VMI's own annotation, else its VirtualMachine's (one GET)

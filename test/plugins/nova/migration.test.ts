@@ -38,19 +38,16 @@ describe('moving servers', () => {
     // chaos seed 1: two agents confirmed the same cold migration within 3 ms (the destination's own
     // evacuation found it waiting there); Nova confirmed one and answered the other "not resized"
     const s = fake.addServer({ name: 'stopped', host: 'compute-a', status: 'SHUTOFF' });
-    let othersFirst = false;
-    fake.onRequest = (r) => {
-      if (othersFirst || r.method !== 'POST' || !isObjectWith(r.body, 'confirmResize')) return;
-      othersFirst = true;
+    const othersFirst = onceBefore('confirmResize', () => {
       const mig = fake.migrations.find((m) => m.serverId === s.id && m.status === 'finished');
       if (mig) mig.status = 'confirmed';
       s.status = 'SHUTOFF';
-    };
+    });
     const h = harness(fake);
 
     const outcome = await h.plugin.evacuate(node, evacuationContext(h));
 
-    expect(othersFirst).toBe(true);
+    expect(othersFirst()).toBe(true);
     expect(outcome.workloads[0]).toMatchObject({ state: 'succeeded', target: 'compute-b' });
     const warnings = h.lines.filter((l) => (JSON.parse(l) as { level: number }).level >= 40);
     expect(warnings).toEqual([]);
@@ -60,18 +57,15 @@ describe('moving servers', () => {
     // chaos seed 2 round 170: "Nova refused cold-migrate … while it is in task_state shelving",
     // reported failed although its owner was shelving it
     const s = fake.addServer({ name: 'shelving', host: 'compute-a', status: 'SHUTOFF' });
-    let shelved = false;
-    fake.onRequest = (r) => {
-      if (shelved || r.method !== 'POST' || !isObjectWith(r.body, 'migrate')) return;
-      shelved = true;
+    const shelved = onceBefore('migrate', () => {
       s.task_state = 'shelving'; // the owner's shelve began just before drainer's call
       setTimeout(() => (s.task_state = null), 5); // and ended with the server still there (a failed shelve)
-    };
+    });
     const h = harness(fake);
 
     const outcome = await h.plugin.evacuate(node, evacuationContext(h));
 
-    expect(shelved).toBe(true);
+    expect(shelved()).toBe(true);
     expect(outcome.workloads[0]).toMatchObject({ state: 'succeeded', action: 'cold-migrate', attempts: 1 });
     expect(fake.servers.get(s.id)?.host).toBe('compute-b');
   });
@@ -492,3 +486,14 @@ describe('dry run and cancel', () => {
 });
 
 const isObjectWith = (v: unknown, key: string): boolean => typeof v === 'object' && v !== null && key in v;
+
+/** Runs act once, as the first server action with this body key reaches Nova (before it answers); says whether it ran. */
+function onceBefore(key: string, act: () => void): () => boolean {
+  let done = false;
+  fake.onRequest = (r) => {
+    if (done || r.method !== 'POST' || !isObjectWith(r.body, key)) return;
+    done = true;
+    act();
+  };
+  return () => done;
+}
