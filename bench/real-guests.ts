@@ -45,7 +45,8 @@ interface Side {
   makespanS: number;
   moved: number;
   left: number;
-  corrupted: number;
+  /** Guests damaged by this move, each with what showed it. */
+  corrupted: string[];
   forced?: number;
   novaRequests?: number;
 }
@@ -74,17 +75,26 @@ async function reports(admin: Session, ids: string[]): Promise<Map<string, Guest
   return out;
 }
 
-/** Guests whose self-check failed, that crashed, or that rebooted since `before`. */
-async function corrupted(admin: Session, before: Map<string, GuestReport>): Promise<number> {
-  let bad = 0;
+/**
+ * Guests damaged since `before`, each with what showed it: a failed self-check after it, a crash, a
+ * new boot, or no tick in 90 s. Judged against the guest's own report before this move, so the
+ * second side of the peer case is not charged for what the first side did to the same guests.
+ */
+async function corrupted(admin: Session, before: Map<string, GuestReport>): Promise<string[]> {
+  const out: string[] = [];
   for (const [id, b] of before) {
     const now = await freshReport(admin, id, b.lastTick, 2).catch(async () =>
       readReport(await consoleLog(admin, id)),
     );
-    if (now.crashed || now.bad > 0 || now.boots.join() !== b.boots.join() || now.lastTick <= b.lastTick)
-      bad++;
+    const why = [
+      now.bad > b.bad ? `${now.bad - b.bad} failed self-check(s)` : '',
+      now.crashed && !b.crashed ? 'a kernel oops' : '',
+      now.boots.join() !== b.boots.join() ? 'a new boot' : '',
+      now.lastTick <= b.lastTick ? `no tick after ${b.lastTick}` : '',
+    ].filter(Boolean);
+    if (why.length) out.push(`${id.slice(0, 8)}: ${why.join(', ')}`);
   }
-  return bad;
+  return out;
 }
 
 async function untilEmpty(admin: Session, host: string, ids: Set<string>, limitMs: number): Promise<number> {
@@ -147,6 +157,8 @@ async function main(): Promise<void> {
   const hot = await findImageId(admin, 'drainer-guest-hot');
   const load = (await readFile('/proc/loadavg', 'utf8')).split(' ')[0];
   const rows: string[] = [];
+  const damage: string[] = [];
+  const damaged = (what: string, side: Side) => damage.push(...side.corrupted.map((g) => `- ${what}: ${g}`));
   const all: string[] = [];
   try {
     // peer comparison: idle guests a → b by nova, then b → a by drainer
@@ -156,8 +168,10 @@ async function main(): Promise<void> {
     await setService(admin, a, true);
     const d = await drainer(admin, b, ids);
     rows.push(
-      `| peer, ${IDLE} idle guests, M = 1 | ${round(d.makespanS, 1)} s | ${round(p.makespanS, 1)} s | ${round(d.makespanS / p.makespanS, 2)} | ${d.forced} | ${d.corrupted} / ${p.corrupted} | ${round(d.novaRequests!, 1)} |`,
+      `| peer, ${IDLE} idle guests, M = 1 | ${round(d.makespanS, 1)} s | ${round(p.makespanS, 1)} s | ${round(d.makespanS / p.makespanS, 2)} | ${d.forced} | ${d.corrupted.length} / ${p.corrupted.length} | ${round(d.novaRequests!, 1)} |`,
     );
+    damaged('peer, nova', p);
+    damaged('peer, drainer', d);
     for (const id of all.splice(0)) await deleteServer(admin, id);
 
     // busy mix: idle guests and one that never converges, a → b by nova, then (fresh guests) a → b by drainer
@@ -171,8 +185,10 @@ async function main(): Promise<void> {
     all.push(...second);
     const db = await drainer(admin, a, second);
     rows.push(
-      `| busy mix, ${IDLE} idle + 1 never converging, M = 1 | ${round(db.makespanS, 1)} s (${db.left} left) | ${round(pb.makespanS, 1)} s (${pb.left} left) | ${round(db.makespanS / pb.makespanS, 2)} | ${db.forced} | ${db.corrupted} / ${pb.corrupted} | ${round(db.novaRequests!, 1)} |`,
+      `| busy mix, ${IDLE} idle + 1 never converging, M = 1 | ${round(db.makespanS, 1)} s (${db.left} left) | ${round(pb.makespanS, 1)} s (${pb.left} left) | ${round(db.makespanS / pb.makespanS, 2)} | ${db.forced} | ${db.corrupted.length} / ${pb.corrupted.length} | ${round(db.novaRequests!, 1)} |`,
     );
+    damaged('busy mix, nova', pb);
+    damaged('busy mix, drainer', db);
   } finally {
     for (const id of all) await deleteServer(admin, id).catch(() => undefined);
     await setService(admin, a, true).catch(() => undefined);
@@ -193,6 +209,7 @@ async function main(): Promise<void> {
     '|---|---|---|---|---|---|---|',
     ...rows,
     '',
+    ...(damage.length ? ['Guests counted corrupted, and what showed it:', '', ...damage, ''] : []),
   ].join('\n');
   await writeFile(path.join(REPO, 'bench/real-guests.md'), md);
   await spliceInto(path.join(REPO, 'BENCHMARKS.md'), md);
