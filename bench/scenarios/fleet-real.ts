@@ -613,16 +613,27 @@ async function runSize(o: FleetRealOptions, size: number, k: KubeClients): Promi
  * (its node Lease renewal, every half of fleet.agentLeaseDuration; a thousand agents that started apart are never all silent).
  */
 async function quietAgents(pack: Pack, windowMs: number, timeoutMs: number): Promise<void> {
+  // the agents still busy at the last look, for the message if they never settle
+  let busy: [string, number][] = [];
   await until(
     'the agents idle',
     async () => {
       const r = sumStats(await pack.stats()).requests;
       const since = Date.now() - windowMs;
-      return Object.values(r).every((ts) => ts.filter((t) => t >= since).length <= 1);
+      busy = Object.entries(r)
+        .map(([node, ts]): [string, number] => [node, ts.filter((t) => t >= since).length])
+        .filter(([, n]) => n > 1)
+        .sort((a, b) => b[1] - a[1]);
+      return busy.length === 0;
     },
     timeoutMs,
     1000,
-  );
+  ).catch((err: unknown) => {
+    const top = busy.slice(0, 3).map(([node, n]) => `${node} ${n}`);
+    throw new Error(
+      `${err instanceof Error ? err.message : String(err)}: ${busy.length} agents made more than one request in the last ${windowMs / 1000} s (most: ${top.join(', ')})`,
+    );
+  });
 }
 
 async function sh(cmd: string, timeoutMs: number): Promise<void> {
