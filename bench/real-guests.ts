@@ -76,9 +76,10 @@ async function reports(admin: Session, ids: string[]): Promise<Map<string, Guest
 }
 
 /**
- * Guests damaged since `before`, each with what showed it: a failed self-check after it, a crash, a
- * new boot, or no tick in 90 s. Judged against the guest's own report before this move, so the
- * second side of the peer case is not charged for what the first side did to the same guests.
+ * Guests damaged since `before`, each with what showed it: a failed self-check after its last tick,
+ * a crash, a boot it had not had, or no tick in 90 s. Judged against the guest's own report before
+ * this move, so the second side of the peer case is not charged for what the first side did to the
+ * same guests; by tick number and boot id, as the console log starts again after each migration.
  */
 async function corrupted(admin: Session, before: Map<string, GuestReport>): Promise<string[]> {
   const out: string[] = [];
@@ -86,10 +87,11 @@ async function corrupted(admin: Session, before: Map<string, GuestReport>): Prom
     const now = await freshReport(admin, id, b.lastTick, 2).catch(async () =>
       readReport(await consoleLog(admin, id)),
     );
+    const failed = now.badTicks.filter((t) => t > b.lastTick);
     const why = [
-      now.bad > b.bad ? `${now.bad - b.bad} failed self-check(s)` : '',
+      failed.length ? `failed self-check at tick ${failed.join(', ')}` : '',
       now.crashed && !b.crashed ? 'a kernel oops' : '',
-      now.boots.join() !== b.boots.join() ? 'a new boot' : '',
+      now.boots.some((id) => !b.boots.includes(id)) ? 'a new boot' : '',
       now.lastTick <= b.lastTick ? `no tick after ${b.lastTick}` : '',
     ].filter(Boolean);
     if (why.length) out.push(`${id.slice(0, 8)}: ${why.join(', ')}`);

@@ -55,8 +55,11 @@ export function libvirtUri(host: string, env = process.env): string {
 export interface GuestReport {
   boots: string[];
   lastTick: number;
-  /** Ticks whose self-check failed. */
-  bad: number;
+  /**
+   * The tick numbers whose self-check failed. By number, not count: Nova's console log of a guest
+   * starts again after a live migration, so counts from two reads are not comparable.
+   */
+  badTicks: number[];
   /** A kernel oops or panic anywhere in the log. */
   crashed: boolean;
   poweredOff: boolean;
@@ -68,7 +71,7 @@ const TICK = /drainer-guest boot=([0-9a-f]+) tick=(\d+) check=(ok|BAD)/;
 export function readReport(log: string): GuestReport {
   const boots: string[] = [];
   let lastTick = 0;
-  let bad = 0;
+  const badTicks: number[] = [];
   let lines = 0;
   for (const line of log.split('\n')) {
     const m = TICK.exec(line);
@@ -76,12 +79,12 @@ export function readReport(log: string): GuestReport {
     lines++;
     if (boots.at(-1) !== m[1]) boots.push(m[1]!);
     lastTick = Number(m[2]);
-    if (m[3] === 'BAD') bad++;
+    if (m[3] === 'BAD') badTicks.push(lastTick);
   }
   return {
     boots,
     lastTick,
-    bad,
+    badTicks,
     crashed: /Oops|Kernel panic|general protection fault|BUG:/.test(log),
     poweredOff: log.includes('acpi power-off'),
     lines,
