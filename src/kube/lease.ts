@@ -58,11 +58,27 @@ export async function listLeases(
 
 /** The queued Nodes only (label selector): never a list of every node. */
 export async function listQueuedNodes(k: KubeTransport): Promise<KubeNode[]> {
-  const list = await k.request<KubeList<KubeNode>>({
+  return (await listQueuedPage(k, {})).items;
+}
+
+/**
+ * One page of the queued Nodes, optionally only those queued before `before` (the label holds the
+ * queued time in ms; the API server's `<` selector compares it as an integer). With a `limit` the
+ * API server reads etcd only until the page is full: a waiter deep in a long queue costs it a page,
+ * not the whole queue.
+ */
+export async function listQueuedPage(
+  k: KubeTransport,
+  o: { before?: number; limit?: number; continue?: string },
+): Promise<KubeList<KubeNode>> {
+  return k.request<KubeList<KubeNode>>({
     path: '/api/v1/nodes',
-    query: { labelSelector: QUEUED_LABEL },
+    query: {
+      labelSelector: o.before === undefined ? QUEUED_LABEL : `${QUEUED_LABEL}<${o.before}`,
+      ...(o.limit ? { limit: String(o.limit) } : {}),
+      ...(o.continue ? { continue: o.continue } : {}),
+    },
   });
-  return list.items;
 }
 
 /** How many nodes run the agent: the DaemonSet's desiredNumberScheduled (one GET). */

@@ -7,8 +7,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { NODE_LEASE_COMPONENT, nodeLeaseName } from '../../src/core/agent/node-lease.ts';
 import { FleetBudget } from '../../src/core/fleet/budget.ts';
 import { kubeFleetApi } from '../../src/core/fleet/kube-port.ts';
-import type { FleetApi, Slot } from '../../src/core/fleet/types.ts';
-import { queueNode, startFleetFixture, type KubeFixture } from '../kube/sandbox.ts';
+import type { FleetApi, Slot, SlotWait } from '../../src/core/fleet/types.ts';
+import { waitText } from '../../src/core/fleet/step.ts';
+import { node, queueNode, startFleetFixture, type KubeFixture } from '../kube/sandbox.ts';
 import { quietLogger } from './fakes.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -24,34 +25,50 @@ afterEach(async () => {
   await fx.close();
 });
 
-/** One agent's budget over its own port, counting its queue lists. */
-function agent(lists: { n: number }) {
+interface Read {
+  want: number;
+  got: number;
+  more: boolean;
+}
+
+/** One agent's budget over its own port, counting its queue lists (and what each read). */
+function agent(lists: { n: number; reads?: Read[] }, queuePage?: number) {
   const api = kubeFleetApi({ k: fx.k, namespace: 'drainer', daemonSet: 'drainer', log: quietLogger() });
   const counting: FleetApi = {
     ...api,
-    queuedNodes: () => {
+    queuedAhead: async (o) => {
       lists.n++;
-      return api.queuedNodes();
+      const r = await api.queuedAhead(o);
+      lists.reads?.push({ want: o.want, got: r.nodes.length, more: r.more });
+      return r;
     },
   };
   return new FleetBudget({
     api: counting,
     budget: 1,
     leaseDuration: 1.5,
+    ...(queuePage ? { queuePage } : {}),
     log: quietLogger(),
     signal: stop.signal,
   });
 }
 
 const queue = (n: string, since: number) => queueNode(fx, n, since);
+const unqueue = (n: string) =>
+  fx.k.request({
+    method: 'PATCH',
+    path: `/api/v1/nodes/${n}`,
+    contentType: 'application/merge-patch+json',
+    body: { metadata: { labels: { 'drainer.dev/queued': null } } },
+  });
 
-const acquire = (b: FleetBudget, n: string, since: number) =>
+const acquire = (b: FleetBudget, n: string, since: number, onWait: (w: SlotWait) => void = () => undefined) =>
   b.acquire({
     node: n,
     queuedSince: new Date(since),
     signal: stop.signal,
     enqueue: () => queue(n, since),
-    onWait: () => undefined,
+    onWait,
   });
 
 describe('a node waiting through two hand-offs longer than the lease duration', () => {
@@ -74,6 +91,38 @@ describe('a node waiting through two hand-offs longer than the lease duration', 
     await n3;
     third!.abandon();
     expect(n3Lists.n).toBe(1);
+  }, 20_000);
+});
+
+describe('a node deep in a long queue', () => {
+  it('reads pages of the queue ahead of it, never the whole queue, and still goes in its turn', async () => {
+    const rack = ['n1', 'n2', 'n3', 'n4', 'n5', 'n6', 'n7', 'n8'];
+    for (const n of rack.slice(3))
+      await fx.k.request({ method: 'POST', path: '/api/v1/nodes', body: node(n) });
+    // the rack is cordoned in order: every node is in the queue before any agent looks at it
+    for (const [i, n] of rack.entries()) await queue(n, (i + 1) * 1000);
+    const last = { n: 0, reads: [] as Read[] };
+    const order: string[] = [];
+    const waits: string[] = [];
+
+    await Promise.all(
+      rack.map(async (n, i) => {
+        const told = n === 'n8' ? (w: SlotWait) => waits.push(waitText(w)) : undefined;
+        const slot = await acquire(agent(n === 'n8' ? last : { n: 0 }, 2), n, (i + 1) * 1000, told);
+        order.push(n);
+        await unqueue(n); // the record's phase Evacuating takes the label off
+        await sleep(100); // its evacuation
+        await slot!.release();
+      }),
+    );
+
+    expect(order).toEqual(rack);
+    // a page (of 2 here, and one more, to know the queue goes on), then twice as far once
+    // the three it read have gone: the four or three left (n4 may have taken its slot by then)
+    expect(last.reads[0]).toEqual({ want: 2, got: 3, more: true });
+    expect(last.reads.slice(1)).toEqual([
+      { want: 4, got: expect.toSatisfy((g: number) => g <= 4), more: false },
+    ]);
   }, 20_000);
 });
 

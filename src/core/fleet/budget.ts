@@ -48,6 +48,11 @@ export interface FleetBudgetOptions {
   readonly budget: string | number;
   /** Seconds a holder may go without renewing before its slot may be taken. */
   readonly leaseDuration: number;
+  /**
+   * The fewest nodes ahead a queue list reads (default 50, at least twice the slots): a queue
+   * that short costs one list; a longer one is read a page at a time (#ahead).
+   */
+  readonly queuePage?: number;
   /** Safety re-check while waiting, ms (missed watch events heal). */
   readonly resyncMs?: number;
   readonly log: Logger;
@@ -72,7 +77,12 @@ interface QueueState {
   /** Leases to read from the API, not the watch, on the next turn (a lost race: 409 or 404). */
   recheck: string[];
   relist: boolean;
+  /** The nodes ahead, as listed, less those seen taking a slot since. */
   ahead?: Set<string>;
+  /** The list stopped at `want` nodes: more may be ahead than `ahead` holds. */
+  more: boolean;
+  /** How many nodes ahead a list reads at most; doubles each time it reads that many. */
+  want: number;
   /** The cache version the queue was listed at: holders seen since then are no longer waiting. */
   from: number;
   freeSince?: number;
@@ -122,6 +132,8 @@ export class FleetBudget implements EvacuationBudget {
       lastWait: '',
       recheck: [],
       relist: true,
+      more: false,
+      want: 0,
       from: this.#cache.version,
     };
     while (!o.signal.aborted) {
@@ -148,7 +160,8 @@ export class FleetBudget implements EvacuationBudget {
         since,
         seen,
         slots,
-        list: !mine && free.length > 0,
+        total,
+        free: mine ? 0 : free.length,
       });
       const stale = this.#stale(q, free.length, aheadN, now);
       const candidates = mine ? [mine] : stale ? free : free.slice(aheadN);
@@ -174,24 +187,42 @@ export class FleetBudget implements EvacuationBudget {
   /**
    * How many queued nodes come before this one. The queue is listed once, then a node is dropped
    * when the Lease watch shows it took a slot; listed again only after a wait ended on the resync.
+   * A list reads at most `want` nodes ahead (a page, queuePage): a node deep in a long queue
+   * learns only that it must wait, at the cost of a page, and lists again, reading twice as far,
+   * once fewer than the free slots are left of those it read. Every waiter listing the whole queue
+   * when a roll of a thousand nodes began kept the API server busy for a minute (issue 38).
    */
   async #ahead(
     q: QueueState,
-    o: { node: string; since: number; seen: number; slots: readonly LeaseView[]; list: boolean },
+    o: {
+      node: string;
+      since: number;
+      seen: number;
+      slots: readonly LeaseView[];
+      total: number;
+      free: number;
+    },
   ): Promise<number> {
-    if (o.list && (q.relist || !q.ahead)) {
-      const queue = await this.#o.api.queuedNodes();
-      const before = queue.filter((x) => x.since < o.since || (x.since === o.since && x.node < o.node));
-      q.ahead = new Set(before.map((x) => x.node));
+    this.#dropHolders(q, o.slots);
+    const unknown = !q.ahead || q.relist || (q.more && q.ahead.size < o.free);
+    if (o.free > 0 && unknown) {
+      q.want = q.more && !q.relist ? q.want * 2 : Math.max(q.want, 2 * o.total, this.#o.queuePage ?? 50);
+      const { nodes, more } = await this.#o.api.queuedAhead({ node: o.node, since: o.since, want: q.want });
+      q.ahead = new Set(nodes);
+      q.more = more;
       q.relist = false;
       // the Leases were read at `seen`: holders from then on are counted, not just after the list
       q.from = o.seen;
+      this.#dropHolders(q, o.slots);
     }
-    if (!q.ahead) return 0;
-    // a node that took a slot is not waiting, even while its label is still being removed
-    for (const l of o.slots) if (l.holder) q.ahead.delete(holderNode(l.holder));
+    return q.ahead?.size ?? 0;
+  }
+
+  /** A node that took a slot is not waiting, even while its label is still being removed. */
+  #dropHolders(q: QueueState, slots: readonly LeaseView[]): void {
+    if (!q.ahead) return;
+    for (const l of slots) if (l.holder) q.ahead.delete(holderNode(l.holder));
     for (const holder of this.#cache.holdersSince(q.from)) q.ahead.delete(holderNode(holder));
-    return q.ahead.size;
   }
 
   /** A slot left free for a lease duration while the nodes ahead do not take it: they are gone. */
@@ -248,7 +279,12 @@ export class FleetBudget implements EvacuationBudget {
         slot: l.name,
         ...(l.acquireTime ? { since: l.acquireTime } : {}),
       }));
-    const wait = { total, holders, ...(q.ahead ? { position: q.ahead.size + 1 } : {}) };
+    const wait = {
+      total,
+      holders,
+      ...(q.ahead ? { position: q.ahead.size + 1 } : {}),
+      ...(q.ahead && q.more ? { orLater: true } : {}),
+    };
     const key = JSON.stringify(wait);
     if (key !== q.lastWait) onWait(wait);
     q.lastWait = key;

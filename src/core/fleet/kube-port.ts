@@ -8,6 +8,7 @@ import {
   leasesPath,
   listLeases,
   listQueuedNodes,
+  listQueuedPage,
   QUEUED_LABEL,
   replaceLease,
   type KubeLease,
@@ -54,6 +55,16 @@ const lease = (v: LeaseView, namespace: string, component: string): KubeLease =>
   },
 });
 
+// a node held at the start gate (window, freeze, blocker) keeps its label and place, but is not
+// ahead of anyone: a node past the gate (a blocker elsewhere cleared, --now) goes on
+const heldAtGate = (n: KubeNode): boolean =>
+  parseRecord(n.metadata.annotations?.[STATE_ANNOTATION])?.waiting !== undefined;
+
+const queued = (n: KubeNode): { node: string; since: number } => ({
+  node: n.metadata.name ?? '',
+  since: Number(n.metadata.labels?.[QUEUED_LABEL] ?? 0),
+});
+
 export function kubeFleetApi(o: {
   k: KubeClients;
   namespace: string;
@@ -80,16 +91,22 @@ export function kubeFleetApi(o: {
       return (await listLeases(k, namespace, `app.kubernetes.io/component=${component}`)).map(view);
     },
     async queuedNodes() {
-      // a node held at the start gate (window, freeze, blocker) keeps its label and place, but is
-      // not ahead of anyone: a node past the gate (a blocker elsewhere cleared, --now) goes on
-      const held = (n: KubeNode) =>
-        parseRecord(n.metadata.annotations?.[STATE_ANNOTATION])?.waiting !== undefined;
-      return (await listQueuedNodes(k))
-        .filter((n) => !held(n))
-        .map((n) => ({
-          node: n.metadata.name ?? '',
-          since: Number(n.metadata.labels?.[QUEUED_LABEL] ?? 0),
-        }));
+      return (await listQueuedNodes(k)).filter((n) => !heldAtGate(n)).map(queued);
+    },
+    async queuedAhead({ node, since, want }) {
+      // the same time and a smaller name is ahead too, hence `< since + 1` (this node is read, and
+      // so are nodes held at the gate: neither is ahead). A page of want + 1: the API server gives a
+      // continue token whenever it stopped before the end, so only a page with more than `want`
+      // ahead says that the queue goes on past them.
+      const nodes: string[] = [];
+      let page: { continue?: string } = {};
+      do {
+        const list = await listQueuedPage(k, { before: since + 1, limit: want + 1, ...page });
+        for (const n of list.items.filter((x) => !heldAtGate(x)).map(queued))
+          if (n.since < since || (n.since === since && n.node < node)) nodes.push(n.node);
+        page = list.metadata.continue ? { continue: list.metadata.continue } : {};
+      } while (page.continue && nodes.length <= want);
+      return { nodes, more: page.continue !== undefined };
     },
     watchLeases(onEvent, onOpen, signal) {
       // a handful of objects: the watch brings them (no list), and after a 410 brings them again;

@@ -13,7 +13,7 @@ const clock = (iso: string | undefined): string => (iso ? iso.slice(11, 16) : '?
 /** "waiting for a slot: 1 of 1 taken by node-3 since 12:04" */
 export function waitText(w: SlotWait): string {
   const by = w.holders.map((h) => `${h.node} since ${clock(h.since)}`).join(', ');
-  const place = w.position ? `; number ${w.position} in the queue` : '';
+  const place = w.position ? `; number ${w.position}${w.orLater ? ' or later' : ''} in the queue` : '';
   return `waiting for a slot: ${w.holders.length} of ${w.total} taken${by ? ` by ${by}` : ''}${place}`;
 }
 

@@ -24,6 +24,8 @@ export interface SlotWait {
   readonly holders: readonly SlotHolder[];
   /** 1-based place in the queue, when a slot was free (the queue is only read then). */
   readonly position?: number;
+  /** The queue was read only this far: the place is `position` or later. */
+  readonly orLater?: boolean;
 }
 
 export interface EvacuationBudget {
@@ -67,6 +69,11 @@ export interface FleetApi {
   /** ConflictError when the resourceVersion is stale; NotFoundError when the Lease is gone. */
   replaceLease(l: LeaseView): Promise<LeaseView>;
   queuedNodes(): Promise<{ node: string; since: number }[]>;
+  /**
+   * The queued nodes ahead of this one (queued before it; at the same time, a smaller name), read
+   * until there are more than `want` of them: `more` when the queue may go on past those.
+   */
+  queuedAhead(o: { node: string; since: number; want: number }): Promise<{ nodes: string[]; more: boolean }>;
   /**
    * One watch of the Leases, opened without a resourceVersion: the existing ones come first as
    * ADDED events (no list), then the changes; re-watches heal. `onOpen` each time a stream opens.

@@ -3,7 +3,19 @@ import { badRequest } from './status.ts';
 import type { KubeObject } from './types.ts';
 
 type Requirement =
-  { key: string; op: 'in' | 'notin'; values: readonly string[] } | { key: string; op: 'exists' | '!exists' };
+  | { key: string; op: 'in' | 'notin'; values: readonly string[] }
+  | { key: string; op: 'exists' | '!exists' }
+  | { key: string; op: 'gt' | 'lt'; value: bigint };
+
+const INT64 = /^[+-]?\d+$/;
+const inInt64 = (n: bigint): boolean => n >= -(2n ** 63n) && n < 2n ** 63n;
+
+/** A label value as the API server's Gt and Lt read it: an int64, or nothing (never matches). */
+function int64(v: string | undefined): bigint | undefined {
+  if (v === undefined || !INT64.test(v)) return undefined;
+  const n = BigInt(v);
+  return inInt64(n) ? n : undefined;
+}
 
 export type Matcher = (labels: Record<string, string> | undefined) => boolean;
 
@@ -25,7 +37,7 @@ function splitTerms(s: string): string[] {
 }
 
 function parseTerm(term: string): Requirement {
-  const set = /^([^\s!=(),]+)\s+(in|notin)\s+\(([^)]*)\)$/.exec(term);
+  const set = /^([^\s!=(),<>]+)\s+(in|notin)\s+\(([^)]*)\)$/.exec(term);
   if (set?.[1] && set[2] && set[3] !== undefined) {
     const values = set[3]
       .split(',')
@@ -33,9 +45,19 @@ function parseTerm(term: string): Requirement {
       .filter((v) => v.length > 0);
     return { key: set[1], op: set[2] as 'in' | 'notin', values };
   }
-  const eq = /^([^\s!=(),]+)\s*(==|=|!=)\s*([^\s!=(),]*)$/.exec(term);
+  const eq = /^([^\s!=(),<>]+)\s*(==|=|!=)\s*([^\s!=(),]*)$/.exec(term);
   if (eq?.[1] && eq[2] && eq[3] !== undefined) {
     return { key: eq[1], op: eq[2] === '!=' ? 'notin' : 'in', values: [eq[3]] };
+  }
+  // `key<5`, `key>5`: an integer compared with the label's value read as one
+  const cmp = /^([^\s!=(),<>]+)\s*([<>])\s*([^\s!=(),<>]*)$/.exec(term);
+  if (cmp?.[1] && cmp[2] && cmp[3] !== undefined) {
+    const value = int64(cmp[3]);
+    if (value === undefined)
+      throw badRequest(
+        `unable to parse requirement: values[0]: Invalid value: "${cmp[3]}": for 'Gt', 'Lt' operators, the value must be an integer`,
+      );
+    return { key: cmp[1], op: cmp[2] === '<' ? 'lt' : 'gt', value };
   }
   const not = /^!\s*([^\s!=(),]+)$/.exec(term);
   if (not?.[1]) return { key: not[1], op: '!exists' };
@@ -54,6 +76,12 @@ function matches(req: Requirement, labels: Record<string, string> | undefined): 
       return has && req.values.includes(labels[req.key] ?? '');
     case 'notin':
       return !has || !req.values.includes(labels[req.key] ?? '');
+    case 'gt':
+    case 'lt': {
+      const v = has ? int64(labels[req.key]) : undefined;
+      if (v === undefined) return false;
+      return req.op === 'gt' ? v > req.value : v < req.value;
+    }
   }
 }
 

@@ -43,6 +43,50 @@ describe('sandbox API server: list selectors and pagination', () => {
     expect(names(res.body)).toEqual(expected);
   });
 
+  describe('the integer comparisons, as the real API server reads them (fleet queue pages)', () => {
+    beforeEach(() => {
+      const s = api.server.store;
+      s.create('namespaces', { metadata: { name: 'ranked' } });
+      for (const [name, rank] of [
+        ['r3', '3'],
+        ['r12', '12'],
+        ['rx', 'x'],
+        ['r-1', '-1'],
+      ] as const)
+        s.create('pods', pod('ranked', name, { node: 'n1', labels: { rank } }));
+    });
+    const ranked = (selector: string, more = '') =>
+      api.get(`/api/v1/namespaces/ranked/pods?labelSelector=${encodeURIComponent(selector)}${more}`);
+
+    it.each([
+      ['rank<10', ['r-1', 'r3']],
+      ['rank>3', ['r12']],
+      ['rank < 13', ['r-1', 'r12', 'r3']],
+      ['rank>-2,rank<4', ['r-1', 'r3']],
+    ])('compares %s as integers; a value that is not one matches neither way', async (selector, expected) => {
+      expect(names((await ranked(selector)).body)).toEqual(expected);
+    });
+
+    it('answers 400 naming the value that is not an integer', async () => {
+      const res = await ranked('rank<ten');
+
+      expect(res.status).toBe(400);
+      expect(res.body.message).toBe(
+        `unable to parse requirement: values[0]: Invalid value: "ten": for 'Gt', 'Lt' operators, the value must be an integer`,
+      );
+      expect((await ranked('rank<=3')).status).toBe(400);
+    });
+
+    it('pages a comparison with limit and continue', async () => {
+      const first = await ranked('rank<100', '&limit=2');
+      const rest = await ranked('rank<100', `&limit=2&continue=${first.body.metadata.continue}`);
+
+      expect(names(first.body)).toEqual(['r-1', 'r12']);
+      expect(first.body.metadata.remainingItemCount).toBeUndefined();
+      expect(names(rest.body)).toEqual(['r3']);
+    });
+  });
+
   it('answers 400 for a field the resource cannot be selected by', async () => {
     const res = await api.get('/api/v1/nodes?fieldSelector=spec.nodeName%3Dn1');
 
