@@ -1,6 +1,7 @@
 // The fleet budget's own requests in a slice of the sandbox's request log, by kind. A queue list is a
-// Node list by the drainer.dev/queued label only: the drain gate's Pod lists also select on a
-// drainer.dev label (drainer.dev/gate-node) and are not the budget's.
+// Node list by the drainer.dev/queued label only (the label, or its value compared: the nodes ahead
+// of a waiter): the drain gate's Pod lists also select on a drainer.dev label
+// (drainer.dev/gate-node) and are not the budget's.
 import { QUEUED_LABEL } from '../../src/names.ts';
 
 export interface FleetRequests {
@@ -28,10 +29,16 @@ function decoded(path: string): string {
   }
 }
 
+const queueTerm = (t: string): boolean =>
+  t === QUEUED_LABEL ||
+  ((t.startsWith(`${QUEUED_LABEL}<`) || t.startsWith(`${QUEUED_LABEL}>`)) &&
+    /^-?\d+$/.test(t.slice(QUEUED_LABEL.length + 1)));
+
 function isQueueList(r: LoggedRequest): boolean {
   if (r.method !== 'GET') return false;
   const url = new URL(decoded(r.path), 'http://x');
-  return url.pathname === '/api/v1/nodes' && url.searchParams.get('labelSelector') === QUEUED_LABEL;
+  const selector = url.searchParams.get('labelSelector');
+  return url.pathname === '/api/v1/nodes' && !!selector && selector.split(',').every(queueTerm);
 }
 
 export function fleetRequests(log: readonly LoggedRequest[]): FleetRequests {

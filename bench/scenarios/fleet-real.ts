@@ -683,7 +683,12 @@ async function restartApiServer(
         const started =
           requestsOf(w.samples) - requestsOf(prev.samples) + Math.max(0, after - watchesOf(prev.samples));
         peak = Math.max(peak, started / s);
-      } else peak = Math.max(peak, requestsOf(w.samples) + after);
+      } else {
+        // a fresh process's counters hold all it answered since it started, not one second's
+        const startedAt = total(w.samples, 'process_start_time_seconds');
+        const up = startedAt > 0 ? Math.max(1, w.at / 1000 - startedAt) : 1;
+        peak = Math.max(peak, (requestsOf(w.samples) + after) / up);
+      }
       if (rewatch === undefined && after >= before) rewatch = (w.at - back) / 1000;
       prev = w;
       if (rewatch !== undefined && Date.now() - back > rewatch * 1000 + 20_000) break;

@@ -5,6 +5,14 @@ describe("the fleet bench's count of the budget's requests", () => {
   it("counts a list of the queued Nodes as a queue list, and the drain gate's Pod lists not", () => {
     const log = [
       { method: 'GET', path: '/api/v1/nodes?labelSelector=drainer.dev%2Fqueued', status: 200 },
+      // a waiter's page of the nodes ahead of it
+      {
+        method: 'GET',
+        path: '/api/v1/nodes?labelSelector=drainer.dev%2Fqueued%3C1764000000001&limit=51',
+        status: 200,
+      },
+      // not the budget's: another label beside it
+      { method: 'GET', path: '/api/v1/nodes?labelSelector=drainer.dev%2Fqueued%2Crack%3Dr1', status: 200 },
       {
         method: 'GET',
         path: '/api/v1/namespaces/drainer/pods?labelSelector=drainer.dev%2Fgate-node%3Dhv-01&limit=500',
@@ -16,7 +24,7 @@ describe("the fleet bench's count of the budget's requests", () => {
         status: 200,
       },
     ];
-    expect(fleetRequests(log).queueLists).toBe(1);
+    expect(fleetRequests(log).queueLists).toBe(2);
   });
 
   it('tells Lease watches, lists, reads and lost races apart', () => {
