@@ -62,19 +62,24 @@ export async function listQueuedNodes(k: KubeTransport): Promise<KubeNode[]> {
 }
 
 /**
- * One page of the queued Nodes, optionally only those queued before `before` (the label holds the
- * queued time in ms; the API server's `<` selector compares it as an integer). With a `limit` the
- * API server reads etcd only until the page is full: a waiter deep in a long queue costs it a page,
- * not the whole queue.
+ * The queued Nodes, optionally only those queued after `after` and before `before` (the label holds
+ * the queued time in ms; the API server's `<` and `>` selectors compare it as an integer). With a
+ * `limit` the API server reads etcd only until the page is full; `cached` reads the API server's
+ * watch cache instead (resourceVersion=0: no etcd read, the selector filtered in memory, no paging).
  */
 export async function listQueuedPage(
   k: KubeTransport,
-  o: { before?: number; limit?: number; continue?: string },
+  o: { after?: number; before?: number; limit?: number; continue?: string; cached?: boolean },
 ): Promise<KubeList<KubeNode>> {
+  const terms = [
+    ...(o.after !== undefined ? [`${QUEUED_LABEL}>${o.after}`] : []),
+    ...(o.before !== undefined ? [`${QUEUED_LABEL}<${o.before}`] : []),
+  ];
   return k.request<KubeList<KubeNode>>({
     path: '/api/v1/nodes',
     query: {
-      labelSelector: o.before === undefined ? QUEUED_LABEL : `${QUEUED_LABEL}<${o.before}`,
+      labelSelector: terms.length ? terms.join(',') : QUEUED_LABEL,
+      ...(o.cached ? { resourceVersion: '0' } : {}),
       ...(o.limit ? { limit: String(o.limit) } : {}),
       ...(o.continue ? { continue: o.continue } : {}),
     },

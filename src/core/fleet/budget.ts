@@ -49,8 +49,8 @@ export interface FleetBudgetOptions {
   /** Seconds a holder may go without renewing before its slot may be taken. */
   readonly leaseDuration: number;
   /**
-   * The fewest nodes ahead a queue list reads (default 50, at least twice the slots): a queue
-   * that short costs one list; a longer one is read a page at a time (#ahead).
+   * A page of the queue (default 50, at least twice the slots): a queue that short is read whole;
+   * in a longer one a waiter reads the page queued just before it first (#ahead).
    */
   readonly queuePage?: number;
   /** Safety re-check while waiting, ms (missed watch events heal). */
@@ -79,10 +79,8 @@ interface QueueState {
   relist: boolean;
   /** The nodes ahead, as listed, less those seen taking a slot since. */
   ahead?: Set<string>;
-  /** The list stopped at `want` nodes: more may be ahead than `ahead` holds. */
+  /** `ahead` holds only the nodes queued just before this one: others are ahead of them. */
   more: boolean;
-  /** How many nodes ahead a list reads at most; doubles each time it reads that many. */
-  want: number;
   /** The cache version the queue was listed at: holders seen since then are no longer waiting. */
   from: number;
   freeSince?: number;
@@ -133,7 +131,6 @@ export class FleetBudget implements EvacuationBudget {
       recheck: [],
       relist: true,
       more: false,
-      want: 0,
       from: this.#cache.version,
     };
     while (!o.signal.aborted) {
@@ -185,12 +182,12 @@ export class FleetBudget implements EvacuationBudget {
   }
 
   /**
-   * How many queued nodes come before this one. The queue is listed once, then a node is dropped
-   * when the Lease watch shows it took a slot; listed again only after a wait ended on the resync.
-   * A list reads at most `want` nodes ahead (a page, queuePage): a node deep in a long queue
-   * learns only that it must wait, at the cost of a page, and lists again, reading twice as far,
-   * once fewer than the free slots are left of those it read. Every waiter listing the whole queue
-   * when a roll of a thousand nodes began kept the API server busy for a minute (issue 38).
+   * How many queued nodes come before this one. The queue is read once, then a node is dropped
+   * when the Lease watch shows it took a slot; read again only after a wait ended on the resync.
+   * In a queue longer than a page (queuePage), a node learns only the page of nodes queued just
+   * before it: it must wait while they do, and they go last before it, so it reads the rest (few by
+   * then) once fewer of them are left than there are free slots. Every waiter listing the whole
+   * queue, or the same head of it, kept the API server busy for seconds in a 1,000-node roll (issue 38).
    */
   async #ahead(
     q: QueueState,
@@ -204,10 +201,14 @@ export class FleetBudget implements EvacuationBudget {
     },
   ): Promise<number> {
     this.#dropHolders(q, o.slots);
-    const unknown = !q.ahead || q.relist || (q.more && q.ahead.size < o.free);
-    if (o.free > 0 && unknown) {
-      q.want = q.more && !q.relist ? q.want * 2 : Math.max(q.want, 2 * o.total, this.#o.queuePage ?? 50);
-      const { nodes, more } = await this.#o.api.queuedAhead({ node: o.node, since: o.since, want: q.want });
+    const near = q.more && q.ahead !== undefined && q.ahead.size < o.free && !q.relist;
+    if (o.free > 0 && (!q.ahead || q.relist || near)) {
+      const want = Math.max(2 * o.total, this.#o.queuePage ?? 50);
+      const { nodes, more } = await this.#o.api.queuedAhead({
+        node: o.node,
+        since: o.since,
+        ...(near ? {} : { want }),
+      });
       q.ahead = new Set(nodes);
       q.more = more;
       q.relist = false;

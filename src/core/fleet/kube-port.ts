@@ -55,6 +55,12 @@ const lease = (v: LeaseView, namespace: string, component: string): KubeLease =>
   },
 });
 
+/**
+ * How far back a waiter looks for the nodes queued just before it, widening until more than a page
+ * are there: 1 s holds a page when a rack was cordoned at once; an hour, a queue filled slowly.
+ */
+const QUEUE_WINDOW_MS = [1_000, 4_000, 16_000, 64_000, 256_000, 1_024_000, 3_600_000];
+
 // a node held at the start gate (window, freeze, blocker) keeps its label and place, but is not
 // ahead of anyone: a node past the gate (a blocker elsewhere cleared, --now) goes on
 const heldAtGate = (n: KubeNode): boolean =>
@@ -94,19 +100,32 @@ export function kubeFleetApi(o: {
       return (await listQueuedNodes(k)).filter((n) => !heldAtGate(n)).map(queued);
     },
     async queuedAhead({ node, since, want }) {
-      // the same time and a smaller name is ahead too, hence `< since + 1` (this node is read, and
-      // so are nodes held at the gate: neither is ahead). A page of want + 1: the API server gives a
-      // continue token whenever it stopped before the end, so only a page with more than `want`
-      // ahead says that the queue goes on past them.
-      const nodes: string[] = [];
-      let page: { continue?: string } = {};
-      do {
-        const list = await listQueuedPage(k, { before: since + 1, limit: want + 1, ...page });
-        for (const n of list.items.filter((x) => !heldAtGate(x)).map(queued))
-          if (n.since < since || (n.since === since && n.node < node)) nodes.push(n.node);
-        page = list.metadata.continue ? { continue: list.metadata.continue } : {};
-      } while (page.continue && nodes.length <= want);
-      return { nodes, more: page.continue !== undefined };
+      // ahead: queued before this node, or at the same time with a smaller name (hence `< since + 1`);
+      // neither this node nor one held at the gate is
+      const ahead = (items: readonly KubeNode[]) =>
+        items
+          .filter((x) => !heldAtGate(x))
+          .map(queued)
+          .filter((n) => n.since < since || (n.since === since && n.node < node))
+          .map((n) => n.node);
+      const whole = async () => ({
+        nodes: ahead((await listQueuedPage(k, { before: since + 1, cached: true })).items),
+        more: false,
+      });
+      if (want === undefined) return whole();
+      // the nodes queued just before this one, from the API server's cache: in a roll they are many
+      const near = async (ms: number) =>
+        ahead((await listQueuedPage(k, { after: since - ms, before: since + 1, cached: true })).items);
+      const close = await near(QUEUE_WINDOW_MS[0] ?? 1_000);
+      if (close.length > want) return { nodes: close, more: true };
+      // a page from etcd, read only until it is full: a queue no longer than a page is read whole
+      const page = await listQueuedPage(k, { before: since + 1, limit: want + 1 });
+      if (!page.metadata.continue) return { nodes: ahead(page.items), more: false };
+      for (const ms of QUEUE_WINDOW_MS.slice(1)) {
+        const nodes = await near(ms);
+        if (nodes.length > want) return { nodes, more: true };
+      }
+      return whole();
     },
     watchLeases(onEvent, onOpen, signal) {
       // a handful of objects: the watch brings them (no list), and after a 410 brings them again;

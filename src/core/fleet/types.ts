@@ -70,10 +70,11 @@ export interface FleetApi {
   replaceLease(l: LeaseView): Promise<LeaseView>;
   queuedNodes(): Promise<{ node: string; since: number }[]>;
   /**
-   * The queued nodes ahead of this one (queued before it; at the same time, a smaller name), read
-   * until there are more than `want` of them: `more` when the queue may go on past those.
+   * The queued nodes ahead of this one (queued before it; at the same time, a smaller name). With
+   * `want`: every one if they are at most `want`; else more than `want` of those queued just before
+   * it, and `more` (others are ahead of them). Without: every one.
    */
-  queuedAhead(o: { node: string; since: number; want: number }): Promise<{ nodes: string[]; more: boolean }>;
+  queuedAhead(o: { node: string; since: number; want?: number }): Promise<{ nodes: string[]; more: boolean }>;
   /**
    * One watch of the Leases, opened without a resourceVersion: the existing ones come first as
    * ADDED events (no list), then the changes; re-watches heal. `onOpen` each time a stream opens.
