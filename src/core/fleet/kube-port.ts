@@ -118,9 +118,13 @@ export function kubeFleetApi(o: {
         ahead((await listQueuedPage(k, { after: since - ms, before: since + 1, cached: true })).items);
       const close = await near(QUEUE_WINDOW_MS[0] ?? 1_000);
       if (close.length > want) return { nodes: close, more: true };
-      // a page from etcd, read only until it is full: a queue no longer than a page is read whole
-      const page = await listQueuedPage(k, { before: since + 1, limit: want + 1 });
-      if (!page.metadata.continue) return { nodes: ahead(page.items), more: false };
+      // a page from etcd, read only until it is full (want + 1 ahead, and this node): a queue no
+      // longer than a page is read whole. The API server gives a continue token whenever Nodes are
+      // left unread, matching or not: only a page with more than `want` ahead is a long queue
+      const page = await listQueuedPage(k, { before: since + 1, limit: want + 2 });
+      const first = ahead(page.items);
+      if (!page.metadata.continue) return { nodes: first, more: false };
+      if (first.length <= want) return whole();
       for (const ms of QUEUE_WINDOW_MS.slice(1)) {
         const nodes = await near(ms);
         if (nodes.length > want) return { nodes, more: true };
