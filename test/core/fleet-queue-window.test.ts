@@ -1,4 +1,4 @@
-// Story: how a waiter learns who is ahead of it in the fleet queue (issue 38). In a long queue it
+// Story: how a waiter learns who is ahead of it in the fleet queue (issue 38; queue-read.ts). In a long queue it
 // reads the nodes queued just before it, from the API server's cache, widening the window until it
 // holds more than a page; a queue of a page or fewer is read whole. A node held at the start gate
 // keeps its place but is ahead of nobody.
