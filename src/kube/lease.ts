@@ -69,7 +69,7 @@ export async function listQueuedNodes(k: KubeTransport): Promise<KubeNode[]> {
  */
 export async function listQueuedPage(
   k: KubeTransport,
-  o: { after?: number; before?: number; limit?: number; continue?: string; cached?: boolean },
+  o: { after?: number; before?: number; limit?: number; cached?: boolean },
 ): Promise<KubeList<KubeNode>> {
   const terms = [
     ...(o.after !== undefined ? [`${QUEUED_LABEL}>${o.after}`] : []),
@@ -81,7 +81,6 @@ export async function listQueuedPage(
       labelSelector: terms.length ? terms.join(',') : QUEUED_LABEL,
       ...(o.cached ? { resourceVersion: '0' } : {}),
       ...(o.limit ? { limit: String(o.limit) } : {}),
-      ...(o.continue ? { continue: o.continue } : {}),
     },
   });
 }

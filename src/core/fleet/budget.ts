@@ -201,13 +201,13 @@ export class FleetBudget implements EvacuationBudget {
     },
   ): Promise<number> {
     this.#dropHolders(q, o.slots);
-    const near = q.more && q.ahead !== undefined && q.ahead.size < o.free && !q.relist;
-    if (o.free > 0 && (!q.ahead || q.relist || near)) {
+    const atFront = q.more && q.ahead !== undefined && q.ahead.size < o.free && !q.relist;
+    if (o.free > 0 && (!q.ahead || q.relist || atFront)) {
       const want = Math.max(2 * o.total, this.#o.queuePage ?? 50);
       const { nodes, more } = await this.#o.api.queuedAhead({
         node: o.node,
         since: o.since,
-        ...(near ? {} : { want }),
+        ...(atFront ? {} : { want }),
       });
       q.ahead = new Set(nodes);
       q.more = more;
