@@ -1,8 +1,9 @@
 // The sandbox's Kubernetes API against 47 exchanges recorded from a real kube-apiserver v1.24
-// (../shared/kube-golden/, see its README): the recorded initial state is built, every exchange
-// replayed in order, and each answer compared by golden-compare.ts. Differences the sandbox keeps
-// on purpose are the EXCEPTIONS below.
-import { existsSync, readFileSync } from 'node:fs';
+// (golden-1.24.json beside this file: facts recorded from a real server, kept in the repository so a
+// fresh clone and CI replay them; golden-1.24.md says how they were recorded): the recorded initial
+// state is built, every exchange replayed in order, and each answer compared by golden-compare.ts.
+// Differences the sandbox keeps on purpose are the EXCEPTIONS below.
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,12 +13,7 @@ import { compareAnswer, type Exception } from './golden-compare.ts';
 import { readWireGolden, replayWire, setUpWireGolden } from './golden-wire.ts';
 import { readWatch, startApi, type Api, type Json } from './helpers.ts';
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
-// Beside the repository; a worktree one level deeper (…/wt/<name>) finds it one level further up.
-const GOLDEN = [
-  path.resolve(repoRoot, '../shared/kube-golden/exchanges.json'),
-  path.resolve(repoRoot, '../../shared/kube-golden/exchanges.json'),
-].find((p) => existsSync(p));
+const GOLDEN = path.join(path.dirname(fileURLToPath(import.meta.url)), 'golden-1.24.json');
 
 interface Exchange {
   name: string;
@@ -77,8 +73,8 @@ const pdb = (name: string, app: string, budget: Json): Json => ({
   spec: { ...budget, selector: { matchLabels: { app } } },
 });
 
-describe.skipIf(!GOLDEN)('sandbox Kubernetes API against recorded kube-apiserver exchanges', () => {
-  const exchanges = GOLDEN ? (JSON.parse(readFileSync(GOLDEN, 'utf8')).exchanges as Exchange[]) : [];
+describe('sandbox Kubernetes API against recorded kube-apiserver exchanges', () => {
+  const exchanges = JSON.parse(readFileSync(GOLDEN, 'utf8')).exchanges as Exchange[];
   let api: Api;
   const abort = new AbortController();
   const ours: { status: number; body: Json }[] = [];
@@ -226,6 +222,3 @@ describe('sandbox Kubernetes API against byte-level exchanges (golden-wire.json)
     ]);
   });
 });
-
-if (!GOLDEN)
-  console.warn('kube-golden/exchanges.json not found beside the repository: the contract replay is skipped');
