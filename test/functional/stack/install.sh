@@ -14,10 +14,13 @@ if [ "${NOVA_DRIVER:-libvirt}" != fake ]; then
   # a disk on a local file system ("Migration without shared storage is unsafe").
   backports="libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients libvirt0"
 fi
-installed() { dpkg-query -W -f='${Status} ${Version}\n' "$1" 2> /dev/null | grep -q '^install ok installed'; }
+# grep reads whole answers (here-strings), never `cmd | grep -q` under pipefail: grep -q leaves at its
+# first match, the writer then dies of SIGPIPE (141), and the pipe reads as "not found".
+status_of() { dpkg-query -W -f='${Status} ${Version}\n' "$1" 2> /dev/null || true; }
+installed() { grep -q '^install ok installed' <<< "$(status_of "$1")"; }
 missing=$(for p in $pkgs; do installed "$p" || echo "$p"; done)
 old_libvirt=$(for p in ${backports:-}; do
-  dpkg-query -W -f='${Status} ${Version}\n' "$p" 2> /dev/null | grep -q '^install ok installed .*bpo' || echo "$p"
+  grep -q '^install ok installed .*bpo' <<< "$(status_of "$p")" || echo "$p"
 done)
 if [ "${NOVA_DRIVER:-libvirt}" != fake ]; then
   # libvirt's QEMU driver looks its built-in user and group up at start even when qemu.conf says root;
@@ -47,12 +50,30 @@ for q in keystone/configure_db keystone/create-admin-tenant keystone/register-en
     placement/configure_api-endpoint) owner=placement-api ;; esac
   echo "$owner $q boolean false"
 done | debconf-set-selections
+# bookworm-backports from the mirror apt already uses for bookworm, in a file of its own, said in one
+# line; DRAINER_STACK_APT_SOURCES=0 leaves apt's sources alone (then the suite must be there already).
+add_backports() {
+  if [ "${DRAINER_STACK_APT_SOURCES:-1}" = 0 ]; then return; fi
+  local mirror
+  mirror=$(awk '/^URIs:/ { uri = $2 } /^Suites:/ && / bookworm( |$)/ && uri { print uri; exit }' \
+    /etc/apt/sources.list.d/*.sources 2> /dev/null || true)
+  [ -n "$mirror" ] || mirror=$(awk '$1 == "deb" && $3 == "bookworm" { print $2; exit }' \
+    /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2> /dev/null || true)
+  [ -n "$mirror" ] || mirror=http://deb.debian.org/debian
+  printf 'Types: deb\nURIs: %s\nSuites: bookworm-backports\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' \
+    "$mirror" > /etc/apt/sources.list.d/drainer-bookworm-backports.sources
+  echo "openstack:up: added bookworm-backports from $mirror to apt's sources (/etc/apt/sources.list.d/drainer-bookworm-backports.sources) for libvirt 11; DRAINER_STACK_APT_SOURCES=0 turns this off"
+}
 export DEBIAN_FRONTEND=noninteractive
 apt-get -o DPkg::Lock::Timeout=900 update -qq || true
 [ -z "$missing" ] || apt-get -o DPkg::Lock::Timeout=900 install -y -q --no-install-recommends $missing
 if [ -n "$old_libvirt" ]; then
-  apt-cache policy libvirt-daemon | grep -q bookworm-backports || {
-    echo "openstack:up: the libvirt driver needs libvirt 11 from bookworm-backports; add that suite to apt's sources" >&2
+  if ! grep -q bookworm-backports <<< "$(apt-cache policy libvirt-daemon)"; then
+    add_backports
+    apt-get -o DPkg::Lock::Timeout=900 update -qq || true
+  fi
+  grep -q bookworm-backports <<< "$(apt-cache policy libvirt-daemon)" || {
+    echo "openstack:up: the libvirt driver needs libvirt 11 from bookworm-backports, and apt does not offer it; add that suite to apt's sources" >&2
     exit 1
   }
   apt-get -o DPkg::Lock::Timeout=900 install -y -q --no-install-recommends -t bookworm-backports $old_libvirt

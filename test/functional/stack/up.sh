@@ -92,7 +92,7 @@ dbsync() { # name command...
 NC="--config-file $ETC/nova/nova.conf"
 nova_schema() {
   nova-manage $NC api_db sync && nova-manage $NC cell_v2 map_cell0 --database_connection "$(db_url nova_cell0)" &&
-    { nova-manage $NC cell_v2 list_cells | grep -q ' cell1 ' || nova-manage $NC cell_v2 create_cell --name cell1; } &&
+    { grep -q ' cell1 ' <<< "$(nova-manage $NC cell_v2 list_cells)" || nova-manage $NC cell_v2 create_cell --name cell1; } &&
     nova-manage $NC db sync
 }
 db_url() { echo "mysql+pymysql://openstack:$DB_PASS@127.0.0.1:3306/$1?charset=utf8"; }
