@@ -31,14 +31,20 @@ export function usageText(msg: string, argv: readonly string[]): string {
   const known = typed !== undefined && commandTable.some((c) => c.command === typed);
   const suggestion = /^Did you mean (.+)\?$/.exec(msg);
   if (suggestion && typed && !known) return `unknown command "${typed}" (did you mean ${suggestion[1]}?)`;
+  // yargs says a choice it refuses in three lines; one line names the flag, the value and the choices
+  const choice = /Argument: (\S+), Given: (.*), Choices: (.*)$/m.exec(msg);
+  if (choice)
+    return `invalid ${flagName(choice[1] ?? '')} ${choice[2]} (choose ${choice[3]?.replaceAll('"', '')})`;
   const unknown = /^Unknown arguments?: (.*)$/.exec(msg);
-  if (!unknown?.[1]) return msg;
+  if (!unknown?.[1]) return msg.replace(/\s*\n\s*/g, ' ');
   const names = unknown[1].split(', ');
   if (typed && !known && names.includes(typed)) return `unknown command "${typed}"`;
   const flags = names.filter((n) => !(n !== kebab(n) && names.includes(kebab(n))));
-  const shown = flags.map((n) => (n.length === 1 ? `-${n}` : `--${n}`)).join(', ');
+  const shown = flags.map(flagName).join(', ');
   return `unknown ${flags.length === 1 ? 'flag' : 'flags'} ${shown}`;
 }
+
+const flagName = (n: string) => (n.length === 1 ? `-${n}` : `--${n}`);
 
 function parser(deps: Partial<CliDeps>, program: string, argv: readonly string[]) {
   const p = globalOptions(

@@ -119,6 +119,14 @@ describe('drainer usage', () => {
     expect(twice.stderr).toBe('error: unknown flag --config-pat\nrun "drainer --help" for usage\n');
   });
 
+  it('names a refused choice in one line: the flag, the value and the choices', async () => {
+    const xml = await cli()('status', '-o', 'xml');
+    expect(xml.code).toBe(2);
+    expect(xml.stderr).toBe(
+      'error: invalid --output "xml" (choose table, wide, json, yaml)\nrun "drainer --help" for usage\n',
+    );
+  });
+
   it("reports a bad -time-out against the old tool's flag the user typed", async () => {
     const bad = await cli()('plan', '-time-out=abc');
     expect(bad.code).toBe(2);
