@@ -4,24 +4,18 @@
 // (track.ts: retries, deadlines, aborts) and the others to decide.ts (what each needs next),
 // and stops when a listing of the host shows it empty or only blockers (and given-up servers)
 // remain.
-import {
-  isAuthError,
-  isCancelledError,
-  isConflictError,
-  isForbiddenError,
-  isNotFoundError,
-  isOutcomeUnknownError,
-} from '../../errors.ts';
+import { isAuthError, isCancelledError, isForbiddenError } from '../../errors.ts';
 import type { WorkloadProgress } from '../../core/backends/plugin.ts';
-import { classify, type MoveAction } from './classify.ts';
 import type { NovaServer } from './types.ts';
 import { decide } from './decide.ts';
 import { Entry, toProgress } from './entry.ts';
 import { Follow } from './follow.ts';
 import { Landings, slotsHeld } from './landing.ts';
+import { cancel, leave } from './migrator-cancel.ts';
 import type { MigratorOptions } from './migrator-options.ts';
+import { startMove, type StartAction } from './migrator-start.ts';
+import { stopOnHost } from './migrator-stop.ts';
 import { Pace, SHARE, mergeWithDecision } from './pace.ts';
-import { readBack } from './read-back.ts';
 import { FIRST_RECORD_CHECK_MS } from './records.ts';
 import { Tracker } from './track.ts';
 import { Watch } from './watch.ts';
@@ -132,8 +126,8 @@ export class Migrator {
     }
     // a cancel (uncordon) takes back what it can; a shutdown leaves every submitted migration to
     // Nova, where the next agent adopts it from the record (aborting would make it submit them again)
-    if (signal.aborted && isCancelledError(signal.reason)) await this.#cancel();
-    else if (signal.aborted) this.#leave();
+    if (signal.aborted && isCancelledError(signal.reason)) await cancel(this.#o, this.#tracker, this.entries);
+    else if (signal.aborted) leave(this.entries);
     this.#report();
     return this.entries.map((e) => toProgress(e, this.#o.now()));
   }
@@ -254,7 +248,7 @@ export class Migrator {
   }
 
   /** The move a pending server starts once the window has room (a confirm or a stop needs none). */
-  #move(e: Entry): Exclude<MoveAction, 'confirm-resize' | 'stop'> | undefined {
+  #move(e: Entry): StartAction | undefined {
     if (e.state !== 'pending' || !e.next || (e.notBefore ?? 0) > this.#o.now()) return undefined;
     if (e.next === 'confirm-resize' || e.next === 'stop') return undefined;
     if (e.last && this.#othersLeft()) return undefined; // nova.onError last: after every other server
@@ -325,7 +319,7 @@ export class Migrator {
         continue;
       }
       if (e.next === 'stop') {
-        await this.#stop(e);
+        await stopOnHost(this.#o, e);
         continue;
       }
       const move = this.#move(e);
@@ -339,145 +333,19 @@ export class Migrator {
     return this.entries.some((x) => !x.last && (x.state === 'migrating' || x.state === 'pending'));
   }
 
-  /**
-   * Way out stop: recorded before the call, so restore starts it again whatever happens next (an
-   * agent that dies before the answer included). Refused, the call did nothing: the mark goes, so
-   * a server its owner stopped first (Nova's 409 while it powers off) is never started by restore.
-   */
-  async #stop(e: Entry): Promise<void> {
-    const { compute, signal, log } = this.#o;
-    const now = this.#o.now();
-    e.stopped = true;
-    e.next = undefined;
-    // an earlier stop's request id goes: until this one's is known, restore goes by where it is
-    await this.#o.remember(e.id, { stopped: true, stopRequest: undefined });
-    let request: string | undefined;
-    try {
-      request = await compute.stopServer(e.id, signal);
-    } catch (err) {
-      if (signal.aborted || isAuthError(err) || isForbiddenError(err)) throw err;
-      if (isOutcomeUnknownError(err)) return; // maybe taken: the mark stays, the next poll looks
-      e.stopped = false;
-      await this.#o.remember(e.id, { stopped: undefined });
-      if (isNotFoundError(err)) e.finish('skipped', now, 'deleted during the evacuation');
-      // 409: busy, its owner's stop (or another task) first; the next poll looks again
-      else if (isConflictError(err))
-        log.info(
-          { server: e.id, name: e.name },
-          'os-stop refused (409): the server is busy, maybe stopped by its owner',
-        );
-      else e.finish('failed', now, `Nova refused os-stop: ${(err as Error).message}`);
-      return;
-    }
-    // restore starts it while this stop is the newest power action in its log, wherever it is
-    if (request) await this.#o.remember(e.id, { stopRequest: request });
-    e.action = 'stop';
-    e.message = 'stopping on the host (the maintenance is declared a reboot)';
-    log.info({ server: e.id, name: e.name }, 'server stopped on the host (way out stop, declared reboot)');
-  }
-
   /** Submitted and not over in Nova: moving, or landed with the record maybe still running. */
   #inFlight(): number {
     const moving = this.entries.filter((e) => e.state === 'migrating').length;
     return moving + slotsHeld(this.entries, this.#o.nova.maxConcurrentMigrations);
   }
 
-  async #start(e: Entry, action: Exclude<MoveAction, 'confirm-resize' | 'stop'>): Promise<void> {
-    const { compute, signal, log } = this.#o;
-    const now = this.#o.now();
+  async #start(e: Entry, action: StartAction): Promise<void> {
     const slotFree = this.#inFlight() < this.#o.nova.maxConcurrentMigrations;
-    await this.#o.beforeStart(e.id, {
-      attempts: e.attempts + 1,
-      startedAt: new Date(e.startedAt ?? now).toISOString(),
-    });
-    try {
-      if (action === 'live-migrate') await compute.liveMigrate(e.id, signal);
-      else await compute.migrate(e.id, signal);
-    } catch (err) {
-      if (signal.aborted || isAuthError(err) || isForbiddenError(err)) throw err;
-      if (isNotFoundError(err)) {
-        e.finish('skipped', now, 'deleted during the evacuation');
-        return;
-      }
-      if (isOutcomeUnknownError(err)) {
-        // Never sent again blindly: read back whether Nova took it, then decide.
-        const back = await readBack(this.#o, e, action, now);
-        if (back.took === 'took' && (slotFree || action !== 'live-migrate')) this.#slotFrom(e, now);
-        if (back.took === 'not-taken') this.#tracker.failedAttempt(e, now, `${err.message}; ${back.detail}`);
-        return;
-      }
-      e.started(action, now);
-      if (isConflictError(err)) {
-        // Not retried: the server changed under us. If a migration is running, it is ours to track.
-        const s = await compute.getServer(e.id, signal).catch(() => e.server);
-        const v = classify(s, this.#o.nova);
-        if (v.kind === 'in-progress') {
-          // ours did not start: someone else's (its owner's resize) is followed, not counted ours
-          e.byOthers = true;
-          e.attempts -= 1;
-          e.tries -= 1;
-          return;
-        }
-        if (v.kind === 'wait') {
-          // its owner acts on it (a shelve, a stop): no attempt of ours; decided again once that ends
-          e.attempts -= 1;
-          e.tries -= 1;
-          e.wait(
-            `${v.reason} (its owner's, met as Nova's 409 to ${action}); decided again once it ends`,
-            now,
-          );
-          log.info(
-            { server: e.id, action, reason: v.reason },
-            'Nova refused the move: someone acts on the server',
-          );
-          return;
-        }
-        const refused = `Nova refused ${action}: ${(err as Error).message}`;
-        e.finish(
-          'failed',
-          now,
-          e.last
-            ? `in ERROR, stays on ${this.#o.source}: ${refused} (reset its state or move it by hand)`
-            : refused,
-        );
-        return;
-      }
-      this.#tracker.failedAttempt(e, now, (err as Error).message);
-      return;
-    }
-    e.started(action, now);
-    // A cold migration is never queued behind a slot; a live one is when the window is full.
-    if (slotFree || action !== 'live-migrate') this.#slotFrom(e, now);
-    else e.recordCheckAt = undefined; // queued: nothing to check until it holds a slot
-    log.info({ server: e.id, name: e.name, action, attempt: e.attempts }, 'migration started');
-  }
-
-  #leave(): void {
-    for (const e of this.entries)
-      if (e.state === 'migrating') e.message = 'shut down: left to Nova, the next agent follows it';
-  }
-
-  async #cancel(): Promise<void> {
-    const moving = this.entries.filter((e) => e.state === 'migrating');
-    for (const e of moving) {
-      // Submitted ahead and not started: nothing to lose, so it is aborted whatever abortOnCancel
-      // says (Nova aborts queued live migrations from 2.65; below, none were submitted ahead).
-      const queued = e.deadlineFrom === undefined && this.#o.compute.atLeast(65);
-      if (e.abort) {
-        const note = `cancelled after its deadline (${e.abort.note})`;
-        if ((await this.#tracker.afterCancel(e, note)) === 'stayed') e.finish('failed', this.#o.now(), note);
-      } else if (this.#o.abortOnCancel || queued) {
-        const { sent, note } = await this.#tracker.abort(e);
-        if (sent && e.migrationId !== undefined) await this.#tracker.abortSettled(e, e.migrationId);
-        const after = await this.#tracker.afterCancel(e, `the cancel came too late: ${note}`);
-        // still being scheduled, nothing to abort yet: not a failure, Nova moves it on its own
-        if (after === 'moving')
-          e.message = `cancelled (${note}): Nova goes on with it, left to finish on its own`;
-        else if (after === 'stayed') e.finish('failed', this.#o.now(), `cancelled (${note})`);
-      } else {
-        e.message = 'cancelled: left to finish on its own';
-      }
-    }
-    for (const e of this.entries) if (e.state === 'pending') e.message = 'cancelled before it started';
+    await startMove(
+      this.#o,
+      { tracker: this.#tracker, slotFree, slotFrom: (x, now) => this.#slotFrom(x, now) },
+      e,
+      action,
+    );
   }
 }
