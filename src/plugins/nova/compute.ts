@@ -360,6 +360,22 @@ export class ComputeClient {
     return res.body?.instanceActions ?? [];
   }
 
+  /** One metadata item (PUT …/metadata/{key}); Nova refuses it (409) while a task runs. */
+  async setServerMetadataItem(id: string, key: string, value: string, signal?: AbortSignal): Promise<void> {
+    const path = `/servers/${encodeURIComponent(id)}/metadata/${encodeURIComponent(key)}`;
+    await this.#call('PUT', path, { json: { meta: { [key]: value } }, signal });
+  }
+
+  /** Removes one metadata item; one already gone (404) is no error. */
+  async deleteServerMetadataItem(id: string, key: string, signal?: AbortSignal): Promise<void> {
+    const path = `/servers/${encodeURIComponent(id)}/metadata/${encodeURIComponent(key)}`;
+    try {
+      await this.#call('DELETE', path, { signal });
+    } catch (err) {
+      if (!isNotFoundError(err)) throw err;
+    }
+  }
+
   /** In-progress migrations of a server (2.23+). */
   async listServerMigrations(id: string, signal?: AbortSignal): Promise<NovaMigration[]> {
     const res = await this.#call<{ migrations?: NovaMigration[] }>(
