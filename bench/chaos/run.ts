@@ -19,6 +19,7 @@ import { renderReliability, type SeedRun } from './report.ts';
 import { histogramText, tallyDrains, tallyOwners } from './tally.ts';
 import { describeStep, makeSchedule, STEP_KINDS, type Step, type StepKind } from './schedule.ts';
 import { FLEET_NODES } from './fleet.ts';
+import { replayCommand } from './replay.ts';
 import { shrink } from './shrink.ts';
 import { runSeedsInParallel } from './parallel.ts';
 import { describeFinding, runSoak } from './soak.ts';
@@ -154,7 +155,10 @@ async function runSeeds(
   for (const seed of seeds) {
     const steps = o.replay ?? makeSchedule(seed, rounds, FLEET_NODES, without);
     const file = log && seeds.length > 1 ? `${log}.${seed}` : log;
-    runs.push(await soakOne({ seed, steps, shrinkSeconds, repeats, verbose, log: file }));
+    const replayed = o.replay !== undefined;
+    runs.push(
+      await soakOne({ seed, steps, rounds, without, replayed, shrinkSeconds, repeats, verbose, log: file }),
+    );
   }
   return runs;
 }
@@ -165,6 +169,10 @@ const say = (line: string) => process.stdout.write(`${line}\n`);
 async function soakOne(o: {
   seed: number;
   steps: Step[];
+  rounds: number;
+  without: ReadonlySet<StepKind>;
+  /** The steps came from --steps: the replay gives them again. */
+  replayed: boolean;
   shrinkSeconds: number;
   repeats: number;
   verbose: boolean;
@@ -198,7 +206,11 @@ async function soakOne(o: {
   say(
     `chaos: seed ${seed}: ${result.ran.length} rounds in ${(result.roundsMs / 1000).toFixed(1)} s (${perRound.toFixed(2)} s per round), settle ${(result.settleMs / 1000).toFixed(1)} s, ${drains.reduce((a, d) => a + d.judged, 0)} drains judged, ${result.findings.length} violation(s)`,
   );
-  if (result.firstFailingRound === undefined || shrinkSeconds === 0) return { result };
+  if (result.firstFailingRound === undefined) return { result };
+  // what replays this failure, whatever the shrink finds (or if it is not given the time)
+  const whole = o.replayed ? { steps } : { without: o.without };
+  say(`chaos: seed ${seed} FAILED; replay: ${replayCommand({ seed, rounds: o.rounds, ...whole })}`);
+  if (shrinkSeconds === 0) return { result };
   const ids = new Set(result.findings.filter((f) => f.round === result.firstFailingRound).map((f) => f.id));
   if (ids.size === 0) for (const f of result.findings) ids.add(f.id);
   say(
@@ -223,6 +235,9 @@ async function soakOne(o: {
   );
   for (const s of shrunk.steps) say(`  ${describeStep(s)}`);
   say(`  as --steps JSON: ${JSON.stringify(shrunk.steps)}`);
+  say(
+    `chaos: seed ${seed}: replay the shortest: ${replayCommand({ seed, rounds: o.rounds, steps: shrunk.steps })}`,
+  );
   return { result, shrunk };
 }
 
