@@ -19,6 +19,7 @@ import {
   quietUnlessAsked,
 } from './context.ts';
 import { kubeIfConfigured } from './kube-once.ts';
+import { requireNamespace } from './fleet-namespace.ts';
 import { clusterConfig } from './cluster-config.ts';
 import { declaredNode, withNodeFlags, type NodeFlagArgs } from './node-flags.ts';
 import { renderTable } from '../output/table.ts';
@@ -89,6 +90,9 @@ export async function runPlan(argv: PlanArgs): Promise<number> {
   const local = await loadCliConfig(argv);
   const { io } = argv.cli;
   const kube = kubeIfConfigured(local, io.env, kubeHttp(local, io));
+  // a namespace the cluster lacks (a typo in -n) is bad input, as in status and doctor: a plan read
+  // there would find no gate and no agents, and call the drain safe
+  if (kube) await requireNamespace(kube, local.fleet.namespace, io.signal);
   // with a cluster: the node as its agent would weigh it (the agents' ConfigMap, credentials)
   const view = kube ? await clusterConfig(argv, local, kube, { cloud: true }) : undefined;
   const config = view?.config ?? local;

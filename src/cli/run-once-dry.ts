@@ -12,6 +12,7 @@ import type { Config } from '../config/schema.ts';
 import type { KubeClients } from '../kube/client.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { CliIo } from './context.ts';
+import { requireNamespace } from './fleet-namespace.ts';
 
 function countBy(items: readonly string[]): string {
   const n = new Map<string, number>();
@@ -71,6 +72,7 @@ export async function dryRunOnce(input: {
   readonly said?: string;
 }): Promise<number> {
   const { config, io, k, node } = input;
+  if (k) await requireNamespace(k, config.fleet.namespace, io.signal); // as plan, status and doctor
   const host = new PluginHost({ plugins: [...input.plugins], log: input.log });
   const report = await preflight({
     node,

@@ -68,11 +68,18 @@ run("an operator's third day (issue 37), sandbox and real kubectl", () => {
     await stack?.close();
   });
 
-  it('status and doctor with a namespace the cluster lacks: one line, exit 2, never "all fine"', async () => {
+  it('status, doctor, plan and run-once --dry-run with a namespace the cluster lacks: one line, exit 2, never "all fine"', async () => {
     const drainer = kubectlDrainer(stack, stack.sandbox.drainerConfig);
     const line = `error: fleet.namespace: namespace wrongns does not exist in the cluster: drainer's agents, Leases and gates live in drainer's namespace (-n/--namespace)\n`;
-    for (const command of ['status', 'doctor']) {
-      const r = await drainer(command, '-n', 'wrongns');
+    // the pre-flights too (issue 52): a typo in -n never passes as "verdict: would succeed"
+    const commands = [
+      ['status'],
+      ['doctor'],
+      ['plan', '--node', 'node-a'],
+      ['run-once', '--dry-run', '--node', 'node-a'],
+    ];
+    for (const command of commands) {
+      const r = await drainer(...command, '-n', 'wrongns');
       expect({ command, code: r.code, stdout: r.stdout, stderr: r.stderr }).toEqual({
         command,
         code: 2,
