@@ -116,7 +116,15 @@ export async function runPlan(argv: PlanArgs): Promise<number> {
   });
   // where the settings came from, among the notes (a node that cannot be read prints only its error)
   const notes = view ? [`config: ${view.said}`, ...report.notes] : report.notes;
-  return printPlan({ ...report, notes }, argv.output, io);
+  // a node name nobody gave is this machine's hostname: say so where the cluster does not know it
+  const invalid = config.nodeName
+    ? report.invalid
+    : report.invalid.map((e) =>
+        e === `node ${node} does not exist in the cluster`
+          ? `${e} (${node} is this machine's hostname: name the node with --node, or set NODE_NAME)`
+          : e,
+      );
+  return printPlan({ ...report, notes, invalid }, argv.output, io);
 }
 
 export const command: CommandModule<GlobalArgs, PlanArgs> = {

@@ -95,6 +95,14 @@ describe('drainer plan is the dry run of the evacuation (default scenario)', () 
     expect(r.stderr).toBe('error: node node-zz does not exist in the cluster\n');
   });
 
+  it('without --node says the name it tried is the hostname, and how to name the node', async () => {
+    const r = await run('plan');
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(
+      "error: node this-host does not exist in the cluster (this-host is this machine's hostname: name the node with --node, or set NODE_NAME)\n",
+    );
+  });
+
   it('the evacuations confirm each verdict', async () => {
     // refused before the first change; uncordoned again so the others have room to move into
     const three = await run('run-once', '--node', 'node-3', '--cordon');
