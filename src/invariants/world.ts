@@ -77,6 +77,8 @@ export interface WorldServer {
   readonly status: string;
   /** epoch ms of Nova's `created`: it was on no host before. */
   readonly createdAt?: number;
+  /** Its metadata, where it was read (drainer's stop mark among it). */
+  readonly metadata?: Readonly<Record<string, string>>;
 }
 
 export interface WorldMigration {
@@ -89,6 +91,8 @@ export interface WorldMigration {
   readonly type?: string;
   /** epoch ms of Nova's updated_at (when the last status was set), if known. */
   readonly updatedAt?: number;
+  /** epoch ms of Nova's created_at (when the move was asked for), if known. */
+  readonly createdAt?: number;
   /**
    * When the server began to run on the destination, where known (the sandbox): a resize's confirm
    * comes later and moves updated_at on, though the guest ran on the destination from here.
@@ -141,6 +145,11 @@ export interface WorldNova {
    * undefined for a real cloud, whose rules about them then say nothing.
    */
   readonly powerActions?: readonly WorldServerAction[];
+  /**
+   * The moves asked of Nova that it accepted (migrate, resize, confirmResize, revertResize,
+   * os-migrateLive), in its order, where the calls were observed; undefined for a real cloud.
+   */
+  readonly moveActions?: readonly WorldServerAction[];
 }
 
 /** One request the Kubernetes API server answered (the sandbox keeps a bounded log of them). */
@@ -189,6 +198,29 @@ export interface Observations {
   readonly ownerActions?: readonly ObservedOwnerAction[];
   /** Every power change of a server (stopped, running again), with who caused it. */
   readonly powerChanges?: readonly ObservedPowerChange[];
+  /** The fleet queue as the API server saw it (who queued when, who held which slot when). */
+  readonly queue?: ObservedQueue;
+}
+
+/**
+ * The fleet queue on the API server's clock (epoch ms, the clock of ObservedRequest.at): each span a
+ * node carried drainer.dev/queued, each span a node held a slot Lease.
+ */
+export interface ObservedQueue {
+  readonly queued: readonly ObservedSpan[];
+  readonly slots: readonly (ObservedSpan & { readonly slot: string })[];
+  /**
+   * How long a free slot waits for the nodes ahead before a waiter behind them takes it (they are
+   * taken for gone: fleet.leaseDuration), on the same clock.
+   */
+  readonly staleMs: number;
+}
+
+/** From `from` until `until` (absent: still). */
+export interface ObservedSpan {
+  readonly node: string;
+  readonly from: number;
+  readonly until?: number;
 }
 
 /** An owner's action on its server that Nova accepted. */
@@ -231,7 +263,26 @@ export interface World {
   readonly nova?: WorldNova;
   readonly vmis?: readonly WorldVmi[];
   readonly vmiMoves?: readonly WorldVmiMove[];
+  /** The DaemonSets in drainer's namespace (its agents'); undefined when not read. */
+  readonly daemonSets?: readonly WorldDaemonSet[];
   readonly observations?: Observations;
+}
+
+/** A DaemonSet and where it places its pods (nodeSelector, required node affinity). */
+export interface WorldDaemonSet {
+  readonly name: string;
+  readonly nodeSelector?: Readonly<Record<string, string>>;
+  /** requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms (any one term matches). */
+  readonly nodeSelectorTerms?: readonly WorldSelectorTerm[];
+  readonly deleting?: boolean;
+}
+
+export interface WorldSelectorTerm {
+  readonly matchExpressions?: readonly {
+    readonly key: string;
+    readonly operator: string;
+    readonly values?: readonly string[];
+  }[];
 }
 
 /** What the checks need to know of the configuration. */
