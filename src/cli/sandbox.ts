@@ -37,7 +37,7 @@ export function usage(sb: Sandbox, cwd: string): string {
     `  kubectl --kubeconfig ${kc} get nodes`,
     `  kubectl --kubeconfig ${kc} get pods -A -o wide`,
     s.kubevirt.installed ? `  kubectl --kubeconfig ${kc} get vmi,vmim -A` : '',
-    `  NODE_NAME=${node} drainer daemon --config-path ${cfg}    # in another terminal`,
+    `  NODE_NAME=${node} npx drainer daemon --config-path ${cfg}    # in another terminal, in this checkout`,
     `  kubectl --kubeconfig ${kc} cordon ${node}                  # drainer evacuates ${node}`,
     `  kubectl --kubeconfig ${kc} uncordon ${node}                # and puts it back`,
     '',
