@@ -7,6 +7,7 @@ import type {
   EventReason,
   NodeChange,
   PodId,
+  UncordonResult,
 } from '../../src/core/cluster/cluster.ts';
 import { ConflictError } from '../../src/errors.ts';
 import type {
@@ -87,6 +88,8 @@ export class FakeCluster implements Cluster {
     total: 1,
   });
   #rv = 1;
+  /** The resourceVersion of each node's last uncordon. */
+  readonly #lifted = new Map<string, number>();
   /** Watch listeners (FakeSources): told about every change, like a watch stream. */
   readonly listeners = new Set<
     (kind: 'node' | 'nm', type: 'ADDED' | 'MODIFIED' | 'DELETED', obj: unknown) => void
@@ -206,6 +209,17 @@ export class FakeCluster implements Cluster {
     if (unschedulable) n.spec.unschedulable = true;
     else delete n.spec.unschedulable;
     this.#bump(n);
+    if (!unschedulable) this.#lifted.set(node, Number(n.metadata.resourceVersion));
+  }
+
+  /** As the API server's watch history tells it: a cordon lifted after `since` is someone else's. */
+  async uncordon(node: string, since: string | undefined): Promise<UncordonResult> {
+    const n = this.nodes.get(node);
+    if (n?.spec.unschedulable !== true) return { done: 'not-cordoned' };
+    if (since !== undefined && (this.#lifted.get(node) ?? 0) > Number(since))
+      return { done: 'kept', why: 'uncordoned and cordoned again by someone else during the restore' };
+    await this.setUnschedulable(node, false);
+    return { done: 'uncordoned' };
   }
 
   async addTaint(node: string, taint: Taint) {

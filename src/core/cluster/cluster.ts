@@ -2,11 +2,12 @@
 // (kube-cluster.ts) calls src/kube; tests may pass an in-memory one. Keeps the state machine
 // free of HTTP details.
 import type { EventReason } from '../../kube/events.ts';
+import type { UncordonResult } from '../../kube/node-uncordon.ts';
 import type { Logger } from '../../observability/logger.ts';
 import type { MaintenanceObject, MaintenanceStatus, NodeObject, ObjectRef, Taint } from './objects.ts';
 
 /** The event catalogue lives with the recorder (src/kube/events.ts). */
-export type { EventReason };
+export type { EventReason, UncordonResult };
 
 export interface PodId {
   readonly namespace: string;
@@ -53,6 +54,11 @@ export interface Cluster {
     guard?: { resourceVersion: string },
   ): Promise<string | undefined>;
   setUnschedulable(node: string, unschedulable: boolean): Promise<void>;
+  /**
+   * Takes off the cordon drainer made, only if it has stood since the Node's version `since` (the
+   * read the restore decided on): a cordon lifted and put back since is someone else's, and stays.
+   */
+  uncordon(node: string, since: string | undefined): Promise<UncordonResult>;
   addTaint(node: string, taint: Taint): Promise<void>;
   removeTaint(node: string, key: string, effect: string): Promise<void>;
   /** Merge-patches status; with guard, only when the object is still at that resourceVersion (else ConflictError). */

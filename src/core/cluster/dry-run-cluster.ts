@@ -36,6 +36,10 @@ export function dryRunCluster(inner: Cluster, log: Logger): Cluster {
     async setUnschedulable(node, unschedulable) {
       would(unschedulable ? 'cordon the node' : 'uncordon the node', { node });
     },
+    async uncordon(node) {
+      would('uncordon the node', { node });
+      return { done: 'uncordoned' as const };
+    },
     async addTaint(node, taint) {
       would(`add taint ${taint.key}:${taint.effect}`, { node });
     },

@@ -18,6 +18,7 @@ import {
   setAnnotationWith,
   setUnschedulable,
 } from '../../kube/node.ts';
+import { uncordonOurs } from '../../kube/node-uncordon.ts';
 import type { KubeNode, NodeMaintenance } from '../../kube/types.ts';
 import type { Logger } from '../../observability/logger.ts';
 import type { Cluster } from './cluster.ts';
@@ -73,6 +74,10 @@ export function kubeCluster(opts: {
     },
     async setUnschedulable(node, unschedulable) {
       keep(await setUnschedulable(k, node, unschedulable));
+    },
+    async uncordon(node, since) {
+      seen.delete(node);
+      return uncordonOurs(k, node, since);
     },
     async addTaint(node, taint) {
       seen.delete(node);

@@ -41,16 +41,24 @@ export async function restoreNode(run: NodeRun): Promise<RunResult & { results: 
   ) {
     await cluster.removeTaint(run.nodeName, EVACUATING_TAINT.key, EVACUATING_TAINT.effect);
   }
-  if (rec.cordonedByUs && run.node.spec?.unschedulable === true) {
-    await cluster.setUnschedulable(run.nodeName, false);
-  }
+  // only the cordon this maintenance made: one lifted and put back since this pass read the Node
+  // (an operator's, during the restore) stays, and the record's end says so
+  const uncordon =
+    rec.cordonedByUs && run.node.spec?.unschedulable === true
+      ? await cluster.uncordon(run.nodeName, run.node.metadata?.resourceVersion)
+      : undefined;
+  if (uncordon?.done === 'kept') run.log.info({ why: uncordon.why }, 'cordon kept');
   await releaseMaintenances(run);
   await run.store.clear();
   // a start-now of this maintenance never outlives it (it would let a later cordon past a freeze)
   if (run.node.metadata?.annotations?.[START_NOW_ANNOTATION] !== undefined)
     await cluster.setNodeAnnotation(run.nodeName, START_NOW_ANNOTATION, null);
   metrics?.phase(undefined);
-  const undone = [...results.map((r) => r.plugin), ...(rec.cordonedByUs ? ['uncordoned'] : [])];
+  const cordon = uncordon?.done === 'kept' ? [`cordon kept: ${uncordon.why}`] : [];
+  const undone = [
+    ...results.map((r) => r.plugin),
+    ...(uncordon?.done === 'uncordoned' ? ['uncordoned'] : cordon),
+  ];
   await run.event(
     'Normal',
     'RestoreSucceeded',
