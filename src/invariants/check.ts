@@ -11,6 +11,8 @@ import { drainerStopsUndone, ownerStopsUndone } from './rules/owners.ts';
 import { migrationTruth } from './rules/migrations.ts';
 import { unexpected4xx } from './rules/requests.ts';
 import { strandedServices } from './rules/stranded.ts';
+import { stopMarksLeftStopped } from './rules/stop-marks.ts';
+import { serversLeftInVerifyResize } from './rules/verify-resize.ts';
 import type { Violation } from './violation.ts';
 import type { CheckOptions, World } from './world.ts';
 
@@ -31,6 +33,8 @@ export const RULES: readonly Rule[] = [
   drainerStopsUndone,
   ownerStopsUndone,
   ownerActionReportedAsFailure,
+  serversLeftInVerifyResize,
+  stopMarksLeftStopped,
 ];
 
 export function checkInvariants(world: World, opts: CheckOptions): Violation[] {

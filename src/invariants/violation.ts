@@ -28,6 +28,8 @@ export const INVARIANT_IDS = [
   'owner-stop-undone',
   'owner-action-reported-as-failure',
   'no-agent',
+  'server-left-in-verify-resize',
+  'stop-mark-left-stopped',
 ] as const;
 
 export type InvariantId = (typeof INVARIANT_IDS)[number];

@@ -22,15 +22,17 @@ const server = (s: ServerView): WorldServer => ({
   ...(s.host ? { host: s.host } : {}),
   status: s.status,
   createdAt: s.createdAt,
+  metadata: { ...s.metadata },
 });
 
 const POWER = new Set(['os-stop', 'os-start']);
+const MOVES = new Set(['migrate', 'resize', 'confirmResize', 'revertResize', 'os-migrateLive']);
 
-/** The power actions Nova accepted, from its request log; drainer's client says User-Agent drainer. */
-function powerActions(log: readonly RequestLogEntry[]): WorldServerAction[] {
+/** The actions of a kind Nova accepted, from its request log; drainer's client says User-Agent drainer. */
+function serverActions(log: readonly RequestLogEntry[], kinds: ReadonlySet<string>): WorldServerAction[] {
   return log.flatMap((r) => {
     const id = /\/servers\/([^/]+)\/action$/.exec(r.path)?.[1];
-    if (!id || !r.action || !POWER.has(r.action) || r.status < 200 || r.status >= 300) return [];
+    if (!id || !r.action || !kinds.has(r.action) || r.status < 200 || r.status >= 300) return [];
     return [
       { serverId: id, action: r.action, byDrainer: r.userAgent?.startsWith('drainer') === true, at: r.at },
     ];
@@ -47,6 +49,7 @@ export function sandboxNova(state: OpenStackState, log?: readonly RequestLogEntr
     ...(m.destHost ? { dest: m.destHost } : {}),
     type: m.type,
     updatedAt: m.updatedAt,
+    createdAt: m.createdAt,
     ...(m.landedAt !== undefined ? { landedAt: m.landedAt } : {}),
   }));
   return {
@@ -56,7 +59,7 @@ export function sandboxNova(state: OpenStackState, log?: readonly RequestLogEntr
       .map((s) => ({ host: s.host, status: s.status, disabledReason: s.disabledReason })),
     servers: state.servers().map(server),
     migrations,
-    ...(log ? { powerActions: powerActions(log) } : {}),
+    ...(log ? { powerActions: serverActions(log, POWER), moveActions: serverActions(log, MOVES) } : {}),
   };
 }
 
