@@ -32,6 +32,7 @@ export const SAFETY: ReadonlySet<string> = new Set<string>([
   'migration-succeeded-unconfirmed',
   'moved-count-exceeds-nova',
   'migration-failed-but-moved',
+  'failure-for-completed-move',
   'unexpected-4xx',
   'budget-exceeded',
   'owner-stop-undone',

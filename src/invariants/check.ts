@@ -11,6 +11,7 @@ import { drainerStopsUndone, ownerStopsUndone } from './rules/owners.ts';
 import { migrationTruth } from './rules/migrations.ts';
 import { unexpected4xx } from './rules/requests.ts';
 import { strandedServices } from './rules/stranded.ts';
+import { failuresOfCompletedMoves } from './rules/completed-moves.ts';
 import { stopMarksLeftStopped } from './rules/stop-marks.ts';
 import { serversLeftInVerifyResize } from './rules/verify-resize.ts';
 import type { Violation } from './violation.ts';
@@ -35,6 +36,7 @@ export const RULES: readonly Rule[] = [
   ownerActionReportedAsFailure,
   serversLeftInVerifyResize,
   stopMarksLeftStopped,
+  failuresOfCompletedMoves,
 ];
 
 export function checkInvariants(world: World, opts: CheckOptions): Violation[] {

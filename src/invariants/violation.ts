@@ -30,6 +30,7 @@ export const INVARIANT_IDS = [
   'no-agent',
   'server-left-in-verify-resize',
   'stop-mark-left-stopped',
+  'failure-for-completed-move',
 ] as const;
 
 export type InvariantId = (typeof INVARIANT_IDS)[number];

@@ -11,7 +11,7 @@ import type { CheckOptions, ObservedOwnerAction, World, WorldEvent } from '../wo
 /** "nova: web-1 (<id>): moved to …" → the id. */
 const SERVER_ID = /^nova: .* \(([^()\s]+)\): /;
 
-const serverIdOf = (e: WorldEvent): string | undefined => SERVER_ID.exec(e.message)?.[1];
+export const serverIdOf = (e: WorldEvent): string | undefined => SERVER_ID.exec(e.message)?.[1];
 
 /** Did the server's owner do this (the owners' actions, where they were observed)? */
 const ownerDid = (world: World, serverId: string, what: (a: ObservedOwnerAction) => boolean): boolean =>
@@ -44,7 +44,7 @@ function moveOff(world: World, serverId: string, host: string): 'never' | 'off' 
 }
 
 /** Off the host now, by a finished migration. */
-const movedOff = (world: World, serverId: string, host: string): boolean =>
+export const movedOff = (world: World, serverId: string, host: string): boolean =>
   moveOff(world, serverId, host) === 'off';
 
 /** Its last move off the host was a resize: its owner's doing (drainer live- or cold-migrates, never resizes). */
