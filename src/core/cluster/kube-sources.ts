@@ -1,11 +1,12 @@
 // The agent's watches on a real API server: its own Node (fieldSelector metadata.name) and the
-// NodeMaintenances of every group whose CRD is installed. A group that is absent is looked for
-// again periodically and watched once it appears; it never holds readiness back.
+// NodeMaintenances of every group whose CRD is installed. A group that is absent has its CRD watched
+// (crd-appears.ts), and is watched itself once it appears; it never holds readiness back.
 import type { KubeClients } from '../../kube/client.ts';
 import { backoffDelay, sleep, type BackoffOptions } from '../../kube/backoff.ts';
 import { listNodeMaintenances, maintenancePath, NODE_MAINTENANCE_GROUPS } from '../../kube/maintenance.ts';
 import type { KubeNode, NodeMaintenance } from '../../kube/types.ts';
 import { runWatch } from '../../kube/watch.ts';
+import { waitForCrd } from './crd-appears.ts';
 import type { Logger } from '../../observability/logger.ts';
 import type { WatchSources } from '../agent/agent.ts';
 import type { MaintenanceObject } from './objects.ts';
@@ -18,13 +19,19 @@ export interface KubeSourceOptions {
   readonly timeoutSeconds?: number;
   readonly backoff?: BackoffOptions;
   /**
-   * How often an absent NodeMaintenance group is looked for again (default 10 min): one list per
-   * absent group per agent, which at a minute was most of an idle fleet's requests (issue 38).
+   * An absent NodeMaintenance group's CRD is watched by name, and seen the moment it is installed.
+   * Without the right to read CRDs (an older ClusterRole), the group is listed again this often
+   * (default 10 min): one list per absent group per agent, which at a minute was most of an idle
+   * fleet's requests (issue 38).
    */
   readonly recheckMs?: number;
+  /** The absent CRD's watch timeout (default 30 min: one request per absent group per half hour). */
+  readonly crdWatchTimeoutSeconds?: number;
+  /** Between a CRD established and its resource served (default 1 s). */
+  readonly crdSettleMs?: number;
 }
 
-/** An absent NodeMaintenance group is looked for again this often: a CRD installed later is watched within it. */
+/** Without the right to watch CRDs, an absent NodeMaintenance group is listed again this often. */
 const ABSENT_GROUP_RECHECK_MS = 600_000;
 
 export function kubeWatchSources(o: KubeSourceOptions): WatchSources {
@@ -92,18 +99,17 @@ async function presentGroups(o: KubeSourceOptions, signal: AbortSignal): Promise
 
 /** Resolves true once the group's CRD is installed, false when the signal aborted. */
 async function waitForGroup(o: KubeSourceOptions, group: string, signal: AbortSignal): Promise<boolean> {
-  while (!signal.aborted) {
-    await sleep(o.recheckMs ?? ABSENT_GROUP_RECHECK_MS, signal).catch(() => undefined);
-    if (signal.aborted) break;
-    try {
-      const { missingGroups } = await listNodeMaintenances(o.k, { groups: [group], signal });
-      if (missingGroups.length === 0) {
-        o.log.info({ group }, 'NodeMaintenance CRD appeared: watching it');
-        return true;
-      }
-    } catch {
-      // API trouble: look again later
-    }
-  }
-  return false;
+  const appeared = await waitForCrd({
+    k: o.k,
+    log: o.log,
+    crd: `nodemaintenances.${group}`,
+    served: async (s) =>
+      (await listNodeMaintenances(o.k, { groups: [group], signal: s })).missingGroups.length === 0,
+    fallbackMs: o.recheckMs ?? ABSENT_GROUP_RECHECK_MS,
+    ...(o.crdWatchTimeoutSeconds ? { timeoutSeconds: o.crdWatchTimeoutSeconds } : {}),
+    ...(o.crdSettleMs !== undefined ? { settleMs: o.crdSettleMs } : {}),
+    signal,
+  });
+  if (appeared) o.log.info({ group }, 'NodeMaintenance CRD appeared: watching it');
+  return appeared;
 }
