@@ -21,12 +21,19 @@ export interface KubeLease extends KubeObject {
 export const leasesPath = (namespace: string): string =>
   `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/leases`;
 
+/**
+ * The Lease as kube-apiserver takes it: leaseDurationSeconds is an int32 greater than 0 (a 400 for
+ * 1.5, a 422 for 0), so a duration configured in fractions of a second is written rounded up.
+ */
+const wire = (lease: KubeLease): KubeLease & { apiVersion: string; kind: string } => {
+  const d = lease.spec?.leaseDurationSeconds;
+  const spec =
+    d === undefined ? lease.spec : { ...lease.spec, leaseDurationSeconds: Math.max(1, Math.ceil(d)) };
+  return { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', ...lease, ...(spec ? { spec } : {}) };
+};
+
 export function createLease(k: KubeTransport, namespace: string, lease: KubeLease): Promise<KubeLease> {
-  return k.request<KubeLease>({
-    method: 'POST',
-    path: leasesPath(namespace),
-    body: { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', ...lease },
-  });
+  return k.request<KubeLease>({ method: 'POST', path: leasesPath(namespace), body: wire(lease) });
 }
 
 export function getLease(k: KubeTransport, namespace: string, name: string): Promise<KubeLease> {
@@ -39,7 +46,7 @@ export function replaceLease(k: KubeTransport, namespace: string, lease: KubeLea
   return k.request<KubeLease>({
     method: 'PUT',
     path: `${leasesPath(namespace)}/${encodeURIComponent(name)}`,
-    body: { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', ...lease },
+    body: wire(lease),
   });
 }
 

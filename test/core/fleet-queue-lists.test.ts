@@ -5,7 +5,7 @@
 // list (issue 38: a wait's wake-up on a timer relisted the queue at the next hand-off).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { NODE_LEASE_COMPONENT, nodeLeaseName } from '../../src/core/agent/node-lease.ts';
-import { FleetBudget } from '../../src/core/fleet/budget.ts';
+import { FleetBudget, microTime } from '../../src/core/fleet/budget.ts';
 import { kubeFleetApi } from '../../src/core/fleet/kube-port.ts';
 import type { FleetApi, Slot, SlotWait } from '../../src/core/fleet/types.ts';
 import { waitText } from '../../src/core/fleet/step.ts';
@@ -151,7 +151,7 @@ describe("a waiter's Lease watch", () => {
       holder: 'agent-n1',
       durationSeconds: 300,
     });
-    await nodeLeases.replaceLease({ ...renewed, renewTime: new Date().toISOString() });
+    await nodeLeases.replaceLease({ ...renewed, renewTime: microTime(new Date()) });
     await slots.createLease({ name: 'drainer-evacuation-0', holder: 'n2', durationSeconds: 30 });
     await until(() => seen.includes('drainer-evacuation-0'));
     expect(seen).toEqual(['drainer-evacuation-0']);

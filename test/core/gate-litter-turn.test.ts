@@ -35,6 +35,13 @@ describe("the fleet sweeps deleted nodes' gates once a period", () => {
     expect((await api().getLease(SWEEP_LEASE))?.holder).toBe('b');
   });
 
+  it('stamps the turn as a MicroTime, which kube-apiserver takes (6 fractional digits, not 3)', async () => {
+    const t0 = Date.parse('2026-11-26T10:00:00.123Z');
+    expect((await turn('a', t0)).ours).toBe(true);
+    expect((await api().getLease(SWEEP_LEASE))?.renewTime).toBe('2026-11-26T10:00:00.123000Z');
+    expect((await turn('b', t0 + HOUR + 1)).ours).toBe(true);
+  });
+
   it('a last sweep stamped far in the future (a clock ahead) does not stop the sweeps for good', async () => {
     const t0 = Date.parse('2026-11-26T10:00:00Z');
     expect((await turn('ahead', t0 + 24 * HOUR)).ours).toBe(true);

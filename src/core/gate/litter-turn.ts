@@ -4,6 +4,7 @@
 // the agent that finds it a period old takes it by a write with the resourceVersion it read (one
 // winner, the others get a 409) and sweeps. The others only read it, once a period.
 import { isConflictError } from '../../errors.ts';
+import { microTime } from '../fleet/budget.ts';
 import type { FleetApi } from '../fleet/types.ts';
 
 export const SWEEP_LEASE = 'drainer-gate-sweep';
@@ -24,7 +25,8 @@ export async function takeSweepTurn(
     name: SWEEP_LEASE,
     holder: o.instance,
     durationSeconds: Math.round(o.everyMs / 1000),
-    renewTime: o.now.toISOString(),
+    // a MicroTime: kube-apiserver refuses (400) any other precision than 6 fractional digits
+    renewTime: microTime(o.now),
   };
   const taken = { ours: true, dueAt: now + o.everyMs };
   const lost = (err: unknown): SweepTurn => {

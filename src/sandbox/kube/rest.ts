@@ -1,6 +1,7 @@
 // The REST verbs on one resource route: get, list, watch, create, update, patch, delete,
 // deletecollection, the status subresource and pods/eviction.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { admitBody, admitPatched } from './admit.ts';
 import { withCreateDefaults } from './defaults.ts';
 import { evict, type EvictionHook } from './eviction.ts';
 import type { CreateHook } from './extensions.ts';
@@ -165,7 +166,7 @@ function handlePost(ctx: RestContext, r: ResourceRequest, dryRun: boolean, reply
     reply(status.code, status);
     return;
   }
-  const obj = asObject(r.body);
+  const obj = admitBody(rt, asObject(r.body));
   checkBodyNames(r, obj);
   if (rt.namespaced) obj.metadata.namespace = r.namespace ?? obj.metadata.namespace;
   for (const hook of ctx.createHooks) {
@@ -210,13 +211,16 @@ function handleObjectWrite(
     return;
   }
   if (method === 'PUT') {
-    const obj = asObject(r.body);
+    const obj = admitBody(rt, asObject(r.body));
     checkBodyNames(r, obj);
     obj.metadata.name = r.name;
     if (rt.namespaced) obj.metadata.namespace = r.namespace;
     reply(200, store.updateRef(rt.id, obj, statusOnly));
   } else if (method === 'PATCH') {
-    const sub = statusOnly ? { subresource: 'status' as const } : {};
+    const sub = {
+      ...(statusOnly ? { subresource: 'status' as const } : {}),
+      admit: (o: KubeObject) => admitPatched(rt, o),
+    };
     reply(200, store.patchRef(rt.id, r.namespace, r.name, r.contentType, r.body, sub));
   } else if (method === 'DELETE') {
     const { object, deleted } = store.deleteRef(rt.id, r.namespace, r.name, deleteOptions(r));

@@ -271,7 +271,7 @@ export class ObjectStore {
     name: string,
     contentType: string,
     body: unknown,
-    opts: { subresource?: 'status' } = {},
+    opts: { subresource?: 'status'; admit?: (next: KubeObject) => KubeObject } = {},
   ): KubeObject {
     const b = this.#bucket(res);
     const type = patchType(b.rt, contentType);
@@ -285,7 +285,8 @@ export class ObjectStore {
         });
       throw notFound(b.rt, name);
     }
-    return this.updateRef(res, patched(b.rt, current, name, type, patchDoc), opts.subresource === 'status');
+    const next = patched(b.rt, current, name, type, patchDoc);
+    return this.updateRef(res, opts.admit ? opts.admit(next) : next, opts.subresource === 'status');
   }
 
   /**
