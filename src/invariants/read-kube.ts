@@ -17,6 +17,8 @@ import type {
   WorldLease,
   WorldMaintenance,
   WorldNode,
+  WorldDaemonSet,
+  WorldSelectorTerm,
   WorldVmi,
   WorldVmiMove,
 } from './world.ts';
@@ -133,6 +135,33 @@ function toVmiMove(m: Obj): WorldVmiMove {
   };
 }
 
+type DaemonSetObj = KubeObject & {
+  spec?: {
+    template?: {
+      spec?: {
+        nodeSelector?: Record<string, string>;
+        affinity?: {
+          nodeAffinity?: {
+            requiredDuringSchedulingIgnoredDuringExecution?: { nodeSelectorTerms?: WorldSelectorTerm[] };
+          };
+        };
+      };
+    };
+  };
+};
+
+function toDaemonSet(d: DaemonSetObj): WorldDaemonSet {
+  const pod = d.spec?.template?.spec;
+  const terms =
+    pod?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms;
+  return {
+    name: d.metadata.name ?? '',
+    ...(pod?.nodeSelector ? { nodeSelector: pod.nodeSelector } : {}),
+    ...(terms ? { nodeSelectorTerms: terms } : {}),
+    ...(d.metadata.deletionTimestamp ? { deleting: true } : {}),
+  };
+}
+
 /** A list that may be absent (CRD not installed) or forbidden (no rights): undefined then. */
 async function optional<T>(read: () => Promise<T>): Promise<T | undefined> {
   try {
@@ -150,7 +179,7 @@ export async function readKubeWorld(
   const signal = o.signal ? { signal: o.signal } : {};
   const list = <T extends KubeObject>(path: string, query?: Record<string, string>) =>
     listAll<T>(k, { path, ...(query ? { query } : {}), ...signal }).then((l) => l.items);
-  const [nodes, maintenances, pods, pdbs, leases, events, vmis, moves] = await Promise.all([
+  const [nodes, maintenances, pods, pdbs, leases, events, vmis, moves, daemonSets] = await Promise.all([
     list<KubeNode>('/api/v1/nodes'),
     listNodeMaintenances(k, signal),
     list<KubePod>(podsPath(o.namespace), { labelSelector: GATE_SELECTOR }),
@@ -159,6 +188,10 @@ export async function readKubeWorld(
     list<EventObj>('/api/v1/namespaces/default/events'),
     optional(() => list<KubeObject>(`${KV}/virtualmachineinstances`)),
     optional(() => list<Obj>(`${KV}/virtualmachineinstancemigrations`)),
+    // drainer's agents' DaemonSet(s): drainer's namespace is its own
+    optional(() =>
+      list<DaemonSetObj>(`/apis/apps/v1/namespaces/${encodeURIComponent(o.namespace)}/daemonsets`),
+    ),
   ]);
   return {
     at: o.now?.() ?? new Date(),
@@ -170,5 +203,6 @@ export async function readKubeWorld(
     events: events.filter((e) => e.involvedObject?.kind === 'Node').map(toEvent),
     ...(vmis ? { vmis: vmis.map(toVmi) } : {}),
     ...(moves ? { vmiMoves: moves.map(toVmiMove) } : {}),
+    ...(daemonSets ? { daemonSets: daemonSets.map(toDaemonSet) } : {}),
   };
 }

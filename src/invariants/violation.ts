@@ -31,6 +31,8 @@ export const INVARIANT_IDS = [
   'server-left-in-verify-resize',
   'stop-mark-left-stopped',
   'failure-for-completed-move',
+  'gate-without-keeper',
+  'vms-without-agent',
 ] as const;
 
 export type InvariantId = (typeof INVARIANT_IDS)[number];
@@ -45,6 +47,7 @@ export const OPERATOR_FINDINGS: ReadonlySet<InvariantId> = new Set([
   'gate-stuck',
   'lease-held-by-dead-agent',
   'no-agent',
+  'vms-without-agent',
 ]);
 
 export const violation = (id: InvariantId, object: string, evidence: string, fix: string): Violation => ({

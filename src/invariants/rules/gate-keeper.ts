@@ -1,0 +1,64 @@
+// No gate without a keeper (issue 48): a node's drain gate stays behind its agent only while a
+// successor is expected there, that is while a DaemonSet of drainer's still places a pod on the node.
+// Otherwise (the node labelled drainer.dev/agent=disabled, the DaemonSet gone) nobody will ever open
+// it, and `kubectl drain` of the node waits on it until its timeout:
+// - gate-without-keeper: nothing is left on the node to protect, so the stopping agent should have
+//   dropped it (a broken promise);
+// - vms-without-agent: guests still run there, so the gate rightly holds drains; an operator must
+//   bring an agent back or release the gate (an operator finding).
+// Needs the Leases and drainer's DaemonSets; without them, says nothing.
+import { gateName, isGatePodName } from '../../kube/gate.ts';
+import { agentAlive } from '../agents.ts';
+import { selectsNode } from '../daemonset.ts';
+import { hostOfNode } from '../hosts.ts';
+import { violation, type Violation } from '../violation.ts';
+import type { CheckOptions, World, WorldNode } from '../world.ts';
+
+/** Server states in which no guest runs, or which a drain cannot hurt. */
+const AT_REST = new Set(['SHUTOFF', 'SHELVED', 'SHELVED_OFFLOADED', 'DELETED', 'SOFT_DELETED', 'ERROR']);
+
+/** The guests still running on the node: Nova servers on its host, VMIs not final. */
+function guestsOn(world: World, node: string, opts: CheckOptions): string[] {
+  const host = hostOfNode(world, node, opts);
+  const servers = (world.nova?.servers ?? [])
+    .filter((s) => host !== undefined && s.host === host && !AT_REST.has(s.status))
+    .map((s) => `server ${s.name}`);
+  const vmis = (world.vmis ?? [])
+    .filter((v) => v.node === node && v.phase !== 'Succeeded' && v.phase !== 'Failed')
+    .map((v) => `vmi ${v.namespace}/${v.name}`);
+  return [...servers, ...vmis];
+}
+
+const hasGate = (world: World, node: string): boolean =>
+  world.gatePods.some((p) => isGatePodName(node, p.name) && !p.deleting) ||
+  world.gatePdbs.some((p) => p.name === gateName(node));
+
+function keeperless(world: World, n: WorldNode, opts: CheckOptions): boolean {
+  if (!world.daemonSets || !hasGate(world, n.name)) return false;
+  if (agentAlive(world, n.name, opts) !== false) return false;
+  return !world.daemonSets.some((ds) => selectsNode(ds, n));
+}
+
+export function gatesWithoutKeeper(world: World, opts: CheckOptions): Violation[] {
+  if (!opts.gate) return [];
+  return world.nodes
+    .filter((n) => keeperless(world, n, opts))
+    .map((n) => {
+      const object = `pod/${opts.namespace}/${gateName(n.name)}`;
+      const why = `no agent runs on node ${n.name} and none will (no DaemonSet in ${opts.namespace} places one there${n.labels['drainer.dev/agent'] ? `: the node is labelled drainer.dev/agent=${n.labels['drainer.dev/agent']}` : ''})`;
+      const guests = guestsOn(world, n.name, opts);
+      if (!guests.length)
+        return violation(
+          'gate-without-keeper',
+          object,
+          `the drain gate of node ${n.name} is up, ${why}, and nothing is left on the node to protect: a drain of it waits until its timeout`,
+          `the stopping agent should have dropped it; open it: \`drainer release --node ${n.name}\` (or \`kubectl -n ${opts.namespace} delete pdb ${gateName(n.name)}\`)`,
+        );
+      return violation(
+        'vms-without-agent',
+        object,
+        `the drain gate of node ${n.name} holds for ${guests.join(', ')}, but ${why}: nobody moves them, and a drain waits until its timeout`,
+        `put the agent back (\`kubectl label node ${n.name} drainer.dev/agent-\`), or move the VMs yourself and then \`drainer release --node ${n.name}\``,
+      );
+    });
+}
