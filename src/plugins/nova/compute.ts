@@ -298,15 +298,14 @@ export class ComputeClient {
     return (Array.isArray(rid) ? rid[0] : rid) || undefined;
   }
 
-  /** Live-migrate to a host the scheduler picks. */
-  async liveMigrate(id: string, signal?: AbortSignal): Promise<void> {
+  /** Live-migrate to a host the scheduler picks; answers the call's request id (its action log entry). */
+  async liveMigrate(id: string, signal?: AbortSignal): Promise<string | undefined> {
     await this.init(signal); // the request shape depends on the microversion
     if (this.atLeast(25)) {
-      await this.#action(id, { 'os-migrateLive': { host: null, block_migration: 'auto' } }, signal);
-      return;
+      return this.#action(id, { 'os-migrateLive': { host: null, block_migration: 'auto' } }, signal);
     }
     try {
-      await this.#action(
+      return await this.#action(
         id,
         { 'os-migrateLive': { host: null, block_migration: false, disk_over_commit: false } },
         signal,
@@ -320,7 +319,7 @@ export class ComputeClient {
       )) {
         throw err;
       }
-      await this.#action(
+      return this.#action(
         id,
         { 'os-migrateLive': { host: null, block_migration: true, disk_over_commit: false } },
         signal,
@@ -328,9 +327,24 @@ export class ComputeClient {
     }
   }
 
-  /** Cold migration (the server goes RESIZE → VERIFY_RESIZE). */
-  async migrate(id: string, signal?: AbortSignal): Promise<void> {
-    await this.#action(id, { migrate: null }, signal);
+  /** Cold migration (the server goes RESIZE → VERIFY_RESIZE); answers the call's request id. */
+  migrate(id: string, signal?: AbortSignal): Promise<string | undefined> {
+    return this.#action(id, { migrate: null }, signal);
+  }
+
+  /** The id of the user drainer signs in as (the action log's user_id of drainer's calls), when Keystone says. */
+  userId(signal?: AbortSignal): Promise<string | undefined> {
+    return this.#session.userId(signal);
+  }
+
+  /** Every migration record of one server (GET /os-migrations?instance_uuid=), first page: newest first from 2.59. */
+  async listMigrationsOf(id: string, signal?: AbortSignal): Promise<NovaMigration[]> {
+    await this.init(signal);
+    const res = await this.#call<{ migrations?: NovaMigration[] }>('GET', '/os-migrations', {
+      searchParams: { instance_uuid: id },
+      signal,
+    });
+    return res.body?.migrations ?? [];
   }
 
   async confirmResize(id: string, signal?: AbortSignal): Promise<void> {

@@ -6,8 +6,9 @@ import type { Entry } from './entry.ts';
 import type { MigratorOptions } from './migrator-options.ts';
 import { chosenWay, MAINTENANCE_KEY, type Way } from './policy.ts';
 import { HOST_UNKNOWN, knownHost } from './reasons.ts';
-import { hostOf } from './types.ts';
+import { hostOf, taskStateOf, type NovaServer } from './types.ts';
 import type { Watch } from './watch.ts';
+import { ownCalls, whoseMove, type MoveKind } from './whose.ts';
 
 /** An offloaded server has no host: it left the hypervisor (its owner shelved it). */
 const OFFLOADED = new Set(['SHELVED_OFFLOADED']);
@@ -27,9 +28,19 @@ export async function decide(o: MigratorOptions, watch: Watch, e: Entry, now: nu
     return;
   }
   if (hostOf(s) !== o.source) {
+    // drainer's cold migration from before a restart, landed or landing: followed, and confirmed
+    if (e.attempts > 0 && coldOnItsWay(s, o) && (await mine(o, e, 'cold-migrate'))) {
+      e.byOthers = false;
+      e.adopt('cold-migrate', now);
+      o.log.info(
+        { server: e.id },
+        "adopting drainer's cold migration from an earlier run, to confirm its resize",
+      );
+      return;
+    }
     // It left without us (someone else moved it): the host is emptier either way.
     e.target = hostOf(s) ?? undefined;
-    e.finish('succeeded', now, 'moved off the host by someone else');
+    e.finish('succeeded', now, e.attempts > 0 ? 'moved' : 'moved off the host by someone else');
     return;
   }
   const way = await notifyWay(o, e, now);
@@ -51,8 +62,7 @@ export async function decide(o: MigratorOptions, watch: Watch, e: Entry, now: nu
       e.block(v.reason);
       return;
     case 'in-progress':
-      // no attempt of ours on record: its owner (or an operator) is moving it
-      e.byOthers = e.attempts === 0;
+      e.byOthers = !(await mine(o, e, v.action));
       e.adopt(v.action, now);
       watch.armed(e, now, true);
       o.log.info({ server: e.id, action: v.action }, 'adopting a migration already in progress');
@@ -68,6 +78,25 @@ export async function decide(o: MigratorOptions, watch: Watch, e: Entry, now: nu
       e.last = v.last === true;
       return;
   }
+}
+
+/** Waiting for its confirm, or still in a cold migration (its host is the destination's from resize_migrated on). */
+function coldOnItsWay(s: NovaServer, o: MigratorOptions): boolean {
+  if (s.status === 'VERIFY_RESIZE' && taskStateOf(s) === null) return true;
+  const v = classify(s, o.nova);
+  return v.kind === 'in-progress' && v.action === 'cold-migrate';
+}
+
+/**
+ * Is the move Nova shows drainer's? With none of drainer's calls on record, its owner's (or an
+ * operator's); with a call of drainer's known (its request id, or a lost answer), Nova's records
+ * tell (whose.ts); a record of an earlier version, which kept neither, counts its attempts.
+ */
+async function mine(o: MigratorOptions, e: Entry, action: MoveKind): Promise<boolean> {
+  if (e.requests.size === 0 && e.lostCall === undefined) return e.attempts > 0;
+  const ours = (await whoseMove(o, e.id, action, ownCalls(e))) === 'ours';
+  if (ours) e.lostCall = undefined;
+  return ours;
 }
 
 /**

@@ -65,6 +65,15 @@ export class Entry {
    * on the source (landing.ts), so it counts toward the window until a read shows the record ended.
    */
   slotHeld = false;
+  /** Request ids of drainer's move calls Nova answered (the record keeps the newest). */
+  readonly requests = new Set<string>();
+  /** A move call of drainer's whose answer was lost: Nova may have taken it (see whose.ts). */
+  lostCall: { action: 'live-migrate' | 'cold-migrate'; at: number } | undefined;
+  /**
+   * Past its deadline and not abortable (a cold migration, someone else's move, or abort not
+   * possible or not wanted): still followed, and judged by where the server lands.
+   */
+  overdue: string | undefined;
 
   constructor(server: NovaServer, source: string, resumed?: MigrationRecord) {
     this.id = server.id;
@@ -77,6 +86,10 @@ export class Entry {
     this.startedAt = Number.isNaN(t) ? undefined : t;
     this.forced = resumed?.forced;
     this.stopped = resumed?.stopped === true;
+    if (resumed?.request) this.requests.add(resumed.request);
+    // asked for before a restart, answer unknown: maybe lost
+    else if (resumed?.move && this.startedAt !== undefined)
+      this.lostCall = { action: resumed.move, at: this.startedAt };
     const asked = resumed?.notifiedAt ? Date.parse(resumed.notifiedAt) : NaN;
     this.notifiedAt = Number.isNaN(asked) ? undefined : asked;
     const since = resumed?.stall ? Date.parse(resumed.stall.since) : NaN;
@@ -182,6 +195,7 @@ export class Entry {
   }
 
   #newAttempt(now: number): void {
+    this.overdue = undefined;
     this.confirmSentAt = undefined;
     this.deadlineFrom = undefined;
     this.confirmsSent = 0;

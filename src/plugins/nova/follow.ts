@@ -33,6 +33,8 @@ export class Follow {
   #novaClock: number | undefined;
   /** When this poll and the one before it were sent (our clock). */
   #pollAt: { previous: number | undefined; current: number } | undefined;
+  /** The record's servers that left the host before this run were looked up (once, at the first listing). */
+  #resumedRead = false;
 
   constructor(opts: MigratorOptions, tracked: Tracked) {
     this.#o = opts;
@@ -74,6 +76,7 @@ export class Follow {
       if (e.state === 'succeeded' && knownHost(s) === source && classify(s, this.#o.nova).kind !== 'gone')
         e.reopen('counted moved, but the host listing shows it there again');
     }
+    if (!this.#resumedRead) await this.#readResumed(seen);
     for (const e of this.#tracked.all()) {
       if (seen.has(e.id) || e.terminal) continue;
       try {
@@ -83,6 +86,26 @@ export class Follow {
         e.finish('skipped', this.#o.now(), 'deleted during the evacuation');
       }
     }
+  }
+
+  /**
+   * A cold migration drainer asked for before this run (an agent restarted) may have landed while
+   * no agent ran: its server is on another host now, waiting in VERIFY_RESIZE for drainer's confirm.
+   * Each such server of the record is read once, and followed. Records of an earlier version did
+   * not say which move they asked for: any move of theirs is read.
+   */
+  async #readResumed(listed: ReadonlySet<string>): Promise<void> {
+    const { compute, signal, resumed } = this.#o;
+    for (const [id, r] of Object.entries(resumed)) {
+      if (listed.has(id) || this.#tracked.get(id) || r.stopped || !(r.attempts > 0)) continue;
+      if (r.move === 'live-migrate') continue;
+      try {
+        this.#tracked.entry(await compute.getServer(id, signal));
+      } catch (err) {
+        if (!isNotFoundError(err)) throw err; // deleted since: nothing to confirm
+      }
+    }
+    this.#resumedRead = true;
   }
 
   /**

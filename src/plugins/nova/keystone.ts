@@ -17,7 +17,7 @@ interface CatalogEntry {
   endpoints?: CatalogEndpoint[];
 }
 interface TokenBody {
-  token?: { expires_at?: string; issued_at?: string; catalog?: CatalogEntry[] };
+  token?: { expires_at?: string; issued_at?: string; catalog?: CatalogEntry[]; user?: { id?: string } };
 }
 
 interface Token {
@@ -25,6 +25,8 @@ interface Token {
   expiresAt: number;
   renewAt: number;
   catalog: CatalogEntry[];
+  /** The user the token was issued to (Nova's action log names who asked for each action by it). */
+  userId: string | undefined;
 }
 
 export interface KeystoneOptions {
@@ -158,6 +160,11 @@ export class KeystoneSession {
     return (await this.#current(signal)).catalog.some((c) => c.type === type);
   }
 
+  /** The id of the user drainer signs in as, when Keystone says. */
+  async userId(signal?: AbortSignal): Promise<string | undefined> {
+    return (await this.#current(signal)).userId;
+  }
+
   /** Forget the token (Nova said 401): the next call authenticates again. */
   invalidate(): void {
     this.#token = undefined;
@@ -228,6 +235,7 @@ export class KeystoneSession {
       expiresAt,
       renewAt: expiresAt - margin,
       catalog: res.body?.token?.catalog ?? [],
+      userId: res.body?.token?.user?.id,
     };
     this.#token = token;
     return token;

@@ -18,6 +18,9 @@ export type MigratorCompute = Pick<
   | 'listServerMigrations'
   | 'listHostMigrations'
   | 'listArrivingMigrations'
+  | 'listMigrationsOf'
+  | 'listInstanceActions'
+  | 'userId'
   | 'abortMigration'
   | 'getServerMigration'
   | 'forceCompleteMigration'
@@ -29,6 +32,10 @@ export interface MigrationRecord {
   attempts: number;
   migrationId?: number | string;
   startedAt: string;
+  /** The move drainer asked for (recorded before the call): a cold one leaves a resize to confirm. */
+  move?: 'live-migrate' | 'cold-migrate';
+  /** The request id of that call (its entry in the server's action log), once Nova answered. */
+  request?: string;
   /** The stall clock of the running live migration, so a resumed one keeps it. */
   stall?: { migrationId: number | string; least: number; since: string };
   /** The live migration we forced to complete: never forced twice, even by a restarted agent. */

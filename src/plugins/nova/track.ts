@@ -71,7 +71,11 @@ export class Tracker {
       if (now >= e.abort.until) this.#abortUnfinished(e, now);
       return;
     }
-    if (e.deadlineFrom !== undefined && now - e.deadlineFrom > this.#o.nova.migrationTimeout * 1000) {
+    if (
+      e.overdue === undefined &&
+      e.deadlineFrom !== undefined &&
+      now - e.deadlineFrom > this.#o.nova.migrationTimeout * 1000
+    ) {
       await this.#timeout(e, now);
     }
   }
@@ -97,8 +101,19 @@ export class Tracker {
       const late = e.abort?.sent ? 'the abort came too late' : e.abort?.note;
       const forced = e.stallAction === 'force-complete' ? 'moved after a forced completion' : undefined;
       const others = e.byOthers ? 'moved off the host by someone else' : undefined;
-      e.finish('succeeded', now, e.abort ? `moved after its deadline (${late})` : (forced ?? others));
+      const overdue = e.overdue !== undefined ? `moved after its deadline (${e.overdue})` : undefined;
+      e.finish(
+        'succeeded',
+        now,
+        e.abort ? `moved after its deadline (${late})` : (overdue ?? forced ?? others),
+      );
       log.info({ server: e.id, target: e.target, attempts: e.attempts }, 'server moved');
+    } else if (e.overdue !== undefined) {
+      const why =
+        `timed out after ${nova.migrationTimeout}s (${e.overdue}); Nova then ended it with the server ` +
+        `still on ${source}${novaSays(e.server, await this.#newestRecord(e))}`;
+      e.finish('failed', now, why);
+      log.error({ server: e.id }, `migration ${why}`);
     } else if (e.abort) {
       const why = e.abort.sent
         ? `aborted after ${nova.migrationTimeout}s (nova.migrationTimeout)`
@@ -191,7 +206,7 @@ export class Tracker {
     this.#o.log.error({ server: e.id }, `migration ${why}`);
   }
 
-  async confirm(e: Entry): Promise<void> {
+  async confirm(e: Entry, signal = this.#o.signal): Promise<void> {
     // Nova confirms asynchronously: the server shows VERIFY_RESIZE a little longer, and a
     // second confirm answers 400. Send again only if the first seems lost.
     const now = this.#o.now();
@@ -200,7 +215,7 @@ export class Tracker {
     e.confirmSentAt = now;
     const repeat = e.confirmsSent++ > 0;
     try {
-      await this.#o.compute.confirmResize(e.id, this.#o.signal);
+      await this.#o.compute.confirmResize(e.id, signal);
       this.#o.log.info({ server: e.id }, 'resize confirmed');
     } catch (err) {
       if (isAuthError(err) || isForbiddenError(err)) throw err;
@@ -241,13 +256,19 @@ export class Tracker {
   async #timeout(e: Entry, now: number): Promise<void> {
     const { nova, log } = this.#o;
     const secs = nova.migrationTimeout;
-    const abortable = nova.abortOnTimeout && e.action === 'live-migrate' && this.#o.compute.atLeast(24);
-    if (!abortable) {
-      const note = !nova.abortOnTimeout
-        ? 'left running'
-        : e.action !== 'live-migrate'
-          ? 'a cold migration cannot be aborted'
-          : 'abort needs compute microversion 2.24';
+    const cannot = this.#overdue(e);
+    if (cannot !== undefined) {
+      // Nova still moves it and nothing stops that: overdue, followed, judged by where it lands
+      e.overdue = cannot;
+      e.message = `overdue: past its ${secs}s deadline (${cannot}); followed until Nova ends it`;
+      log.warn(
+        { server: e.id, action: e.action },
+        `migration passed its ${secs}s deadline (${cannot}); following it`,
+      );
+      return;
+    }
+    if (!nova.abortOnTimeout || !this.#o.compute.atLeast(24)) {
+      const note = !nova.abortOnTimeout ? 'left running' : 'abort needs compute microversion 2.24';
       e.finish('failed', now, `timed out after ${secs}s (${note})`);
       log.error({ server: e.id }, `migration timed out after ${secs}s (${note})`);
       return;
@@ -262,6 +283,16 @@ export class Tracker {
       { server: e.id, migration: e.migrationId },
       `migration passed its ${secs}s deadline (${note}); following it`,
     );
+  }
+
+  /**
+   * Why a move past its deadline is followed, not ended: nothing can stop it (a cold migration), or
+   * it is not drainer's to stop (someone else's). Undefined for drainer's live migrations.
+   */
+  #overdue(e: Entry): string | undefined {
+    if (e.byOthers) return "someone else's move: not drainer's to abort";
+    if (e.action !== 'live-migrate') return 'a cold migration cannot be aborted';
+    return undefined;
   }
 
   /**

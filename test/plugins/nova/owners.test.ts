@@ -176,7 +176,7 @@ describe('an owner who acts mid-evacuation (sandbox Nova)', () => {
   const ownerResizesFirst = (flavorRef: string) => {
     let done = false;
     return class extends ComputeClient {
-      override async liveMigrate(id: string, signal?: AbortSignal): Promise<void> {
+      override async liveMigrate(id: string, signal?: AbortSignal): Promise<string | undefined> {
         if (!done) await owner('POST', `/servers/${id}/action`, { resize: { flavorRef } });
         done = true;
         return super.liveMigrate(id, signal);

@@ -1,7 +1,7 @@
 // drainer's Nova plugin wired to a sandbox OpenStack on loopback, on the sandbox's clock, as the
 // agent wires it: evacuate and restore one host (compute-a) with an in-memory Node record.
 import { novaSchema, openstackSchema } from '../../../src/config/schema.ts';
-import type { Outcome, PluginRecord } from '../../../src/core/backends/plugin.ts';
+import type { Outcome, PluginRecord, WorkloadProgress } from '../../../src/core/backends/plugin.ts';
 import { createLogger } from '../../../src/observability/logger.ts';
 import { ComputeClient } from '../../../src/plugins/nova/compute.ts';
 import { createHttp } from '../../../src/plugins/nova/http.ts';
@@ -12,9 +12,16 @@ import { openstackConfigFor } from '../../../src/sandbox/scenario-config.ts';
 import type { OpenStackSandbox } from '../../../src/sandbox/openstack/index.ts';
 
 export interface SandboxDrainer {
-  evacuate(): Promise<Outcome>;
+  /** `signal`: an uncordon (a CancelledError reason) or a shutdown; `abortOnCancel` as evacuation.abortOnCancel. */
+  evacuate(opts?: {
+    signal?: AbortSignal;
+    abortOnCancel?: boolean;
+    progress?: (items: readonly WorkloadProgress[]) => void;
+  }): Promise<Outcome>;
   restore(): Promise<void>;
   record(): PluginRecord | undefined;
+  /** Starts from this record, as an agent restarted mid-evacuation does. */
+  resumeFrom(r: PluginRecord | undefined): void;
 }
 
 /**
@@ -39,9 +46,9 @@ export function sandboxDrainer(
   let record: PluginRecord | undefined;
   const node = { name: 'compute-a', reboot: true };
   // a getter: each call reads the record as last saved
-  const context = () => ({
+  const context = (signal = new AbortController().signal) => ({
     log: createLogger({ level: 'silent' }),
-    signal: new AbortController().signal,
+    signal,
     dryRun: false,
     get record() {
       return record;
@@ -51,17 +58,20 @@ export function sandboxDrainer(
     },
   });
   return {
-    evacuate: () =>
+    evacuate: (opts = {}) =>
       plugin.evacuate(
         node,
-        Object.assign(context(), {
+        Object.assign(context(opts.signal), {
           deadline: new Date(clock.now() + 3_600_000),
           trigger: 'cordon' as const,
-          abortOnCancel: false,
-          progress: () => {},
+          abortOnCancel: opts.abortOnCancel ?? false,
+          progress: opts.progress ?? (() => {}),
         }),
       ),
     restore: () => plugin.restore(node, context()),
     record: () => record,
+    resumeFrom: (r) => {
+      record = r;
+    },
   };
 }

@@ -1,0 +1,218 @@
+// Nova moves are judged by where they land (issue 48): a cold migration cannot be stopped, so it is
+// never reported failed while Nova still moves it; drainer confirms every resize it asked for (past
+// its deadline, after an uncordon, after a lost answer, after a restart of the agent); and a move that
+// is not drainer's (an owner's resize, an operator's live migration) is followed, never aborted nor
+// confirmed by drainer. Against the sandbox Nova, on a clock 100× faster.
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Outcome } from '../../../src/core/backends/plugin.ts';
+import { CancelledError } from '../../../src/errors.ts';
+import { ComputeClient } from '../../../src/plugins/nova/compute.ts';
+import { MAINTENANCE_KEY } from '../../../src/plugins/nova/policy.ts';
+import { ScaledClock } from '../../../src/sandbox/clock.ts';
+import {
+  startOpenStack,
+  type NovaFaults,
+  type OpenStackSandbox,
+  type ServerSpec,
+} from '../../../src/sandbox/openstack/index.ts';
+import { nova as call, token, until } from '../../sandbox/openstack/client.ts';
+import { sandboxDrainer } from './sandbox-drainer.ts';
+
+let cloud: OpenStackSandbox | undefined;
+afterEach(async () => {
+  await cloud?.close();
+  cloud = undefined;
+});
+
+/** A server on compute-a whose owner chose the cold way out; a cold move takes `migrationMs`. */
+const cold = (name: string, migrationMs = 20_000): ServerSpec => ({
+  id: name,
+  name,
+  projectId: 'demo',
+  host: 'compute-a',
+  migrationMs,
+  metadata: { [MAINTENANCE_KEY]: 'cold' },
+});
+
+async function sandbox(servers: ServerSpec[], faults: Partial<NovaFaults> = {}) {
+  const clock = new ScaledClock(100);
+  cloud = await startOpenStack({
+    clock,
+    hosts: [{ name: 'compute-a' }, { name: 'compute-b' }],
+    servers,
+    faults,
+  });
+  return clock;
+}
+
+/** Someone else's call through Nova's API (the admin token). */
+async function someone(path: string, body: unknown) {
+  const res = await call(cloud!, 'POST', path, { token: await token(cloud!), version: '2.93', body });
+  if (res.status >= 300) throw new Error(`${path}: ${res.status}`);
+}
+
+const line = (o: Outcome, name: string) => o.workloads.find((w) => w.name === name);
+const migrations = (id: string) => cloud!.state.migrations(id).map((m) => [m.type, m.status]);
+const moving = (id: string, status: string) =>
+  until(() => (cloud!.state.migrations(id).at(-1)?.status === status ? true : undefined), `${id} ${status}`);
+
+describe('a cold migration is judged by where it lands', () => {
+  it('past nova.migrationTimeout it is overdue, still followed, and drainer confirms it where it lands', async () => {
+    const clock = await sandbox([cold('vm', 120_000)]);
+    const d = sandboxDrainer(cloud!, clock, { migrationTimeout: 30 });
+
+    const outcome = await d.evacuate();
+
+    expect(line(outcome, 'vm')).toMatchObject({
+      state: 'succeeded',
+      action: 'cold-migrate',
+      target: 'compute-b',
+    });
+    expect(line(outcome, 'vm')?.message).toMatch(/after its deadline/);
+    expect(outcome.succeeded).toBe(true);
+    expect(migrations('vm')).toEqual([['migration', 'confirmed']]);
+    expect(cloud!.state.server('vm')).toMatchObject({ host: 'compute-b', status: 'ACTIVE' });
+  });
+
+  it('an uncordon with abortOnCancel during it aborts nothing: the move is followed to its end and confirmed', async () => {
+    const clock = await sandbox([cold('vm', 60_000)]);
+    const d = sandboxDrainer(cloud!, clock);
+    const uncordon = new AbortController();
+
+    const run = d.evacuate({ signal: uncordon.signal, abortOnCancel: true });
+    await moving('vm', 'migrating');
+    uncordon.abort(new CancelledError('node uncordoned'));
+    const outcome = await run;
+
+    expect(line(outcome, 'vm')).toMatchObject({ state: 'succeeded', target: 'compute-b' });
+    expect(migrations('vm')).toEqual([['migration', 'confirmed']]);
+    expect(cloud!.state.server('vm')?.status).toBe('ACTIVE');
+  });
+
+  it('a restarted agent confirms the resize its predecessor asked for, which landed while no agent ran', async () => {
+    const clock = await sandbox([cold('vm')]);
+    const first = sandboxDrainer(cloud!, clock);
+    const shutdown = new AbortController();
+    const run = first.evacuate({ signal: shutdown.signal });
+    await moving('vm', 'migrating');
+    shutdown.abort(new Error('agent shut down'));
+    await run;
+    await until(() => (cloud!.state.server('vm')?.status === 'VERIFY_RESIZE' ? true : undefined), 'landed');
+
+    const next = sandboxDrainer(cloud!, clock);
+    next.resumeFrom(first.record());
+    const outcome = await next.evacuate();
+
+    expect(line(outcome, 'vm')).toMatchObject({ state: 'succeeded', target: 'compute-b' });
+    expect(migrations('vm')).toEqual([['migration', 'confirmed']]);
+  });
+});
+
+describe("a 409 on drainer's move: whose move is it?", () => {
+  it("drainer's own earlier migrate, whose answer and read-back were lost: drainer's move, followed and confirmed", async () => {
+    const clock = await sandbox([cold('vm')], {
+      // the first migrate is applied but its answer is lost
+      dropAnswer: (() => {
+        let dropped = false;
+        return (method: string, path: string) => {
+          if (dropped || method !== 'POST' || !path.endsWith('/servers/vm/action')) return false;
+          dropped = true;
+          return true;
+        };
+      })(),
+    });
+    // and so is the read-back right after it: the next poll finds the server pending, and sends again
+    let readBackLost = false;
+    class LostReadBack extends ComputeClient {
+      override async getServer(id: string, signal?: AbortSignal) {
+        if (!readBackLost && cloud!.state.migrations('vm').length > 0) {
+          readBackLost = true;
+          throw new Error('socket hang up');
+        }
+        return super.getServer(id, signal);
+      }
+    }
+    const d = sandboxDrainer(cloud!, clock, {}, LostReadBack);
+
+    const outcome = await d.evacuate();
+
+    expect(readBackLost).toBe(true);
+    expect(line(outcome, 'vm')).toMatchObject({ state: 'succeeded', target: 'compute-b', attempts: 1 });
+    expect(migrations('vm')).toEqual([['migration', 'confirmed']]);
+  });
+
+  it("the owner's resize met as 409 while drainer's window is full, then an uncordon: followed as theirs, neither aborted, failed nor confirmed by drainer", async () => {
+    // 'first' holds Nova's one slot, so the owner's resize is not counted in a slot: the cancel took it
+    // for a queued live migration of drainer's, and finished it failed
+    const live: ServerSpec = {
+      id: 'first',
+      name: 'first',
+      projectId: 'demo',
+      host: 'compute-a',
+      migrationMs: 120_000,
+    };
+    const clock = await sandbox([live, cold('vm', 60_000)]);
+    let refused = false;
+    class OwnerResizesFirst extends ComputeClient {
+      override async migrate(id: string, signal?: AbortSignal) {
+        await someone(`/servers/${id}/action`, { resize: { flavorRef: 'flavor-c2-r4096-d10' } });
+        try {
+          return await super.migrate(id, signal);
+        } finally {
+          refused = true;
+        }
+      }
+    }
+    const d = sandboxDrainer(cloud!, clock, {}, OwnerResizesFirst);
+    const uncordon = new AbortController();
+    let followed = false;
+    const progress = (items: readonly { name: string; state: string }[]) =>
+      (followed ||= refused && items.some((w) => w.name === 'vm' && w.state === 'migrating'));
+
+    const run = d.evacuate({ signal: uncordon.signal, progress });
+    await until(() => followed || undefined, "the owner's resize followed");
+    uncordon.abort(new CancelledError('node uncordoned'));
+    const outcome = await run;
+    await until(() => (cloud!.state.server('vm')?.status === 'VERIFY_RESIZE' ? true : undefined), 'landed');
+
+    expect(line(outcome, 'vm')?.state).not.toBe('failed');
+    expect(line(outcome, 'vm')?.attempts).toBe(0);
+    expect(migrations('vm')).toEqual([['resize', 'finished']]);
+  });
+
+  it("an operator's own live migration, then an uncordon with abortOnCancel: drainer does not abort it", async () => {
+    const clock = await sandbox([
+      { id: 'vm', name: 'vm', projectId: 'demo', host: 'compute-a', migrationMs: 60_000 },
+    ]);
+    await someone('/servers/vm/action', { 'os-migrateLive': { host: null, block_migration: 'auto' } });
+    await moving('vm', 'running');
+    const d = sandboxDrainer(cloud!, clock);
+    const uncordon = new AbortController();
+
+    let adopted = false;
+    const progress = (items: readonly { state: string }[]) => (adopted ||= items[0]?.state === 'migrating');
+    const run = d.evacuate({ signal: uncordon.signal, abortOnCancel: true, progress });
+    await until(() => adopted || undefined, 'adopted');
+    uncordon.abort(new CancelledError('node uncordoned'));
+    const outcome = await run;
+    await until(() => (cloud!.state.migrations('vm')[0]?.status !== 'running' ? true : undefined), 'ended');
+
+    expect(line(outcome, 'vm')?.state).not.toBe('failed');
+    expect(migrations('vm')).toEqual([['live-migration', 'completed']]);
+  });
+
+  it("an operator's own live migration past drainer's deadline: followed, not aborted", async () => {
+    const clock = await sandbox([
+      { id: 'vm', name: 'vm', projectId: 'demo', host: 'compute-a', migrationMs: 120_000 },
+    ]);
+    await someone('/servers/vm/action', { 'os-migrateLive': { host: null, block_migration: 'auto' } });
+    await moving('vm', 'running');
+    const d = sandboxDrainer(cloud!, clock, { migrationTimeout: 30 });
+
+    const outcome = await d.evacuate();
+    await until(() => (cloud!.state.migrations('vm')[0]?.status !== 'running' ? true : undefined), 'ended');
+
+    expect(line(outcome, 'vm')).toMatchObject({ state: 'succeeded', target: 'compute-b' });
+    expect(migrations('vm')).toEqual([['live-migration', 'completed']]);
+  });
+});
