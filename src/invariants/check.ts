@@ -12,6 +12,7 @@ import { migrationTruth } from './rules/migrations.ts';
 import { unexpected4xx } from './rules/requests.ts';
 import { strandedServices } from './rules/stranded.ts';
 import { failuresOfCompletedMoves } from './rules/completed-moves.ts';
+import { queueOrder } from './rules/fifo.ts';
 import { gatesWithoutKeeper } from './rules/gate-keeper.ts';
 import { stopMarksLeftStopped } from './rules/stop-marks.ts';
 import { serversLeftInVerifyResize } from './rules/verify-resize.ts';
@@ -39,6 +40,7 @@ export const RULES: readonly Rule[] = [
   stopMarksLeftStopped,
   failuresOfCompletedMoves,
   gatesWithoutKeeper,
+  queueOrder,
 ];
 
 export function checkInvariants(world: World, opts: CheckOptions): Violation[] {

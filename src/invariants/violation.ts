@@ -33,6 +33,7 @@ export const INVARIANT_IDS = [
   'failure-for-completed-move',
   'gate-without-keeper',
   'vms-without-agent',
+  'queue-out-of-order',
 ] as const;
 
 export type InvariantId = (typeof INVARIANT_IDS)[number];

@@ -208,7 +208,8 @@ export interface Observations {
  */
 export interface ObservedQueue {
   readonly queued: readonly ObservedSpan[];
-  readonly slots: readonly (ObservedSpan & { readonly slot: string })[];
+  /** renewedAt: the holder's last write to it (a renewal) before `until`. */
+  readonly slots: readonly (ObservedSpan & { readonly slot: string; readonly renewedAt?: number })[];
   /**
    * How long a free slot waits for the nodes ahead before a waiter behind them takes it (they are
    * taken for gone: fleet.leaseDuration), on the same clock.

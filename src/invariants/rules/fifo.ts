@@ -1,0 +1,57 @@
+// First in, first out by the API server's clock among the nodes waiting for a fleet slot (issue 48):
+// when a node takes a slot, no node that queued before it (the write that put drainer.dev/queued on
+// it reached the API server earlier) is still waiting, unless there were free slots for them too.
+// The queue's one sanctioned jump: a slot left free for a lease duration while the nodes ahead did
+// not take it (they are taken for gone). Agents' clocks play no part: with two agents 30 s apart, a
+// node cordoned 20 s later went first when each stamped its queue time on its own clock.
+// Needs the queue as the API server saw it (an observation: the soak records it); else says nothing.
+import { violation, type Violation } from '../violation.ts';
+import type { CheckOptions, ObservedQueue, ObservedSpan, World } from '../world.ts';
+
+type SlotSpan = ObservedQueue['slots'][number];
+
+const during = (s: ObservedSpan, t: number): boolean => s.from <= t && (s.until === undefined || s.until > t);
+
+/** When the slot became free for waiters before t: its last holder gave it back, or its Lease ran out. */
+function freeSince(q: ObservedQueue, take: SlotSpan): number {
+  const before = q.slots
+    .filter((s) => s.slot === take.slot && s !== take && s.from < take.from)
+    .sort((a, b) => a.from - b.from)
+    .at(-1);
+  if (!before) return -Infinity;
+  const gaveBack = before.until !== undefined && before.until < take.from;
+  // taken over from a holder that stopped renewing: free once its Lease ran out
+  return gaveBack ? (before.until ?? take.from) : (before.renewedAt ?? before.from) + q.staleMs;
+}
+
+export function queueOrder(world: World, opts: CheckOptions): Violation[] {
+  const q = world.observations?.queue;
+  if (!q || opts.budget <= 0) return [];
+  const out: Violation[] = [];
+  for (const take of q.slots) {
+    const t = take.from;
+    const mine = q.queued.filter((s) => s.node === take.node && s.from <= t).at(-1);
+    if (!mine || (mine.until !== undefined && mine.until < t)) continue; // took it without queueing
+    const holding = (node: string) => q.slots.some((s) => s !== take && s.node === node && during(s, t));
+    const ahead = q.queued.filter(
+      (s) => s.node !== take.node && s.from < mine.from && during(s, t) && !holding(s.node),
+    );
+    const held = new Set(
+      q.slots.filter((s) => s !== take && s.slot !== take.slot && during(s, t)).map((s) => s.slot),
+    );
+    const free = opts.budget - held.size;
+    if (ahead.length < free) continue;
+    if (t - freeSince(q, take) >= q.staleMs) continue; // the stale jump: the nodes ahead left it free
+    const first = [...ahead].sort((a, b) => a.from - b.from)[0];
+    if (!first) continue;
+    out.push(
+      violation(
+        'queue-out-of-order',
+        `node/${take.node}`,
+        `${take.node} (queued at ${new Date(mine.from).toISOString()} by the API server's clock) took slot ${take.slot} at ${new Date(t).toISOString()} while ${ahead.map((s) => s.node).join(', ')} queued before it (${first.node} at ${new Date(first.from).toISOString()}) still waited, with ${free} slot(s) free`,
+        "the fair queue must order by the API server's time, not each agent's clock; compare the nodes' drainer.dev/queued labels with when they were written",
+      ),
+    );
+  }
+  return out;
+}

@@ -1,0 +1,84 @@
+// First in, first out by the API server's clock among the nodes waiting for a slot (issue 48: each
+// agent stamped its queue time on its own clock, and with two agents 30 s apart a node cordoned 20 s
+// later went first). Times are the API server's, in ms.
+import { describe, expect, it } from 'vitest';
+import { queueOrder } from '../../src/invariants/rules/fifo.ts';
+import type { ObservedQueue } from '../../src/invariants/world.ts';
+import { OPTS, world } from './world.ts';
+
+const LEASE = 15_000;
+const ids = (queue: Omit<ObservedQueue, 'staleMs'>, budget = 1) =>
+  queueOrder(world({ observations: { queue: { staleMs: LEASE, ...queue } } }), { ...OPTS, budget }).map(
+    (v) => v.id,
+  );
+
+describe('the fair queue, by the API server’s clock', () => {
+  it('a node queued 20 s later takes the only slot while the first still waits', () => {
+    const queued = [
+      { node: 'a', from: 1_000 },
+      { node: 'b', from: 21_000, until: 40_100 },
+    ];
+    const slots = [
+      { node: 'z', slot: 's0', from: 0, until: 40_000 },
+      { node: 'b', slot: 's0', from: 40_050 },
+    ];
+    expect(ids({ queued, slots })).toEqual(['queue-out-of-order']);
+  });
+
+  it('the first queued takes it: in order', () => {
+    const queued = [
+      { node: 'a', from: 1_000, until: 40_100 },
+      { node: 'b', from: 21_000 },
+    ];
+    const slots = [
+      { node: 'z', slot: 's0', from: 0, until: 40_000 },
+      { node: 'a', slot: 's0', from: 40_050 },
+    ];
+    expect(ids({ queued, slots })).toEqual([]);
+  });
+
+  it('two slots free: the second in line may take one first, the first takes the other', () => {
+    const queued = [
+      { node: 'a', from: 1_000, until: 40_200 },
+      { node: 'b', from: 21_000, until: 40_100 },
+    ];
+    const slots = [
+      { node: 'b', slot: 's1', from: 40_050 },
+      { node: 'a', slot: 's0', from: 40_150 },
+    ];
+    expect(ids({ queued, slots }, 2)).toEqual([]);
+  });
+
+  it('the stale jump: the slot was left free for a lease duration by the node ahead (its agent gone)', () => {
+    const queued = [
+      { node: 'a', from: 1_000 },
+      { node: 'b', from: 21_000, until: 60_100 },
+    ];
+    const slots = [
+      { node: 'z', slot: 's0', from: 0, until: 40_000 },
+      { node: 'b', slot: 's0', from: 40_000 + LEASE + 10 },
+    ];
+    expect(ids({ queued, slots })).toEqual([]);
+  });
+
+  it('taken over from a holder that stopped renewing: free once its Lease ran out', () => {
+    const queued = [
+      { node: 'a', from: 1_000 },
+      { node: 'b', from: 21_000 },
+    ];
+    const early = [
+      { node: 'z', slot: 's0', from: 0, renewedAt: 30_000, until: 45_500 },
+      { node: 'b', slot: 's0', from: 45_500 },
+    ];
+    expect(ids({ queued, slots: early })).toEqual(['queue-out-of-order']);
+    const late = [
+      { node: 'z', slot: 's0', from: 0, renewedAt: 30_000, until: 30_000 + 2 * LEASE },
+      { node: 'b', slot: 's0', from: 30_000 + 2 * LEASE },
+    ];
+    expect(ids({ queued, slots: late })).toEqual([]);
+  });
+
+  it('says nothing without the queue observed', () => {
+    expect(queueOrder(world(), OPTS)).toEqual([]);
+  });
+});
