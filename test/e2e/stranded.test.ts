@@ -8,6 +8,7 @@ import type { KubeNode } from '../../src/kube/types.ts';
 import { smallWorld } from './scenario.ts';
 import { finished, nodeEvents, startStack, until, type Stack } from './stack.ts';
 import { stackCli } from './stack-cli.ts';
+import { deleteNode, registerAgain } from './re-register.ts';
 
 describe('stranded services (full stack)', () => {
   let stack: Stack | undefined;
@@ -18,25 +19,8 @@ describe('stranded services (full stack)', () => {
     await until('agent ready', () => agent.agent.ready().ready);
     await s.cordon('node-a');
     expect((await finished(s, 'node-a')).phase).toBe('Evacuated');
-    const before = await s.node('node-a');
-    await s.k.request({ method: 'DELETE', path: '/api/v1/nodes/node-a' });
-    await until('node gone', async () => !(await s.node('node-a').catch(() => undefined)));
-    return before;
+    return deleteNode(s, 'node-a');
   }
-
-  /** The Node as a re-installed kubelet registers it: same name, no annotations, schedulable. */
-  const reRegister = (s: Stack, old: KubeNode) =>
-    s.k.request({
-      method: 'POST',
-      path: '/api/v1/nodes',
-      body: {
-        apiVersion: 'v1',
-        kind: 'Node',
-        metadata: { name: 'node-a', labels: old.metadata.labels ?? {} },
-        spec: {},
-        status: old.status,
-      },
-    });
 
   it('a Node deleted and registered again gets its nova-compute back, with an Event and a status line', async () => {
     const s = (stack = await startStack({ scenario: smallWorld({ servers: 2, migrationSeconds: 4 }) }));
@@ -51,7 +35,7 @@ describe('stranded services (full stack)', () => {
     const stranded = (await s.violations()).filter((v) => v.id === 'stranded-service');
     expect(stranded.map((v) => v.object)).toEqual(['nova-compute/node-a']);
 
-    await reRegister(s, old);
+    await registerAgain(s, old);
     await until('service enabled again', () => os.service('node-a')?.status === 'enabled');
     const told = await until(
       'StrandedService Event',

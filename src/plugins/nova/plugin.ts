@@ -26,7 +26,9 @@ import type { PlacementClient } from './placement.ts';
 import { waitForOthers } from './manual.ts';
 import { parseNovaRecord, toPluginRecord, type NovaRecord } from './record.ts';
 import { novaStranded } from './stranded.ts';
-import { startStopped } from './restart.ts';
+import { startStopped, type RestartOptions } from './restart.ts';
+import { startMarked } from './marked.ts';
+import { markingStops } from './mark-stops.ts';
 import { hostOf, taskStateOf, type NovaServer, type NovaService } from './types.ts';
 import { MIGRATION_MODE_KEY } from '../../names.ts';
 import { invalidPolicies, MAINTENANCE_KEY, WAYS } from './policy.ts';
@@ -128,8 +130,10 @@ export class NovaPlugin implements BackendPlugin {
     await this.#disable(mapping.service, ctx, record, save);
     if (node.mode === 'manual') return waitForOthers(this.name, mapping.host, node.name, this.#o, ctx);
 
+    // every os-stop is marked on its server first: the memory of it outlives this Node and record
+    const marking = markingStops(compute, { node: node.name, trigger: ctx.trigger }, log);
     const migrator = new Migrator({
-      compute,
+      compute: marking.compute,
       source: mapping.host,
       nova,
       log,
@@ -153,6 +157,7 @@ export class NovaPlugin implements BackendPlugin {
       progress: (items) => ctx.progress(items),
     });
     const workloads = await migrator.run();
+    await marking.stamp(signal);
     return summarize(this.name, mapping.host, workloads, signal.aborted);
   }
 
@@ -160,11 +165,10 @@ export class NovaPlugin implements BackendPlugin {
     const { compute, nova } = this.#o;
     const recorded = parseNovaRecord(ctx.record);
     if (!recorded) return this.#restoreUnrecorded(node, ctx);
-    const rec = await startStopped(this.#o.compute, recorded, ctx, {
-      sleep: this.#o.sleep,
-      now: this.#o.now,
-      pollMs: nova.pollInterval * 1000,
-    });
+    const rec = await startStopped(this.#o.compute, recorded, ctx, this.#restartOptions(node));
+    // and what other maintenances stopped and left marked here (moved here, or their record lost)
+    const own = new Set(Object.keys(recorded.migrations).filter((id) => recorded.migrations[id]?.stopped));
+    await startMarked(compute, rec.host, own, ctx, this.#restartOptions(node));
     if (!rec.disabledByUs) {
       ctx.log.info('nova: nothing to restore (the service was not disabled by drainer)');
       return;
@@ -195,9 +199,14 @@ export class NovaPlugin implements BackendPlugin {
     await ctx.save(toPluginRecord({ ...rec, disabledByUs: false }));
   }
 
+  #restartOptions(node: NodeRef): RestartOptions {
+    const { sleep, now, nova } = this.#o;
+    return { node: node.name, sleep, now, pollMs: nova.pollInterval * 1000 };
+  }
+
   /** No record on the node: the service disabled with drainer's reason is stranded (enabled when in service). */
   stranded(node: NodeRef, opts: StrandedOptions): Promise<StrandedChange | undefined> {
-    return novaStranded(this.#o.compute, this.#o.nova, node, opts);
+    return novaStranded(this.#o.compute, this.#o.nova, node, opts, this.#restartOptions(node));
   }
 
   /**

@@ -2,19 +2,21 @@
 // start) still in flight is followed to its end first: Nova's os-stop leaves the server ACTIVE in
 // task_state powering-off for up to shutdown_timeout (60 s by default), and an uncordon can come
 // in that time. Then a server SHUTOFF and idle whose newest power action is still drainer's stop
-// (its action log, by the stop's request id) is started wherever it is now (its owner's resize or
-// another evacuation may have moved it: Nova keeps a stopped server stopped) and followed until it
-// runs; one its owner started, stopped, shelved or deleted meanwhile is the owner's. Without the
-// stop's request id (an older record, an answer lost) or the right to read the log, it goes by
-// where the server is: on the host, or moved by this record. The entry stays in the record until
-// one or the other is seen, so a restore cut short starts it on its next pass.
+// (its action log, by the stop's request id, or the first power action after the anchor of
+// drainer's mark, stop-mark.ts) is started wherever it is now (its owner's resize or another
+// evacuation may have moved it: Nova keeps a stopped server stopped) and followed until it runs;
+// one its owner started, stopped, shelved or deleted meanwhile is the owner's, and either way the
+// mark comes off. One now on a host in maintenance keeps its mark and stays stopped: that host's
+// restore starts it (marked.ts). Without the log, the caller's claim decides (the record: on the
+// host, or moved by this record). The entry stays in the record until one or the other is seen,
+// so a restore cut short starts it on its next pass.
 import type { RestoreContext } from '../../core/backends/plugin.ts';
 import { ApiError, isAuthError, isConflictError, isNotFoundError } from '../../errors.ts';
 import type { ComputeClient } from './compute.ts';
 import type { Sleep } from './http.ts';
-import type { MigrationRecord } from './migrator-options.ts';
 import { toPluginRecord, type NovaRecord } from './record.ts';
-import { powerStillOurs } from './stop-owner.ts';
+import { removeStopMark, setStopMark, stopMarkOf, type StopMark } from './stop-mark.ts';
+import { stopStillOurs } from './stop-owner.ts';
 import { hostOf, taskStateOf, type NovaServer } from './types.ts';
 
 /**
@@ -27,15 +29,28 @@ export const FOLLOW_TASK_MS = 5 * 60_000;
 const STARTS = 3;
 
 export interface RestartOptions {
+  /** The node restored: named in the mark of a server an older drainer stopped without one. */
+  node: string;
   sleep: Sleep;
   now: () => number;
   /** Between two reads of a server with a task in flight (nova.pollInterval). */
   pollMs: number;
 }
 
-type Compute = Pick<ComputeClient, 'getServer' | 'startServer' | 'listInstanceActions' | 'listServices'> & {
+export type Compute = Pick<
+  ComputeClient,
+  | 'getServer'
+  | 'startServer'
+  | 'listInstanceActions'
+  | 'listServices'
+  | 'setServerMetadataItem'
+  | 'deleteServerMetadataItem'
+> & {
   init(signal?: AbortSignal): Promise<unknown>;
 };
+
+/** What a restart needs of its caller (a restore, or the stranded check of a Node with no record). */
+type Ctx = Pick<RestoreContext, 'log' | 'signal' | 'dryRun'>;
 
 export async function startStopped(
   compute: Compute,
@@ -51,7 +66,12 @@ export async function startStopped(
   let migrations = rec.migrations;
   for (const id of ids) {
     const entry = rec.migrations[id];
-    const done = await restartOne(compute, id, rec.host, entry, ctx, opts);
+    // without the action log, the record vouches for one on the host or moved by this record
+    const claim: Claim = {
+      ...(entry?.stopRequest ? { request: entry.stopRequest } : {}),
+      fallback: (s) => hostOf(s) === rec.host || (entry?.attempts ?? 0) > 0,
+    };
+    const done = await restartOne(compute, id, rec.host, claim, ctx, opts);
     if (done === 'kept') continue; // a dry run
     const { stopped: _done, ...rest } = migrations[id] ?? { attempts: 0, startedAt: '' };
     migrations = { ...migrations, [id]: rest };
@@ -60,62 +80,57 @@ export async function startStopped(
   return { ...rec, migrations };
 }
 
-/** 'done': running again (by us or its owner), or no longer ours to start; 'kept': a dry run. */
-async function restartOne(
+/** What says a server's SHUTOFF is drainer's: a request id of its stop, else the mark's `after`, else `fallback`. */
+export interface Claim {
+  readonly request?: string;
+  readonly fallback: (s: NovaServer) => boolean;
+}
+
+/**
+ * 'started': running again by drainer; 'theirs': running or stopped by its owner, deleted, or the
+ * stop never ran; 'elsewhere': on a host in maintenance, where it stays stopped with its mark (that
+ * host's restore starts it); 'kept': a dry run. The mark goes with 'started' and 'theirs'.
+ */
+export type Restarted = 'started' | 'theirs' | 'elsewhere' | 'kept';
+
+export async function restartOne(
   compute: Compute,
   id: string,
   host: string,
-  entry: MigrationRecord | undefined,
-  ctx: RestoreContext,
+  claim: Claim,
+  ctx: Ctx,
   opts: RestartOptions,
-): Promise<'done' | 'kept'> {
+): Promise<Restarted> {
   const until = opts.now() + FOLLOW_TASK_MS;
   let starts = 0;
   // drainer's power actions on it: its stop, then the starts this pass makes
-  const ours = new Set(entry?.stopRequest ? [entry.stopRequest] : []);
+  const ours = new Set<string>();
   for (;;) {
-    let s: NovaServer;
-    try {
-      s = await compute.getServer(id, ctx.signal);
-    } catch (err) {
-      if (!isNotFoundError(err)) throw err; // tried again by the next restore pass
-      ctx.log.info({ server: id }, 'stopped server deleted meanwhile (by its owner): nothing to start');
-      return 'done';
-    }
-    const task = taskStateOf(s);
-    if (task !== null) {
+    const s = await readServer(compute, id, ctx);
+    if (!s) return 'theirs';
+    const mark = stopMarkOf(s);
+    const request = claim.request ?? mark?.request;
+    if (request) ours.add(request);
+    if (taskStateOf(s) !== null) {
       // drainer's stop still powering off, or a start (ours or its owner's) on its way: wait for its end
-      if (opts.now() >= until) {
-        throw new ApiError(
-          'API',
-          `server ${s.name} (${id}) is still in task_state ${task} after ${FOLLOW_TASK_MS / 1000}s: ` +
-            'started again on the next restore pass',
-          { api: 'nova' },
-        );
-      }
-      await opts.sleep(opts.pollMs, ctx.signal);
+      await waitForTask(s, until, ctx, opts);
       continue;
     }
-    const mine = s.status === 'SHUTOFF' ? await stillDrainers(compute, s, host, entry, ours, ctx) : false;
+    const mine = s.status === 'SHUTOFF' && (await stillDrainers(compute, s, claim, mark, ours, ctx));
     if (mine && hostOf(s) !== host && !(await inService(compute, hostOf(s), ctx))) {
       // moved onto a host in maintenance itself (its nova-compute disabled): started there it would
-      // run on a host being emptied; it stays stopped, and is drainer's no more
+      // run on a host being emptied. It stays stopped with drainer's mark: that host's restore starts it
+      if (!ctx.dryRun) await keepMark(compute, s, mark, request, opts, ctx);
       ctx.log.info(
         { server: id, host: hostOf(s) },
-        'stopped by drainer, now on a host that is not in service: left stopped',
+        'stopped by drainer, now on a host that is not in service: left stopped, its restore starts it',
       );
-      return 'done';
+      return 'elsewhere';
     }
     if (!mine) {
-      ctx.log.info(
-        { server: id, status: s.status, host: hostOf(s) },
-        starts
-          ? 'server started again (drainer stopped it for the reboot)'
-          : s.status === 'SHUTOFF'
-            ? 'stopped again by someone else since drainer’s stop (its owner): theirs, nothing to start'
-            : 'not stopped any more (its owner started or shelved it, or the stop never ran): nothing to start',
-      );
-      return 'done';
+      ctx.log.info({ server: id, status: s.status, host: hostOf(s) }, notMine(s, starts));
+      if (!ctx.dryRun) await removeStopMark(compute, s, ctx.log, ctx.signal);
+      return starts ? 'started' : 'theirs';
     }
     if (ctx.dryRun) {
       ctx.log.info({ server: id }, 'dry run: would start the server drainer stopped');
@@ -130,8 +145,8 @@ async function restartOne(
       );
     }
     try {
-      const request = await compute.startServer(id, ctx.signal);
-      if (request) ours.add(request);
+      const started = await compute.startServer(id, ctx.signal);
+      if (started) ours.add(started);
       starts++;
       ctx.log.info({ server: id, name: s.name, host }, 'starting the server drainer stopped for the reboot');
     } catch (err) {
@@ -141,29 +156,80 @@ async function restartOne(
   }
 }
 
+/** The server now, or undefined once it is deleted (its owner's). */
+async function readServer(compute: Compute, id: string, ctx: Ctx): Promise<NovaServer | undefined> {
+  try {
+    return await compute.getServer(id, ctx.signal);
+  } catch (err) {
+    if (!isNotFoundError(err)) throw err; // tried again by the next restore pass
+    ctx.log.info({ server: id }, 'stopped server deleted meanwhile (by its owner): nothing to start');
+    return undefined;
+  }
+}
+
+/** One poll's wait for a task to end; past FOLLOW_TASK_MS the pass fails (the next one looks again). */
+async function waitForTask(s: NovaServer, until: number, ctx: Ctx, opts: RestartOptions): Promise<void> {
+  if (opts.now() >= until) {
+    throw new ApiError(
+      'API',
+      `server ${s.name} (${s.id}) is still in task_state ${taskStateOf(s)} after ${FOLLOW_TASK_MS / 1000}s: ` +
+        'started again on the next restore pass',
+      { api: 'nova' },
+    );
+  }
+  await opts.sleep(opts.pollMs, ctx.signal);
+}
+
+const notMine = (s: NovaServer, starts: number): string =>
+  starts
+    ? 'server started again (drainer stopped it for the reboot)'
+    : s.status === 'SHUTOFF'
+      ? 'stopped again by someone else since drainer’s stop (its owner): theirs, nothing to start'
+      : 'not stopped any more (its owner started or shelved it, or the stop never ran): nothing to start';
+
 /**
- * A SHUTOFF server's stop is still drainer's: its action log says so (by request id), wherever it
- * is; without the stop's id or the log, it is on the host, or this record moved it after its stop
- * (its way out changed to a move).
+ * A SHUTOFF server's stop is still drainer's: its action log says so (by request id, else after the
+ * mark's anchor), wherever it is; without the log, the claim's fallback decides.
  */
 async function stillDrainers(
   compute: Compute,
   s: NovaServer,
-  host: string,
-  entry: MigrationRecord | undefined,
+  claim: Claim,
+  mark: StopMark | undefined,
   ours: ReadonlySet<string>,
-  ctx: RestoreContext,
+  ctx: Ctx,
 ): Promise<boolean> {
-  const byLog = ours.size ? await powerStillOurs(compute, s.id, ours, ctx.signal) : undefined;
-  return byLog ?? (hostOf(s) === host || (entry?.attempts ?? 0) > 0);
+  const byLog = await stopStillOurs(compute, s.id, ours, mark?.after, ctx.signal);
+  return byLog ?? claim.fallback(s);
+}
+
+/** A server left stopped elsewhere carries the mark (one stopped by an older drainer gets it now). */
+async function keepMark(
+  compute: Compute,
+  s: NovaServer,
+  mark: StopMark | undefined,
+  request: string | undefined,
+  opts: RestartOptions,
+  ctx: Ctx,
+): Promise<void> {
+  if (mark && (mark.request || !request)) return;
+  const next = {
+    node: mark?.node ?? opts.node,
+    trigger: mark?.trigger ?? 'restore',
+    ...(request ? { request } : {}),
+  };
+  try {
+    await setStopMark(compute, s.id, next, ctx.signal);
+  } catch (err) {
+    if (ctx.signal.aborted || !isConflictError(err)) throw err;
+    throw new ApiError('API', `server ${s.name} (${s.id}) is busy: marked on the next restore pass`, {
+      api: 'nova',
+    });
+  }
 }
 
 /** Is the host's nova-compute service enabled (the host takes servers: in service)? */
-async function inService(
-  compute: Compute,
-  host: string | null | undefined,
-  ctx: RestoreContext,
-): Promise<boolean> {
+async function inService(compute: Compute, host: string | null | undefined, ctx: Ctx): Promise<boolean> {
   if (!host) return false;
   const services = await compute.listServices(host, ctx.signal);
   return services.some((svc) => svc.status === 'enabled');

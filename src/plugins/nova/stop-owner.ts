@@ -6,6 +6,7 @@
 // drainer stopped stays drainer's wherever its owner or another evacuation moved it.
 import { isForbiddenError, isNotFoundError } from '../../errors.ts';
 import type { ComputeClient } from './compute.ts';
+import type { NovaInstanceAction } from './types.ts';
 
 /** nova/compute/instance_actions.py: the actions that change whether the guest runs. */
 const POWER = new Set([
@@ -35,11 +36,35 @@ export async function powerStillOurs(
   ours: ReadonlySet<string>,
   signal?: AbortSignal,
 ): Promise<boolean | undefined> {
+  return stopStillOurs(compute, id, ours, undefined, signal);
+}
+
+/**
+ * As powerStillOurs; without a request id of drainer's, by drainer's stop mark: `after` is the
+ * newest action before drainer's stop ("" for none), so the SHUTOFF is still drainer's while its
+ * stop is the one power action since. undefined also when `after` is no longer in the log.
+ */
+export async function stopStillOurs(
+  compute: Pick<ComputeClient, 'listInstanceActions'>,
+  id: string,
+  ours: ReadonlySet<string>,
+  after: string | undefined,
+  signal?: AbortSignal,
+): Promise<boolean | undefined> {
+  if (!ours.size && after === undefined) return undefined;
+  let log: NovaInstanceAction[];
   try {
-    const newest = (await compute.listInstanceActions(id, signal)).find((a) => POWER.has(a.action));
-    return newest ? ours.has(newest.request_id) : undefined;
+    log = await compute.listInstanceActions(id, signal);
   } catch (err) {
     if (isForbiddenError(err) || isNotFoundError(err)) return undefined;
     throw err;
   }
+  if (ours.size) {
+    const newest = log.find((a) => POWER.has(a.action));
+    return newest ? ours.has(newest.request_id) : undefined;
+  }
+  const anchor = after ? log.findIndex((a) => a.request_id === after) : log.length;
+  if (anchor < 0) return undefined;
+  const since = log.slice(0, anchor).filter((a) => POWER.has(a.action));
+  return since.length === 1 && since[0]?.action === 'stop';
 }

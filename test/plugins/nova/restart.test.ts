@@ -34,7 +34,16 @@ function world(
   inMaintenance: readonly string[] = [],
 ) {
   const started: string[] = [];
+  // each server's metadata as drainer's writes left it (its mark)
+  const meta: Record<string, Record<string, string>> = {};
+  const metaOf = (id: string) => (meta[id] ??= { ...(servers[id]?.metadata ?? {}) });
   const compute = {
+    setServerMetadataItem: async (id: string, key: string, value: string) => {
+      metaOf(id)[key] = value;
+    },
+    deleteServerMetadataItem: async (id: string, key: string) => {
+      delete metaOf(id)[key];
+    },
     listInstanceActions: async (id: string) => log[id] ?? [],
     listServices: async (host: string): Promise<NovaService[]> => [
       {
@@ -51,7 +60,7 @@ function world(
       else if (next?.length === 1) servers[id] = next[0];
       const s = servers[id];
       if (!s) throw new NotFoundError(`server ${id} not found`, { api: 'nova', status: 404 });
-      return s;
+      return { ...s, metadata: metaOf(id) };
     },
     startServer: async (id: string): Promise<string | undefined> => {
       started.push(id);
@@ -75,8 +84,8 @@ function world(
     },
   };
   const clock = new FakeClock();
-  const opts = { sleep: clock.sleep, now: clock.now, pollMs: 1000 };
-  return { compute, started, saved, ctx, opts, clock, logged };
+  const opts = { node: 'node-a', sleep: clock.sleep, now: clock.now, pollMs: 1000 };
+  return { compute, started, saved, ctx, opts, clock, logged, meta: metaOf };
 }
 
 const busy = (id: string, status: string, task: string): NovaServer => ({

@@ -7,6 +7,7 @@ import { novaStranded } from '../../../src/plugins/nova/stranded.ts';
 import type { NovaService } from '../../../src/plugins/nova/types.ts';
 
 const NOVA = { disabledReasonPrefix: 'drainer:', hostMapping: {} };
+const RESTART = { node: 'host-a', sleep: async () => {}, now: () => 0, pollMs: 1000 };
 
 function compute(service: Partial<NovaService> | undefined) {
   const enabled: string[] = [];
@@ -22,6 +23,12 @@ function compute(service: Partial<NovaService> | undefined) {
     enableService: async (svc: NovaService) => {
       enabled.push(svc.host);
     },
+    listServersOnHost: async () => [],
+    getServer: async () => Promise.reject(new Error('no server')),
+    startServer: async () => undefined,
+    listInstanceActions: async () => [],
+    setServerMetadataItem: async () => {},
+    deleteServerMetadataItem: async () => {},
   };
 }
 
@@ -40,7 +47,7 @@ describe('novaStranded', () => {
     ['dry run: reported, not enabled', ours, opts(true, true), false, []],
   ])('disabled by drainer, %s', async (_what, svc, o, restored, enabled) => {
     const c = compute(svc);
-    const found = await novaStranded(c, NOVA, { name: 'host-a' }, o);
+    const found = await novaStranded(c, NOVA, { name: 'host-a' }, o, RESTART);
     expect(found).toEqual({ what: 'nova-compute service on host-a', reason: svc.disabled_reason, restored });
     expect(c.enabled).toEqual(enabled);
   });
@@ -51,7 +58,7 @@ describe('novaStranded', () => {
     ['a node that is no hypervisor', undefined],
   ] as const)('finds nothing when %s', async (_what, svc) => {
     const c = compute(svc);
-    expect(await novaStranded(c, NOVA, { name: 'host-a' }, opts(true))).toBeUndefined();
+    expect(await novaStranded(c, NOVA, { name: 'host-a' }, opts(true), RESTART)).toBeUndefined();
     expect(c.enabled).toEqual([]);
   });
 });

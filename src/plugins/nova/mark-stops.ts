@@ -1,0 +1,84 @@
+// The compute client an evacuation's migrator gets: the same, but every os-stop it makes is marked
+// on the server first (stop-mark.ts), so the migrator itself knows nothing of marks. A stop Nova
+// refuses takes its mark back (it did nothing); a stop whose answer was lost keeps it. Once the
+// evacuation's run is over, each stop's own request id goes into its mark (Nova refuses metadata
+// writes while the server powers off, so not at once), and the marks of refused stops that could
+// not be taken off at once come off then too.
+import { isOutcomeUnknownError } from '../../errors.ts';
+import type { Logger } from '../../observability/logger.ts';
+import type { ComputeClient } from './compute.ts';
+import { formatStopMark, newestAction, setStopMark, STOP_MARK_KEY, type StopMark } from './stop-mark.ts';
+
+type Compute = Pick<
+  ComputeClient,
+  'stopServer' | 'setServerMetadataItem' | 'deleteServerMetadataItem' | 'listInstanceActions'
+>;
+
+export interface MarkingStops<C> {
+  /** `compute`, with its stopServer marking first. */
+  readonly compute: C;
+  /** Writes each stop's request id into its mark (best effort: the mark's anchor stands in for it). */
+  stamp(signal?: AbortSignal): Promise<void>;
+}
+
+export function markingStops<C extends Compute>(
+  compute: C,
+  maintenance: Pick<StopMark, 'node' | 'trigger'>,
+  log: Logger,
+): MarkingStops<C> {
+  const made = new Map<string, StopMark>();
+  /** Marks of stops Nova refused, still to take off (a refusal is mostly an owner's task under way, which refuses that too). */
+  const refused = new Set<string>();
+  const unmark = async (id: string): Promise<void> => {
+    try {
+      await compute.deleteServerMetadataItem(id, STOP_MARK_KEY);
+      refused.delete(id);
+    } catch (e) {
+      log.info({ server: id, reason: (e as Error).message }, 'stop mark of a refused os-stop left for now');
+    }
+  };
+  const stopServer = async (id: string, signal?: AbortSignal): Promise<string | undefined> => {
+    const mark: StopMark = { ...maintenance, after: await newestAction(compute, id, signal) };
+    await setStopMark(compute, id, mark, signal);
+    let request: string | undefined;
+    try {
+      request = await compute.stopServer(id, signal);
+    } catch (err) {
+      // refused, the stop did nothing: no claim (a lost answer keeps it: the stop may have run)
+      if (!signal?.aborted && !isOutcomeUnknownError(err)) {
+        refused.add(id);
+        await unmark(id);
+      }
+      throw err;
+    }
+    refused.delete(id);
+    if (request) made.set(id, { ...mark, request });
+    return request;
+  };
+  const wrapped = new Proxy(compute, {
+    get(target, prop) {
+      if (prop === 'stopServer') return stopServer;
+      const v: unknown = Reflect.get(target, prop, target);
+      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+    },
+  });
+  return {
+    compute: wrapped,
+    async stamp(signal) {
+      // not cut short by a cancel: a refused stop's mark would claim the owner's stop as drainer's
+      for (const id of [...refused]) await unmark(id);
+      for (const [id, mark] of made) {
+        try {
+          await compute.setServerMetadataItem(id, STOP_MARK_KEY, formatStopMark(mark), signal);
+          made.delete(id);
+        } catch (err) {
+          if (signal?.aborted) throw err;
+          log.debug(
+            { server: id, reason: (err as Error).message },
+            'stop mark not stamped with its request id',
+          );
+        }
+      }
+    },
+  };
+}

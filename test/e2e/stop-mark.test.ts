@@ -1,0 +1,68 @@
+// Story (issue 48 item 1): drainer stops a server (way out stop, a declared reboot) and marks it
+// in Nova (metadata drainer.dev:stopped) before the os-stop. Right after the stop, the Node is
+// deleted and registered again (Karpenter, Cluster API, a re-installed kubelet), which takes the
+// record along. The node's agent finds the mark on the server of its host once the node is in
+// service, starts the server and takes the mark off: the server is ACTIVE, as the sandbox's Nova
+// holds it, and no promise is broken.
+import { afterEach, describe, expect, it } from 'vitest';
+import { MAINTENANCE_KEY } from '../../src/plugins/nova/policy.ts';
+import { STOP_MARK_KEY } from '../../src/plugins/nova/stop-mark.ts';
+import { smallWorld } from './scenario.ts';
+import { nodeEvents, startStack, until, type Stack } from './stack.ts';
+import { deleteNode, registerAgain } from './re-register.ts';
+
+let stack: Stack | undefined;
+afterEach(async () => {
+  await stack?.close();
+  stack = undefined;
+});
+
+function world() {
+  const base = smallWorld({ servers: 0 });
+  return {
+    ...base,
+    openstack: {
+      ...base.openstack,
+      servers: [
+        { name: 'vm-stop', project: 'alpha', host: 'node-a', metadata: { [MAINTENANCE_KEY]: 'stop' } },
+        { name: 'vm-live', project: 'alpha', host: 'node-a' },
+      ],
+    },
+  };
+}
+
+describe('a server drainer stopped outlives its Node (full stack)', () => {
+  it('the Node deleted and registered again right after the stop: the server runs again once the node is in service', async () => {
+    const s = (stack = await startStack({ scenario: world(), config: { resyncInterval: 1 } }));
+    const os = s.sandbox.openstack.state;
+    const vm = () => os.servers().find((x) => x.name === 'vm-stop')!;
+    await s.k.request({
+      method: 'PATCH',
+      path: '/api/v1/nodes/node-a',
+      contentType: 'application/merge-patch+json',
+      body: { metadata: { annotations: { 'drainer.dev/reboot': 'true' } } },
+    });
+    // the declared reboot keeps vm-stop on the host on purpose while the gate is open
+    s.expectBroken('gate-disrupted-while-occupied', 'a declared reboot keeps vm-stop on the host on purpose');
+    const agent = s.startAgent('node-a');
+    await until('agent ready', () => agent.agent.ready().ready);
+
+    await s.cordon('node-a');
+    await until('vm-stop stopped', () => vm().status === 'SHUTOFF', 30_000);
+    // the mark names the maintenance, and is on the server before the record is gone
+    expect(vm().metadata[STOP_MARK_KEY]).toMatch(/^node=node-a trigger=\S+ after=\S+/);
+
+    await registerAgain(s, await deleteNode(s, 'node-a'));
+
+    await until('vm-stop running again', () => vm().status === 'ACTIVE', 30_000);
+    expect(vm().host).toBe('node-a');
+    await until('its mark taken off', () => vm().metadata[STOP_MARK_KEY] === undefined);
+    expect(os.service('node-a')?.status).toBe('enabled');
+    const told = await until('StrandedService Event', async () =>
+      (await nodeEvents(s, 'node-a', 'StrandedService')).find((m) => m.includes('vm-stop')),
+    );
+    expect(told).toMatch(
+      /server\(s\) drainer stopped on node-a: vm-stop .* restored, the node is in service/,
+    );
+  });
+});
