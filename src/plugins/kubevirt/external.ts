@@ -21,7 +21,7 @@ export interface ExternalDeps {
 
 export class ExternalController {
   readonly #deps: ExternalDeps;
-  /** Migrations created per VMI (a creation shows in the tracker from the next poll on). */
+  /** Migrations created per VMI, by uid (a creation shows in the tracker from the next poll on). */
   readonly #created = new Map<string, number>();
 
   constructor(deps: ExternalDeps) {
@@ -34,14 +34,15 @@ export class ExternalController {
     for (const key of this.#deps.vmis) {
       const seen = tracker.seen(key);
       const vmi = tracker.vmi(key);
-      if (!seen || !vmi || seen.open || seen.total < (this.#created.get(key) ?? 0)) continue;
+      const uid = vmi?.metadata.uid ?? key;
+      if (!seen || !vmi || seen.open || seen.total < (this.#created.get(uid) ?? 0)) continue;
       if (vmi.status?.evacuationNodeName !== node) continue; // KubeVirt has not marked it (yet)
       const wait = Math.min(MAX_BACKOFF_MS, BACKOFF_MS * 2 ** Math.max(0, seen.failed - 1));
       if (seen.failed > 0 && now() < (seen.lastFailedAt ?? 0) + wait) continue;
       const namespace = vmi.metadata.namespace ?? 'default';
       const answer = await api.createMigration(namespace, vmi.metadata.name, node, signal);
       if (answer.kind === 'created') {
-        this.#created.set(key, seen.total + 1);
+        this.#created.set(uid, seen.total + 1);
         log.info({ vmi: key, migration: answer.name }, 'migration created for an External VMI');
       } else {
         // e.g. an open migration someone else created: followed like any other from the next poll

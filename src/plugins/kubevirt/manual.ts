@@ -29,7 +29,8 @@ export async function waitForOthers(
       retryable: isTransientError,
       listFailed: 'listing the VMIs of the node failed; trying again',
       listed: (vmis) => {
-        for (const v of vmis) seen.set(vmiKey(v), v);
+        // by uid: a VMI created again under its name is another one, its launcher pods too
+        for (const v of vmis) seen.set(v.metadata.uid ?? vmiKey(v), v);
         ctx.progress(progress(seen, vmis, node));
       },
       now: Date.now, // the deadline is wall-clock, as in the plugin's follow
@@ -54,10 +55,10 @@ export async function waitForOthers(
 }
 
 function progress(seen: Map<string, Vmi>, left: readonly Vmi[], node: string): WorkloadProgress[] {
-  const still = new Set(left.map(vmiKey));
+  const still = new Set(left.map((v) => v.metadata.uid ?? vmiKey(v)));
   return [...seen].map(([key, v]) => ({
-    id: v.metadata.uid ?? key,
-    name: key,
+    id: key,
+    name: vmiKey(v),
     state: still.has(key) ? 'pending' : 'succeeded',
     action: 'external',
     source: node,

@@ -1,12 +1,15 @@
 // Follows the migrations of the VMIs that must move: one VMI list and one VMIM list per poll
 // (plus one GET per VMI that just left the node, to see where it went). A VMIM that KubeVirt holds
-// Pending is queued, not migrating; the per-VMI clock starts at its first phase past Pending.
+// Pending is queued, not migrating: the per-VMI deadline runs only while a migration of the VMI
+// runs, so a retry queued behind others (parallelMigrationsPerCluster) is never timed. A VMI is
+// known by its uid: one deleted and created again under its name is a new object (owned.ts).
 import type { WorkloadProgress, WorkloadState } from '../../core/backends/plugin.ts';
 import type { Logger } from '../../observability/logger.ts';
 import { migratedAway, vmiKey, type Classified } from './classify.ts';
 import { handoffState, isFinal, isQueued, queuePlaces } from './migration-view.ts';
 import type { KubevirtApi } from './port.ts';
 import type { Deadline } from './timeout.ts';
+import { migrationsOf, replacement } from './owned.ts';
 import type { Vmi, Vmim } from './types.ts';
 
 const FINAL_PHASES = new Set(['Succeeded', 'Failed']);
@@ -21,10 +24,18 @@ export interface Seen {
 
 interface Entry {
   readonly c: Classified;
+  /** The VMI followed: the uid the entry began with, or that of a VMI created again on the node. */
+  uid: string | undefined;
   vmi: Vmi | undefined;
+  /** Migrations (by uid) seen as this VMI's, and those of an earlier VMI of its name. */
+  readonly mine: Set<string>;
+  readonly foreign: ReadonlySet<string>;
   state: Extract<WorkloadState, 'pending' | 'migrating' | 'succeeded' | 'failed' | 'skipped'>;
-  /** When a migration of this evacuation first left Pending: the per-VMI timeout runs from here. */
+  /** When a migration of this evacuation first left Pending (the reported start). */
   migratingSince?: number;
+  /** The deadline's clock: time spent by finished runs, and the start of the run under way. */
+  ranMs: number;
+  runningSince?: number;
   attempts: number;
   /** This evacuation's migrations of the VMI as the last poll saw them. */
   seen: Seen;
@@ -61,14 +72,7 @@ export class Tracker {
   }
 
   begin(movers: readonly Classified[]): void {
-    for (const c of movers)
-      this.#entries.set(c.key, {
-        c,
-        vmi: c.vmi,
-        state: 'pending',
-        attempts: 0,
-        seen: { total: 0, open: false, failed: 0 },
-      });
+    for (const c of movers) this.#entries.set(c.key, fresh(c, c.vmi));
   }
 
   /** Adds a VMI to follow after the start (an External VMI once KubeVirt marked it). */
@@ -116,12 +120,32 @@ export class Tracker {
       const e = this.#entries.get(key);
       if (!e) continue;
       const [ns, name] = splitKey(key);
-      e.vmi = byKey.get(key) ?? (await api.getVmi(ns, name, signal));
-      this.#update(e, migsByKey.get(key) ?? []);
+      const vmi = byKey.get(key) ?? (await api.getVmi(ns, name, signal));
+      const current = this.#current(e, vmi);
+      if (!current) continue;
+      current.vmi = vmi;
+      this.#update(current, migrationsOf(vmi, migsByKey.get(key) ?? []));
     }
   }
 
-  #update(e: Entry, migs: readonly Vmim[]): void {
+  /**
+   * A VMI of the same name but another uid: the one followed is gone. Not on the node, it left it
+   * (its owner restarted it, or its controller deleted it); on the node, it is a new workload.
+   * The entry to follow on, or undefined when the one followed left.
+   */
+  #current(e: Entry, vmi: Vmi | undefined): Entry | undefined {
+    const seen = replacement(e.uid, vmi, this.#deps.node);
+    if (!seen) return e;
+    this.#deps.log.info({ vmi: e.c.key, uid: e.uid, now: vmi?.metadata.uid }, seen.message);
+    if (seen.kind === 'left') return void this.#finish(e, 'skipped', seen.message);
+    const next = fresh(e.c, vmi, new Set([...e.foreign, ...e.mine]));
+    this.#entries.set(e.c.key, next);
+    return next;
+  }
+
+  #update(e: Entry, all: readonly Vmim[]): void {
+    const migs = all.filter((m) => !e.foreign.has(m.metadata.uid ?? m.metadata.name));
+    for (const m of migs) e.mine.add(m.metadata.uid ?? m.metadata.name);
     // an attempt is a migration KubeVirt started (one held Pending has not been tried yet)
     e.attempts = Math.max(e.attempts, migs.filter((m) => !isQueued(m)).length);
     const failed = migs.filter((m) => m.status?.phase === 'Failed').length;
@@ -143,7 +167,14 @@ export class Tracker {
 
   #observe(e: Entry, m: Vmim): void {
     const phase = m.status?.phase || 'Pending';
-    if (!isQueued(m)) e.migratingSince ??= this.#deps.now();
+    const now = this.#deps.now();
+    if (!isQueued(m)) e.migratingSince ??= now;
+    // the deadline's clock runs while this migration runs; queued or finished, it stands still
+    if (!isQueued(m) && !isFinal(m)) e.runningSince ??= now;
+    else if (e.runningSince !== undefined) {
+      e.ranMs += now - e.runningSince;
+      delete e.runningSince;
+    }
     if (e.migration?.name !== m.metadata.name || e.migration.phase !== phase)
       this.#deps.log.debug({ vmi: e.c.key, migration: m.metadata.name, phase }, 'migration phase');
     e.migration = {
@@ -159,6 +190,7 @@ export class Tracker {
     const { now, node, log } = this.#deps;
     const phase = e.vmi?.status?.phase;
     const deadline = e.vmi && e.migratingSince !== undefined ? this.#deps.deadline(e.vmi) : undefined;
+    const ran = e.ranMs + (e.runningSince === undefined ? 0 : now() - e.runningSince);
     if (!e.vmi) {
       this.#finish(
         e,
@@ -177,7 +209,7 @@ export class Tracker {
     } else if (phase === 'Succeeded' || phase === 'Failed') {
       this.#finish(e, 'skipped', `the VMI stopped on the node (phase ${phase}) instead of migrating`);
       log.warn({ vmi: e.c.key, phase }, 'VMI stopped instead of migrating');
-    } else if (deadline && now() - (e.migratingSince ?? now()) > deadline.ms) {
+    } else if (deadline && ran > deadline.ms) {
       const secs = Math.round(deadline.ms / 1000);
       this.#finish(e, 'failed', `not migrated within ${secs}s (${deadline.why})${this.#last(e, lastFailed)}`);
     } else if (latest && e.migration) {
@@ -239,7 +271,8 @@ export class Tracker {
 
   progress(c: Classified): WorkloadProgress {
     const e = this.#entries.get(c.key);
-    const base = { id: c.vmi.metadata.uid ?? c.key, name: c.key, action: c.action, source: this.#deps.node };
+    const uid = e?.uid ?? c.vmi.metadata.uid;
+    const base = { id: uid ?? c.key, name: c.key, action: c.action, source: this.#deps.node };
     if (!e) return { ...base, state: 'pending', attempts: 0 };
     const since = e.migratingSince;
     return {
@@ -269,6 +302,18 @@ export class Tracker {
 /** Why a migration failed: KubeVirt's failureReason where it wrote one, else where to look. */
 const failureReason = (vmi: Vmi | undefined, m: Vmim): string =>
   handoffState(vmi, m)?.failureReason ?? 'reason in Events';
+
+const fresh = (c: Classified, vmi: Vmi | undefined, foreign: ReadonlySet<string> = new Set()): Entry => ({
+  c,
+  uid: vmi?.metadata.uid,
+  vmi,
+  mine: new Set(),
+  foreign,
+  state: 'pending',
+  attempts: 0,
+  ranMs: 0,
+  seen: { total: 0, open: false, failed: 0 },
+});
 
 function splitKey(key: string): [string, string] {
   const i = key.indexOf('/');

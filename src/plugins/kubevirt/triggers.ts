@@ -27,7 +27,7 @@ export interface TriggerDeps {
 
 export class Triggers {
   readonly #deps: TriggerDeps;
-  /** VMIs whose launcher eviction KubeVirt accepted (or that need no more asking). */
+  /** VMIs (by uid: one created again under its name is asked anew) whose eviction KubeVirt accepted. */
   readonly #asked = new Set<string>();
 
   constructor(deps: TriggerDeps) {
@@ -60,7 +60,7 @@ export class Triggers {
   /** Evicts the launcher pod of each VMI not asked yet; a refusal is asked again on the next call. */
   async evict(vmis: readonly (Vmi | undefined)[], signal: AbortSignal): Promise<void> {
     const { api, node, log } = this.#deps;
-    const todo = vmis.filter((v): v is Vmi => !!v && !this.#asked.has(vmiKey(v)));
+    const todo = vmis.filter((v): v is Vmi => !!v && !this.#asked.has(askedKey(v)));
     if (todo.length === 0) return;
     const pods = await api.listVmPods(node, signal);
     for (const vmi of todo) {
@@ -81,7 +81,9 @@ export class Triggers {
           log.warn({ vmi: key, reason: answer.message }, 'launcher pod eviction refused; asking again');
           continue;
       }
-      this.#asked.add(key);
+      this.#asked.add(askedKey(vmi));
     }
   }
 }
+
+const askedKey = (v: Vmi): string => v.metadata.uid ?? vmiKey(v);

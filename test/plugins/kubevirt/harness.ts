@@ -144,6 +144,15 @@ export const launcherOf = (w: World, name: string, node = 'node-1'): KubeObject 
     .list('pods', { namespace: NS, labelSelector: `vm.kubevirt.io/name=${name}` })
     .find((p) => (p.spec as { nodeName?: string }).nodeName === node && !p.metadata.deletionTimestamp);
 
+/** Someone else's migration of a VMI (an operator's own tool). */
+export const moveByHand = (w: World, name: string) =>
+  w.sb.kube.store.create(VMIM, {
+    apiVersion: 'kubevirt.io/v1',
+    kind: 'VirtualMachineInstanceMigration',
+    metadata: { name: `by-hand-${name}`, namespace: NS },
+    spec: { vmiName: name },
+  });
+
 /** POST requests the plugin (or anyone) made to the eviction subresource. */
 export const evictionPosts = (w: World): string[] =>
   w.sb.kube.requestLog.filter((r) => r.method === 'POST' && r.path.endsWith('/eviction')).map((r) => r.path);

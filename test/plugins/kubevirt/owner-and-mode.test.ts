@@ -11,13 +11,13 @@ import {
   context,
   evictionPosts,
   migrationsOf,
+  moveByHand,
   nodeOf,
   NS,
   taints,
   until,
   vm,
   VMI,
-  VMIM,
   worldPerTest,
   type World,
 } from './harness.ts';
@@ -28,15 +28,6 @@ const KEY = 'drainer.dev/maintenance';
 const annotate = (w: World, name: string, value: string) =>
   w.sb.kube.store.patch(VMI, NS, name, 'application/merge-patch+json', {
     metadata: { annotations: { [KEY]: value } },
-  });
-
-/** Someone else's migration of a VMI (an operator's own tool). */
-const moveByHand = (w: World, name: string) =>
-  w.sb.kube.store.create(VMIM, {
-    apiVersion: 'kubevirt.io/v1',
-    kind: 'VirtualMachineInstanceMigration',
-    metadata: { name: `by-hand-${name}`, namespace: NS },
-    spec: { vmiName: name },
   });
 
 describe('KubeVirt plugin, notify as the core sees it', () => {

@@ -35,7 +35,7 @@ export const UNSCHEDULABLE_TIMEOUT_MS = 5 * 60_000;
 const MAX_BACKOFF_MS = 5 * 60_000;
 
 const vmiNameOf = (m: KubeObject): string => (m.spec as { vmiName?: string } | undefined)?.vmiName ?? '';
-const vmiOf = (store: StoreLike, m: KubeObject): KubeObject | undefined =>
+const vmiByName = (store: StoreLike, m: KubeObject): KubeObject | undefined =>
   tryGet(store, RES.vmis, m.metadata.namespace, vmiNameOf(m));
 /** The VMI's migrationState belongs to this migration: the handoff happened. */
 const handedOff = (vmi: KubeObject | undefined, m: KubeObject): boolean =>
@@ -43,6 +43,13 @@ const handedOff = (vmi: KubeObject | undefined, m: KubeObject): boolean =>
 
 export function createMigrationController(deps: VirtControllerDeps, signal: AbortSignal) {
   const { store, clock, timings, history } = deps;
+  /** The VMI each admitted migration moves, by uid: one created again under its name is not it. */
+  const vmiUids = new Map<string, string>();
+  const vmiOf = (_store: StoreLike, m: KubeObject): KubeObject | undefined => {
+    const vmi = vmiByName(store, m);
+    const want = vmiUids.get(m.metadata.uid ?? '');
+    return vmi && want && vmi.metadata.uid !== want ? undefined : vmi;
+  };
   const timers = new Timers((ms, fn) => clock.after(ms, fn), signal, deps.onError);
   const now = () => store.stamps.at();
   /** A migration's end, whose moment the promises weigh (kept exactly; the stamp is real time). */
@@ -315,6 +322,13 @@ export function createMigrationController(deps: VirtControllerDeps, signal: Abor
         });
         continue;
       }
+      if (IN_FLIGHT.has(phaseOf(m) ?? '')) {
+        // the source's virt-handler sees its domain go: a migration whose VMI was stopped or
+        // deleted (and maybe created again under its name) fails at once
+        const vmi = vmiOf(store, m);
+        if (!vmi || !isRunning(vmi)) fail(m, vmi, 'Migration failed vmi shutdown during migration.');
+        continue;
+      }
       if (phaseOf(m)) continue;
       mutate(store, RES.vmims, m, (o) => {
         o.metadata.finalizers = [...new Set([...(o.metadata.finalizers ?? []), MIGRATION_FINALIZER])];
@@ -325,6 +339,7 @@ export function createMigrationController(deps: VirtControllerDeps, signal: Abor
         fail(m, vmi, 'Migration failed vmi shutdown during migration.');
         continue;
       }
+      if (m.metadata.uid && vmi.metadata.uid) vmiUids.set(m.metadata.uid, vmi.metadata.uid);
       const sourcePod = activeLauncher(store, vmi)?.metadata.name;
       setPhase(m, 'Pending', sourcePod ? { migrationState: { sourcePod } } : {});
     }
@@ -385,7 +400,10 @@ export function createMigrationController(deps: VirtControllerDeps, signal: Abor
   };
 
   /** A migration deleted without our finalizer (or after it was removed) is aborted too. */
-  const onDeleted = (m: KubeObject) => abort(m);
+  const onDeleted = (m: KubeObject) => {
+    abort(m);
+    vmiUids.delete(m.metadata.uid ?? '');
+  };
 
   return { reconcile, onDeleted };
 }
