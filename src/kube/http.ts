@@ -4,6 +4,7 @@
 import { ApiError, ConfigError } from '../errors.ts';
 import { connectionError, errorForStatus, parseStatus } from './errors.ts';
 import type { KubeStatus } from './types.ts';
+import { ServerClock } from './server-clock.ts';
 
 export type ApiRequestHook = (api: 'keystone' | 'nova' | 'placement' | 'kubernetes', code: string) => void;
 
@@ -35,6 +36,8 @@ export interface RawResponse {
 export interface KubeTransport {
   request<T = unknown>(req: KubeRequest): Promise<T>;
   send(req: KubeRequest, opts?: { stream?: boolean }): Promise<RawResponse>;
+  /** The API server's time now, as its answers' Date headers tell it; undefined before any answer. */
+  serverNow?(): Date | undefined;
 }
 
 /** The Kubernetes clients every caller gets: raw JSON over one connection pool, counted. */
@@ -51,6 +54,8 @@ export interface WireRequest {
 
 export interface WireResponse {
   readonly status: number;
+  /** The Date header: the API server's clock, in whole seconds. */
+  readonly date?: string | undefined;
   stream(): ReadableStream<Uint8Array> | null;
   text(): Promise<string>;
 }
@@ -74,6 +79,8 @@ export interface KubeHttpOptions {
   /** Told once when a request has had no answer for `slowMs` (default 5 s). */
   readonly onSlow?: (text: string) => void;
   readonly slowMs?: number;
+  /** The API server's clock, kept from the answers (tests bring their own monotonic time). */
+  readonly clock?: ServerClock;
 }
 
 const span = (ms: number): string => (ms >= 1000 ? `${Math.round(ms / 1000)} s` : `${ms} ms`);
@@ -98,11 +105,17 @@ export class KubeHttp implements KubeClients {
   readonly #onApiRequest: ApiRequestHook | undefined;
 
   readonly #opts: KubeHttpOptions;
+  readonly #clock: ServerClock;
 
   constructor(wire: KubeWire, onApiRequest?: ApiRequestHook, opts: KubeHttpOptions = {}) {
     this.#wire = wire;
     this.#onApiRequest = onApiRequest;
     this.#opts = opts;
+    this.#clock = opts.clock ?? new ServerClock();
+  }
+
+  serverNow(): Date | undefined {
+    return this.#clock.now();
   }
 
   /** A timer that says what the request waits for, once it has waited `slowMs`; cleared by the caller. */
@@ -142,6 +155,7 @@ export class KubeHttp implements KubeClients {
     const signal = signalFor(req, timeoutMs);
     const slow = this.#slowNotice(method, req, timeoutMs);
     let res: WireResponse;
+    const sent = this.#clock.mark();
     try {
       res = await this.#wire.send({
         method,
@@ -158,6 +172,7 @@ export class KubeHttp implements KubeClients {
     } finally {
       clearTimeout(slow);
     }
+    this.#clock.observe(res.date, sent, this.#clock.mark());
     const code = res.status;
     this.count(String(code));
     if (opts.stream && code === 200) return { code: 200, body: undefined, stream: res.stream() };

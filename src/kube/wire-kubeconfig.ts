@@ -58,6 +58,7 @@ export class KubeconfigWire implements KubeWire {
     const res = await this.#lib.send(ctx).toPromise();
     return {
       status: res.httpStatusCode,
+      date: res.headers.date,
       stream: () => res.body.stream(),
       text: () => res.body.text(),
     };

@@ -33,6 +33,7 @@ function configError(path: string, err: unknown, key = 'serviceAccount'): Config
 
 const toResponse = (res: IncomingMessage): WireResponse => ({
   status: res.statusCode ?? 0,
+  date: res.headers.date,
   stream: () => Readable.toWeb(res) as ReadableStream<Uint8Array>,
   text: async () => {
     const chunks: Buffer[] = [];

@@ -39,6 +39,15 @@ describe('a refused node keeps its place', () => {
     });
   });
 
+  it("its place is on the API server's clock, taken when it first queued and kept by every re-check", () => {
+    const server = new Date('2026-03-01T11:59:30Z'); // this agent's clock runs 30 s ahead
+    const fresh = attemptRecord(undefined, 'cordon', later, true, server);
+    expect(fresh).toMatchObject({ queuedAt: later.toISOString(), queueStamp: server.getTime() });
+    const failed: NodeRecord = { ...fresh, phase: 'Failed', failureReason: 'InsufficientCapacity' };
+    const again = attemptRecord(failed, 'cordon', new Date('2026-03-01T13:00:00Z'), true);
+    expect(again).toMatchObject({ queuedAt: later.toISOString(), queueStamp: server.getTime() });
+  });
+
   it('another trigger is another evacuation: it starts now', () => {
     const other = attemptRecord(refused, 'NodeMaintenance/nm-1', later, true);
     expect(other).toMatchObject({ since: later.toISOString(), queuedAt: later.toISOString() });

@@ -122,6 +122,16 @@ describe('NodeRecordStore', () => {
     ]);
   });
 
+  it("labels the queue with the API server's time the record holds; a record an older version wrote, with its queuedAt", () => {
+    const queuedAt = '2024-05-01T10:00:30.000Z'; // the agent's clock, 30 s ahead
+    const queued = { ...newRecord('cordon', new Date(queuedAt)), phase: 'Queued' as const, queuedAt };
+    const server = Date.parse('2024-05-01T10:00:00.250Z');
+
+    expect(queuedLabel({ ...queued, queueStamp: server })).toBe(String(server));
+    expect(queuedLabel(queued)).toBe(String(Date.parse(queuedAt)));
+    expect(queuedLabel({ ...queued, phase: 'Evacuating', queueStamp: server })).toBeNull();
+  });
+
   it('states the label in its first write, so a label an earlier agent left never outlives the record', async () => {
     const labels: (Record<string, string | null> | undefined)[] = [];
     const store = new NodeRecordStore({

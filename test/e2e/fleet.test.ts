@@ -2,55 +2,16 @@
 // time (fleet slots are Leases); the others wait Queued in cordon order, take a slot as one is
 // given back, and a slot whose holder died passes on after the lease duration.
 import { afterEach, describe, expect, it } from 'vitest';
-import { runWatch } from '../../src/kube/watch.ts';
-import { parseRecord, STATE_ANNOTATION, type Phase } from '../../src/core/record/record.ts';
 import type { KubeList, KubeNode } from '../../src/kube/types.ts';
 import type { KubeLease } from '../../src/kube/lease.ts';
 import type { EventObject } from './stack.ts';
 import { rack } from './scenario.ts';
 import { startStack, until, type Stack } from './stack.ts';
+import { maxEvacuating, phaseTimeline } from './phase-timeline.ts';
 
 const LEASES = '/apis/coordination.k8s.io/v1/namespaces/drainer/leases';
 // the fleet slots only (each agent also holds its node's Lease, component node-agent)
 const SLOTS = `${LEASES}?labelSelector=app.kubernetes.io%2Fcomponent%3Dfleet-slot`;
-
-type Step = { node: string; phase: Phase | 'InService'; labelled: boolean };
-
-/** Every change of a Node record's phase or of the queue label, in the API server's order (one watch). */
-function phaseTimeline(stack: Stack, signal: AbortSignal): Step[] {
-  const seen = new Map<string, string>();
-  const timeline: Step[] = [];
-  void runWatch<KubeNode>({
-    k: stack.k,
-    path: '/api/v1/nodes',
-    signal,
-    log: stack.log,
-    timeoutSeconds: 30,
-    onEvent: (_type, n) => {
-      const phase = parseRecord(n.metadata.annotations?.[STATE_ANNOTATION])?.phase ?? 'InService';
-      const node = n.metadata.name ?? '';
-      const labelled = n.metadata.labels?.['drainer.dev/queued'] !== undefined;
-      if (seen.get(node) === `${phase} ${labelled}`) return;
-      seen.set(node, `${phase} ${labelled}`);
-      const last = timeline.findLast((t) => t.node === node);
-      if (last?.phase === phase && last.labelled === labelled) return;
-      timeline.push({ node, phase, labelled });
-    },
-  });
-  return timeline;
-}
-
-/** The most nodes in Evacuating at any point of the timeline. */
-function maxEvacuating(timeline: readonly { node: string; phase: string }[]): number {
-  const now = new Set<string>();
-  let max = 0;
-  for (const t of timeline) {
-    if (t.phase === 'Evacuating') now.add(t.node);
-    else now.delete(t.node);
-    max = Math.max(max, now.size);
-  }
-  return max;
-}
 
 const evacuated = (stack: Stack, node: string, ms = 30_000) =>
   until(

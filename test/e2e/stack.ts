@@ -51,7 +51,8 @@ export interface Stack {
   /** Every log line of every agent (for the no-secrets check). */
   readonly logLines: string[];
   readonly log: Logger;
-  startAgent(node: string, overrides?: Plain): RunningAgent;
+  /** `agent.now`: this agent's own clock (a skewed machine), else the stack's. */
+  startAgent(node: string, overrides?: Plain, agent?: { now?: () => Date }): RunningAgent;
   node(name: string): Promise<KubeNode>;
   record(name: string): Promise<NodeRecord | undefined>;
   cordon(name: string, on?: boolean): Promise<void>;
@@ -124,7 +125,7 @@ export async function startStack(
     config,
     logLines,
     log,
-    startAgent(node, overrides = {}) {
+    startAgent(node, overrides = {}, own = {}) {
       // each agent is its own instance (as each pod is): a second agent for a node is a second holder
       const instance = `${node}-agent-${++started}`;
       const cfg = configSchema.parse(merge(base, { nodeName: node, instance, ...overrides }));
@@ -145,7 +146,7 @@ export async function startStack(
         metrics,
         watch: { timeoutSeconds: 5, backoff: { initialMs: 50, maxMs: 500 }, recheckMs: 200 },
         backoff: { initialMs: 50, maxMs: 500 },
-        ...(opts.now ? { now: opts.now } : {}),
+        ...((own.now ?? opts.now) ? { now: own.now ?? opts.now } : {}),
         gateSleepMs: 100,
       });
       const done = agent.run();

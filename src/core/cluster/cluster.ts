@@ -35,6 +35,11 @@ export interface NodeChange {
 }
 
 export interface Cluster {
+  /**
+   * The API server's time now, as its answers tell it (their Date headers): the fleet queue's
+   * order, the same for every agent whatever its own clock says. Undefined before any answer.
+   */
+  serverNow?(): Date | undefined;
   /** The Node, or undefined when it does not exist. */
   getNode(name: string): Promise<NodeObject | undefined>;
   /** NodeMaintenances of every installed group. */

@@ -25,6 +25,7 @@ export function dryRunCluster(inner: Cluster, log: Logger): Cluster {
       return node ? overlay(name, node) : undefined;
     },
     listMaintenances: () => inner.listMaintenances(),
+    serverNow: () => inner.serverNow?.(),
     async setNodeAnnotation(node, key, value, _labels, change) {
       const mine = annotations.get(node) ?? new Map<string, string | null>();
       annotations.set(node, mine.set(key, value));

@@ -45,6 +45,7 @@ export function kubeCluster(opts: {
     return node;
   };
   return {
+    serverNow: () => k.serverNow?.(),
     async getNode(name) {
       try {
         return keep(await getNode(k, name));

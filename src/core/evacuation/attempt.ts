@@ -11,20 +11,23 @@ export function attemptRecord(
   trigger: string,
   now: Date,
   queue: boolean,
+  /** The API server's time now: the place in the fleet queue (default `now`). */
+  serverNow: Date = now,
 ): NodeRecord {
   const phase = queue ? 'Queued' : 'Evacuating';
-  const queuedAt = queue ? { queuedAt: now.toISOString() } : {};
+  const queuedAt = queue ? { queuedAt: now.toISOString(), queueStamp: serverNow.getTime() } : {};
   if (!current) return { ...newRecord(trigger, now), phase, ...queuedAt };
   if (current.phase === 'Evacuating') return { ...withoutError(current), trigger };
   if (current.resumes) {
     const { resumes: _r, ...rest } = withoutError(current);
     return queue ? { ...withoutError(current), trigger } : { ...rest, phase: 'Evacuating', trigger };
   }
-  const { queuedAt: was, ...rest } = withoutError(current);
+  const { queuedAt: was, queueStamp: place, ...rest } = withoutError(current);
   // the same evacuation tried again (a node refused for a blocker or capacity, re-checked at each
   // resync): it keeps when its wait began and its place in the fleet queue
   const again = current.trigger === trigger;
-  const keep = (current.phase === 'Queued' || again) && was ? { queuedAt: was } : queuedAt;
+  const kept = { queuedAt: was, ...(place !== undefined ? { queueStamp: place } : {}) };
+  const keep = (current.phase === 'Queued' || again) && was ? kept : queuedAt;
   return { ...rest, ...keep, phase, trigger, since: again ? current.since : now.toISOString() };
 }
 

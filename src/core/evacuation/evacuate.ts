@@ -8,7 +8,7 @@ import type { Desired } from '../agent/desired.ts';
 import { evacuatedMaintenance } from '../maintenance/maintenance-status.ts';
 import { takeMaintenance, writeMaintenanceStatus } from '../maintenance/maintenance-sync.ts';
 import { nodeRef } from '../backends/node-policy.ts';
-import { giveBack, takeSlot, withSlot } from '../fleet/step.ts';
+import { giveBack, serverNow, takeSlot, withSlot } from '../fleet/step.ts';
 import type { Slot } from '../fleet/types.ts';
 import { ProgressEvents } from '../backends/progress-events.ts';
 import { ProgressRecord } from '../record/progress-record.ts';
@@ -173,7 +173,7 @@ async function recordIntent(
   queue: boolean,
 ): Promise<void> {
   const nm = desired.maintenance;
-  const record = attemptRecord(run.store.current, desired.trigger, started, queue);
+  const record = attemptRecord(run.store.current, desired.trigger, started, queue, serverNow(run));
   // this run has moved nothing yet: an older attempt's outcomes, or a resumed one's from before a
   // restart (servers may have landed on the host since), would open the drain gate
   delete record.outcomes;

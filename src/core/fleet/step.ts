@@ -3,7 +3,7 @@
 import { maintenanceStatus } from '../maintenance/maintenance-status.ts';
 import { writeMaintenanceStatus } from '../maintenance/maintenance-sync.ts';
 import { maintenanceRef, type MaintenanceObject } from '../cluster/objects.ts';
-import { resumes } from '../record/record.ts';
+import { queuePlace, resumes } from '../record/record.ts';
 import type { NodeRun } from '../agent/run-context.ts';
 import type { Slot, SlotWait } from './types.ts';
 import { clearToStart, waitToStart } from './wait.ts';
@@ -46,6 +46,8 @@ export async function takeSlot(
     return undefined;
   }
   const queuedAt = rec.queuedAt ? new Date(rec.queuedAt) : run.now();
+  // its place in the queue is on the API server's clock, which every agent shares
+  const place = queuePlace(rec) ?? serverNow(run).getTime();
   // resumed (restart, lost slot): it began before, and keeps its start when it goes on
   const resumed = resumes(rec);
   let told = false;
@@ -53,9 +55,9 @@ export async function takeSlot(
   for (;;) {
     slot = await budget.acquire({
       node: run.nodeName,
-      queuedSince: queuedAt,
+      queuedSince: new Date(place),
       signal: ctl.signal,
-      enqueue: () => enqueue(run, queuedAt),
+      enqueue: () => enqueue(run, queuedAt, place),
       onWait: (w) => {
         metrics?.fleetSlots?.(w.holders.length, w.total);
         const text = waitText(w);
@@ -105,14 +107,23 @@ export async function takeSlot(
  * fresh evacuation was recorded Queued already; a resumed one that must wait for a slot again
  * (restart, lost slot) goes back to Queued, in its old place, so status and operators see the wait.
  */
-async function enqueue(run: NodeRun, queuedAt: Date): Promise<void> {
+async function enqueue(run: NodeRun, queuedAt: Date, place: number): Promise<void> {
   const rec = run.store.current;
   if (!rec || (rec.phase === 'Queued' && rec.queuedAt)) return;
   const { slot: _lost, ...rest } = rec;
   // a restart while it waits must not take it for a fresh attempt: it resumes
-  await run.store.set({ ...rest, phase: 'Queued', queuedAt: queuedAt.toISOString(), resumes: true });
+  await run.store.set({
+    ...rest,
+    phase: 'Queued',
+    queuedAt: queuedAt.toISOString(),
+    queueStamp: place,
+    resumes: true,
+  });
   run.deps.metrics?.phase('Queued');
 }
+
+/** The API server's time now (the fleet queue's clock); before any answer, ours. */
+export const serverNow = (run: NodeRun): Date => run.deps.cluster.serverNow?.() ?? run.now();
 
 /** Gives the slot back (kept on shutdown: it expires, or the restarted agent re-takes it). */
 export async function giveBack(run: NodeRun, slot: Slot | undefined): Promise<void> {

@@ -58,8 +58,14 @@ const recordSchema = z.looseObject({
   trigger: z.string(),
   /** When this evacuation began (ISO); while Queued, when the record was written. */
   since: z.string(),
-  /** When the node first queued for a fleet slot (ISO); kept across restarts. */
+  /** When the node first queued for a fleet slot (ISO, the agent's clock); kept across restarts. */
   queuedAt: z.optional(z.string()),
+  /**
+   * Its place in the fleet queue: the API server's time (epoch ms) when it queued, so that agents
+   * whose clocks differ still queue first in, first out (the drainer.dev/queued label). Absent in a
+   * record an older version wrote: queuedAt stands in.
+   */
+  queueStamp: z.optional(z.number()),
   /** The fleet slot (Lease name) held while Evacuating; removed when released. */
   slot: z.optional(z.string()),
   /** Queued again after it had begun (restart, lost slot): it resumes when it gets a slot, never starts afresh. */
@@ -225,11 +231,18 @@ export const changedByUs = (r: NodeRecord | undefined): boolean =>
  */
 export const firstAttempt = (r: NodeRecord | undefined): boolean => !resumes(r) && !changedByUs(r);
 
-/** The queue label a record implies: the queuedAt (epoch ms) while Queued, else none. */
+/** Its place in the fleet queue (epoch ms, the API server's clock): queueStamp, else queuedAt. */
+export function queuePlace(record: NodeRecord): number | undefined {
+  if (record.queueStamp !== undefined) return record.queueStamp;
+  const at = record.queuedAt ? Date.parse(record.queuedAt) : NaN;
+  return Number.isNaN(at) ? undefined : at;
+}
+
+/** The queue label a record implies: its place (epoch ms) while Queued, else none. */
 export function queuedLabel(record: NodeRecord | undefined): string | null {
-  if (record?.phase !== 'Queued' || !record.queuedAt) return null;
-  const at = Date.parse(record.queuedAt);
-  return Number.isNaN(at) ? null : String(at);
+  if (record?.phase !== 'Queued') return null;
+  const at = queuePlace(record);
+  return at === undefined ? null : String(at);
 }
 
 /** Writes the serialised record (null: remove it), with labels to change in the same write. */
