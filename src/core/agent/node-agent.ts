@@ -21,7 +21,7 @@ import { kubeFleetApi } from '../fleet/kube-port.ts';
 import { createStartGate } from '../fleet/gate-setup.ts';
 import { LeaseCache } from '../fleet/lease-cache.ts';
 import type { FleetApi } from '../fleet/types.ts';
-import { NODE_LEASE_COMPONENT, NodeLease } from './node-lease.ts';
+import { kubeHolderPod, NODE_LEASE_COMPONENT, NodeLease } from './node-lease.ts';
 import type { ReconcilerMetrics } from './run-context.ts';
 import { DrainGate, type DrainGateOptions, type GateSeen } from '../gate/gate.ts';
 import type { GateApi } from '../gate/api.ts';
@@ -259,6 +259,8 @@ export function createNodeLease(
     instance: o.instance ?? o.config.instance ?? defaultInstance(),
     durationSeconds: fleet.agentLeaseDuration,
     log: o.log,
+    // the agent pods run in the fleet's namespace: a holder pod gone is not waited for
+    holderPod: kubeHolderPod(o.k, fleet.namespace),
   });
 }
 
