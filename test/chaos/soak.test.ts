@@ -20,6 +20,7 @@ import {
   runSoak,
 } from '../../bench/chaos/soak.ts';
 import { gateName } from '../../src/kube/gate.ts';
+import { microTime } from '../../src/core/fleet/budget.ts';
 
 /** Its first 24 steps draw 15 of the 23 kinds of step (a release and an owner among them) and all five kinds of drain. */
 const SEED = 37;
@@ -95,7 +96,7 @@ describe('chaos soak (sandbox fleet)', () => {
     const taken = await fetch(url, {
       method: 'PATCH',
       headers: { 'content-type': 'application/merge-patch+json' },
-      body: JSON.stringify({ spec: { holderIdentity: 'a-stale-pod', renewTime: new Date().toISOString() } }),
+      body: JSON.stringify({ spec: { holderIdentity: 'a-stale-pod', renewTime: microTime(new Date()) } }),
     });
     expect(taken.status).toBe(200);
 

@@ -9,6 +9,7 @@ import { writeFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { microTime } from '../../src/core/fleet/budget.ts';
 import { STATE_ANNOTATION } from '../../src/core/record/record.ts';
 import type { Violation } from '../../src/invariants/violation.ts';
 import type { KubeLease } from '../../src/kube/lease.ts';
@@ -79,7 +80,7 @@ describe('drainer doctor (full stack)', () => {
           ...slot.spec,
           holderIdentity: 'node-c/agent-x/uid-1',
           leaseDurationSeconds: 600,
-          renewTime: new Date().toISOString(),
+          renewTime: microTime(new Date()),
         },
       },
     });

@@ -13,6 +13,7 @@ import { promisify } from 'node:util';
 import yaml from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Violation } from '../../src/invariants/violation.ts';
+import { microTime } from '../../src/core/fleet/budget.ts';
 import type { KubeLease } from '../../src/kube/lease.ts';
 import { cli } from '../cli/harness.ts';
 import { hasKubectl } from '../daemonset/kubectl.ts';
@@ -139,7 +140,7 @@ run("an operator's third day (issue 37), sandbox and real kubectl", () => {
     // node-b's agent is killed: its Lease (3 s duration) was last renewed an hour ago
     await agent?.stop();
     agent = undefined;
-    const renewTime = new Date(Date.now() - 3_600_000).toISOString();
+    const renewTime = microTime(new Date(Date.now() - 3_600_000));
     const path = '/apis/coordination.k8s.io/v1/namespaces/drainer/leases/drainer-node-node-b';
     const lease = await stack.k.request<KubeLease>({ path });
     await stack.k.request({
