@@ -8,6 +8,7 @@ import type { Outcome } from '../../../src/core/backends/plugin.ts';
 import { CancelledError } from '../../../src/errors.ts';
 import { ComputeClient } from '../../../src/plugins/nova/compute.ts';
 import { MAINTENANCE_KEY } from '../../../src/plugins/nova/policy.ts';
+import type { NovaServer } from '../../../src/plugins/nova/types.ts';
 import { ScaledClock } from '../../../src/sandbox/clock.ts';
 import {
   startOpenStack,
@@ -50,6 +51,16 @@ async function someone(path: string, body: unknown) {
   const res = await call(cloud!, 'POST', path, { token: await token(cloud!), version: '2.93', body });
   if (res.status >= 300) throw new Error(`${path}: ${res.status}`);
 }
+
+/** The first POST to `path` is applied, but its answer is lost on the way. */
+const dropFirst = (path: string) => {
+  let dropped = false;
+  return (method: string, p: string) => {
+    if (dropped || method !== 'POST' || !p.endsWith(path)) return false;
+    dropped = true;
+    return true;
+  };
+};
 
 const line = (o: Outcome, name: string) => o.workloads.find((w) => w.name === name);
 const migrations = (id: string) => cloud!.state.migrations(id).map((m) => [m.type, m.status]);
@@ -110,17 +121,8 @@ describe('a cold migration is judged by where it lands', () => {
 
 describe("a 409 on drainer's move: whose move is it?", () => {
   it("drainer's own earlier migrate, whose answer and read-back were lost: drainer's move, followed and confirmed", async () => {
-    const clock = await sandbox([cold('vm')], {
-      // the first migrate is applied but its answer is lost
-      dropAnswer: (() => {
-        let dropped = false;
-        return (method: string, path: string) => {
-          if (dropped || method !== 'POST' || !path.endsWith('/servers/vm/action')) return false;
-          dropped = true;
-          return true;
-        };
-      })(),
-    });
+    // the first migrate is applied but its answer is lost
+    const clock = await sandbox([cold('vm')], { dropAnswer: dropFirst('/servers/vm/action') });
     // and so is the read-back right after it: the next poll finds the server pending, and sends again
     let readBackLost = false;
     class LostReadBack extends ComputeClient {
@@ -137,6 +139,49 @@ describe("a 409 on drainer's move: whose move is it?", () => {
     const outcome = await d.evacuate();
 
     expect(readBackLost).toBe(true);
+    expect(line(outcome, 'vm')).toMatchObject({ state: 'succeeded', target: 'compute-b', attempts: 1 });
+    expect(migrations('vm')).toEqual([['migration', 'confirmed']]);
+  });
+
+  it("drainer's own earlier migrate, lost, met as Nova's 409 to the next one: drainer's move, confirmed", async () => {
+    const clock = await sandbox([cold('vm')], { dropAnswer: dropFirst('/servers/vm/action') });
+    // the read-back is lost too, and the next listing is a stale one (a replica behind): the server
+    // looks idle, so drainer sends migrate again, and Nova answers 409
+    let stale: NovaServer | undefined;
+    class Behind extends ComputeClient {
+      override async getServer(id: string, signal?: AbortSignal) {
+        if (!stale && cloud!.state.migrations('vm').length > 0) {
+          stale = (await super.listServersOnHost('compute-a', signal)).find((s) => s.id === 'vm');
+          if (stale) stale = { ...stale, status: 'SHUTOFF', 'OS-EXT-STS:task_state': null };
+          throw new Error('socket hang up');
+        }
+        return super.getServer(id, signal);
+      }
+      override async listServersOnHost(...args: Parameters<ComputeClient['listServersOnHost']>) {
+        const listed = await super.listServersOnHost(...args);
+        if (!stale || conflicts > 0) return listed;
+        return listed.map((s) => (s.id === 'vm' ? stale! : s));
+      }
+      override async listServersChangedSince(...args: Parameters<ComputeClient['listServersChangedSince']>) {
+        const changed = await super.listServersChangedSince(...args);
+        if (!stale || conflicts > 0) return changed;
+        return { ...changed, servers: changed.servers.map((s) => (s.id === 'vm' ? stale! : s)) };
+      }
+      override async migrate(id: string, signal?: AbortSignal) {
+        try {
+          return await super.migrate(id, signal);
+        } catch (err) {
+          if ((err as { status?: number }).status === 409) conflicts++;
+          throw err;
+        }
+      }
+    }
+    let conflicts = 0;
+    const d = sandboxDrainer(cloud!, clock, {}, Behind);
+
+    const outcome = await d.evacuate();
+
+    expect(conflicts).toBe(1);
     expect(line(outcome, 'vm')).toMatchObject({ state: 'succeeded', target: 'compute-b', attempts: 1 });
     expect(migrations('vm')).toEqual([['migration', 'confirmed']]);
   });
