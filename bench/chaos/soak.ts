@@ -8,11 +8,12 @@ import { Checker, type Finding } from './check.ts';
 import { drainerCli } from './cli.ts';
 import { DRAIN_KINDS, Drains, onHost, refusedByPlan, type DrainKind, type DrainReturn } from './drains.ts';
 import { runStep } from './faults.ts';
-import { FLEET_NODES, REBOOT_NODES, serverWays, startFleet, type Fleet } from './fleet.ts';
+import { FLEET_NODES, REBOOT_NODES, SCALE, serverWays, startFleet, type Fleet } from './fleet.ts';
 import { Maintenances } from './maintenances.ts';
 import { Operator } from './operator.ts';
 import { OWNER_ACTIONS, Owners, type OwnerActionKind, type OwnerOutcome } from './owners.ts';
 import { prng } from './prng.ts';
+import { QueueWatch } from './queue-watch.ts';
 import { countByKind, describeStep, type Step, type StepKind } from './schedule.ts';
 
 /** At most this many drain cycles run at once (the fleet budget evacuates 2 nodes at a time). */
@@ -213,6 +214,14 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
   const drains = new Drains(fleet, operator, maintenances);
   const owners = new Owners(fleet, maintenances, serverWays());
   const cli = drainerCli(fleet);
+  // the queue on the API server's clock, which runs SCALE times the agents' (their leaseDuration is real seconds)
+  const queue = new QueueWatch(
+    {
+      subscribe: (res, cb) => fleet.sandbox.kube.store.subscribe(res, cb),
+      now: () => fleet.sandbox.clock.now(),
+    },
+    { staleMs: fleet.config.fleet.leaseDuration * 1000 * SCALE },
+  );
   try {
     for (const node of FLEET_NODES) await fleet.startAgent(node);
     const checker = new Checker(fleet, drains, {
@@ -221,6 +230,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
         releases: maintenances.releases,
         ownerActions: owners.actions,
         powerChanges: owners.powerChanges,
+        queue: queue.queue,
       }),
     });
     // every agent holds its gate before the first fault (the invariants ask nothing of a node whose
@@ -289,6 +299,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     await drains.settle(0);
     if (o.logFile) writeFileSync(o.logFile, fleet.logLines.join(''));
     owners.close();
+    queue.close();
     maintenances.close();
     await fleet.close();
   }
