@@ -1,8 +1,9 @@
 // One view: a read-only command that talks to a cluster (plan, doctor, run-once --dry-run, status)
-// weighs the configuration the agents run with, the cluster's drainer-config ConfigMap, with the
-// local file, environment and flags over it, and says so in one line of its output. Its OpenStack
-// credentials, when none are given here, come from the cluster's Secret (the agents' clouds.yaml);
-// where that cannot be read, the one error line says what is missing.
+// weighs the configuration the agents run with, the ConfigMap their DaemonSet mounts
+// (drainer-config-<hash>), with the local file, environment and flags over it, and says so in one
+// line of its output. Its OpenStack credentials, when none are given here, come from the Secret the
+// DaemonSet mounts (the agents' clouds.yaml); where that cannot be read, the one error line says
+// what is missing.
 import { Buffer } from 'node:buffer';
 import { cloudToOpenstack, type CloudsResult } from '../config/clouds.ts';
 import { loadConfig } from '../config/load.ts';
@@ -11,14 +12,10 @@ import type { Config } from '../config/schema.ts';
 import { parseYaml } from '../config/yaml-file.ts';
 import { ConfigError, isAuthError, isForbiddenError, isNotFoundError } from '../errors.ts';
 import type { KubeClients } from '../kube/client.ts';
+import { agentMounts, type AgentMounts } from './agent-mounts.ts';
 import { flagsOf, type GlobalArgs } from './context.ts';
 
-/** The stock install's names (daemonset/configmap.yaml, the Secret the DaemonSet mounts). */
-export const CONFIG_MAP = 'drainer-config';
 export const CONFIG_KEY = 'config.yaml';
-export const OPENSTACK_SECRET = 'drainer-openstack';
-/** The DaemonSet's OS_CLOUD. */
-const AGENT_CLOUD = 'drainer';
 
 /** Keys that say how this command reaches the cluster, not how the agents behave: never "overrides". */
 const LOCAL_ONLY = [
@@ -74,18 +71,20 @@ async function readData(
 async function clusterCloud(
   k: KubeClients,
   namespace: string,
+  agents: AgentMounts,
   signal: AbortSignal,
 ): Promise<CloudsResult | { missing: string }> {
-  const source = `Secret ${namespace}/${OPENSTACK_SECRET}`;
-  const got = await readData(k, namespace, 'secrets', OPENSTACK_SECRET, signal);
+  const source = `Secret ${namespace}/${agents.secret}`;
+  const got = await readData(k, namespace, 'secrets', agents.secret, signal);
   if ('missing' in got) return { missing: `${source}: ${got.missing}` };
   const text = got.data['clouds.yaml'];
   if (!text) return { missing: `${source} has no clouds.yaml` };
   const doc = parseYaml(Buffer.from(text, 'base64').toString('utf8'), `${source} clouds.yaml`);
   const clouds = isPlainObject(doc) && isPlainObject(doc.clouds) ? doc.clouds : {};
-  const entry = clouds[AGENT_CLOUD];
-  if (!isPlainObject(entry)) return { missing: `${source} has no cloud "${AGENT_CLOUD}" in its clouds.yaml` };
-  return { openstack: cloudToOpenstack(entry), source: `${source} (cloud ${AGENT_CLOUD})` };
+  const entry = clouds[agents.cloud];
+  if (!isPlainObject(entry))
+    return { missing: `${source} has no cloud "${agents.cloud}" in its clouds.yaml` };
+  return { openstack: cloudToOpenstack(entry), source: `${source} (cloud ${agents.cloud})` };
 }
 
 const hasNoCredential = (c: Config): boolean =>
@@ -104,13 +103,14 @@ export async function clusterConfig(
 ): Promise<{ config: Config; said: string }> {
   const { io } = argv.cli;
   const ns = local.fleet.namespace;
-  const where = `ConfigMap ${ns}/${CONFIG_MAP}`;
-  const got = await readData(k, ns, 'configmaps', CONFIG_MAP, io.signal);
+  const agents = await agentMounts(k, ns, local.fleet.daemonSet, io.signal);
+  const where = `ConfigMap ${ns}/${agents.configMap}`;
+  const got = await readData(k, ns, 'configmaps', agents.configMap, io.signal);
   const text = 'data' in got ? got.data[CONFIG_KEY] : undefined;
   let overrides: string[] = [];
   const base = text === undefined ? undefined : { doc: parseYaml(text, where), source: where };
   const needCloud = opts.cloud && hasNoCredential(local);
-  const cloud = needCloud ? await clusterCloud(k, ns, io.signal) : undefined;
+  const cloud = needCloud ? await clusterCloud(k, ns, agents, io.signal) : undefined;
   const config = await loadConfig({
     argv: flagsOf(argv),
     env: io.env,

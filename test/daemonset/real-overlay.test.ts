@@ -26,7 +26,10 @@ function differences(a: unknown, b: unknown, at = ''): string[] {
   return [at];
 }
 
-const byKey = (objs: Obj[]) => new Map(objs.map((o) => [`${o.kind}/${o.metadata.name}`, o]));
+/** The generated ConfigMap by its name before kustomize's content hash (drainer-config-<hash>). */
+const unhashed = (o: Obj): string =>
+  o.kind === 'ConfigMap' ? String(o.metadata.name).replace(/-[a-z0-9]{10}$/, '') : o.metadata.name;
+const byKey = (objs: Obj[]) => new Map(objs.map((o) => [`${o.kind}/${unhashed(o)}`, o]));
 
 describe.skipIf(!hasKubectl)('the real suite installs the stock manifests', () => {
   const env = {
@@ -68,6 +71,9 @@ describe.skipIf(!hasKubectl)('the real suite installs the stock manifests', () =
     expect(changed.sort()).toEqual(
       [
         'ConfigMap/drainer-config/data/config.yaml',
+        // its content hash: the DaemonSet mounts the overlay's ConfigMap, so a changed setting rolls the agents
+        'ConfigMap/drainer-config/metadata/name',
+        'DaemonSet/drainer/spec/template/spec/volumes/0/configMap/name',
         'DaemonSet/drainer/spec/template/metadata/annotations/prometheus.io/port',
         ...[n, n + 1, n + 2].map((i) => `DaemonSet/drainer/spec/template/spec/containers/0/env/${i}`),
         'DaemonSet/drainer/spec/template/spec/containers/0/ports/0/containerPort',
@@ -79,6 +85,8 @@ describe.skipIf(!hasKubectl)('the real suite installs the stock manifests', () =
     const cm = 'ConfigMap/drainer-config';
     expect(differences(config(before.get(cm)), config(after.get(cm)))).toEqual(['/nova/hostMapping']);
     expect(config(after.get(cm)).nova.hostMapping).toEqual({ 'real-node-1': 'compute-a' });
+    const volumes = after.get('DaemonSet/drainer').spec.template.spec.volumes as Obj[];
+    expect(volumes.find((v) => v.name === 'config').configMap.name).toBe(after.get(cm).metadata.name);
     const ds = after.get('DaemonSet/drainer').spec.template.spec;
     expect(ds.containers[0].env.slice(n)).toEqual([
       { name: 'KUBERNETES_SERVICE_HOST', value: '127.0.0.1' },

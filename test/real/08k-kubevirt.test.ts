@@ -326,7 +326,14 @@ describe.skipIf(!world)('KubeVirt: evacuate/cancel', () => {
 
 /** Sets keys of drainer's `kubevirt` config (undefined removes one) and waits for a restarted agent to read it. */
 async function setKubevirtConfig(x: KubeVirtWorld, keys: Record<string, unknown>): Promise<void> {
-  const cm = await x.k.get(['configmap', '-n', NAMESPACE, 'drainer-config']);
+  // the ConfigMap the DaemonSet mounts (drainer-config-<hash>, kustomize's generator), edited in place and
+  // rolled by hand: quicker here than a new overlay
+  const ds = await x.k.get(['daemonset', '-n', NAMESPACE, 'drainer']);
+  const name = (ds.spec.template.spec.volumes as { name: string; configMap?: { name: string } }[]).find(
+    (v) => v.name === 'config',
+  )?.configMap?.name;
+  if (!name) throw new Error('the drainer DaemonSet mounts no config ConfigMap');
+  const cm = await x.k.get(['configmap', '-n', NAMESPACE, name]);
   const config = yaml.load(cm.data['config.yaml']) as { kubevirt?: Record<string, unknown> };
   const kubevirt: Record<string, unknown> = { ...config.kubevirt };
   for (const [key, value] of Object.entries(keys))
@@ -339,7 +346,7 @@ async function setKubevirtConfig(x: KubeVirtWorld, keys: Record<string, unknown>
     'configmap',
     '-n',
     NAMESPACE,
-    'drainer-config',
+    name,
     '--type=merge',
     '-p',
     JSON.stringify({ data: { 'config.yaml': yaml.dump(config) } }),

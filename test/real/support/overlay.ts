@@ -38,12 +38,10 @@ export function cloudsYaml(os: Record<string, string>): string {
   return yaml.dump({ clouds: { drainer: cloud } });
 }
 
-/** The stock ConfigMap's config.yaml with the node → compute host mapping added (or Nova off without one). */
+/** The stock config.yaml (the ConfigMap generator's file) with the node → compute host mapping added (or Nova off without one). */
 function configWithMapping(repo: string, env: RealEnv): string {
-  const cm = yaml.load(readFileSync(path.join(repo, 'daemonset/configmap.yaml'), 'utf8')) as {
-    data: { 'config.yaml': string };
-  };
-  const config = yaml.load(cm.data['config.yaml']) as { nova?: Record<string, unknown> };
+  const text = readFileSync(path.join(repo, 'daemonset/config/config.yaml'), 'utf8');
+  const config = yaml.load(text) as { nova?: Record<string, unknown> };
   // without an openrc (the KubeVirt cases on their own) there is no Nova to map to: its plugin is off
   config.nova = env.novaHost
     ? { ...config.nova, hostMapping: { [env.node]: env.novaHost } }
@@ -95,6 +93,8 @@ export function overlayKustomization(
     components: [`${rel}/components/nodemaintenance-crd`],
     patches: [
       { target: { kind: 'DaemonSet', name: 'drainer' }, patch: JSON.stringify(daemonSet) },
+      // the generated ConfigMap (drainer-config-<hash>) is matched by its name before the hash; the patched
+      // content gets its own hash, which kustomize writes into the DaemonSet too
       {
         target: { kind: 'ConfigMap', name: 'drainer-config' },
         patch: JSON.stringify([
