@@ -1,0 +1,37 @@
+// Story (issue 48): KubeVirt's migration queue is full (parallelMigrationsPerCluster: 1). A VMI's
+// first attempt fails and its retry waits behind the others, longer than its per-VMI deadline.
+// The deadline runs only while a migration of it runs: it is still followed, and reported moved.
+import { describe, expect, it } from 'vitest';
+import { byName, context, migrationsOf, nodeOf, vm, worldPerTest } from './harness.ts';
+
+const world = worldPerTest();
+
+describe('KubeVirt plugin, a retry queued behind others', () => {
+  it('waits past its 18 s deadline in the queue, and is reported moved', async () => {
+    // a 10x clock: each migration's steps take their time even on a busy machine
+    const w = await world(
+      {
+        parallelMigrationsPerCluster: 1,
+        vmis: [
+          vm('vm-a-fails', { failFirstAttempts: 1, migrationSeconds: 4 }),
+          ...['vm-b', 'vm-c', 'vm-d'].map((name) => vm(name, { migrationSeconds: 8 })),
+        ],
+      },
+      10,
+    );
+
+    const outcome = await w.plugin({ migrationTimeout: 18 }).evacuate({ name: 'node-1' }, context());
+
+    expect(outcome.succeeded).toBe(true);
+    expect(byName(outcome)['vms/vm-a-fails']).toMatchObject({ state: 'succeeded', attempts: 2 });
+    // it waited behind the three others (8 s each and their steps, one at a time): past its deadline
+    expect(byName(outcome)['vms/vm-a-fails']?.durationMs).toBeGreaterThan(24_000);
+    expect(nodeOf(w, 'vm-a-fails')).not.toBe('node-1');
+    expect(
+      migrationsOf(w, 'vm-a-fails')
+        .map((m) => (m.status as { phase?: string }).phase)
+        .sort(),
+    ).toEqual(['Failed', 'Succeeded']);
+    expect(w.sb.controllers.migrations.maxInFlight).toBe(1);
+  });
+});
