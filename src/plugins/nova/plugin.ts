@@ -28,6 +28,7 @@ import { parseNovaRecord, toPluginRecord, type NovaRecord } from './record.ts';
 import { novaStranded } from './stranded.ts';
 import { startStopped, type RestartOptions } from './restart.ts';
 import { startMarked } from './marked.ts';
+import { confirmLeft } from './confirm-left.ts';
 import { markingStops } from './mark-stops.ts';
 import { hostOf, taskStateOf, type NovaServer, type NovaService } from './types.ts';
 import { MIGRATION_MODE_KEY } from '../../names.ts';
@@ -169,6 +170,7 @@ export class NovaPlugin implements BackendPlugin {
     // and what other maintenances stopped and left marked here (moved here, or their record lost)
     const own = new Set(Object.keys(recorded.migrations).filter((id) => recorded.migrations[id]?.stopped));
     await startMarked(compute, rec.host, own, ctx, this.#restartOptions(node));
+    await confirmLeft(compute, rec.migrations, ctx); // drainer's resizes no evacuation saw land
     if (!rec.disabledByUs) {
       ctx.log.info('nova: nothing to restore (the service was not disabled by drainer)');
       return;

@@ -6,7 +6,8 @@
 // of the same kind by drainer's user made no earlier than drainer's lost one.
 import { isAuthError } from '../../errors.ts';
 import type { Entry } from './entry.ts';
-import type { MigratorOptions } from './migrator-options.ts';
+import type { Logger } from '../../observability/logger.ts';
+import type { ComputeClient } from './compute.ts';
 import type { NovaInstanceAction, NovaMigration } from './types.ts';
 
 export type MoveKind = 'live-migrate' | 'cold-migrate';
@@ -33,7 +34,11 @@ export const ownCalls = (e: Entry): OwnCalls => ({ requests: e.requests, lost: e
  * answer was lost, the move is taken for that call's (the one Nova most likely took); else someone else's.
  */
 export async function whoseMove(
-  o: Pick<MigratorOptions, 'compute' | 'signal' | 'log'>,
+  o: {
+    compute: Pick<ComputeClient, 'listMigrationsOf' | 'listInstanceActions' | 'userId'>;
+    signal: AbortSignal;
+    log: Logger;
+  },
   serverId: string,
   action: MoveKind,
   own: OwnCalls,

@@ -35,11 +35,15 @@ const cold = (name: string, migrationMs = 20_000): ServerSpec => ({
   metadata: { [MAINTENANCE_KEY]: 'cold' },
 });
 
-async function sandbox(servers: ServerSpec[], faults: Partial<NovaFaults> = {}) {
+async function sandbox(
+  servers: ServerSpec[],
+  faults: Partial<NovaFaults> = {},
+  hosts = ['compute-a', 'compute-b'],
+) {
   const clock = new ScaledClock(100);
   cloud = await startOpenStack({
     clock,
-    hosts: [{ name: 'compute-a' }, { name: 'compute-b' }],
+    hosts: hosts.map((name) => ({ name })),
     servers,
     faults,
   });
@@ -116,6 +120,44 @@ describe('a cold migration is judged by where it lands', () => {
 
     expect(line(outcome, 'vm')).toMatchObject({ state: 'succeeded', target: 'compute-b' });
     expect(migrations('vm')).toEqual([['migration', 'confirmed']]);
+  });
+});
+
+describe('restore confirms the resizes drainer asked for', () => {
+  it('the agent stopped mid-move and the node was uncordoned meanwhile: the restore confirms the resize that landed', async () => {
+    const clock = await sandbox([cold('vm')]);
+    const first = sandboxDrainer(cloud!, clock);
+    const shutdown = new AbortController();
+    const run = first.evacuate({ signal: shutdown.signal });
+    await moving('vm', 'migrating');
+    shutdown.abort(new Error('agent shut down'));
+    await run;
+    await until(() => (cloud!.state.server('vm')?.status === 'VERIFY_RESIZE' ? true : undefined), 'landed');
+
+    const next = sandboxDrainer(cloud!, clock);
+    next.resumeFrom(first.record());
+    await next.restore();
+
+    await until(
+      () => (cloud!.state.migrations('vm')[0]?.status === 'confirmed' ? true : undefined),
+      'confirmed',
+    );
+    expect(cloud!.state.server('vm')).toMatchObject({ host: 'compute-b', status: 'ACTIVE' });
+  });
+
+  it("an owner's resize of a server drainer once cold-migrated is theirs to confirm: restore leaves it", async () => {
+    const clock = await sandbox([cold('vm')], {}, ['compute-a', 'compute-b', 'compute-c']);
+    const d = sandboxDrainer(cloud!, clock);
+    await d.evacuate();
+    await someone('/servers/vm/action', { resize: { flavorRef: 'flavor-c2-r1024-d10' } });
+    await until(() => (cloud!.state.server('vm')?.status === 'VERIFY_RESIZE' ? true : undefined), 'resized');
+
+    await d.restore();
+
+    expect(migrations('vm')).toEqual([
+      ['migration', 'confirmed'],
+      ['resize', 'finished'],
+    ]);
   });
 });
 
