@@ -4,14 +4,23 @@
 // evacuation's run is over, each stop's own request id goes into its mark (Nova refuses metadata
 // writes while the server powers off, so not at once), and the marks of refused stops that could
 // not be taken off at once come off then too.
-import { isOutcomeUnknownError } from '../../errors.ts';
+import { isConflictError, isNotFoundError, isOutcomeUnknownError } from '../../errors.ts';
 import type { Logger } from '../../observability/logger.ts';
 import type { ComputeClient } from './compute.ts';
-import { formatStopMark, newestAction, setStopMark, STOP_MARK_KEY, type StopMark } from './stop-mark.ts';
+import type { MigrationRecord } from './migrator-options.ts';
+import {
+  formatStopMark,
+  newestAction,
+  setStopMark,
+  STOP_MARK_KEY,
+  stopMarkOf,
+  type StopMark,
+} from './stop-mark.ts';
+import { taskStateOf } from './types.ts';
 
 type Compute = Pick<
   ComputeClient,
-  'stopServer' | 'setServerMetadataItem' | 'deleteServerMetadataItem' | 'listInstanceActions'
+  'stopServer' | 'setServerMetadataItem' | 'deleteServerMetadataItem' | 'listInstanceActions' | 'getServer'
 >;
 
 export interface MarkingStops<C> {
@@ -19,6 +28,12 @@ export interface MarkingStops<C> {
   readonly compute: C;
   /** Writes each stop's request id into its mark (best effort: the mark's anchor stands in for it). */
   stamp(signal?: AbortSignal): Promise<void>;
+  /**
+   * A resumed record's stops made by an older drainer, which set no mark: each gets one now, named
+   * by the record's request id of its stop (without that id nothing could tell its stop from its
+   * owner's later, so only the record keeps it).
+   */
+  adopt(migrations: Readonly<Record<string, MigrationRecord>>, signal?: AbortSignal): Promise<void>;
 }
 
 export function markingStops<C extends Compute>(
@@ -64,6 +79,22 @@ export function markingStops<C extends Compute>(
   });
   return {
     compute: wrapped,
+    async adopt(migrations, signal) {
+      for (const [id, m] of Object.entries(migrations)) {
+        if (!m.stopped || !m.stopRequest) continue;
+        const s = await compute.getServer(id, signal).catch((err: unknown) => {
+          if (isNotFoundError(err)) return undefined;
+          throw err;
+        });
+        if (!s || stopMarkOf(s) || s.status !== 'SHUTOFF' || taskStateOf(s) !== null) continue;
+        await setStopMark(compute, id, { ...maintenance, request: m.stopRequest }, signal).catch(
+          (err: unknown) => {
+            if (signal?.aborted || !isConflictError(err)) throw err; // busy: the next pass marks it
+          },
+        );
+        log.info({ server: id }, 'server stopped by an older drainer: marked now');
+      }
+    },
     async stamp(signal) {
       // not cut short by a cancel: a refused stop's mark would claim the owner's stop as drainer's
       for (const id of [...refused]) await unmark(id);

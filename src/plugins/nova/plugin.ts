@@ -133,6 +133,7 @@ export class NovaPlugin implements BackendPlugin {
 
     // every os-stop is marked on its server first: the memory of it outlives this Node and record
     const marking = markingStops(compute, { node: node.name, trigger: ctx.trigger }, log);
+    await marking.adopt(record.migrations, signal);
     const migrator = new Migrator({
       compute: marking.compute,
       source: mapping.host,
@@ -219,6 +220,8 @@ export class NovaPlugin implements BackendPlugin {
     const { compute, nova } = this.#o;
     await compute.init(ctx.signal);
     const { host, service: svc } = await resolveServiceHost(compute, node.name, nova.hostMapping, ctx.signal);
+    // the servers drainer stopped and marked here are started as well: the mark is their memory
+    await startMarked(compute, host, new Set(), ctx, this.#restartOptions(node));
     const ours =
       svc.status === 'disabled' && (svc.disabled_reason ?? '').startsWith(nova.disabledReasonPrefix);
     if (!ours) {

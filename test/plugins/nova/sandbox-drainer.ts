@@ -1,7 +1,12 @@
 // drainer's Nova plugin wired to a sandbox OpenStack on loopback, on the sandbox's clock, as the
-// agent wires it: evacuate and restore one host (compute-a) with an in-memory Node record.
+// agent wires it: evacuate and restore one host (compute-a unless named) with an in-memory Node record.
 import { novaSchema, openstackSchema } from '../../../src/config/schema.ts';
-import type { Outcome, PluginRecord, WorkloadProgress } from '../../../src/core/backends/plugin.ts';
+import type {
+  Outcome,
+  PluginRecord,
+  StrandedChange,
+  WorkloadProgress,
+} from '../../../src/core/backends/plugin.ts';
 import { createLogger } from '../../../src/observability/logger.ts';
 import { ComputeClient } from '../../../src/plugins/nova/compute.ts';
 import { createHttp } from '../../../src/plugins/nova/http.ts';
@@ -22,6 +27,8 @@ export interface SandboxDrainer {
   record(): PluginRecord | undefined;
   /** Starts from this record, as an agent restarted mid-evacuation does. */
   resumeFrom(r: PluginRecord | undefined): void;
+  /** The stranded check of the node with no record, the node in service or not. */
+  stranded(inService: boolean): Promise<StrandedChange | undefined>;
 }
 
 /**
@@ -33,6 +40,7 @@ export function sandboxDrainer(
   clock: Clock,
   nova: Record<string, unknown> = {},
   Compute: typeof ComputeClient = ComputeClient,
+  nodeName = 'compute-a',
 ): SandboxDrainer {
   const openstack = openstackSchema.parse(openstackConfigFor(cloud));
   const http = createHttp({ timeoutMs: 5000, retries: 0 });
@@ -44,7 +52,7 @@ export function sandboxDrainer(
     now: () => clock.now(),
   });
   let record: PluginRecord | undefined;
-  const node = { name: 'compute-a', reboot: true };
+  const node = { name: nodeName, reboot: true };
   // a getter: each call reads the record as last saved
   const context = (signal = new AbortController().signal) => ({
     log: createLogger({ level: 'silent' }),
@@ -73,5 +81,6 @@ export function sandboxDrainer(
     resumeFrom: (r) => {
       record = r;
     },
+    stranded: (inService) => plugin.stranded(node, { ...context(), inService }),
   };
 }

@@ -1,0 +1,195 @@
+// drainer's mark on a server it stops (metadata drainer.dev:stopped, issue 48), against the sandbox
+// Nova on a clock 100× faster: set before the os-stop, stamped with the stop's request id once the
+// server is off, and the memory of the stop wherever the server goes and whatever happens to the
+// Node's record. The agent of the host where the server is starts it once that host is in
+// service; an owner's later power action ends the claim, and the mark comes off.
+import { afterEach, describe, expect, it } from 'vitest';
+import { MAINTENANCE_KEY } from '../../../src/plugins/nova/policy.ts';
+import { STOP_MARK_KEY, stopMarkOf } from '../../../src/plugins/nova/stop-mark.ts';
+import { ScaledClock } from '../../../src/sandbox/clock.ts';
+import {
+  startOpenStack,
+  type OpenStackSandbox,
+  type ServerSpec,
+} from '../../../src/sandbox/openstack/index.ts';
+import { nova as call, token, until } from '../../sandbox/openstack/client.ts';
+import { sandboxDrainer } from './sandbox-drainer.ts';
+
+let cloud: OpenStackSandbox | undefined;
+afterEach(async () => {
+  await cloud?.close();
+  cloud = undefined;
+});
+
+const vm = (extra: Partial<ServerSpec> = {}): ServerSpec => ({
+  id: 'vm-stop',
+  name: 'vm-stop',
+  projectId: 'demo',
+  host: 'compute-a',
+  metadata: { [MAINTENANCE_KEY]: 'stop' },
+  ramMb: 2048,
+  vcpus: 1,
+  diskGb: 10,
+  ...extra,
+});
+
+async function owner(method: string, path: string, body?: unknown) {
+  const res = await call(cloud!, method, path, { token: await token(cloud!), version: '2.93', body });
+  if (res.status >= 300) throw new Error(`owner's ${path}: ${res.status}`);
+}
+
+const server = () => cloud!.state.server('vm-stop')!;
+const idle = (status: string) => () => (server().status === status && !server().taskState ? true : undefined);
+const mark = () => server().metadata[STOP_MARK_KEY];
+
+async function world() {
+  const clock = new ScaledClock(100);
+  cloud = await startOpenStack({
+    clock,
+    hosts: [{ name: 'compute-a' }, { name: 'compute-b' }],
+    servers: [vm()],
+  });
+  return { a: sandboxDrainer(cloud, clock), b: sandboxDrainer(cloud, clock, {}, undefined, 'compute-b') };
+}
+
+describe("drainer's stop mark", () => {
+  it('is on the server before the os-stop, and names the stop by its request id once the evacuation is over', async () => {
+    const { a } = await world();
+    const stops = cloud!.state;
+    await a.evacuate();
+    const before = mark();
+
+    const stop = (a.record()?.migrations as Record<string, { stopRequest?: string }>)['vm-stop']?.stopRequest;
+    expect(stop).toMatch(/^req-/);
+    expect(stopMarkOf({ metadata: { [STOP_MARK_KEY]: before! } })).toMatchObject({
+      node: 'compute-a',
+      trigger: 'cordon',
+      request: stop,
+    });
+    expect(stops.server('vm-stop')?.status).toBe('SHUTOFF');
+  });
+
+  it('a server drainer stopped, moved by its owner onto a host in maintenance: left stopped with its mark, and started by that host’s restore', async () => {
+    const { a, b } = await world();
+    await a.evacuate();
+    await until(idle('SHUTOFF'), 'stopped by drainer');
+    // its owner resizes it: Nova keeps it stopped, on compute-b, which then goes into maintenance
+    await owner('POST', '/servers/vm-stop/action', { resize: { flavorRef: 'flavor-c2-r4096-d10' } });
+    await until(idle('VERIFY_RESIZE'), 'resized');
+    await owner('POST', '/servers/vm-stop/action', { confirmResize: null });
+    await until(idle('SHUTOFF'), 'confirmed, still off');
+    await b.evacuate();
+    expect(cloud!.state.service('compute-b')?.status).toBe('disabled');
+
+    await a.restore();
+    expect([server().host, server().status]).toEqual(['compute-b', 'SHUTOFF']);
+    expect(mark()).toBeDefined();
+
+    await b.restore();
+    await until(idle('ACTIVE'), 'started by compute-b’s restore');
+    expect(server().host).toBe('compute-b');
+    expect(mark()).toBeUndefined();
+  });
+
+  it('the record lost: the stranded check starts a marked server once the node is in service, not before', async () => {
+    const { a } = await world();
+    await a.evacuate();
+    await until(idle('SHUTOFF'), 'stopped by drainer');
+    a.resumeFrom(undefined);
+
+    expect(await a.stranded(false)).toMatchObject({
+      what: expect.stringMatching(/vm-stop/),
+      restored: false,
+    });
+    expect(server().status).toBe('SHUTOFF');
+
+    expect(await a.stranded(true)).toMatchObject({ what: expect.stringMatching(/vm-stop/), restored: true });
+    await until(idle('ACTIVE'), 'started');
+    expect(mark()).toBeUndefined();
+  });
+
+  it.each([
+    ['starts it', [{ 'os-start': null }], 'ACTIVE'],
+    ['starts it and stops it again', [{ 'os-start': null }, { 'os-stop': null }], 'SHUTOFF'],
+  ] as const)(
+    'its owner %s after drainer’s stop: the claim ends, the mark comes off, nothing started',
+    async (_w, acts, status) => {
+      const { a } = await world();
+      await a.evacuate();
+      await until(idle('SHUTOFF'), 'stopped by drainer');
+      for (const body of acts) {
+        await owner('POST', '/servers/vm-stop/action', body);
+        await until(idle('os-start' in body ? 'ACTIVE' : 'SHUTOFF'), 'owner’s action done');
+      }
+      a.resumeFrom(undefined); // the record lost: only the mark can tell
+
+      await a.stranded(true);
+
+      expect(server().status).toBe(status);
+      expect(mark()).toBeUndefined();
+    },
+  );
+});
+
+describe('a record written by the previous version (stopped entries, no mark on the server)', () => {
+  /** drainer's os-stop as the previous version made it: no mark; its request id in the record. */
+  async function stoppedByOlderDrainer() {
+    const res = await call(cloud!, 'POST', '/servers/vm-stop/action', {
+      token: await token(cloud!),
+      version: '2.93',
+      body: { 'os-stop': null },
+    });
+    await until(idle('SHUTOFF'), 'stopped by the older drainer');
+    // the record as the previous version wrote it (git show 18ab691~1: plugins/nova/record.ts)
+    return {
+      host: 'compute-a',
+      serviceId: cloud!.state.service('compute-a')!.id,
+      disabledByUs: false,
+      reason: null,
+      microversion: '2.93',
+      migrations: {
+        'vm-stop': {
+          attempts: 0,
+          startedAt: '',
+          stopped: true,
+          stopRequest: res.headers.get('x-openstack-request-id')!,
+        },
+      },
+    };
+  }
+
+  it('a resumed evacuation marks the server it stopped, so the stop outlives the record', async () => {
+    const { a } = await world();
+    a.resumeFrom(await stoppedByOlderDrainer());
+    expect(mark()).toBeUndefined();
+
+    await a.evacuate();
+    expect(stopMarkOf(server())).toMatchObject({
+      node: 'compute-a',
+      request: expect.stringMatching(/^req-/),
+    });
+
+    a.resumeFrom(undefined); // the Node deleted and registered again
+    await a.stranded(true);
+    await until(idle('ACTIVE'), 'started by the stranded check');
+    expect(mark()).toBeUndefined();
+  });
+
+  it('its restore starts the server on the host; one moved onto a host in maintenance is marked there, and started by that host’s restore', async () => {
+    const { a, b } = await world();
+    const old = await stoppedByOlderDrainer();
+    await owner('POST', '/servers/vm-stop/action', { resize: { flavorRef: 'flavor-c2-r4096-d10' } });
+    await until(idle('VERIFY_RESIZE'), 'resized');
+    await owner('POST', '/servers/vm-stop/action', { confirmResize: null });
+    await until(idle('SHUTOFF'), 'confirmed, still off');
+    await b.evacuate();
+    a.resumeFrom(old);
+
+    await a.restore();
+    expect([server().host, server().status]).toEqual(['compute-b', 'SHUTOFF']);
+    expect(stopMarkOf(server())).toMatchObject({ request: old.migrations['vm-stop'].stopRequest });
+
+    await b.restore();
+    await until(idle('ACTIVE'), 'started by compute-b’s restore');
+  });
+});
