@@ -68,7 +68,7 @@ async function followCold(o: MigratorOptions, tracker: Tracker, cold: readonly E
   }
   for (const e of left)
     e.message =
-      'cancelled: Nova still moves it (a cold migration cannot be stopped); the next agent of this node confirms its resize';
+      'cancelled: Nova still moves it (a cold migration cannot be stopped); confirm its resize once it lands';
 }
 
 async function look(o: MigratorOptions, tracker: Tracker, e: Entry): Promise<void> {

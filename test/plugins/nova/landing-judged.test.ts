@@ -123,6 +123,30 @@ describe('a cold migration is judged by where it lands', () => {
   });
 });
 
+describe('a record of the previous version (no move kind, no request id)', () => {
+  it('is adopted: the restarted agent confirms the resize its predecessor asked for', async () => {
+    const clock = await sandbox([cold('vm')]);
+    const first = sandboxDrainer(cloud!, clock);
+    const shutdown = new AbortController();
+    const run = first.evacuate({ signal: shutdown.signal });
+    await moving('vm', 'migrating');
+    shutdown.abort(new Error('agent shut down'));
+    await run;
+    await until(() => (cloud!.state.server('vm')?.status === 'VERIFY_RESIZE' ? true : undefined), 'landed');
+    const written = first.record()!;
+    const { vm } = written.migrations as Record<string, Record<string, unknown>>;
+    const { move: _move, request: _request, ...previous } = vm!;
+
+    const next = sandboxDrainer(cloud!, clock);
+    next.resumeFrom({ ...written, migrations: { vm: previous } });
+    const outcome = await next.evacuate();
+
+    expect(previous).toMatchObject({ attempts: 1 });
+    expect(line(outcome, 'vm')).toMatchObject({ state: 'succeeded', target: 'compute-b' });
+    expect(migrations('vm')).toEqual([['migration', 'confirmed']]);
+  });
+});
+
 describe('restore confirms the resizes drainer asked for', () => {
   it('the agent stopped mid-move and the node was uncordoned meanwhile: the restore confirms the resize that landed', async () => {
     const clock = await sandbox([cold('vm')]);
