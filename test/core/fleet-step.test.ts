@@ -11,6 +11,7 @@ import {
   STATE_ANNOTATION,
   type NodeRecord,
 } from '../../src/core/record/record.ts';
+import { TransientError } from '../../src/errors.ts';
 import { FakeCluster, FakeHost, quietLogger, succeeded } from './fakes.ts';
 
 const SLOT = 'drainer-evacuation-0';
@@ -207,6 +208,23 @@ describe('fleet slot: waiting Queued', () => {
   });
 });
 
+/** A slot always free, that notes the record's phase each time it is given back. */
+function phaseAtRelease(cluster: FakeCluster): {
+  budget: EvacuationBudget;
+  atRelease: (string | undefined)[];
+} {
+  const atRelease: (string | undefined)[] = [];
+  const budget: EvacuationBudget = {
+    acquire: async () => ({
+      name: SLOT,
+      lost: new AbortController().signal,
+      release: async () => void atRelease.push(cluster.record('node-7')?.phase),
+      abandon: () => undefined,
+    }),
+  };
+  return { budget, atRelease };
+}
+
 describe('fleet slot: given back only once the record no longer says Evacuating', () => {
   it('uncordoned mid-evacuation: the record says Restoring before the next node can take the slot', async () => {
     // the budget promise is read from the records: at no moment more nodes Evacuating than slots
@@ -223,15 +241,7 @@ describe('fleet slot: given back only once the record no longer says Evacuating'
           }),
       },
     ]);
-    const atRelease: (string | undefined)[] = [];
-    const budget: EvacuationBudget = {
-      acquire: async () => ({
-        name: SLOT,
-        lost: new AbortController().signal,
-        release: async () => void atRelease.push(cluster.record('node-7')?.phase),
-        abandon: () => undefined,
-      }),
-    };
+    const { budget, atRelease } = phaseAtRelease(cluster);
     const config = configSchema.parse({ fleet: { maxConcurrentEvacuations: 1 } });
     const reconciler = new Reconciler({ cluster, host, config, budget, log: quietLogger() });
     cluster.addNode('node-7', { unschedulable: true });
@@ -246,5 +256,30 @@ describe('fleet slot: given back only once the record no longer says Evacuating'
 
     expect(atRelease).toEqual(['Restoring']);
     expect(cluster.record('node-7')).toBeUndefined();
+  });
+
+  it('the pod drain fails on an API error after the VMs left: the record says Queued (to resume) before the slot goes back', async () => {
+    const cluster = new FakeCluster();
+    const host = new FakeHost([{ name: 'nova', evacuate: async () => succeeded('nova', ['vm-1']) }]);
+    const { budget, atRelease } = phaseAtRelease(cluster);
+    const config = configSchema.parse({ fleet: { maxConcurrentEvacuations: 1 } });
+    const reconciler = new Reconciler({ cluster, host, config, budget, log: quietLogger() });
+    cluster.addNode('node-7', { unschedulable: true });
+    cluster.drainResult = () => {
+      throw new TransientError('kubernetes GET /api/v1/pods: 503', { api: 'kubernetes', status: 503 });
+    };
+    const signal = new AbortController().signal;
+
+    await expect(reconciler.reconcile('node-7', signal)).rejects.toThrow(/503/);
+
+    // the next node may take the slot now: this one no longer says Evacuating, and resumes in its place
+    expect(atRelease).toEqual(['Queued']);
+    expect(cluster.record('node-7')).toMatchObject({ phase: 'Queued', resumes: true });
+    expect(cluster.record('node-7')?.slot).toBeUndefined();
+    expect(cluster.node('node-7').metadata.labels?.[QUEUED_LABEL]).toBeDefined();
+    cluster.drainResult = () => ({ succeeded: true, evicted: [], ignored: [], failed: [], total: 0 });
+    await reconciler.reconcile('node-7', signal);
+    expect(cluster.record('node-7')?.phase).toBe('Evacuated');
+    expect(atRelease).toEqual(['Queued', 'Evacuated']);
   });
 });

@@ -57,17 +57,22 @@ export async function evacuate(
 }
 
 /**
- * A cancel (the node back in service) gives the slot to the next node only once the record no
- * longer says Evacuating: the restore's first write (phase Restoring) is made here, so no moment
- * shows more nodes Evacuating than the budget has slots. Not written: the slot is left to expire.
+ * The slot goes to the next node only once the record no longer says Evacuating, so no moment
+ * shows more nodes Evacuating than the budget has slots (issue 48 item 5). A cancel (the node back
+ * in service) makes the restore's first write (phase Restoring) here; any other way out still
+ * Evacuating (an API error thrown, say in the pod drain after the VMs left) waits Queued again, in
+ * its place, and resumes. Not written: the slot is left to expire. A lost slot is not ours to give,
+ * and a shutdown keeps it for the next agent.
  */
 async function leaveSlot(run: NodeRun, ctl: EvacuationControl, slot: Slot | undefined): Promise<void> {
-  if (slot && ctl.cancelled() && run.store.current?.phase === 'Evacuating') {
+  if (slot && !slot.lost.aborted && !run.signal.aborted && run.store.current?.phase === 'Evacuating') {
+    const cancelled = ctl.cancelled();
+    const phase = cancelled ? 'Restoring' : 'Queued';
     try {
-      await run.store.update({ phase: 'Restoring' });
-      run.deps.metrics?.phase('Restoring');
+      await run.store.update(cancelled ? { phase } : { phase, resumes: true, slot: undefined });
+      run.deps.metrics?.phase(phase);
     } catch (err) {
-      run.log.warn({ err }, 'cancelled: record not marked Restoring; the fleet slot is left to expire');
+      run.log.warn({ err }, `record not marked ${phase}; the fleet slot is left to expire`);
       slot.abandon();
       return;
     }
