@@ -4,7 +4,7 @@
 import type { Argv, CommandModule } from 'yargs';
 import { ConfigError, ExitCode } from '../errors.ts';
 import { releaseGateNow, type Remaining } from '../core/gate/release.ts';
-import { toMove } from '../core/gate/step.ts';
+import { remainingOn } from '../core/gate/remaining.ts';
 import { PluginHost } from '../core/backends/host.ts';
 import type { KubeClients } from '../kube/client.ts';
 import type { Logger } from '../observability/logger.ts';
@@ -31,7 +31,7 @@ export const RELEASE_REFUSED = 3;
 const firstLine = (e: unknown): string => (e instanceof Error ? e.message : String(e)).split('\n')[0] ?? '';
 
 /** What the plugins list on the host now; a plugin that cannot be built or asked makes it unknown. */
-async function remainingOn(
+async function remainingWith(
   argv: ReleaseArgs,
   config: Config,
   log: Logger,
@@ -45,10 +45,7 @@ async function remainingOn(
   } catch (err) {
     return { names: [], unknown: firstLine(err) };
   }
-  const results = await host.planAll({ name: node }, signal, { capacity: false });
-  const failed = results.find((r) => r.error !== undefined);
-  if (failed) return { names: [], unknown: `${failed.plugin}: ${firstLine(failed.error)}` };
-  return { names: toMove(results.flatMap((r) => (r.plan ? [r.plan] : []))) };
+  return remainingOn(host, node, signal);
 }
 
 async function handler(argv: ReleaseArgs, deps: RunOnceDeps = defaultRunOnceDeps): Promise<number> {
@@ -71,7 +68,7 @@ async function handler(argv: ReleaseArgs, deps: RunOnceDeps = defaultRunOnceDeps
     node,
     log,
     force: argv.force === true,
-    remaining: () => remainingOn(argv, config, log, k, node, io.signal),
+    remaining: () => remainingWith(argv, config, log, k, node, io.signal),
   });
   const out = r.released ? io.stdout : io.stderr;
   for (const line of r.lines) out.write(`${line}\n`);

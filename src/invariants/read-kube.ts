@@ -8,6 +8,7 @@ import { GATE_COMPONENT, GATE_FINALIZER, pdbsPath, podsPath } from '../kube/gate
 import { leasesPath, type KubeLease } from '../kube/lease.ts';
 import { listNodeMaintenances } from '../kube/maintenance.ts';
 import type { KubeNode, KubeObject, KubePod } from '../kube/types.ts';
+import { placementOf } from '../kube/placement.ts';
 import { listAll } from '../kube/watch.ts';
 import type {
   World,
@@ -18,7 +19,6 @@ import type {
   WorldMaintenance,
   WorldNode,
   WorldDaemonSet,
-  WorldSelectorTerm,
   WorldVmi,
   WorldVmiMove,
 } from './world.ts';
@@ -135,29 +135,10 @@ function toVmiMove(m: Obj): WorldVmiMove {
   };
 }
 
-type DaemonSetObj = KubeObject & {
-  spec?: {
-    template?: {
-      spec?: {
-        nodeSelector?: Record<string, string>;
-        affinity?: {
-          nodeAffinity?: {
-            requiredDuringSchedulingIgnoredDuringExecution?: { nodeSelectorTerms?: WorldSelectorTerm[] };
-          };
-        };
-      };
-    };
-  };
-};
-
-function toDaemonSet(d: DaemonSetObj): WorldDaemonSet {
-  const pod = d.spec?.template?.spec;
-  const terms =
-    pod?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms;
+function toDaemonSet(d: KubeObject): WorldDaemonSet {
   return {
     name: d.metadata.name ?? '',
-    ...(pod?.nodeSelector ? { nodeSelector: pod.nodeSelector } : {}),
-    ...(terms ? { nodeSelectorTerms: terms } : {}),
+    ...placementOf(d),
     ...(d.metadata.deletionTimestamp ? { deleting: true } : {}),
   };
 }
@@ -190,7 +171,7 @@ export async function readKubeWorld(
     optional(() => list<Obj>(`${KV}/virtualmachineinstancemigrations`)),
     // drainer's agents' DaemonSet(s): drainer's namespace is its own
     optional(() =>
-      list<DaemonSetObj>(`/apis/apps/v1/namespaces/${encodeURIComponent(o.namespace)}/daemonsets`),
+      list<KubeObject>(`/apis/apps/v1/namespaces/${encodeURIComponent(o.namespace)}/daemonsets`),
     ),
   ]);
   return {

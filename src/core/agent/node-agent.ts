@@ -26,6 +26,7 @@ import type { ReconcilerMetrics } from './run-context.ts';
 import { DrainGate, type DrainGateOptions, type GateSeen } from '../gate/gate.ts';
 import type { GateApi } from '../gate/api.ts';
 import { gateKeeper } from '../gate/keeper.ts';
+import { remainingOn } from '../gate/remaining.ts';
 import { kubeGateApi } from '../gate/kube-port.ts';
 import { gateName } from '../../kube/gate.ts';
 
@@ -280,6 +281,11 @@ export function createNodeAgent(o: NodeAgentOptions): { agent: Agent; reconciler
           instance: o.config.instance ?? defaultInstance(),
           gate,
           uninstalled: () => api.uninstalled?.() ?? Promise.resolve(false),
+          successorExpected: () => api.successorExpected?.(o.nodeName) ?? Promise.resolve(true),
+          drop: () => api.drop?.(o.nodeName) ?? Promise.resolve(),
+          // asked at the stop, when the agent's own signal has aborted: a bounded look of its own
+          leftOnNode: () =>
+            remainingOn(new PluginHost({ plugins: o.plugins, log }), o.nodeName, AbortSignal.timeout(10_000)),
           log,
           backoff: o.watch?.backoff,
         })

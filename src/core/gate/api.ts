@@ -31,4 +31,11 @@ export interface GateApi {
   uninstalled?(): Promise<boolean>;
   /** Gives the node's PDB to the agent DaemonSet there now; nothing while there is none, or it is being deleted. */
   adopt?(node: string): Promise<void>;
+  /**
+   * Is an agent expected on the node after this one: the agent DaemonSet exists, is not being
+   * deleted, and its pod template still selects the node (nodeSelector, required node affinity)?
+   */
+  successorExpected?(node: string): Promise<boolean>;
+  /** Removes the node's gate whole: its pods (finalizer first), then its PDB. */
+  drop?(node: string): Promise<void>;
 }

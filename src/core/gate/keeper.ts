@@ -2,7 +2,8 @@
 // this node's label only) that makes the gate look again at every change, a sweep for the gates of
 // deleted nodes (litter.ts), and the end of the gate at an uninstall: when the agent stops and its
 // DaemonSet is gone or being deleted, the gate pod's finalizer goes, so nothing is left that blocks
-// a drain.
+// a drain. An agent that stops with no successor coming to its node drops its gate too, once nothing
+// is left there to protect.
 import type { KubeClients } from '../../kube/client.ts';
 import { sleep, type BackoffOptions } from '../../kube/backoff.ts';
 import { gateSelector, pdbsPath, podsPath } from '../../kube/gate.ts';
@@ -12,6 +13,7 @@ import type { DrainGate } from './gate.ts';
 import { kubeFleetApi } from '../fleet/kube-port.ts';
 import { sweepGateLitter } from './litter.ts';
 import { takeSweepTurn } from './litter-turn.ts';
+import { anyLeft, remainingText, type Remaining } from './remaining.ts';
 
 export interface GateKeeperOptions {
   readonly k: KubeClients;
@@ -31,6 +33,12 @@ export interface GateKeeperOptions {
    * replace --force` deletes it and makes its successor a moment later, and that is no uninstall.
    */
   readonly successorWaitMs?: number;
+  /** Will an agent run on this node after this one (the agent DaemonSet still places one here)? */
+  readonly successorExpected?: () => Promise<boolean>;
+  /** Removes this node's gate whole (pods, PDB). */
+  readonly drop?: () => Promise<void>;
+  /** What the plugins find on the node's host now (asked only when no successor is expected). */
+  readonly leftOnNode?: () => Promise<Remaining>;
 }
 
 export interface GateKeeper {
@@ -71,6 +79,37 @@ async function sweepLoop(o: GateKeeperOptions, signal: AbortSignal): Promise<voi
   }
 }
 
+/** True, and true again a moment later: a DaemonSet replaced (`replace --force`) is no change. */
+async function stillSo(o: GateKeeperOptions, check: () => Promise<boolean>): Promise<boolean> {
+  if (!(await check())) return false;
+  await sleep(o.successorWaitMs ?? 2_000);
+  return check();
+}
+
+/**
+ * No gate without a keeper: an agent that stops for good (no DaemonSet places a successor on the
+ * node: `drainer.dev/agent=disabled`, a nodeSelector changed) removes its gate when nothing is left
+ * on the host to protect, or nobody would ever open it and every drain of the node would wait until
+ * its timeout. With VMs left (or unknown) the gate holds, and `drainer doctor` names it.
+ */
+async function dropKeeperless(o: GateKeeperOptions): Promise<void> {
+  const expected = o.successorExpected;
+  if (!expected || !o.drop || !(await stillSo(o, async () => !(await expected())))) return;
+  const left: Remaining = (await o.leftOnNode?.()) ?? { names: [], unknown: 'not asked' };
+  if (anyLeft(left)) {
+    o.log.warn(
+      { node: o.nodeName, left: remainingText(left) },
+      `no agent will run on this node after this one, and ${remainingText(left)} remain: the drain gate stays (drainer doctor names it; drainer release --node ${o.nodeName} opens it)`,
+    );
+    return;
+  }
+  await o.drop();
+  o.log.warn(
+    { node: o.nodeName },
+    'no agent will run on this node after this one (its DaemonSet places none here), and no VM is left on it: the drain gate is removed',
+  );
+}
+
 export function gateKeeper(o: GateKeeperOptions): GateKeeper {
   const heal = () => o.gate.heal(o.nodeName);
   return {
@@ -98,9 +137,7 @@ export function gateKeeper(o: GateKeeperOptions): GateKeeper {
     async atStop() {
       o.gate.stop();
       try {
-        if (!(await o.uninstalled())) return;
-        await sleep(o.successorWaitMs ?? 2_000);
-        if (!(await o.uninstalled())) return;
+        if (!(await stillSo(o, o.uninstalled))) return await dropKeeperless(o);
         await o.gate.set(o.nodeName, false);
         o.log.warn(
           { node: o.nodeName },

@@ -28,6 +28,8 @@ import type { Logger } from '../../observability/logger.ts';
 import type { GateApi } from './api.ts';
 import { effectivePod, hasGateFinalizer, pdbAltered, seeHeld } from './observe.ts';
 import { listAll } from '../../kube/watch.ts';
+import { getNode } from '../../kube/node.ts';
+import { placementOf, placesOn } from '../../kube/placement.ts';
 
 export interface KubeGateOptions {
   readonly k: KubeClients;
@@ -274,6 +276,16 @@ export function kubeGateApi(o: KubeGateOptions): GateApi {
       });
     },
     uninstalled,
+    async successorExpected(node) {
+      const ds = await absentIfMissing(getDaemonSet(k, namespace, o.daemonSet));
+      if (!ds || ds.metadata.deletionTimestamp) return false;
+      const labels = (await getNode(k, node)).metadata.labels ?? {};
+      return placesOn(placementOf(ds), labels);
+    },
+    async drop(node) {
+      const { pods, pdb, legacyPods, legacyPdbs } = await gateOf(node);
+      await remove([...pods, ...legacyPods], [...(pdb ? [pdb] : []), ...legacyPdbs]);
+    },
     async release(node) {
       const { pods, legacyPods, legacyPdbs } = await gateOf(node);
       return remove([...pods, ...legacyPods], legacyPdbs);

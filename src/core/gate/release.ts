@@ -2,51 +2,20 @@
 // evacuation whose last VM the operator has dealt with). Recorded on the Node first
 // (drainer.dev/gate-released, beside the record), so every agent keeps the gate released until
 // the node is restored; then the gate pod goes.
-import type { Config } from '../../config/schema.ts';
 import { ConfigError, isNotFoundError, UnknownNodeError } from '../../errors.ts';
-import type { KubeClients } from '../../kube/client.ts';
 import { EventRecorder } from '../../kube/events.ts';
 import { GATE_RELEASED_ANNOTATION, gateName } from '../../kube/gate.ts';
 import { getNode, setAnnotation } from '../../kube/node.ts';
-import type { Logger } from '../../observability/logger.ts';
 import { createDrainGate } from '../agent/node-agent.ts';
 import { nodeRef } from '../cluster/objects.ts';
 import { parseRecord, STATE_ANNOTATION } from '../record/record.ts';
 import { releasedAt, releaseValue } from './step.ts';
+import { anyLeft, remainingText } from './remaining.ts';
+import { releaseKeeperless } from './release-keeperless.ts';
+import type { ReleaseOptions, ReleaseResult } from './release-api.ts';
 
-/** What is still on the host: workload names (plugin/name), or why that could not be found out. */
-export interface Remaining {
-  readonly names: readonly string[];
-  readonly unknown?: string;
-}
-
-export interface ReleaseOptions {
-  readonly k: KubeClients;
-  readonly config: Config;
-  readonly node: string;
-  readonly log: Logger;
-  /** What the plugins find on the host now (asked after the node and its record are checked). */
-  readonly remaining?: () => Promise<Remaining>;
-  /** Release although VMs remain (or what remains is unknown). */
-  readonly force?: boolean;
-  readonly now?: () => Date;
-}
-
-export interface ReleaseResult {
-  /** false: refused (VMs remain, or unknown, without force); nothing was changed. */
-  readonly released: boolean;
-  readonly lines: readonly string[];
-}
-
-const FIRST = 5;
-
-/** "13 VMs (nova/a, nova/b, … and 8 more)" */
-export function remainingText(r: Remaining): string {
-  if (r.unknown !== undefined) return `an unknown number of VMs (${r.unknown})`;
-  const n = r.names.length;
-  const shown = r.names.slice(0, FIRST).join(', ');
-  return `${n} VM${n === 1 ? '' : 's'} (${shown}${n > FIRST ? ` and ${n - FIRST} more` : ''})`;
-}
+export { remainingText, type Remaining } from './remaining.ts';
+export type { ReleaseOptions, ReleaseResult } from './release-api.ts';
 
 /**
  * Releases the node's gate, unless VMs remain and `force` is not given. Bad input (no such node,
@@ -58,6 +27,9 @@ export async function releaseGateNow(o: ReleaseOptions): Promise<ReleaseResult> 
     throw isNotFoundError(err) ? new UnknownNodeError(o.node, { cause: err }) : err;
   });
   const record = parseRecord(node.metadata.annotations?.[STATE_ANNOTATION], now);
+  // no record, and no agent there nor coming: nobody else will ever open the gate
+  const keeperless = record ? undefined : await releaseKeeperless(o, now);
+  if (keeperless) return keeperless;
   if (!record)
     throw new ConfigError([
       {
@@ -85,7 +57,7 @@ export async function releaseGateNow(o: ReleaseOptions): Promise<ReleaseResult> 
     };
   }
   const left = (await o.remaining?.()) ?? { names: [] };
-  const some = left.unknown !== undefined || left.names.length > 0;
+  const some = anyLeft(left);
   const rearm = `to re-arm it, ${restore}`;
   if (some && !o.force)
     return {
