@@ -1,5 +1,6 @@
 // drainer doctor's look at Nova, GETs only: every nova-compute service, and for the hosts that
-// matter the servers on them and the migrations off them (with the servers they moved).
+// matter the servers on them and the migrations off them (with the servers they moved); every
+// SHUTOFF server, for drainer's stop marks no agent will act on.
 import type { Config } from '../config/schema.ts';
 import { ConfigError, isNotFoundError } from '../errors.ts';
 import type { NovaReader } from '../invariants/read-nova.ts';
@@ -20,6 +21,7 @@ const toServer = (s: NovaServer): WorldServer => {
     name: s.name,
     status: s.status,
     ...(host ? { host } : {}),
+    ...(s.metadata ? { metadata: s.metadata } : {}),
     ...(Number.isNaN(created) ? {} : { createdAt: created }),
   };
 };
@@ -58,6 +60,9 @@ export function computeReader(compute: ComputeClient): NovaReader {
     },
     async serversOnHost(host, signal) {
       return (await compute.listServersOnHost(host, signal)).map(toServer);
+    },
+    async stoppedServers(signal) {
+      return (await compute.listStoppedServers(signal)).map(toServer);
     },
     async migrationsFrom(host, signal) {
       const migrations = (await compute.listHostMigrations(host, undefined, signal)).map(toMigration);

@@ -15,6 +15,7 @@ import { failuresOfCompletedMoves } from './rules/completed-moves.ts';
 import { queueOrder } from './rules/fifo.ts';
 import { gatesWithoutKeeper } from './rules/gate-keeper.ts';
 import { stopMarksLeftStopped } from './rules/stop-marks.ts';
+import { stopMarksWithoutAgent } from './rules/stop-mark-agent.ts';
 import { serversLeftInVerifyResize } from './rules/verify-resize.ts';
 import type { Violation } from './violation.ts';
 import type { CheckOptions, World } from './world.ts';
@@ -38,6 +39,7 @@ export const RULES: readonly Rule[] = [
   ownerActionReportedAsFailure,
   serversLeftInVerifyResize,
   stopMarksLeftStopped,
+  stopMarksWithoutAgent,
   failuresOfCompletedMoves,
   gatesWithoutKeeper,
   queueOrder,

@@ -34,6 +34,7 @@ export const INVARIANT_IDS = [
   'gate-without-keeper',
   'vms-without-agent',
   'queue-out-of-order',
+  'stop-mark-without-agent',
 ] as const;
 
 export type InvariantId = (typeof INVARIANT_IDS)[number];
@@ -49,6 +50,7 @@ export const OPERATOR_FINDINGS: ReadonlySet<InvariantId> = new Set([
   'lease-held-by-dead-agent',
   'no-agent',
   'vms-without-agent',
+  'stop-mark-without-agent',
 ]);
 
 export const violation = (id: InvariantId, object: string, evidence: string, fix: string): Violation => ({

@@ -235,6 +235,16 @@ export class ComputeClient {
     });
   }
 
+  /** Every SHUTOFF server of every project, on any host (drainer doctor's look for stop marks). */
+  listStoppedServers(signal?: AbortSignal): Promise<NovaServer[]> {
+    return this.#paged<NovaServer>(
+      '/servers/detail',
+      'servers',
+      { all_tenants: 1, status: 'SHUTOFF' },
+      signal,
+    );
+  }
+
   /**
    * Every server (all projects, any host, deleted ones included) whose record changed at or after
    * `since` on Nova's clock: one request tells how every in-flight server is doing. Also returns
