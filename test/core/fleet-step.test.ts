@@ -258,6 +258,39 @@ describe('fleet slot: given back only once the record no longer says Evacuating'
     expect(cluster.record('node-7')).toBeUndefined();
   });
 
+  it('a slot lost mid-evacuation (another node took it): the record says Queued at once, not Evacuating beside it', async () => {
+    const cluster = new FakeCluster();
+    const lose = new AbortController();
+    const host = new FakeHost([
+      {
+        name: 'nova',
+        evacuate: async ({ signal }) => {
+          lose.abort(); // not renewed for a lease duration: node-9 holds the slot now
+          await new Promise((r) => setTimeout(r, 0));
+          if (signal.aborted) throw signal.reason;
+          return succeeded('nova');
+        },
+      },
+    ]);
+    const budget: EvacuationBudget = {
+      acquire: async () => ({
+        name: SLOT,
+        lost: lose.signal,
+        release: async () => undefined,
+        abandon: () => undefined,
+      }),
+    };
+    const config = configSchema.parse({ fleet: { maxConcurrentEvacuations: 1 } });
+    const reconciler = new Reconciler({ cluster, host, config, budget, log: quietLogger() });
+    cluster.addNode('node-7', { unschedulable: true });
+
+    const result = await reconciler.reconcile('node-7', new AbortController().signal);
+
+    expect(result.requeueAfterMs).toBe(0);
+    expect(cluster.record('node-7')).toMatchObject({ phase: 'Queued', resumes: true });
+    expect(cluster.record('node-7')?.slot).toBeUndefined();
+  });
+
   it('the pod drain fails on an API error after the VMs left: the record says Queued (to resume) before the slot goes back', async () => {
     const cluster = new FakeCluster();
     const host = new FakeHost([{ name: 'nova', evacuate: async () => succeeded('nova', ['vm-1']) }]);

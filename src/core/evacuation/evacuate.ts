@@ -61,11 +61,12 @@ export async function evacuate(
  * shows more nodes Evacuating than the budget has slots (issue 48 item 5). A cancel (the node back
  * in service) makes the restore's first write (phase Restoring) here; any other way out still
  * Evacuating (an API error thrown, say in the pod drain after the VMs left) waits Queued again, in
- * its place, and resumes. Not written: the slot is left to expire. A lost slot is not ours to give,
- * and a shutdown keeps it for the next agent.
+ * its place, and resumes. Not written: the slot is left to expire. A slot lost to another node is
+ * no longer ours to give: the record says Queued at once, beside the node that holds it now. A
+ * shutdown keeps both for the next agent.
  */
 async function leaveSlot(run: NodeRun, ctl: EvacuationControl, slot: Slot | undefined): Promise<void> {
-  if (slot && !slot.lost.aborted && !run.signal.aborted && run.store.current?.phase === 'Evacuating') {
+  if (slot && !run.signal.aborted && run.store.current?.phase === 'Evacuating') {
     const cancelled = ctl.cancelled();
     const phase = cancelled ? 'Restoring' : 'Queued';
     try {
