@@ -143,6 +143,7 @@ describe.skipIf(!hasKubectl)('kustomize components', () => {
     expect(names.sort()).toEqual([
       'ClusterRole/drainer',
       'ClusterRole/drainer-pod-delete',
+      'ClusterRole/drainer-readonly',
       'ClusterRoleBinding/drainer',
       'ClusterRoleBinding/drainer-pod-delete',
       'ConfigMap/drainer-config',
@@ -150,6 +151,7 @@ describe.skipIf(!hasKubectl)('kustomize components', () => {
       'DaemonSet/drainer',
       'Namespace/drainer',
       'Role/drainer',
+      'Role/drainer-readonly',
       'RoleBinding/drainer',
       'ServiceAccount/drainer',
       'ValidatingAdmissionPolicy/drainer-node-restriction',

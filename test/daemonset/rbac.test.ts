@@ -4,59 +4,17 @@
 // and check every request the API server logged against daemonset/clusterrole.yaml and the
 // namespaced role.yaml (fleet slots: both evacuations start at once with the default budget 1), plus the
 // component components/pod-delete that nonMigratable: shutdown needs.
-import { readFileSync } from 'node:fs';
-import yaml from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseRecord, STATE_ANNOTATION } from '../../src/core/record/record.ts';
 import { startAgents, demoConfig, type DemoAgents } from '../../src/demo/agents.ts';
-import { kubeCall, type KubeCall } from '../../src/demo/api-calls.ts';
+import { kubeCall } from '../../src/demo/api-calls.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.ts';
+import { allows, callOf, granted, key, rulesOf, type Call } from './rbac-rules.ts';
 
-interface Rule {
-  apiGroups: string[];
-  resources: string[];
-  verbs: string[];
-  /** A Role's rules hold only in its namespace (a ClusterRole's: everywhere). */
-  namespace?: string;
-}
-const load = (f: string): { rules: Rule[] } => {
-  const doc = yaml.load(readFileSync(`daemonset/${f}`, 'utf8')) as {
-    kind: string;
-    metadata: { namespace?: string };
-    rules: Rule[];
-  };
-  const ns = doc.kind === 'Role' ? doc.metadata.namespace : undefined;
-  return { rules: doc.rules.map((r) => (ns ? { ...r, namespace: ns } : r)) };
-};
-/** The namespace a request path names (/api/v1/namespaces/<ns>/…), if any. */
-const namespaceOf = (path: string): string | undefined =>
-  /\/namespaces\/([^/?]+)\/[^/?]+/.exec(new URL(path, 'http://x').pathname)?.[1];
-type Call = KubeCall & { namespace?: string };
-const callOf = (method: string, path: string): Call | undefined => {
-  const c = kubeCall(method, path);
-  const ns = namespaceOf(path);
-  return c && ns ? { ...c, namespace: ns } : c;
-};
-/** The ClusterRoles of a component (its file may hold a binding too). */
-const componentRules = (f: string): Rule[] =>
-  (yaml.loadAll(readFileSync(`daemonset/components/${f}`, 'utf8')) as { kind: string; rules?: Rule[] }[])
-    .filter((o) => o.kind === 'ClusterRole')
-    .flatMap((o) => o.rules ?? []);
-const base = { rules: [...load('clusterrole.yaml').rules, ...load('role.yaml').rules] };
+const base = { rules: [...rulesOf('clusterrole.yaml'), ...rulesOf('role.yaml')] };
 // this run uses kubevirt.nonMigratable: shutdown, which needs the pod-delete component
-const role = { rules: [...base.rules, ...componentRules('pod-delete/clusterrole.yaml')] };
-
-const allows = (rules: readonly Rule[], c: Call): boolean =>
-  rules.some(
-    (r) =>
-      (r.namespace === undefined || r.namespace === c.namespace) &&
-      r.apiGroups.includes(c.group) &&
-      r.resources.includes(c.resource) &&
-      r.verbs.includes(c.verb),
-  );
-
-const key = (c: KubeCall) => `${c.verb} ${c.group || 'core'}/${c.resource}`;
+const role = { rules: [...base.rules, ...rulesOf('components/pod-delete/clusterrole.yaml')] };
 
 /** Rules only some paths use, which this run does not take (each with the reason). */
 const NOT_EXERCISED = new Set([
@@ -171,12 +129,7 @@ describe('RBAC covers every API call (sandbox evacuation with Nova and KubeVirt)
     const used = new Set(
       sb.kube.requestLog.map((r) => kubeCall(r.method, r.path)).flatMap((c) => (c ? [key(c)] : [])),
     );
-    const granted = role.rules.flatMap((r) =>
-      r.apiGroups.flatMap((group) =>
-        r.resources.flatMap((resource) => r.verbs.map((verb) => key({ group, resource, verb }))),
-      ),
-    );
-    const unused = granted.filter((g) => !used.has(g) && !NOT_EXERCISED.has(g));
+    const unused = granted(role.rules).filter((g) => !used.has(g) && !NOT_EXERCISED.has(g));
     expect(unused).toEqual([]);
   });
 
