@@ -6,9 +6,11 @@
 import {
   checkInvariants,
   checkOptionsOf,
+  OPERATOR_FINDINGS,
   type CheckOptions,
   type Violation,
 } from '../../src/invariants/index.ts';
+import { gateName } from '../../src/kube/gate.ts';
 import type {
   ObservedPowerChange,
   ObservedRelease,
@@ -24,6 +26,18 @@ import { SCALE, type Fleet } from './fleet.ts';
 import { CHAOS_USER_AGENT } from './operator.ts';
 
 const DRAIN_RETURNED_OCCUPIED_ID = 'drain-returned-occupied';
+
+/**
+ * An operator's finding about a node whose agent the operator took off on purpose
+ * (drainer.dev/agent=disabled): a record nobody acts on, VMs nobody moves. Known to the operator who
+ * did it; drainer broke no promise (the ones it must keep, gate-without-keeper among them, still count).
+ */
+export const operatorsOwnDoing = (
+  v: Pick<Violation, 'id' | 'object'>,
+  disabled: ReadonlySet<string>,
+): boolean =>
+  OPERATOR_FINDINGS.has(v.id) &&
+  [...disabled].some((n) => v.object === `node/${n}` || v.object.endsWith(`/${gateName(n)}`));
 const GATE_POD_PATH = /\/pods\/drainer-gate-/;
 
 /** Broken once seen. Every other invariant id heals and is judged after a grace period. */
@@ -209,6 +223,7 @@ export class Checker {
     const now = Date.now();
     const seen = new Set<string>();
     for (const v of checkInvariants(world, this.#opts)) {
+      if (operatorsOwnDoing(v, this.#fleet.disabled)) continue;
       const persistent = !SAFETY.has(v.id);
       const key = keyOf(v, persistent);
       seen.add(key);
@@ -244,7 +259,9 @@ export class Checker {
   async settled(): Promise<boolean> {
     const world = await this.#world(false).catch(() => undefined);
     if (!world) return false;
-    const healing = checkInvariants(world, this.#opts).filter((v) => !SAFETY.has(v.id));
+    const healing = checkInvariants(world, this.#opts).filter(
+      (v) => !SAFETY.has(v.id) && !operatorsOwnDoing(v, this.#fleet.disabled),
+    );
     return healing.length === 0 && unsettled(this.#fleet, world).length === 0;
   }
 }

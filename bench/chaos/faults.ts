@@ -8,6 +8,7 @@ import type { Operator } from './operator.ts';
 import type { Owners } from './owners.ts';
 import type { Prng } from './prng.ts';
 import type { Step } from './schedule.ts';
+import { LIFECYCLE_KINDS, runLifecycleStep } from './lifecycle-steps.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -33,6 +34,7 @@ export function inMaintenance(node: string, m: Pick<Maintenances, 'current'>): s
 /** Runs the step; false when it found nothing to act on (a drain already running for the node). */
 export async function runStep(step: Step, c: StepContext): Promise<boolean> {
   const { fleet, operator } = c;
+  if (LIFECYCLE_KINDS.has(step.kind)) return runLifecycleStep(step, c);
   switch (step.kind) {
     case 'cordon':
     case 'uncordon':
@@ -81,9 +83,6 @@ export async function runStep(step: Step, c: StepContext): Promise<boolean> {
     case 'gate-pdb-delete':
       await operator.deleteGatePdb(step.node);
       return true;
-    case 'node-recreate':
-      await operator.recreateNode(step.node);
-      return true;
     case 'clock-skew':
       fleet.skews.set(step.node, step.skewSeconds * 1000);
       return true;
@@ -97,6 +96,7 @@ async function runOutage(step: Step, fleet: Fleet): Promise<boolean> {
   const nova = fleet.sandbox.openstack.faults;
   switch (step.kind) {
     case 'agent-kill': {
+      if (fleet.disabled.has(step.node)) return false; // no agent there: the DaemonSet runs none
       const running = fleet.agents.get(step.node) ?? [];
       await Promise.all(running.map((a) => a.kill()));
       await sleep(step.downMs);
@@ -105,6 +105,7 @@ async function runOutage(step: Step, fleet: Fleet): Promise<boolean> {
       return true;
     }
     case 'agent-rollout': {
+      if (fleet.disabled.has(step.node)) return false;
       const old = fleet.agents.get(step.node) ?? [];
       await fleet.startAgent(step.node);
       await sleep(step.overlapMs);

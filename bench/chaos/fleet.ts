@@ -134,6 +134,8 @@ export interface Fleet {
   readonly agents: Map<string, FleetAgent[]>;
   /** Per node, how far its agents' clock is off (ms). */
   readonly skews: Map<string, number>;
+  /** Nodes whose agent the operator took off (drainer.dev/agent=disabled): the DaemonSet runs none there. */
+  readonly disabled: Set<string>;
   startAgent(node: string, instance?: string): Promise<FleetAgent>;
   /** A proxy that goes down with the API server (kubectl drains use it). */
   toolsProxy(): Promise<CuttableProxy>;
@@ -142,7 +144,14 @@ export interface Fleet {
   close(): Promise<void>;
 }
 
-/** drainer's DaemonSet as the install makes it (the agents own their gate PDBs by it). No pods: the agents run in-process. */
+/** The node label that takes drainer's agent off a node (docs/operations.md, the affinity patch). */
+export const AGENT_LABEL = 'drainer.dev/agent';
+
+/**
+ * drainer's DaemonSet as the install makes it, with the documented affinity that keeps it off nodes
+ * labelled drainer.dev/agent=disabled (the agents own their gate PDBs by it). No pods: the agents run
+ * in-process, and the soak stops and starts them as the DaemonSet controller would.
+ */
 export const agentDaemonSet = (name: string) => ({
   apiVersion: 'apps/v1',
   kind: 'DaemonSet',
@@ -151,7 +160,18 @@ export const agentDaemonSet = (name: string) => ({
     selector: { matchLabels: { 'app.kubernetes.io/name': 'drainer' } },
     template: {
       metadata: { labels: { 'app.kubernetes.io/name': 'drainer' } },
-      spec: { containers: [{ name: 'agent', image: 'drainer:soak' }] },
+      spec: {
+        containers: [{ name: 'agent', image: 'drainer:soak' }],
+        affinity: {
+          nodeAffinity: {
+            requiredDuringSchedulingIgnoredDuringExecution: {
+              nodeSelectorTerms: [
+                { matchExpressions: [{ key: AGENT_LABEL, operator: 'NotIn', values: ['disabled'] }] },
+              ],
+            },
+          },
+        },
+      },
     },
   },
 });
@@ -176,6 +196,7 @@ export async function startFleet(): Promise<Fleet> {
   });
   const agents = new Map<string, FleetAgent[]>();
   const skews = new Map<string, number>();
+  const disabled = new Set<string>();
   const proxies = new Set<CuttableProxy>();
   let started = 0;
   const kubeconfigVia = (proxy: CuttableProxy) =>
@@ -209,6 +230,7 @@ export async function startFleet(): Promise<Fleet> {
     log,
     agents,
     skews,
+    disabled,
     async startAgent(node, instance = `${node}-pod-${++started}`) {
       const proxy = await cuttable();
       const cfg = configSchema.parse(merge(base, { nodeName: node, instance }));
@@ -249,7 +271,7 @@ export async function startFleet(): Promise<Fleet> {
         if (ended || closing) return;
         await end(true);
         await new Promise((r) => setTimeout(r, RESTART_MS));
-        if (!closing) await fleet.startAgent(node, instance).catch(() => undefined);
+        if (!closing && !disabled.has(node)) await fleet.startAgent(node, instance).catch(() => undefined);
       });
       return handle;
     },

@@ -63,6 +63,11 @@ export class Maintenances {
       if (r.maintenance === m && r.until === undefined) Object.assign(r, { until: at });
   }
 
+  /** The phase of the node's record as last seen (undefined: in service, or not a record this reads). */
+  phase(node: string): string | undefined {
+    return this.#phase.get(node);
+  }
+
   /** The node's current maintenance (a number unique in the soak), if it has a record. */
   current(node: string): number | undefined {
     return this.#current.get(node);

@@ -6,6 +6,13 @@ import { gateName } from '../../src/kube/gate.ts';
 import { agentDaemonSet } from './fleet.ts';
 
 export const CHAOS_USER_AGENT = 'drainer-chaos/1';
+const KUBEVIRTS = '/apis/kubevirt.io/v1/kubevirts';
+
+export interface VmiObject {
+  metadata: { name: string; namespace: string; uid?: string; labels?: Record<string, string> };
+  spec?: unknown;
+  status?: { phase?: string };
+}
 const NM = '/apis/nodemaintenance.medik8s.io/v1beta1/nodemaintenances';
 const DISRUPTED = { key: 'karpenter.sh/disrupted', effect: 'NoSchedule' };
 
@@ -134,19 +141,104 @@ export class Operator {
     return this.#call('POST', `/apis/apps/v1/namespaces/${this.#namespace}/daemonsets`, agentDaemonSet(name));
   }
 
-  /** The Node object is deleted and registered again as a kubelet does: same name and labels, no annotations, schedulable. */
+  /**
+   * The Node object is deleted and registered again as a kubelet does: same name and labels, no
+   * annotations, schedulable. A label value the API server refuses (over 63 characters: the
+   * hostname label of a long node name, which the sandbox's set-up wrote without the check) is left
+   * out, as a kubelet could not register it either.
+   */
   async recreateNode(node: string): Promise<Answer> {
     const got = await this.#call('GET', `/api/v1/nodes/${node}`);
     if (got.status !== 200 || !got.body) return got;
     const old = got.body as unknown as NodeObject;
     const gone = await this.#call('DELETE', `/api/v1/nodes/${node}`);
     if (gone.status >= 300) return gone;
+    const labels = Object.fromEntries(
+      Object.entries(old.metadata.labels ?? {}).filter(([, v]) => v.length <= 63),
+    );
     return this.#call('POST', '/api/v1/nodes', {
       apiVersion: 'v1',
       kind: 'Node',
-      metadata: { name: node, labels: old.metadata.labels ?? {} },
+      metadata: { name: node, labels },
       spec: {},
       status: old.status,
     });
+  }
+
+  /** `kubectl label node N key=value` (value null: `key-`). */
+  label(node: string, key: string, value: string | null): Promise<Answer> {
+    return this.#call(
+      'PATCH',
+      `/api/v1/nodes/${node}`,
+      { metadata: { labels: { [key]: value } } },
+      'application/merge-patch+json',
+    );
+  }
+
+  /** The KubeVirt CR's parallelMigrationsPerCluster, as an admin edits it (merge patch). */
+  async kubevirtParallel(perCluster: number): Promise<Answer> {
+    const list = await this.#call('GET', KUBEVIRTS);
+    const cr = (list.body?.items as { metadata: { name: string; namespace: string } }[] | undefined)?.[0];
+    if (!cr) return list;
+    return this.#call(
+      'PATCH',
+      `/apis/kubevirt.io/v1/namespaces/${cr.metadata.namespace}/kubevirts/${cr.metadata.name}`,
+      { spec: { configuration: { migrations: { parallelMigrationsPerCluster: perCluster } } } },
+      'application/merge-patch+json',
+    );
+  }
+
+  /** The VMIs, as listed (namespace, name, node label, phase). */
+  async vmis(): Promise<VmiObject[]> {
+    const got = await this.#call('GET', '/apis/kubevirt.io/v1/virtualmachineinstances');
+    return (got.body?.items as VmiObject[] | undefined) ?? [];
+  }
+
+  /**
+   * A VMI stopped and made again under its name, as its VM's restart or its controller does: the
+   * old one deleted, and once it is gone (its grace period: up to waitMs), a new one with its spec
+   * and labels, placed by the scheduler (a new uid). The new one's answer, or the delete's.
+   */
+  async recreateVmi(v: VmiObject, waitMs: number): Promise<Answer> {
+    const path = `/apis/kubevirt.io/v1/namespaces/${v.metadata.namespace}/virtualmachineinstances/${v.metadata.name}`;
+    const gone = await this.#call('DELETE', path);
+    if (gone.status >= 300) return gone;
+    for (const end = Date.now() + waitMs; Date.now() < end;) {
+      if ((await this.#call('GET', path)).status === 404) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const { 'kubevirt.io/nodeName': _placed, ...labels } = v.metadata.labels ?? {};
+    return this.#call(
+      'POST',
+      `/apis/kubevirt.io/v1/namespaces/${v.metadata.namespace}/virtualmachineinstances`,
+      {
+        apiVersion: 'kubevirt.io/v1',
+        kind: 'VirtualMachineInstance',
+        metadata: { name: v.metadata.name, namespace: v.metadata.namespace, labels },
+        spec: v.spec,
+      },
+    );
+  }
+
+  /**
+   * Fails a VirtualMachineInstanceMigration in flight the way a node's trouble does: its target pod
+   * removed (KubeVirt: "Migration target pod was removed during active migration"). Which one it hit.
+   */
+  async failMigrationInFlight(pick: <T>(xs: readonly T[]) => T): Promise<string | undefined> {
+    const got = await this.#call('GET', '/apis/kubevirt.io/v1/virtualmachineinstancemigrations');
+    const items = (got.body?.items ?? []) as {
+      metadata: { name: string; namespace: string; uid: string };
+      status?: { phase?: string };
+    }[];
+    const flying = items.filter((m) => !['Succeeded', 'Failed'].includes(m.status?.phase ?? ''));
+    if (!flying.length) return undefined;
+    const m = pick(flying);
+    const pods = await this.#call(
+      'GET',
+      `/api/v1/namespaces/${m.metadata.namespace}/pods?labelSelector=${encodeURIComponent(`kubevirt.io/migrationJobUID=${m.metadata.uid}`)}`,
+    );
+    for (const p of (pods.body?.items ?? []) as { metadata: { name: string } }[])
+      await this.#call('DELETE', `/api/v1/namespaces/${m.metadata.namespace}/pods/${p.metadata.name}`);
+    return `${m.metadata.namespace}/${m.metadata.name}`;
   }
 }

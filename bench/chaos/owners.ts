@@ -18,6 +18,7 @@ export const OWNER_ACTIONS = [
   'unshelve',
   'delete',
   'resize',
+  'resize-race',
   'policy',
   'notify-move',
 ] as const;
@@ -151,7 +152,8 @@ export class Owners {
       this.#actions.push({
         serverId: s.id,
         name: s.name,
-        action,
+        // the invariants know a resize, however the owner timed it
+        action: action === 'resize-race' ? 'resize' : action,
         at,
         ...(s.host ? { host: s.host } : {}),
         ...(detail ? { detail } : {}),
@@ -214,6 +216,15 @@ export class Owners {
         if (status < 300) void this.#confirm(server, actionCall);
         return this.#note(action, s, status, at);
       }
+      case 'resize-race': {
+        // a real resize (another flavor), of a server drainer is moving off its host right now
+        s = await this.#racing(r);
+        if (!s) break;
+        const status = await actionCall(s, { resize: { flavorRef: `flavor-c2-r${s.ramMb}-d23` } });
+        const server = s;
+        if (status < 300) void this.#confirm(server, actionCall);
+        return this.#note(action, s, status, this.#fleet.sandbox.clock.now(), 'flavor');
+      }
       case 'policy': {
         s = pick(() => true);
         if (!s) break;
@@ -262,6 +273,58 @@ export class Owners {
       out.push(this.#note('policy', s, status, at, 'live'));
     }
     return out;
+  }
+
+  /**
+   * A server on a host drainer is evacuating (its nova-compute disabled), ACTIVE or SHUTOFF and
+   * between tasks: drainer is about to move it, or between two attempts. Waits up to 4 s for one.
+   */
+  async #racing(r: Prng): Promise<ServerView | undefined> {
+    for (let i = 0; i < 40; i++) {
+      const c = this.#fleet.sandbox.openstack.state
+        .servers()
+        .filter(
+          (x) =>
+            (x.status === 'ACTIVE' || x.status === 'SHUTOFF') &&
+            !x.taskState &&
+            !!x.host &&
+            this.#hostDisabled(x.host),
+        )
+        .sort((a, b) => a.name.localeCompare(b.name));
+      if (c.length) return r.pick(c);
+      await new Promise((res) => setTimeout(res, 100));
+    }
+    return undefined;
+  }
+
+  /**
+   * The owner moves a server drainer stopped (its last power change was drainer's, it is SHUTOFF):
+   * a resize to its own flavor (Nova's migrate), confirmed once Nova asks. Its new host, once it
+   * landed (undefined: none to move, Nova refused, or it did not land within 6 s).
+   */
+  async moveStopped(r: Prng): Promise<string | undefined> {
+    const stopped = this.#fleet.sandbox.openstack.state
+      .servers()
+      .filter(
+        (x) =>
+          x.status === 'SHUTOFF' &&
+          !x.taskState &&
+          this.powerChanges.findLast((c) => c.serverId === x.id)?.by === 'drainer',
+      )
+      .sort((a, b) => a.name.localeCompare(b.name));
+    if (!stopped.length) return undefined;
+    const s = r.pick(stopped);
+    const from = s.host;
+    const status = await this.#nova.call('POST', `/servers/${s.id}/action`, { migrate: null });
+    this.#note('resize', s, status, this.#fleet.sandbox.clock.now());
+    if (status >= 300) return undefined;
+    await this.#confirm(s, (x, body) => this.#nova.call('POST', `/servers/${x.id}/action`, body));
+    for (let i = 0; i < 20; i++) {
+      const now = this.#fleet.sandbox.openstack.state.server(s.id);
+      if (now && now.host !== from && !now.taskState && now.status === 'SHUTOFF') return now.host;
+      await new Promise((res) => setTimeout(res, 100));
+    }
+    return undefined;
   }
 
   #hostDisabled(host: string): boolean {

@@ -27,7 +27,28 @@ type Fault =
   /** Every Nova answer takes latencyMs (simulated) longer for forMs (real). */
   | { kind: 'nova-slow'; latencyMs: number; forMs: number }
   | { kind: 'gate-pod-delete' | 'gate-pdb-delete'; node: string }
-  | { kind: 'node-recreate'; node: string }
+  /**
+   * The Node deleted and registered again (a kubelet re-installed, Karpenter or Cluster API after its
+   * drain) the moment a node reaches `at`: a phase of its record, right after drainer stopped a server
+   * on it, or at once (any).
+   */
+  | { kind: 'node-recreate'; node: string; at: RecreateAt }
+  /** `kubectl label node N drainer.dev/agent=disabled`: the DaemonSet takes its agent off (SIGTERM). */
+  | { kind: 'agent-off'; node: string }
+  /** `kubectl label node N drainer.dev/agent-`: the DaemonSet runs an agent there again. */
+  | { kind: 'agent-on'; node: string }
+  /**
+   * A server drainer stopped is moved by its owner (a resize: Nova's scheduler picks an enabled host),
+   * and the host it landed on goes into maintenance for holdMs (cordon, then uncordon).
+   */
+  | { kind: 'stopped-onto-maintenance'; holdMs: number }
+  /** A VMI on a node under evacuation is deleted and made again under its name (its VM restarted, or its controller's doing). */
+  | { kind: 'vmi-recreate' }
+  /**
+   * KubeVirt's migration queue full (parallelMigrationsPerCluster: 1) for forMs, while a migration in
+   * flight fails (its target pod removed): KubeVirt retries it with backoff behind the others.
+   */
+  | { kind: 'kubevirt-queue'; forMs: number }
   /** The node's agents' clock runs skewSeconds off from now on (0: back to true time). */
   | { kind: 'clock-skew'; node: string; skewSeconds: number }
   /** `drainer release` of a node in maintenance (this one, or the next in fleet order that is). */
@@ -42,6 +63,18 @@ type Fault =
   | { kind: 'owner'; action: OwnerActionKind };
 
 export type StepKind = Fault['kind'];
+
+/** When a node-recreate deletes the Node: at once, in a phase of its record, or right after a stop. */
+export const RECREATE_AT = [
+  'any',
+  'Queued',
+  'Evacuating',
+  'Evacuated',
+  'Failed',
+  'Restoring',
+  'stopped',
+] as const;
+export type RecreateAt = (typeof RECREATE_AT)[number];
 
 /** How often each kind is drawn (relative). Triggers flap most, so evacuations keep starting. */
 export const WEIGHTS: Readonly<Record<StepKind, number>> = {
@@ -61,7 +94,12 @@ export const WEIGHTS: Readonly<Record<StepKind, number>> = {
   'nova-slow': 4,
   'gate-pod-delete': 4,
   'gate-pdb-delete': 3,
-  'node-recreate': 2,
+  'node-recreate': 4,
+  'agent-off': 2,
+  'agent-on': 3,
+  'stopped-onto-maintenance': 2,
+  'vmi-recreate': 2,
+  'kubevirt-queue': 2,
   'clock-skew': 3,
   release: 4,
   'restore-force': 2,
@@ -97,24 +135,34 @@ const MAX_OUT = 3;
 /** The triggers the schedule has set, per node (a model of its own steps, not of the cluster). */
 type Out = Map<string, Set<StepKind>>;
 
+/** The schedule's model of its own steps: triggers set per node, and the nodes whose agent it took off. */
+interface Model {
+  readonly out: Out;
+  readonly off: Set<string>;
+}
+
 function drawStep(
   r: ReturnType<typeof prng>,
   nodes: readonly string[],
-  out: Out,
+  model: Model,
   without: ReadonlySet<StepKind>,
 ): Step {
-  const fault = drawFault(r, nodes, out, without);
+  const fault = drawFault(r, nodes, model, without);
   return { ...fault, drain: r.pick(DRAIN_KINDS) };
 }
 
 function drawFault(
   r: ReturnType<typeof prng>,
   nodes: readonly string[],
-  out: Out,
+  { out, off }: Model,
   without: ReadonlySet<StepKind>,
 ): Fault {
   let kind = drawKind(r, without);
   let node = r.pick(nodes);
+  // an agent put back where the schedule took one off (else on the drawn node: nothing to do)
+  if (kind === 'agent-on' && off.size) node = r.pick([...off].sort());
+  if (kind === 'agent-on') off.delete(node);
+  if (kind === 'agent-off') off.add(node);
   const release = RELEASE[kind];
   if (release && !out.has(node) && out.size >= MAX_OUT) {
     node = r.pick([...out.keys()].sort());
@@ -125,6 +173,11 @@ function drawFault(
   for (const [take, put] of Object.entries(RELEASE)) if (put === kind) set.delete(take as StepKind);
   if (set.size) out.set(node, set);
   else out.delete(node);
+  return faultOf(kind, node, r);
+}
+
+/** The fault of a kind on a node, with its own draws (durations, rates, when). */
+function faultOf(kind: StepKind, node: string, r: ReturnType<typeof prng>): Fault {
   switch (kind) {
     case 'agent-kill':
       return { kind, node, downMs: r.between(2, 30) * 100 };
@@ -146,6 +199,14 @@ function drawFault(
       return { kind, node, force: r.chance(0.5) };
     case 'daemonset-recreate':
       return { kind, gapMs: r.between(1, 10) * 100 };
+    case 'node-recreate':
+      return { kind, node, at: r.pick(RECREATE_AT) };
+    case 'stopped-onto-maintenance':
+      return { kind, holdMs: r.between(20, 80) * 100 };
+    case 'vmi-recreate':
+      return { kind };
+    case 'kubevirt-queue':
+      return { kind, forMs: r.between(5, 20) * 100 };
     case 'owner':
       return { kind, action: r.pick(OWNER_ACTIONS) };
     default:
@@ -164,8 +225,8 @@ export function makeSchedule(
   without: ReadonlySet<StepKind> = new Set(),
 ): Step[] {
   const r = prng(seed);
-  const out: Out = new Map();
-  return Array.from({ length: rounds }, () => drawStep(r, nodes, out, without));
+  const model: Model = { out: new Map(), off: new Set() };
+  return Array.from({ length: rounds }, () => drawStep(r, nodes, model, without));
 }
 
 /** One line per step, as a failure prints it. */
@@ -197,6 +258,14 @@ function describeFault(s: Fault): string {
       return `daemonset-recreate gap=${s.gapMs}ms`;
     case 'owner':
       return `owner ${s.action}`;
+    case 'node-recreate':
+      return `node-recreate ${s.node} at=${s.at}`;
+    case 'stopped-onto-maintenance':
+      return `stopped-onto-maintenance hold=${s.holdMs}ms`;
+    case 'vmi-recreate':
+      return 'vmi-recreate';
+    case 'kubevirt-queue':
+      return `kubevirt-queue for=${s.forMs}ms`;
     default:
       return `${s.kind} ${s.node}`;
   }

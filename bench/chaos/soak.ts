@@ -9,6 +9,7 @@ import { drainerCli } from './cli.ts';
 import { DRAIN_KINDS, Drains, onHost, refusedByPlan, type DrainKind, type DrainReturn } from './drains.ts';
 import { runStep } from './faults.ts';
 import { FLEET_NODES, REBOOT_NODES, SCALE, serverWays, startFleet, type Fleet } from './fleet.ts';
+import { enableAgent } from './lifecycle-steps.ts';
 import { Maintenances } from './maintenances.ts';
 import { Operator } from './operator.ts';
 import { OWNER_ACTIONS, Owners, type OwnerActionKind, type OwnerOutcome } from './owners.ts';
@@ -270,6 +271,8 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
       const nova = fleet.sandbox.openstack.faults;
       nova.errorRate = 0;
       nova.latencyMs = 0;
+      // every agent back: the ones the operator took off by label too
+      for (const node of [...fleet.disabled]) await enableAgent({ fleet, operator }, node);
       for (const node of FLEET_NODES) if (!fleet.agents.get(node)?.length) await fleet.startAgent(node);
       const settleMs = o.settleMs ?? 60_000;
       await drains.settle(settleMs);

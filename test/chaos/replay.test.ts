@@ -6,7 +6,7 @@ import type { Step } from '../../bench/chaos/schedule.ts';
 
 const steps: Step[] = [
   { kind: 'cordon', node: 'hv-2', drain: 'kured' },
-  { kind: 'node-recreate', node: 'hv-2' },
+  { kind: 'node-recreate', node: 'hv-2', at: 'stopped' },
 ];
 
 describe('the replay command of a failing soak', () => {

@@ -5,6 +5,7 @@ import { DRAIN_KINDS } from '../../bench/chaos/drains.ts';
 import { FLEET_NODES } from '../../bench/chaos/fleet.ts';
 import { OWNER_ACTIONS } from '../../bench/chaos/owners.ts';
 import {
+  RECREATE_AT,
   STEP_KINDS,
   countByKind,
   describeStep,
@@ -39,13 +40,30 @@ describe('soak schedule', () => {
     expect(makeSchedule(5, 100, FLEET_NODES)).not.toEqual(makeSchedule(6, 100, FLEET_NODES));
   });
 
-  it('has one step per round, and over 200 rounds draws every kind of fault', () => {
-    const steps = makeSchedule(1, 200, FLEET_NODES);
-    expect(steps).toHaveLength(200);
+  it('has one step per round, and over 300 rounds draws every kind of fault', () => {
+    const steps = makeSchedule(1, 300, FLEET_NODES);
+    expect(steps).toHaveLength(300);
     const counts = countByKind(steps);
     expect(Object.keys(counts).sort()).toEqual([...STEP_KINDS].sort());
     for (const k of STEP_KINDS) expect(counts[k], k).toBeGreaterThan(0);
-    expect(Object.values(counts).reduce((a, b) => a + b, 0)).toBe(200);
+    expect(Object.values(counts).reduce((a, b) => a + b, 0)).toBe(300);
+  });
+
+  it('puts back an agent where it took one off, and deletes Nodes at every moment of a maintenance', () => {
+    const steps = makeSchedule(2, 400, FLEET_NODES);
+    const off = new Set<string>();
+    let putBack = 0;
+    for (const s of steps) {
+      if (s.kind === 'agent-off') off.add(s.node);
+      if (s.kind === 'agent-on' && off.has(s.node)) {
+        off.delete(s.node);
+        putBack++;
+      }
+    }
+    expect(putBack).toBeGreaterThan(3);
+    const seeds = [1, 2, 3].flatMap((seed) => makeSchedule(seed, 400, FLEET_NODES));
+    const at = new Set(seeds.flatMap((s) => (s.kind === 'node-recreate' ? [s.at] : [])));
+    expect(at).toEqual(new Set(RECREATE_AT));
   });
 
   it('names only nodes of the fleet, and keeps its fault windows short', () => {

@@ -1,0 +1,53 @@
+// The lifecycle steps of issue 48, the parts that decide: which Node a node-recreate deletes (the
+// moment it waits for), and which operator findings the soak leaves to the operator who took an
+// agent off on purpose.
+import { describe, expect, it } from 'vitest';
+import { operatorsOwnDoing } from '../../bench/chaos/check.ts';
+import { recreateTarget } from '../../bench/chaos/lifecycle-steps.ts';
+import type { ObservedPowerChange } from '../../src/invariants/world.ts';
+import { gateName } from '../../src/kube/gate.ts';
+
+const maintenances = (phases: Record<string, string>) => ({ phase: (n: string) => phases[n] });
+const stop = (host: string, by: 'drainer' | 'owner'): ObservedPowerChange => ({
+  serverId: 'x',
+  name: 'x',
+  to: 'stopped',
+  by,
+  at: 1,
+  host,
+});
+
+describe('the Node a node-recreate deletes', () => {
+  it('the drawn node at once, or the first node from it in the phase asked', async () => {
+    const c = {
+      maintenances: maintenances({ 'hv-3': 'Evacuating', 'hv-4': 'Evacuating' }),
+      owners: { powerChanges: [] },
+    };
+    expect(await recreateTarget(c as never, 'hv-2', 'any', 0)).toBe('hv-2');
+    expect(await recreateTarget(c as never, 'hv-4', 'Evacuating', 100)).toBe('hv-4');
+    expect(await recreateTarget(c as never, 'hv-1', 'Evacuating', 100)).toBe('hv-3');
+    expect(await recreateTarget(c as never, 'hv-1', 'Restoring', 100)).toBeUndefined();
+  });
+
+  it('right after a stop: the host of the next server drainer stops (not one stopped before, not its owner’s)', async () => {
+    const powerChanges: ObservedPowerChange[] = [stop('hv-2', 'drainer')];
+    const c = { maintenances: maintenances({}), owners: { powerChanges } };
+    const target = recreateTarget(c as never, 'hv-1', 'stopped', 2000);
+    powerChanges.push(stop('hv-1', 'owner'));
+    setTimeout(() => powerChanges.push(stop('hv-4', 'drainer')), 100);
+    expect(await target).toBe('hv-4');
+  });
+});
+
+describe('what the soak leaves to the operator who took an agent off', () => {
+  const off = new Set(['hv-2']);
+  it.each([
+    ['record-without-agent', 'node/hv-2', true],
+    ['vms-without-agent', `pod/drainer/${gateName('hv-2')}`, true],
+    ['record-without-agent', 'node/hv-3', false],
+    ['gate-without-keeper', `pod/drainer/${gateName('hv-2')}`, false],
+    ['gate-missing', `pod/drainer/${gateName('hv-2')}`, false],
+  ] as const)('%s about %s → %s', (id, object, excused) => {
+    expect(operatorsOwnDoing({ id, object }, off)).toBe(excused);
+  });
+});
