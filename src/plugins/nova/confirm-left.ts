@@ -26,8 +26,8 @@ export async function confirmLeft(
       const s = await compute.getServer(id, signal);
       const at = Date.parse(r.startedAt);
       const own = {
-        requests: new Set(r.request ? [r.request] : []),
-        lost: r.request || Number.isNaN(at) ? undefined : { action: 'cold-migrate' as const, at },
+        requests: new Set<string>(),
+        lost: Number.isNaN(at) ? undefined : { action: 'cold-migrate' as const, at },
       };
       const landed = s.status === 'VERIFY_RESIZE' && taskStateOf(s) === null;
       if (!landed && taskStateOf(s) === null) continue; // confirmed, reverted, or never moved

@@ -86,9 +86,8 @@ export class Entry {
     this.startedAt = Number.isNaN(t) ? undefined : t;
     this.forced = resumed?.forced;
     this.stopped = resumed?.stopped === true;
-    if (resumed?.request) this.requests.add(resumed.request);
-    // asked for before a restart, answer unknown: maybe lost
-    else if (resumed?.move && this.startedAt !== undefined)
+    // asked for before a restart: this run has no answer of that call, as if it were lost
+    if (resumed?.move && this.startedAt !== undefined)
       this.lostCall = { action: resumed.move, at: this.startedAt };
     const asked = resumed?.notifiedAt ? Date.parse(resumed.notifiedAt) : NaN;
     this.notifiedAt = Number.isNaN(asked) ? undefined : asked;

@@ -32,10 +32,12 @@ export interface MigrationRecord {
   attempts: number;
   migrationId?: number | string;
   startedAt: string;
-  /** The move drainer asked for (recorded before the call): a cold one leaves a resize to confirm. */
+  /**
+   * The move drainer asked for (recorded before the call): a cold one leaves a resize to confirm. A
+   * restarted agent tells it from someone else's by the server's action log (whose.ts); its request
+   * id is not written (one more write of the Node per move), the user and time of the call tell.
+   */
   move?: 'live-migrate' | 'cold-migrate';
-  /** The request id of that call (its entry in the server's action log), once Nova answered. */
-  request?: string;
   /** The stall clock of the running live migration, so a resumed one keeps it. */
   stall?: { migrationId: number | string; least: number; since: string };
   /** The live migration we forced to complete: never forced twice, even by a restarted agent. */

@@ -68,10 +68,7 @@ export async function startMove(
     return;
   }
   e.lostCall = undefined;
-  if (request) {
-    e.requests.add(request);
-    await o.remember(e.id, { request });
-  }
+  if (request) e.requests.add(request);
   e.started(action, now);
   // A cold migration is never queued behind a slot; a live one is when the window is full.
   if (p.slotFree || action !== 'live-migrate') p.slotFrom(e, now);

@@ -123,7 +123,7 @@ describe('a cold migration is judged by where it lands', () => {
   });
 });
 
-describe('a record of the previous version (no move kind, no request id)', () => {
+describe('a record of the previous version (no move kind)', () => {
   it('is adopted: the restarted agent confirms the resize its predecessor asked for', async () => {
     const clock = await sandbox([cold('vm')]);
     const first = sandboxDrainer(cloud!, clock);
@@ -135,7 +135,7 @@ describe('a record of the previous version (no move kind, no request id)', () =>
     await until(() => (cloud!.state.server('vm')?.status === 'VERIFY_RESIZE' ? true : undefined), 'landed');
     const written = first.record()!;
     const { vm } = written.migrations as Record<string, Record<string, unknown>>;
-    const { move: _move, request: _request, ...previous } = vm!;
+    const { move: _move, ...previous } = vm!;
 
     const next = sandboxDrainer(cloud!, clock);
     next.resumeFrom({ ...written, migrations: { vm: previous } });
