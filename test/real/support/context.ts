@@ -5,7 +5,9 @@ import { fileURLToPath } from 'node:url';
 import yaml from 'js-yaml';
 import { readFileSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, beforeEach, type TestContext } from 'vitest';
+import { agentLogSince, fourXxIn, unexpected4xx, unexpected4xxText, type Expected4xx } from './agent-log.ts';
 import { Cluster } from './cluster.ts';
+import { NAMESPACE } from './overlay.ts';
 import { realEnv, type RealEnv } from './env.ts';
 import { kubectl, type Kubectl } from './kubectl.ts';
 import { Nova } from './nova.ts';
@@ -17,6 +19,8 @@ export interface Real {
   k: Kubectl;
   cluster: Cluster;
   nova: Nova;
+  /** A 4xx this case provokes or allows on purpose: not a failure when the agent's log shows it. */
+  expect4xx(code: number, path: RegExp | undefined, why: string): void;
 }
 
 /** A figure for REAL.md, kept on the test (test/real/support/reporter.ts writes it). */
@@ -47,23 +51,35 @@ export const seconds = (ms: number): number => Math.round(ms / 100) / 10;
 
 export function useReal(): () => Real {
   let real: Real | undefined;
+  let expected: Expected4xx[] = [];
+  let caseStart = new Date();
   beforeAll(async () => {
     const env = realEnv();
     const k = kubectl(env);
-    real = { env, k, cluster: new Cluster(env, k), nova: await Nova.open(env) };
+    const expect4xx = (code: number, path: RegExp | undefined, why: string) =>
+      void expected.push({ code, ...(path ? { path } : {}), why });
+    real = { env, k, cluster: new Cluster(env, k), nova: await Nova.open(env), expect4xx };
   });
   // each case starts from a node in service, whatever an earlier run left
   beforeEach(async () => {
+    expected = [];
     await real?.cluster.ensureInService();
+    // the agent's log is judged from here: what the node's return to service cost is not this case's
+    caseStart = new Date();
   });
-  // a case that failed half way leaves the node in service again before its servers are deleted
+  // a case that failed half way leaves the node in service again before its servers are deleted; the
+  // agent's log is read first (before a cleanup's own requests), and judged once all is cleaned up
   afterEach(async () => {
     if (!real) return;
+    let unexpected: string | undefined;
     try {
+      const lines = await agentLogSince(real.k, NAMESPACE, await real.cluster.agents(), caseStart);
+      unexpected = unexpected4xxText(unexpected4xx(fourXxIn(lines), expected));
       await real.cluster.ensureInService();
     } finally {
       await real.nova.cleanup.run();
     }
+    if (unexpected) throw new Error(unexpected);
   });
   afterAll(async () => {
     await real?.nova.cleanup.run();
