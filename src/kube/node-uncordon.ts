@@ -3,7 +3,9 @@
 // back after that read (an operator's `kubectl uncordon`, then `kubectl cordon`) is someone else's
 // and stays. The API server tells which: a watch from `since` replays every change of the Node up to
 // the version the decision is made on, and the uncordon is guarded by that version (a 409: someone
-// wrote since, decide again from there).
+// wrote since, decide again from there). When the server no longer holds those changes (410: the
+// restore took longer than its watch cache keeps), the cordon is taken for drainer's, as before, and
+// the answer says so: kept, it would stay for good and start a new evacuation of the node.
 import { ConflictError, isNotFoundError } from '../errors.ts';
 import type { KubeClients } from './client.ts';
 import { GUARD_ATTEMPTS } from './guarded.ts';
@@ -13,7 +15,8 @@ import type { KubeNode } from './types.ts';
 import { watchStream } from './watch-stream.ts';
 
 export type UncordonResult =
-  | { readonly done: 'uncordoned' }
+  /** `unsure`: whose cordon it was could not be told (the changes since were not readable). */
+  | { readonly done: 'uncordoned'; readonly unsure?: string }
   /** Not cordoned (any more), or no such Node: nothing to take off. */
   | { readonly done: 'not-cordoned' }
   /** The cordon stays: `why` says whose it is, or why that cannot be told. */
@@ -33,6 +36,7 @@ export async function uncordonOurs(
   signal?: AbortSignal,
 ): Promise<UncordonResult> {
   let from = since;
+  let unsure: string | undefined;
   for (let attempt = 1; ; attempt++) {
     let node: KubeNode;
     try {
@@ -44,8 +48,9 @@ export async function uncordonOurs(
     if (node.spec?.unschedulable !== true) return { done: 'not-cordoned' };
     const rv = node.metadata.resourceVersion;
     if (from !== undefined && rv !== from) {
-      const lifted = await liftedBetween(k, name, from, rv, signal);
-      if (lifted) return { done: 'kept', why: lifted };
+      const seen = await liftedBetween(k, name, from, rv, signal);
+      if (seen.lifted) return { done: 'kept', why: seen.lifted };
+      unsure ??= seen.unsure;
     }
     try {
       await k.request({
@@ -56,7 +61,7 @@ export async function uncordonOurs(
         body: { metadata: { resourceVersion: rv }, spec: { unschedulable: null } },
         ...(signal ? { signal } : {}),
       });
-      return { done: 'uncordoned' };
+      return unsure ? { done: 'uncordoned', unsure } : { done: 'uncordoned' };
     } catch (err) {
       if (!(err instanceof ConflictError) || attempt >= GUARD_ATTEMPTS) throw err;
       // written since the read: the cordon stood until `rv`, the replay starts there
@@ -66,8 +71,8 @@ export async function uncordonOurs(
 }
 
 /**
- * Was the cordon lifted (or the Node deleted) after `from`, up to `to`? Answers why it is no longer
- * drainer's, or undefined when it stood throughout.
+ * Was the cordon lifted (or the Node deleted) after `from`, up to `to`? `lifted` says why it is no
+ * longer drainer's; `unsure`, why that cannot be told; neither: it stood throughout.
  */
 async function liftedBetween(
   k: KubeClients,
@@ -75,7 +80,7 @@ async function liftedBetween(
   from: string,
   to: string | undefined,
   signal?: AbortSignal,
-): Promise<string | undefined> {
+): Promise<{ lifted?: string; unsure?: string }> {
   const stop = new AbortController();
   let lifted: string | undefined;
   let reached = false;
@@ -101,9 +106,11 @@ async function liftedBetween(
     if (stop.signal.aborted) return undefined;
     throw err;
   });
-  if (lifted) return lifted;
-  if (reached) return undefined;
-  return result?.expired
-    ? "the API server no longer holds the Node's changes since the restore began: whose cordon it is cannot be told"
-    : "the Node's changes since the restore began could not be read: whose cordon it is cannot be told";
+  if (lifted) return { lifted };
+  if (reached) return {};
+  return {
+    unsure: result?.expired
+      ? "the API server no longer holds the Node's changes since the restore began"
+      : "the Node's changes since the restore began could not be read",
+  };
 }

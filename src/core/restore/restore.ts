@@ -4,7 +4,7 @@
 import { DrainerError } from '../../errors.ts';
 import type { RestoreResult } from '../backends/host.ts';
 import { releaseMaintenances } from '../maintenance/maintenance-sync.ts';
-import { EVACUATING_TAINT } from '../record/record.ts';
+import { EVACUATING_TAINT, type NodeRecord } from '../record/record.ts';
 import { holdGate } from '../gate/step.ts';
 import { START_NOW_ANNOTATION } from '../fleet/start-now.ts';
 import type { NodeRun } from '../agent/run-context.ts';
@@ -41,28 +41,35 @@ export async function restoreNode(run: NodeRun): Promise<RunResult & { results: 
   ) {
     await cluster.removeTaint(run.nodeName, EVACUATING_TAINT.key, EVACUATING_TAINT.effect);
   }
-  // only the cordon this maintenance made: one lifted and put back since this pass read the Node
-  // (an operator's, during the restore) stays, and the record's end says so
-  const uncordon =
-    rec.cordonedByUs && run.node.spec?.unschedulable === true
-      ? await cluster.uncordon(run.nodeName, run.node.metadata?.resourceVersion)
-      : undefined;
-  if (uncordon?.done === 'kept') run.log.info({ why: uncordon.why }, 'cordon kept');
+  const cordon = await uncordon(run, rec);
   await releaseMaintenances(run);
   await run.store.clear();
   // a start-now of this maintenance never outlives it (it would let a later cordon past a freeze)
   if (run.node.metadata?.annotations?.[START_NOW_ANNOTATION] !== undefined)
     await cluster.setNodeAnnotation(run.nodeName, START_NOW_ANNOTATION, null);
   metrics?.phase(undefined);
-  const cordon = uncordon?.done === 'kept' ? [`cordon kept: ${uncordon.why}`] : [];
-  const undone = [
-    ...results.map((r) => r.plugin),
-    ...(uncordon?.done === 'uncordoned' ? ['uncordoned'] : cordon),
-  ];
+  const undone = [...results.map((r) => r.plugin), ...cordon];
   await run.event(
     'Normal',
     'RestoreSucceeded',
     `node ${run.nodeName} back in service (${undone.join(', ') || 'nothing to undo'})`,
   );
   return { requeueAfterMs: config.resyncInterval * 1000, results };
+}
+
+/**
+ * Only the cordon this maintenance made comes off: one lifted and put back since this pass read the
+ * Node (an operator's, during the restore) stays. Answers what the RestoreSucceeded Event says of it.
+ */
+async function uncordon(run: NodeRun, rec: NodeRecord): Promise<string[]> {
+  if (!rec.cordonedByUs || run.node.spec?.unschedulable !== true) return [];
+  const r = await run.deps.cluster.uncordon(run.nodeName, run.node.metadata?.resourceVersion);
+  if (r.done === 'kept') {
+    run.log.info({ why: r.why }, 'cordon kept');
+    return [`cordon kept: ${r.why}`];
+  }
+  if (r.done === 'not-cordoned') return [];
+  if (r.unsure)
+    run.log.warn({ why: r.unsure }, "uncordoned as drainer's cordon: whose it was could not be told");
+  return ['uncordoned'];
 }
