@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Outcome } from '../../../src/core/backends/plugin.ts';
 import { ComputeClient } from '../../../src/plugins/nova/compute.ts';
 import { MAINTENANCE_KEY } from '../../../src/plugins/nova/policy.ts';
+import { STOP_MARK_KEY } from '../../../src/plugins/nova/stop-mark.ts';
 import { ScaledClock } from '../../../src/sandbox/clock.ts';
 import {
   startOpenStack,
@@ -134,6 +135,8 @@ describe('an owner who acts mid-evacuation (sandbox Nova)', () => {
     await d.restore();
 
     expect(cloud!.state.server('vm-stop')).toMatchObject({ host: 'compute-a', status: 'SHUTOFF' });
+    // their stop ended drainer's claim: its mark is off, so no later look starts it either
+    expect(cloud!.state.server('vm-stop')?.metadata).not.toHaveProperty([STOP_MARK_KEY]);
   });
 
   it('the owner shelves a server while drainer waits for them (notify): it left the host, counted moved, not failed', async () => {
