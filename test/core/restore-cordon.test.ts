@@ -1,9 +1,14 @@
 // Story: a NodeMaintenance made drainer cordon the node. It is deleted, and while the restore gives
 // the node back, an operator lifts the cordon and puts it back for a maintenance of their own. The
 // restore takes off only the cordon its maintenance depended on: the operator's stays (issue 48).
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { configSchema } from '../../src/config/schema.ts';
 import { Reconciler } from '../../src/core/agent/reconciler.ts';
+import { kubeCluster } from '../../src/core/cluster/kube-cluster.ts';
+import { newRecord, serializeRecord, STATE_ANNOTATION } from '../../src/core/record/record.ts';
+import { EventRecorder } from '../../src/kube/events.ts';
+import type { KubeNode } from '../../src/kube/types.ts';
+import { node, startFixture, type KubeFixture } from '../kube/sandbox.ts';
 import { FakeCluster, FakeHost, quietLogger, succeeded } from './fakes.ts';
 
 function setup(duringRestore: (cluster: FakeCluster) => Promise<void>) {
@@ -60,5 +65,54 @@ describe('restore: only the cordon its maintenance depends on', () => {
     expect(cluster.record('node-7')).toBeUndefined();
     const restored = cluster.events.find((e) => e.reason === 'RestoreSucceeded');
     expect(restored?.message).toMatch(/\(nova, uncordoned\)/);
+  });
+});
+
+describe("restore over the sandbox's API server", () => {
+  let f: KubeFixture;
+  beforeEach(async () => {
+    f = await startFixture();
+  });
+  afterEach(() => f.close());
+
+  /** node-7 evacuated for a NodeMaintenance drainer cordoned it for; the NodeMaintenance is gone. */
+  async function restoreWith(duringRestore: () => void): Promise<KubeNode> {
+    const record = { ...newRecord('NodeMaintenance/nm-1', new Date()), phase: 'Evacuated' as const };
+    f.server.store.create('nodes', {
+      ...node('node-7'),
+      metadata: {
+        name: 'node-7',
+        annotations: { [STATE_ANNOTATION]: serializeRecord({ ...record, cordonedByUs: true }) },
+      },
+      spec: { unschedulable: true },
+    });
+    const config = configSchema.parse({ nodeMaintenance: { mode: 'off' } });
+    const log = quietLogger();
+    const events = new EventRecorder({ k: f.k, log, host: 'node-7' });
+    const cluster = kubeCluster({ k: f.k, events, drain: config.drain, log });
+    const host = new FakeHost([
+      { name: 'nova', evacuate: async () => succeeded('nova'), restore: async () => duringRestore() },
+    ]);
+    const reconciler = new Reconciler({ cluster, host, config, log });
+    await reconciler.reconcile('node-7', new AbortController().signal);
+    return f.server.store.get('nodes', undefined, 'node-7');
+  }
+  const cordon = (on: boolean) =>
+    f.server.store.patch('nodes', undefined, 'node-7', 'application/merge-patch+json', {
+      spec: { unschedulable: on ? true : null },
+    });
+
+  it("an operator's uncordon and cordon during the restore: the cordon stays", async () => {
+    const n = await restoreWith(() => {
+      cordon(false);
+      cordon(true);
+    });
+    expect(n.spec?.unschedulable).toBe(true);
+    expect(n.metadata.annotations?.[STATE_ANNOTATION]).toBeUndefined();
+  });
+
+  it("nobody touches it: drainer's cordon comes off", async () => {
+    const n = await restoreWith(() => undefined);
+    expect(n.spec?.unschedulable).toBeUndefined();
   });
 });
