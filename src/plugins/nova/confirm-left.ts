@@ -1,10 +1,12 @@
 // Restore confirms the resizes drainer asked for and no run of the migrator saw land: a cold
-// migration an uncordon left still moving (the cancel follows it for nova.migrationTimeout), or one
-// that landed while no agent ran. Each server the record cold-migrated is read once: waiting in
-// VERIFY_RESIZE after drainer's own call (whose.ts), it is confirmed; still moving, the log says so.
+// migration an uncordon left moving (the cancel follows it only briefly: the host abandons a plugin
+// that does not stop soon after its signal), or one that landed while no agent ran. Each server the
+// record cold-migrated is read: waiting in VERIFY_RESIZE after drainer's own call (whose.ts), it is
+// confirmed; still moving, it is followed until it lands, within nova.migrationTimeout.
 import { isAuthError, isNotFoundError } from '../../errors.ts';
 import type { Logger } from '../../observability/logger.ts';
 import type { ComputeClient } from './compute.ts';
+import type { Sleep } from './http.ts';
 import type { MigrationRecord } from './migrator-options.ts';
 import { taskStateOf } from './types.ts';
 import { whoseMove } from './whose.ts';
@@ -14,44 +16,84 @@ type Compute = Pick<
   'getServer' | 'confirmResize' | 'listMigrationsOf' | 'listInstanceActions' | 'userId'
 >;
 
+export interface ConfirmLeftOptions {
+  sleep: Sleep;
+  now: () => number;
+  /** Between two reads of a server still moving (nova.pollInterval). */
+  pollMs: number;
+  /** How long a move still running is followed (nova.migrationTimeout). */
+  waitMs: number;
+}
+
+interface Ctx {
+  log: Logger;
+  signal: AbortSignal;
+  dryRun?: boolean;
+}
+
 export async function confirmLeft(
   compute: Compute,
   migrations: Readonly<Record<string, MigrationRecord>>,
-  ctx: { log: Logger; signal: AbortSignal; dryRun?: boolean },
+  ctx: Ctx,
+  opts: ConfirmLeftOptions,
 ): Promise<void> {
+  const until = opts.now() + opts.waitMs;
+  let left = Object.keys(migrations).filter(
+    (id) => migrations[id]?.move === 'cold-migrate' && !migrations[id]?.stopped,
+  );
+  const ours = new Set<string>(); // asked once: whose a move is does not change while it runs
+  for (;;) {
+    const moving: string[] = [];
+    for (const id of left)
+      if ((await look(compute, id, migrations[id]!, ours, ctx)) === 'moving') moving.push(id);
+    left = moving;
+    if (left.length === 0 || ctx.dryRun) return;
+    if (opts.now() >= until) break;
+    await opts.sleep(opts.pollMs, ctx.signal);
+  }
+  for (const id of left)
+    ctx.log.warn(
+      { server: id },
+      `drainer's cold migration still runs after nova.migrationTimeout: confirm its resize once it lands (openstack server resize confirm ${id})`,
+    );
+}
+
+async function look(
+  compute: Compute,
+  id: string,
+  r: MigrationRecord,
+  ours: Set<string>,
+  ctx: Ctx,
+): Promise<'moving' | 'done'> {
   const { log, signal } = ctx;
-  for (const [id, r] of Object.entries(migrations)) {
-    if (r.move !== 'cold-migrate' || r.stopped) continue;
-    try {
-      const s = await compute.getServer(id, signal);
+  try {
+    const s = await compute.getServer(id, signal);
+    const landed = s.status === 'VERIFY_RESIZE' && taskStateOf(s) === null;
+    if (!landed && taskStateOf(s) === null) return 'done'; // confirmed, reverted, or never moved
+    if (!ours.has(id)) {
       const at = Date.parse(r.startedAt);
+      // the record keeps no request id: the call counts as one whose answer this run never saw
       const own = {
         requests: new Set<string>(),
         lost: Number.isNaN(at) ? undefined : { action: 'cold-migrate' as const, at },
       };
-      const landed = s.status === 'VERIFY_RESIZE' && taskStateOf(s) === null;
-      if (!landed && taskStateOf(s) === null) continue; // confirmed, reverted, or never moved
-      if ((await whoseMove({ compute, signal, log }, id, 'cold-migrate', own)) !== 'ours') continue;
-      if (!landed) {
-        log.warn(
-          { server: id, task: taskStateOf(s) },
-          `drainer's cold migration still runs: confirm its resize once it lands (openstack server resize confirm ${id})`,
-        );
-        continue;
-      }
-      if (ctx.dryRun) {
-        log.info({ server: id }, "dry run: would confirm the resize of drainer's cold migration");
-        continue;
-      }
-      await compute.confirmResize(id, signal);
-      log.info(
-        { server: id },
-        "resize confirmed (drainer's cold migration, landed after its evacuation ended)",
-      );
-    } catch (err) {
-      if (signal.aborted || isAuthError(err)) throw err;
-      // deleted, or confirmed by someone first (400): nothing left to confirm; else said, for the operator
-      if (!isNotFoundError(err)) log.warn({ err, server: id }, "confirming drainer's resize failed");
+      if ((await whoseMove({ compute, signal, log }, id, 'cold-migrate', own)) !== 'ours') return 'done';
+      ours.add(id);
     }
+    if (!landed) return 'moving';
+    if (ctx.dryRun) {
+      log.info({ server: id }, "dry run: would confirm the resize of drainer's cold migration");
+      return 'done';
+    }
+    await compute.confirmResize(id, signal);
+    log.info(
+      { server: id },
+      "resize confirmed (drainer's cold migration, landed after its evacuation ended)",
+    );
+  } catch (err) {
+    if (signal.aborted || isAuthError(err)) throw err;
+    // deleted, or confirmed by someone first (400): nothing left to confirm; else said, for the operator
+    if (!isNotFoundError(err)) log.warn({ err, server: id }, "confirming drainer's resize failed");
   }
+  return 'done';
 }

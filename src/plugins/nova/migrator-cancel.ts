@@ -56,19 +56,26 @@ export async function cancel(o: MigratorOptions, tracker: Tracker, entries: read
   for (const e of entries) if (e.state === 'pending') e.message = 'cancelled before it started';
 }
 
-/** drainer's cold migrations, polled until they land and are confirmed, within nova.migrationTimeout. */
+/**
+ * How long a cancel follows drainer's cold migrations: the host abandons a plugin that has not
+ * returned 30 s after its signal; what still moves then, restore follows and confirms (confirm-left.ts).
+ */
+const FOLLOW_COLD_MS = 20_000;
+
+/** drainer's cold migrations, polled until they land and are confirmed, for a little while. */
 async function followCold(o: MigratorOptions, tracker: Tracker, cold: readonly Entry[]): Promise<void> {
-  const until = o.now() + o.nova.migrationTimeout * 1000;
+  const until = o.now() + Math.min(FOLLOW_COLD_MS, o.nova.migrationTimeout * 1000);
   let left = cold;
   while (left.length > 0) {
     for (const e of left) await look(o, tracker, e);
     left = left.filter((e) => !e.terminal);
     if (left.length === 0 || o.now() >= until) break;
-    await o.sleep(o.nova.pollInterval * 1000, new AbortController().signal);
+    const nap = Math.min(o.nova.pollInterval * 1000, until - o.now());
+    await o.sleep(nap, new AbortController().signal);
   }
   for (const e of left)
     e.message =
-      'cancelled: Nova still moves it (a cold migration cannot be stopped); confirm its resize once it lands';
+      'cancelled: Nova still moves it (a cold migration cannot be stopped); restore confirms its resize once it lands';
 }
 
 async function look(o: MigratorOptions, tracker: Tracker, e: Entry): Promise<void> {

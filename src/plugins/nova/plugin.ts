@@ -148,7 +148,9 @@ export class NovaPlugin implements BackendPlugin {
       beforeStart: (id, entry) => {
         // a new attempt starts its entry afresh, but keeps what its way out recorded
         const { notifiedAt, stopped } = record.migrations[id] ?? {};
-        const kept = { ...(notifiedAt ? { notifiedAt } : {}), ...(stopped ? { stopped } : {}) };
+        // a server drainer stopped (its mark) that this record moves: this record's to start again
+        const claimed = stopped || marking.marked(id);
+        const kept = { ...(notifiedAt ? { notifiedAt } : {}), ...(claimed ? { stopped: true } : {}) };
         return save({ ...record, migrations: { ...record.migrations, [id]: { ...kept, ...entry } } });
       },
       remember: async (id, patch) => {
@@ -171,7 +173,11 @@ export class NovaPlugin implements BackendPlugin {
     // and what other maintenances stopped and left marked here (moved here, or their record lost)
     const own = new Set(Object.keys(recorded.migrations).filter((id) => recorded.migrations[id]?.stopped));
     await startMarked(compute, rec.host, own, ctx, this.#restartOptions(node));
-    await confirmLeft(compute, rec.migrations, ctx); // drainer's resizes no evacuation saw land
+    // drainer's resizes no evacuation saw land (an uncordon came during a cold migration, a restart)
+    await confirmLeft(compute, rec.migrations, ctx, {
+      ...this.#restartOptions(node),
+      waitMs: nova.migrationTimeout * 1000,
+    });
     if (!rec.disabledByUs) {
       ctx.log.info('nova: nothing to restore (the service was not disabled by drainer)');
       return;

@@ -90,7 +90,7 @@ describe('a cold migration is judged by where it lands', () => {
   });
 
   it('an uncordon with abortOnCancel during it aborts nothing: the move is followed to its end and confirmed', async () => {
-    const clock = await sandbox([cold('vm', 60_000)]);
+    const clock = await sandbox([cold('vm', 12_000)]);
     const d = sandboxDrainer(cloud!, clock);
     const uncordon = new AbortController();
 
@@ -102,6 +102,22 @@ describe('a cold migration is judged by where it lands', () => {
     expect(line(outcome, 'vm')).toMatchObject({ state: 'succeeded', target: 'compute-b' });
     expect(migrations('vm')).toEqual([['migration', 'confirmed']]);
     expect(cloud!.state.server('vm')?.status).toBe('ACTIVE');
+  });
+
+  it('an uncordon during a long one: the cancel follows it a while, not failed, and the restore that follows confirms it', async () => {
+    const clock = await sandbox([cold('vm', 120_000)]);
+    const d = sandboxDrainer(cloud!, clock);
+    const uncordon = new AbortController();
+
+    const run = d.evacuate({ signal: uncordon.signal, abortOnCancel: true });
+    await moving('vm', 'migrating');
+    uncordon.abort(new CancelledError('node uncordoned'));
+    const outcome = await run;
+    await d.restore();
+
+    expect(line(outcome, 'vm')).toMatchObject({ state: 'migrating' });
+    expect(line(outcome, 'vm')?.message).toMatch(/restore confirms its resize/);
+    expect(migrations('vm')).toEqual([['migration', 'confirmed']]);
   });
 
   it('a restarted agent confirms the resize its predecessor asked for, which landed while no agent ran', async () => {
