@@ -148,9 +148,7 @@ export class NovaPlugin implements BackendPlugin {
       beforeStart: (id, entry) => {
         // a new attempt starts its entry afresh, but keeps what its way out recorded
         const { notifiedAt, stopped } = record.migrations[id] ?? {};
-        // a server drainer stopped (its mark) that this record moves: this record's to start again
-        const claimed = stopped || marking.marked(id);
-        const kept = { ...(notifiedAt ? { notifiedAt } : {}), ...(claimed ? { stopped: true } : {}) };
+        const kept = { ...(notifiedAt ? { notifiedAt } : {}), ...(stopped ? { stopped } : {}) };
         return save({ ...record, migrations: { ...record.migrations, [id]: { ...kept, ...entry } } });
       },
       remember: async (id, patch) => {
