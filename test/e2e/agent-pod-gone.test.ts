@@ -1,0 +1,111 @@
+// Story (issue 48 item 9): mid-evacuation, the agent's pod is force-deleted (`kubectl delete pod
+// --force --grace-period=0`) and its process killed with it: it never gives its node Lease back.
+// The DaemonSet's next pod (another name, another uid) asks the API server about the holder's
+// pod, finds it gone, and takes the Lease at once: the evacuation resumes well before the Lease's
+// 300 s, and a `kubectl drain` held by the gate returns only after the last server left.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { KubeLease } from '../../src/kube/lease.ts';
+import type { KubeObject } from '../../src/kube/types.ts';
+import { hasKubectl, kubectl } from '../daemonset/kubectl.ts';
+import { smallWorld } from './scenario.ts';
+import { startStack, until, type Stack } from './stack.ts';
+
+const PODS = '/api/v1/namespaces/drainer/pods';
+const LEASE = '/apis/coordination.k8s.io/v1/namespaces/drainer/leases/drainer-node-node-a';
+
+const run = hasKubectl || process.env.CI ? describe : describe.skip;
+
+run('an agent pod force-deleted mid-evacuation (real daemon processes, real kubectl)', () => {
+  let stack: Stack | undefined;
+  const children: ChildProcess[] = [];
+  afterEach(async () => {
+    for (const c of children) c.kill('SIGKILL');
+    await stack?.close();
+  });
+
+  it('its successor takes the node Lease at once and resumes; the held drain returns after the last server left', async () => {
+    const s = await startStack({ scenario: smallWorld({ servers: 12, migrationSeconds: 12 }) });
+    stack = s;
+    const dir = mkdtempSync(path.join(tmpdir(), 'drainer-pod-gone-'));
+    const kubeconfig = path.join(dir, 'kubeconfig');
+    writeFileSync(kubeconfig, s.sandbox.kube.kubeconfig());
+    const configPath = path.join(dir, 'config.yaml');
+    // the agent Lease as deployed: 300 s, five minutes a successor would have waited
+    const fleet = { ...s.config.fleet, agentLeaseDuration: 300 };
+    writeFileSync(
+      configPath,
+      JSON.stringify({ ...s.config, fleet, logLevel: 'warn', nodeName: 'node-a', kubeconfig }),
+    );
+    /** The DaemonSet's pod as the API server has it, and its agent process (the downward API's names). */
+    const agentPod = async (name: string) => {
+      const pod = await s.k.request<KubeObject>({
+        method: 'POST',
+        path: PODS,
+        body: {
+          metadata: { name, labels: { 'app.kubernetes.io/name': 'drainer' } },
+          spec: { containers: [{ name: 'agent', image: 'drainer' }] },
+        },
+      });
+      const child = spawn(process.execPath, ['bin/drainer.js', 'daemon', '--config-path', configPath], {
+        env: {
+          PATH: process.env.PATH ?? '',
+          NODE_NAME: 'node-a',
+          POD_NAME: name,
+          POD_UID: pod.metadata.uid ?? '',
+        },
+        stdio: 'ignore',
+      });
+      children.push(child);
+      return { child, instance: `${name}/${pod.metadata.uid ?? ''}` };
+    };
+    const holder = async () =>
+      (await s.k.request<KubeLease>({ path: LEASE }).catch(() => undefined))?.spec?.holderIdentity;
+    const os = s.sandbox.openstack.state;
+
+    const first = await agentPod('drainer-aaaaa');
+    await until('the first agent holds node-a', async () => (await holder()) === first.instance, 30_000);
+    let returned = 0;
+    let lastLeft = 0;
+    const unsubscribe = os.subscribe(() => {
+      if (!lastLeft && os.serversOnHost('node-a').length === 0) lastLeft = Date.now();
+    });
+    const drain = kubectl([
+      '--kubeconfig',
+      kubeconfig,
+      ...['drain', 'node-a', '--ignore-daemonsets', '--delete-emptydir-data', '--force', '--timeout=180s'],
+    ]).then((r) => {
+      returned = Date.now();
+      return r;
+    });
+    await until(
+      'two migrations started',
+      () => os.servers().filter((v) => os.migrateCalls(v.id) > 0).length >= 2,
+      30_000,
+    );
+    first.child.kill('SIGKILL');
+    await new Promise((r) => first.child.once('exit', r));
+    await s.k.request({
+      method: 'DELETE',
+      path: `${PODS}/drainer-aaaaa`,
+      query: { gracePeriodSeconds: '0' },
+    });
+    expect(os.serversOnHost('node-a').length).toBeGreaterThan(0);
+
+    const gone = Date.now();
+    const second = await agentPod('drainer-bbbbb');
+    await until('the successor holds node-a', async () => (await holder()) === second.instance, 30_000);
+    const tookOverMs = Date.now() - gone;
+
+    const drained = await drain;
+    unsubscribe();
+    expect(tookOverMs).toBeLessThan(30_000);
+    expect(drained.code, drained.stderr).toBe(0);
+    expect(os.serversOnHost('node-a')).toEqual([]);
+    expect(returned).toBeGreaterThanOrEqual(lastLeft);
+    for (const v of os.servers()) expect(os.migrateCalls(v.id), v.name).toBe(1);
+  }, 240_000);
+});
