@@ -7,6 +7,9 @@ import type { Logger } from '../../observability/logger.ts';
 import { isNotFoundError, NodeHeldError, UnknownNodeError } from '../../errors.ts';
 import type { RestoreResult } from '../backends/host.ts';
 import { createNodeLease, createReconciler } from './node-agent.ts';
+import { PluginHost } from '../backends/host.ts';
+import { releaseKeeperless } from '../gate/release-keeperless.ts';
+import { remainingOn } from '../gate/remaining.ts';
 import type { Slot } from '../fleet/types.ts';
 import type { BackendPlugin } from '../backends/plugin.ts';
 import type { NodeRecord } from '../record/record.ts';
@@ -102,14 +105,35 @@ export async function restoreOnce(o: OnceOptions): Promise<RestoreResult[]> {
   await existingNode(o);
   // before any change: the node's own agent would undo or redo this restore as it reconciles
   const held = await takeNode(o, 'restore');
+  let results: RestoreResult[];
   try {
-    return await createReconciler({ ...o, noBudget: true, nodeName: o.node }).restoreNow(
+    results = await createReconciler({ ...o, noBudget: true, nodeName: o.node }).restoreNow(
       o.node,
       o.signal,
       o.force === true,
     );
   } finally {
     await held?.release();
+  }
+  await dropKeeperlessGate(o);
+  return results;
+}
+
+/**
+ * The restore held the node's gate again (before giving the host back); with no agent on the node
+ * and none coming, nobody would ever open it: removed while the host is still empty.
+ */
+async function dropKeeperlessGate(o: OnceOptions): Promise<void> {
+  if (o.config.dryRun) return;
+  const host = new PluginHost({ plugins: o.plugins, log: o.log });
+  try {
+    const r = await releaseKeeperless(
+      { ...o, remaining: () => remainingOn(host, o.node, o.signal) },
+      new Date(),
+    );
+    if (r?.released) o.log.info({ node: o.node }, r.lines[0] ?? 'drain gate removed: no agent keeps it');
+  } catch (err) {
+    o.log.warn({ err, node: o.node }, 'could not look for an agent to keep the drain gate');
   }
 }
 
