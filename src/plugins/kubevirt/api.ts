@@ -6,6 +6,7 @@ import { addTaint, getNode, removeTaint } from '../../kube/node.ts';
 import type { NodeView, PodSpecView } from './views.ts';
 import type { CreateAnswer, EvictionAnswer, KubevirtApi } from './port.ts';
 import type { KubeVirtCr, PodLite, Vmi, Vmim, VmLite } from './types.ts';
+import { STOP_MARK_ANNOTATION, STOP_MARK_LABEL } from './vm-mark.ts';
 
 const KV = '/apis/kubevirt.io/v1';
 const SUBRESOURCES = '/apis/subresources.kubevirt.io/v1';
@@ -123,6 +124,32 @@ export function kubevirtApi(k: KubeClients): KubevirtApi {
         if (isNotFoundError(err)) return undefined;
         throw err;
       }
+    },
+    async listMarkedVms(signal) {
+      try {
+        return await listAll<VmLite>(`${KV}/virtualmachines`, { labelSelector: STOP_MARK_LABEL }, signal);
+      } catch (err) {
+        if (isNotFoundError(err)) return []; // no VirtualMachine CRD: no VM to have stopped
+        throw err;
+      }
+    },
+    async markVm(namespace, name, mark, signal) {
+      const path = `${KV}/namespaces/${namespace}/virtualmachines/${name}`;
+      const res = await k.send({
+        method: 'PATCH',
+        path,
+        contentType: 'application/merge-patch+json',
+        body: {
+          metadata: {
+            labels: { [STOP_MARK_LABEL]: mark === null ? null : 'true' },
+            annotations: { [STOP_MARK_ANNOTATION]: mark },
+          },
+        },
+        signal,
+      });
+      if (res.code >= 200 && res.code < 300) return 'done';
+      if (res.code === 404) return 'gone';
+      throw errorForStatus(res.code, res.body ?? {}, 'PATCH', path);
     },
     async vmAction(namespace, name, action, signal) {
       await k.request({

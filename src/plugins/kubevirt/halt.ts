@@ -1,6 +1,7 @@
 // drainer.dev/maintenance: stop. A VMI owned by a VirtualMachine is stopped through the VM (PUT
 // …/virtualmachines/{name}/stop), recorded first with its run strategy and the VMI it stops, and
-// restore starts it again as it was (restart.ts). A VMI without a VirtualMachine cannot be started
+// restore starts it again as it was (restart.ts). The VM also carries drainer's mark, set before the
+// stop (vm-mark.ts), which outlives the Node and its record. A VMI without a VirtualMachine cannot be started
 // again: its launcher pod is deleted, as a node shutdown would (the nonMigratable: shutdown way),
 // and it stays stopped. What its owner did first (a stop, a delete) is the owner's: not recorded,
 // not started on restore, and never reported as drainer's failure.
@@ -12,6 +13,7 @@ import { sameVm, type KubevirtRecord, type StoppedVm } from './record.ts';
 import { stopProgress, stoppedHere, type StopDeps } from './stopping.ts';
 import type { RecordKeeper } from './triggers.ts';
 import type { VmLite } from './types.ts';
+import { formatVmMark } from './vm-mark.ts';
 
 export interface HaltDeps extends StopDeps {
   readonly record: RecordKeeper;
@@ -24,9 +26,16 @@ export const runStrategyOf = (vm: VmLite): string =>
 /** Why a VM is not drainer's to stop (or start again): its owner's doing. */
 type OwnersDoing = 'stopped' | 'deleted';
 
-/** Drops a VirtualMachine from the record's stopped list. */
-export async function forget(record: RecordKeeper, ref: { namespace: string; name: string }): Promise<void> {
+/** Drops a VirtualMachine from the record's stopped list, and takes drainer's mark off it: drainer's claim ends. */
+export async function forget(
+  deps: { readonly record: RecordKeeper; readonly api: Pick<HaltDeps['api'], 'markVm'> },
+  ref: { namespace: string; name: string },
+  signal: AbortSignal,
+): Promise<void> {
+  await deps.api.markVm(ref.namespace, ref.name, null, signal); // 'gone': no VM, no mark
+  const { record } = deps;
   const rest = (record.current.stopped ?? []).filter((s) => !sameVm(s, ref));
+  if (rest.length === (record.current.stopped ?? []).length) return;
   const { stopped: _gone, ...others } = record.current;
   await record.save(rest.length ? { ...others, stopped: rest } : others);
 }
@@ -41,14 +50,22 @@ async function stopVm(c: Classified & { vm: string }, deps: HaltDeps, signal: Ab
   const runStrategy = runStrategyOf(vm);
   if (runStrategy === 'Halted') return 'stopped' as const; // its owner stopped it already
   const stopped = record.current.stopped ?? [];
-  if (!stopped.some((s) => sameVm(s, ref))) {
-    const entry: StoppedVm = {
-      ...ref,
-      runStrategy,
-      ...(c.vmi.metadata.uid ? { vmi: c.vmi.metadata.uid } : {}),
-    };
+  const entry: StoppedVm = stopped.find((s) => sameVm(s, ref)) ?? {
+    ...ref,
+    runStrategy,
+    ...(c.vmi.metadata.uid ? { vmi: c.vmi.metadata.uid } : {}),
+  };
+  if (!stopped.includes(entry)) {
     const next: KubevirtRecord = { ...record.current, stopped: [...stopped, entry] };
     await record.save(next); // before the change: restore must know to start it, and how
+  }
+  // and on the VM itself, before the stop: the Node (and its record) may be gone when it is restored
+  const at = new Date(deps.now()).toISOString();
+  if (
+    (await api.markVm(namespace, c.vm, formatVmMark({ ...entry, node: deps.node, at }), signal)) === 'gone'
+  ) {
+    await forget(deps, ref, signal);
+    return 'deleted' as const;
   }
   log.info(
     { vmi: c.key, vm: c.vm, runStrategy },
@@ -60,7 +77,7 @@ async function stopVm(c: Classified & { vm: string }, deps: HaltDeps, signal: Ab
   } catch (err) {
     // 409 "VM is not running": its owner stopped it first; 404: its owner deleted it
     if (!isConflictError(err) && !isNotFoundError(err)) throw err;
-    await forget(record, ref);
+    await forget(deps, ref, signal);
     return isNotFoundError(err) ? ('deleted' as const) : ('stopped' as const);
   }
 }
@@ -133,7 +150,7 @@ async function deletedMeanwhile(
     const namespace = c.vmi.metadata.namespace ?? 'default';
     if (await deps.api.getVm(namespace, c.vm, signal)) continue;
     owners.set(c.key, 'deleted');
-    await forget(deps.record, { namespace, name: c.vm });
+    await forget(deps, { namespace, name: c.vm }, signal);
   }
 }
 

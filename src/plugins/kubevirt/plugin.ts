@@ -10,6 +10,8 @@ import type {
   Plan,
   PlanOptions,
   RestoreContext,
+  StrandedChange,
+  StrandedOptions,
   WorkloadProgress,
 } from '../../core/backends/plugin.ts';
 import type { Logger } from '../../observability/logger.ts';
@@ -17,7 +19,9 @@ import { kubevirtVerdict } from './capacity.ts';
 import { arrivals } from './arrivals.ts';
 import { classify, stillHere, vmiKey, type Classified } from './classify.ts';
 import type { KubevirtApi } from './port.ts';
-import { readRecord, toPluginRecord, type KubevirtRecord } from './record.ts';
+import { keeper } from './keeper.ts';
+import { readRecord } from './record.ts';
+import { restoreNode, strandedVms, type WaitDeps } from './restore.ts';
 import { finalize, handledPods, outcomeOf, planned, plannedManual, staticProgress } from './report.ts';
 import { waitForOthers } from './manual.ts';
 import { clusterSettings } from './settings.ts';
@@ -27,7 +31,6 @@ import { migrationDeadline } from './timeout.ts';
 import { Tracker } from './tracker.ts';
 import { unmarkEvicted } from './unmark.ts';
 import { halt, type HaltDeps } from './halt.ts';
-import { restart } from './restart.ts';
 import { MAINTENANCE_ANNOTATION, ownerVm, readPolicy } from './policy.ts';
 import { ExternalController } from './external.ts';
 import { Triggers, type RecordKeeper } from './triggers.ts';
@@ -207,37 +210,25 @@ export class KubevirtPlugin implements BackendPlugin {
   }
 
   async restore(node: NodeRef, ctx: RestoreContext): Promise<void> {
-    const record = readRecord(ctx.record);
-    if (!record.taint && !record.stopped) return;
-    if (ctx.dryRun) {
-      ctx.log.info(
-        { taint: record.taint?.key, start: record.stopped?.map((s) => `${s.namespace}/${s.name}`) },
-        'would remove the drain taint drainer added and start the VirtualMachines it stopped',
-      );
-      return;
-    }
-    const kept = keeper(record, (r) => ctx.save(r));
-    const triggers = new Triggers({
-      api: this.#deps.api,
-      node: node.name,
-      log: ctx.log,
-      drainTaintKey: record.taint?.key ?? '',
-      record: kept,
-    });
-    await triggers.removeOurTaint(ctx.signal);
+    await restoreNode(node, ctx, this.#waitDeps());
+  }
+
+  /** No record on the node: starts the VMs whose stop mark names it (or a Node now gone), when in service. */
+  async stranded(node: NodeRef, opts: StrandedOptions): Promise<StrandedChange | undefined> {
+    if (!(await this.#settings(opts.signal))) return undefined;
+    return strandedVms(node, opts, this.#waitDeps());
+  }
+
+  /** How a restart waits for a VM (its timeout: how long one restore waits before the core retries). */
+  #waitDeps(): WaitDeps {
     const { api, config } = this.#deps;
-    await restart(
-      {
-        api,
-        record: kept,
-        log: ctx.log,
-        now: this.#now,
-        sleep: this.#sleep,
-        pollMs: config.pollInterval * 1000,
-        timeoutMs: (config.migrationTimeout ?? config.migrationTimeoutMargin) * 1000,
-      },
-      ctx.signal,
-    );
+    return {
+      api,
+      now: this.#now,
+      sleep: this.#sleep,
+      pollMs: config.pollInterval * 1000,
+      timeoutMs: (config.migrationTimeout ?? config.migrationTimeoutMargin) * 1000,
+    };
   }
 
   /**
@@ -445,20 +436,6 @@ export class KubevirtPlugin implements BackendPlugin {
     const pollMs = config.pollInterval * 1000;
     return waitForOthers(this.name, node.name, { api, pollMs, sleep: sleep ?? defaultSleep }, ctx);
   }
-}
-
-function keeper(
-  initial: KubevirtRecord,
-  save: (r: ReturnType<typeof toPluginRecord>) => Promise<void>,
-): RecordKeeper {
-  const k = {
-    current: initial,
-    async save(next: KubevirtRecord) {
-      k.current = next;
-      await save(toPluginRecord(next));
-    },
-  };
-  return k;
 }
 
 /** Dry run: what would happen, nothing changed. */

@@ -32,6 +32,10 @@ export interface KubevirtApi {
   deletePod(namespace: string, name: string, signal: AbortSignal): Promise<void>;
   /** A VirtualMachine, or undefined when it (or the CRD) does not exist. */
   getVm(namespace: string, name: string, signal: AbortSignal): Promise<VmLite | undefined>;
+  /** Every VirtualMachine carrying drainer's stop mark (label drainer.dev/stopped), in all namespaces. */
+  listMarkedVms(signal: AbortSignal): Promise<VmLite[]>;
+  /** Sets drainer's stop mark on a VirtualMachine (`mark`), or takes it off (null); 'gone' without a VM. */
+  markVm(namespace: string, name: string, mark: string | null, signal: AbortSignal): Promise<'done' | 'gone'>;
   /** PUT subresources.kubevirt.io …/virtualmachines/{name}/stop or /start. */
   vmAction(namespace: string, name: string, action: 'stop' | 'start', signal: AbortSignal): Promise<void>;
   /**

@@ -11,6 +11,7 @@ import type { StoppedVm } from './record.ts';
 import type { StopDeps } from './stopping.ts';
 import type { RecordKeeper } from './triggers.ts';
 import type { Vmi, VmLite } from './types.ts';
+import { vmMarkOf, type VmStopMark } from './vm-mark.ts';
 
 /** What a stop waits with (its timeout: how long one restore waits before the core retries), and the record. */
 export interface RestartDeps extends Omit<StopDeps, 'node'> {
@@ -75,7 +76,12 @@ async function start(ref: StoppedVm, deps: RestartDeps, signal: AbortSignal): Pr
   return 'asked';
 }
 
-async function restartOne(ref: StoppedVm, deps: RestartDeps, signal: AbortSignal): Promise<void> {
+/** Starts one VM drainer stopped: 'running' again, or 'owners' (its owner acted on it since; left as it is). */
+export async function restartOne(
+  ref: StoppedVm,
+  deps: RestartDeps,
+  signal: AbortSignal,
+): Promise<'running' | 'owners'> {
   const { api, log, now } = deps;
   const vm = `${ref.namespace}/${ref.name}`;
   const began = now();
@@ -96,8 +102,8 @@ async function restartOne(ref: StoppedVm, deps: RestartDeps, signal: AbortSignal
       if (step.kind === 'running')
         log.info({ vm, runStrategy: ref.runStrategy }, 'VirtualMachine running again');
       else log.info({ vm, why: step.why }, 'VirtualMachine left as its owner has it');
-      await forget(deps.record, ref);
-      return;
+      await forget(deps, ref, signal);
+      return step.kind;
     }
     if (now() - began > deps.timeoutMs)
       throw new TimeoutError(
@@ -111,4 +117,17 @@ async function restartOne(ref: StoppedVm, deps: RestartDeps, signal: AbortSignal
 /** Restore: starts the VirtualMachines drainer stopped, each kept in the record until it runs again. */
 export async function restart(deps: RestartDeps, signal: AbortSignal): Promise<void> {
   for (const ref of [...(deps.record.current.stopped ?? [])]) await restartOne(ref, deps, signal);
+}
+
+/** The marked VMs this node's agent starts: its own maintenance's, and (`orphans`) those of Nodes that no longer exist. */
+export async function markedFor(
+  api: Pick<RestartDeps['api'], 'listMarkedVms' | 'listNodes'>,
+  node: string,
+  orphans: boolean,
+  signal: AbortSignal,
+): Promise<VmStopMark[]> {
+  const marks = (await api.listMarkedVms(signal)).flatMap((vm) => vmMarkOf(vm) ?? []);
+  if (!orphans || marks.every((m) => m.node === node)) return marks.filter((m) => m.node === node);
+  const nodes = new Set((await api.listNodes(signal)).map((n) => n.metadata.name));
+  return marks.filter((m) => m.node === node || !nodes.has(m.node));
 }

@@ -5,17 +5,13 @@ import type { Logger } from '../../observability/logger.ts';
 import { vmiKey } from './classify.ts';
 import { activeLauncher } from './pods.ts';
 import type { KubevirtApi } from './port.ts';
-import type { KubevirtRecord } from './record.ts';
+import type { RecordKeeper } from './keeper.ts';
 import type { Vmi } from './types.ts';
 
 export const DRAIN_TAINT_VALUE = 'draining';
 export const DRAIN_TAINT_EFFECT = 'NoSchedule';
 
-/** The plugin's record and how to persist it (saved BEFORE the change it describes). */
-export interface RecordKeeper {
-  readonly current: KubevirtRecord;
-  save(next: KubevirtRecord): Promise<void>;
-}
+export type { RecordKeeper } from './keeper.ts';
 
 export interface TriggerDeps {
   readonly api: KubevirtApi;

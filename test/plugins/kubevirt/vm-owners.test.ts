@@ -3,7 +3,6 @@
 // VM's run strategy is its owner's choice; an owner may act at any moment. drainer tracks its own
 // stop to its end, gives each VM back as it was, and never takes its owner's doing for its own.
 import { describe, expect, it } from 'vitest';
-import { ANN } from '../../../src/sandbox/controllers/kubevirt/vmi.ts';
 import {
   byName,
   context,
@@ -15,55 +14,10 @@ import {
   vm,
   VMI,
   worldPerTest,
-  type World,
 } from './harness.ts';
+import { instance, KEY, running, strategy, virtualMachine, VM } from './vms.ts';
 
 const world = worldPerTest();
-
-const VM = 'virtualmachines.kubevirt.io';
-const KEY = 'drainer.dev/maintenance';
-
-/** A VirtualMachine (maintenance: stop) whose VMI runs on node-1 and takes `grace` s to stop. */
-async function virtualMachine(w: World, name: string, runStrategy: string, grace = 30) {
-  if (!w.sb.kube.store.find('namespaces', undefined, NS))
-    w.sb.kube.store.create('namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
-  w.sb.kube.store.create(VM, {
-    apiVersion: 'kubevirt.io/v1',
-    kind: 'VirtualMachine',
-    metadata: { name, namespace: NS, annotations: { [KEY]: 'stop' } },
-    spec: {
-      runStrategy,
-      template: {
-        metadata: { labels: { 'vm.kubevirt.io/name': name }, annotations: { [ANN.node]: 'node-1' } },
-        spec: {
-          evictionStrategy: 'LiveMigrate',
-          terminationGracePeriodSeconds: grace,
-          domain: { resources: { requests: { memory: '1Gi' } } },
-        },
-      },
-    },
-  });
-  if (runStrategy === 'Manual') await startVm(w, name);
-  await until(`${name} running`, () => running(w, name));
-  return w.sb.kube.store.get(VMI, NS, name).metadata.uid!;
-}
-
-async function startVm(w: World, name: string) {
-  await fetch(
-    `${w.sb.kube.url}/apis/subresources.kubevirt.io/v1/namespaces/${NS}/virtualmachines/${name}/start`,
-    {
-      method: 'PUT',
-      headers: { 'content-type': 'application/json' },
-      body: '{}',
-    },
-  );
-}
-
-const strategy = (w: World, name: string) =>
-  (w.sb.kube.store.get(VM, NS, name).spec as { runStrategy?: string }).runStrategy;
-const instance = (w: World, name: string) => w.sb.kube.store.find(VMI, NS, name);
-const running = (w: World, name: string) =>
-  (instance(w, name)?.status as { phase?: string } | undefined)?.phase === 'Running';
 
 describe('KubeVirt plugin, VMs that take time and have owners', () => {
   it('an uncordon while its stop is under way: restore waits for the VMI to be final, then starts it', async () => {
