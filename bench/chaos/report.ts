@@ -129,6 +129,8 @@ export function renderReliability(r: ReportInput): string {
     '- A server stopped on a node whose maintenance is a declared reboot (drainer.dev/reboot) may stay: it is listed apart, not as a VM on the host.',
     "- Owners act through Nova's API; a power change is the owner's when the owner asked for it, drainer's otherwise.",
     '- A deleted gate PDB takes its pod with it, as the garbage collector does in a real cluster (the sandbox runs none).',
+    "- What the cluster's lifecycle does to what drainer changed (issue 48): a Node deleted and registered again at each phase of its record and right after drainer stopped a server on it (`node-recreate N at=…`); an agent taken off its node by `drainer.dev/agent=disabled` (the DaemonSet's documented affinity) and put back (`agent-off`, `agent-on`: the operator's own findings about that node, a record or VMs with no agent, are left to the operator; `gate-without-keeper` counts); an owner's real resize racing drainer's moves off a host it evacuates (`owner resize-race`); a stopped server moved by its owner onto a host that then goes into maintenance; a VMI made again under its name mid-evacuation; KubeVirt's queue at parallelMigrationsPerCluster 1 while a migration in flight fails.",
+    "- The fleet queue is judged first in, first out by the API server's clock (`queue-out-of-order`), from when each node's drainer.dev/queued label and each slot Lease's holder reached the API server; the budget counts records saying Evacuating and live slot Leases together.",
     "- The seed fixes the schedule (Nova's 5xx draws come from the sandbox's own fixed seed); the agents run in real time, so the interleaving can differ between two runs of one seed.",
     '',
   );
