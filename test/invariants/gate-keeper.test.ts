@@ -41,9 +41,14 @@ describe('a gate no agent will ever open', () => {
       ['vms-without-agent'],
     ],
     [
-      'the DaemonSet is gone',
-      { nodes: [node('node-1', undefined, { labels: compute })], daemonSets: [] },
+      'the DaemonSet is being deleted',
+      { nodes: [node('node-1', undefined, { labels: compute })], daemonSets: [{ ...DS, deleting: true }] },
       ['gate-without-keeper'],
+    ],
+    [
+      'no DaemonSet in the namespace at all (agents run some other way)',
+      { nodes: [disabled], daemonSets: [] },
+      [],
     ],
     [
       'a successor is expected (the DaemonSet still selects the node)',

@@ -6,7 +6,8 @@
 //   dropped it (a broken promise);
 // - vms-without-agent: guests still run there, so the gate rightly holds drains; an operator must
 //   bring an agent back or release the gate (an operator finding).
-// Needs the Leases and drainer's DaemonSets; without them, says nothing.
+// Needs the Leases and drainer's DaemonSets; without them, says nothing, as where no DaemonSet is in
+// drainer's namespace at all (its agents run some other way: run-once, the e2e stacks' in-process agents).
 import { gateName, isGatePodName } from '../../kube/gate.ts';
 import { agentAlive } from '../agents.ts';
 import { selectsNode } from '../daemonset.ts';
@@ -34,7 +35,7 @@ const hasGate = (world: World, node: string): boolean =>
   world.gatePdbs.some((p) => p.name === gateName(node));
 
 function keeperless(world: World, n: WorldNode, opts: CheckOptions): boolean {
-  if (!world.daemonSets || !hasGate(world, n.name)) return false;
+  if (!world.daemonSets?.length || !hasGate(world, n.name)) return false;
   if (agentAlive(world, n.name, opts) !== false) return false;
   return !world.daemonSets.some((ds) => selectsNode(ds, n));
 }
