@@ -4,6 +4,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ServerClock } from '../../src/kube/server-clock.ts';
 import { KubeHttp, type KubeWire } from '../../src/kube/http.ts';
+import { NodeWire } from '../../src/kube/wire-pod.ts';
 import { startFixture, type KubeFixture } from './sandbox.ts';
 
 /** A server whose clock is `offset` ms off ours, answering `rtt` ms after we ask. */
@@ -73,6 +74,18 @@ describe("the sandbox's API server sends Date headers, as a real one does", () =
     }
     await f.k.request({ path: '/api/v1/nodes' });
     expect(Math.abs((f.k.serverNow?.()?.getTime() ?? 0) - Date.now())).toBeLessThan(1_500);
+  });
+
+  it("the Pod's wire carries the Date header too", async () => {
+    const base = /server: (\S+)/.exec(f.server.kubeconfig())?.[1] ?? '';
+    const wire = new NodeWire({ server: base });
+    try {
+      const res = await wire.send({ method: 'GET', pathAndQuery: '/api/v1/nodes', headers: {} });
+      await res.text();
+      expect(Date.parse(res.date ?? '')).not.toBeNaN();
+    } finally {
+      wire.close();
+    }
   });
 
   it('a wire that carries no Date header leaves the clock unknown', async () => {
