@@ -3,14 +3,12 @@
 // The DaemonSet's next pod (another name, another uid) asks the API server about the holder's
 // pod, finds it gone, and takes the Lease at once: the evacuation resumes well before the Lease's
 // 300 s, and a `kubectl drain` held by the gate returns only after the last server left.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { KubeLease } from '../../src/kube/lease.ts';
 import type { KubeObject } from '../../src/kube/types.ts';
 import { hasKubectl, kubectl } from '../daemonset/kubectl.ts';
+import { daemonFiles, spawnDaemon } from './daemon-run.ts';
 import { smallWorld } from './scenario.ts';
 import { startStack, until, type Stack } from './stack.ts';
 
@@ -30,16 +28,9 @@ run('an agent pod force-deleted mid-evacuation (real daemon processes, real kube
   it('its successor takes the node Lease at once and resumes; the held drain returns after the last server left', async () => {
     const s = await startStack({ scenario: smallWorld({ servers: 12, migrationSeconds: 12 }) });
     stack = s;
-    const dir = mkdtempSync(path.join(tmpdir(), 'drainer-pod-gone-'));
-    const kubeconfig = path.join(dir, 'kubeconfig');
-    writeFileSync(kubeconfig, s.sandbox.kube.kubeconfig());
-    const configPath = path.join(dir, 'config.yaml');
     // the agent Lease as deployed: 300 s, five minutes a successor would have waited
     const fleet = { ...s.config.fleet, agentLeaseDuration: 300 };
-    writeFileSync(
-      configPath,
-      JSON.stringify({ ...s.config, fleet, logLevel: 'warn', nodeName: 'node-a', kubeconfig }),
-    );
+    const { kubeconfig, configPath } = daemonFiles(s, 'node-a', { fleet });
     /** The DaemonSet's pod as the API server has it, and its agent process (the downward API's names). */
     const agentPod = async (name: string) => {
       const pod = await s.k.request<KubeObject>({
@@ -50,14 +41,10 @@ run('an agent pod force-deleted mid-evacuation (real daemon processes, real kube
           spec: { containers: [{ name: 'agent', image: 'drainer' }] },
         },
       });
-      const child = spawn(process.execPath, ['bin/drainer.js', 'daemon', '--config-path', configPath], {
-        env: {
-          PATH: process.env.PATH ?? '',
-          NODE_NAME: 'node-a',
-          POD_NAME: name,
-          POD_UID: pod.metadata.uid ?? '',
-        },
-        stdio: 'ignore',
+      const child = spawnDaemon(configPath, {
+        NODE_NAME: 'node-a',
+        POD_NAME: name,
+        POD_UID: pod.metadata.uid ?? '',
       });
       children.push(child);
       return { child, instance: `${name}/${pod.metadata.uid ?? ''}` };

@@ -1,5 +1,6 @@
 // The daemon as the DaemonSet runs it (runDaemon: NODE_NAME, a kubeconfig file, the health server on
 // loopback) against a stack's sandbox, for the stories that scrape /healthz, /readyz or /metrics.
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -41,3 +42,27 @@ export async function startDaemon(
     },
   };
 }
+
+/** A kubeconfig and a config file for a daemon process on the stack's sandbox (warn-level logs). */
+export function daemonFiles(
+  s: Stack,
+  nodeName: string,
+  extra: Record<string, unknown> = {},
+): { kubeconfig: string; configPath: string } {
+  const dir = mkdtempSync(path.join(tmpdir(), 'drainer-daemon-process-'));
+  const kubeconfig = path.join(dir, 'kubeconfig');
+  writeFileSync(kubeconfig, s.sandbox.kube.kubeconfig());
+  const configPath = path.join(dir, 'config.yaml');
+  writeFileSync(
+    configPath,
+    JSON.stringify({ ...s.config, logLevel: 'warn', nodeName, kubeconfig, ...extra }),
+  );
+  return { kubeconfig, configPath };
+}
+
+/** `drainer daemon` as its own process, with the downward API's variables in `env`; the caller kills it. */
+export const spawnDaemon = (configPath: string, env: Record<string, string>): ChildProcess =>
+  spawn(process.execPath, ['bin/drainer.js', 'daemon', '--config-path', configPath], {
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: 'ignore',
+  });

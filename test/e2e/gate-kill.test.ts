@@ -1,14 +1,12 @@
 // Story: the agent is killed (SIGKILL, a real daemon process) while its drain gate holds a running
 // `kubectl drain`. Nothing releases the gate while the agent is gone; the restarted agent resumes
 // the evacuation and releases the gate only once the last server has left.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { gateName } from '../../src/kube/gate.ts';
 import type { KubeObject, KubePod } from '../../src/kube/types.ts';
 import { hasKubectl, kubectl } from '../daemonset/kubectl.ts';
+import { daemonFiles, spawnDaemon } from './daemon-run.ts';
 import { smallWorld } from './scenario.ts';
 import { startStack, until, type Stack } from './stack.ts';
 
@@ -29,24 +27,13 @@ run('drain gate across a kill -9 of the agent (real daemon process, real kubectl
   it('stays held while the agent is dead; the restarted agent releases it after the last server left', async () => {
     const s = await startStack({ scenario: smallWorld({ servers: 12, migrationSeconds: 12 }) });
     stack = s;
-    const dir = mkdtempSync(path.join(tmpdir(), 'drainer-gate-kill-'));
-    const kubeconfig = path.join(dir, 'kubeconfig');
-    writeFileSync(kubeconfig, s.sandbox.kube.kubeconfig());
-    const configPath = path.join(dir, 'config.yaml');
-    writeFileSync(
-      configPath,
-      JSON.stringify({ ...s.config, logLevel: 'warn', nodeName: 'node-a', kubeconfig }),
-    );
+    const { kubeconfig, configPath } = daemonFiles(s, 'node-a');
     const daemon = () => {
-      const child = spawn(process.execPath, ['bin/drainer.js', 'daemon', '--config-path', configPath], {
-        // a container restarted in the same pod: the same instance takes its node Lease back at once
-        env: {
-          PATH: process.env.PATH ?? '',
-          NODE_NAME: 'node-a',
-          POD_NAME: 'drainer-x7k2p',
-          POD_UID: 'uid-1',
-        },
-        stdio: 'ignore',
+      // a container restarted in the same pod: the same instance takes its node Lease back at once
+      const child = spawnDaemon(configPath, {
+        NODE_NAME: 'node-a',
+        POD_NAME: 'drainer-x7k2p',
+        POD_UID: 'uid-1',
       });
       children.push(child);
       return child;
