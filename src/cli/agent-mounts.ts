@@ -14,6 +14,8 @@ export const AGENT_CLOUD = 'drainer';
 export interface AgentMounts {
   readonly configMap: string;
   readonly secret: string;
+  /** Where the agents see the Secret's keys as files (its clouds.yaml's `cacert` may name one). */
+  readonly secretMount: string;
   readonly cloud: string;
 }
 
@@ -31,7 +33,12 @@ interface DaemonSet {
   spec?: { template?: { spec?: { containers?: Container[]; volumes?: Volume[] } } };
 }
 
-const STOCK: AgentMounts = { configMap: CONFIG_MAP, secret: OPENSTACK_SECRET, cloud: AGENT_CLOUD };
+const STOCK: AgentMounts = {
+  configMap: CONFIG_MAP,
+  secret: OPENSTACK_SECRET,
+  secretMount: '/etc/openstack',
+  cloud: AGENT_CLOUD,
+};
 
 /** The value after `flag` in args ("--config-path", "/etc/drainer/config.yaml"), or of `flag=value`. */
 function argOf(args: readonly string[], flag: string): string | undefined {
@@ -40,18 +47,19 @@ function argOf(args: readonly string[], flag: string): string | undefined {
   return args.find((a) => a.startsWith(`${flag}=`))?.slice(flag.length + 1);
 }
 
-/** The volume mounted where `file` lives (the longest mount path that holds it). */
+/** The volume mounted where `file` lives (the longest mount path that holds it), and that path. */
 function volumeHolding(
   c: Container,
   volumes: readonly Volume[],
   file: string | undefined,
-): Volume | undefined {
+): (Volume & { at: string }) | undefined {
   if (!file) return undefined;
   const mounts = (c.volumeMounts ?? []).filter(
     (m) => m.mountPath && file.startsWith(`${m.mountPath.replace(/\/$/, '')}/`),
   );
   const best = mounts.sort((a, b) => (b.mountPath?.length ?? 0) - (a.mountPath?.length ?? 0))[0];
-  return volumes.find((v) => v.name === best?.name);
+  const volume = volumes.find((v) => v.name === best?.name);
+  return volume && best?.mountPath ? { ...volume, at: best.mountPath.replace(/\/$/, '') } : undefined;
 }
 
 /** The names the DaemonSet's pod template gives; each one it does not say stays the stock one. */
@@ -63,11 +71,14 @@ export function mountsOf(ds: DaemonSet): AgentMounts {
   if (!c) return STOCK;
   const env = (name: string) => c.env?.find((e) => e.name === name)?.value;
   const configMap = volumeHolding(c, volumes, argOf(c.args ?? [], '--config-path'))?.configMap?.name;
-  const secret = volumeHolding(c, volumes, env('OS_CLIENT_CONFIG_FILE'))?.secret?.secretName;
+  const openstack = volumeHolding(c, volumes, env('OS_CLIENT_CONFIG_FILE'));
+  const secret = openstack?.secret?.secretName;
   const cloud = env('OS_CLOUD');
   return {
     configMap: configMap ?? STOCK.configMap,
-    secret: secret ?? STOCK.secret,
+    ...(secret && openstack
+      ? { secret, secretMount: openstack.at }
+      : { secret: STOCK.secret, secretMount: STOCK.secretMount }),
     cloud: cloud ?? STOCK.cloud,
   };
 }

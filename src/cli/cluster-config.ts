@@ -14,6 +14,7 @@ import { ConfigError, isAuthError, isForbiddenError, isNotFoundError } from '../
 import type { KubeClients } from '../kube/client.ts';
 import { agentMounts, type AgentMounts } from './agent-mounts.ts';
 import { flagsOf, type GlobalArgs } from './context.ts';
+import { localCopy } from './mounted-file.ts';
 
 export const CONFIG_KEY = 'config.yaml';
 
@@ -84,7 +85,11 @@ async function clusterCloud(
   const entry = clouds[agents.cloud];
   if (!isPlainObject(entry))
     return { missing: `${source} has no cloud "${agents.cloud}" in its clouds.yaml` };
-  return { openstack: cloudToOpenstack(entry), source: `${source} (cloud ${agents.cloud})` };
+  const openstack = cloudToOpenstack(entry);
+  // a private CA the agents read from the same Secret (its key ca.pem): here, a local copy of it
+  if (typeof openstack.cacert === 'string')
+    openstack.cacert = localCopy(openstack.cacert, agents.secretMount, got.data);
+  return { openstack, source: `${source} (cloud ${agents.cloud})` };
 }
 
 const hasNoCredential = (c: Config): boolean =>

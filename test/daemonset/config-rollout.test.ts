@@ -3,28 +3,21 @@
 // its name carries a hash of its content, the DaemonSet names it, and a changed setting is a changed
 // pod template that `kubectl apply -k` rolls out. The read-only commands find that hashed ConfigMap
 // (and the Secret) through the DaemonSet's volumes, not by a fixed name.
-import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import yaml from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixture, type KubeFixture } from '../kube/sandbox.ts';
 import { cli } from '../cli/harness.ts';
-import { hasKubectl, kubectl } from './kubectl.ts';
+import { hasKubectl, renderCopy } from './kubectl.ts';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Obj = any;
 
-/** `kubectl kustomize` of a scratch copy of daemonset/ with `files` (path → text) written over it. */
-async function render(files: Record<string, string> = {}, dir = 'daemonset'): Promise<Obj[]> {
-  const root = mkdtempSync(path.join(tmpdir(), 'drainer-config-rollout-'));
-  cpSync('daemonset', path.join(root, 'daemonset'), { recursive: true });
-  cpSync('docs/examples', path.join(root, 'docs/examples'), { recursive: true });
-  for (const [f, text] of Object.entries(files)) writeFileSync(path.join(root, f), text);
-  const out = await kubectl(['kustomize', path.join(root, dir)]);
-  expect(out.code, out.stderr).toBe(0);
-  return yaml.loadAll(out.stdout) as Obj[];
-}
+/** daemonset/ (or the overlay `dir`) rendered from a scratch copy with `files` written over it. */
+const render = async (files: Record<string, string> = {}, dir = 'daemonset'): Promise<Obj[]> =>
+  (await renderCopy(dir, files)) as Obj[];
 
 const configMapOf = (objs: Obj[]) => objs.find((o) => o.kind === 'ConfigMap');
 const podTemplateOf = (objs: Obj[]) => objs.find((o) => o.kind === 'DaemonSet').spec.template;
