@@ -16,16 +16,28 @@ import {
   stopMarkOf,
   type StopMark,
 } from './stop-mark.ts';
-import { taskStateOf } from './types.ts';
+import { taskStateOf, type NovaServer } from './types.ts';
 
 type Compute = Pick<
   ComputeClient,
-  'stopServer' | 'setServerMetadataItem' | 'deleteServerMetadataItem' | 'listInstanceActions' | 'getServer'
+  | 'stopServer'
+  | 'setServerMetadataItem'
+  | 'deleteServerMetadataItem'
+  | 'listInstanceActions'
+  | 'getServer'
+  | 'listServersOnHost'
+  | 'listServersChangedSince'
 >;
 
 export interface MarkingStops<C> {
   /** `compute`, with its stopServer marking first. */
   readonly compute: C;
+  /**
+   * The server carried drainer's mark when the migrator last read it: a move of it is a move of a
+   * server drainer stopped (another maintenance's, its record maybe gone), so this record claims it
+   * and its restore starts it wherever it lands.
+   */
+  marked(id: string): boolean;
   /** Writes each stop's request id into its mark (best effort: the mark's anchor stands in for it). */
   stamp(signal?: AbortSignal): Promise<void>;
   /**
@@ -70,15 +82,36 @@ export function markingStops<C extends Compute>(
     if (request) made.set(id, { ...mark, request });
     return request;
   };
+  const marks = new Set<string>();
+  const seen = <T extends NovaServer[]>(servers: T): T => {
+    for (const x of servers) {
+      if (stopMarkOf(x)) marks.add(x.id);
+      else marks.delete(x.id);
+    }
+    return servers;
+  };
+  // the migrator's reads of servers, watched for marks (no request of their own)
+  const reads: Partial<Record<PropertyKey, unknown>> = {
+    stopServer,
+    listServersOnHost: async (host: string, signal?: AbortSignal, onNovaNow?: (ms: number) => void) =>
+      seen(await compute.listServersOnHost(host, signal, onNovaNow)),
+    listServersChangedSince: async (since: Date, signal?: AbortSignal) => {
+      const r = await compute.listServersChangedSince(since, signal);
+      seen(r.servers);
+      return r;
+    },
+    getServer: async (id: string, signal?: AbortSignal) => seen([await compute.getServer(id, signal)])[0],
+  };
   const wrapped = new Proxy(compute, {
     get(target, prop) {
-      if (prop === 'stopServer') return stopServer;
+      if (prop in reads) return reads[prop];
       const v: unknown = Reflect.get(target, prop, target);
       return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
     },
   });
   return {
     compute: wrapped,
+    marked: (id) => marks.has(id),
     async adopt(migrations, signal) {
       for (const [id, m] of Object.entries(migrations)) {
         if (!m.stopped || !m.stopRequest) continue;

@@ -148,7 +148,9 @@ export class NovaPlugin implements BackendPlugin {
       beforeStart: (id, entry) => {
         // a new attempt starts its entry afresh, but keeps what its way out recorded
         const { notifiedAt, stopped } = record.migrations[id] ?? {};
-        const kept = { ...(notifiedAt ? { notifiedAt } : {}), ...(stopped ? { stopped } : {}) };
+        // a server drainer stopped (its mark) that this record moves: this record's to start again
+        const claimed = stopped || marking.marked(id);
+        const kept = { ...(notifiedAt ? { notifiedAt } : {}), ...(claimed ? { stopped: true } : {}) };
         return save({ ...record, migrations: { ...record.migrations, [id]: { ...kept, ...entry } } });
       },
       remember: async (id, patch) => {

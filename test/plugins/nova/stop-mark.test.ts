@@ -91,6 +91,32 @@ describe("drainer's stop mark", () => {
     expect(mark()).toBeUndefined();
   });
 
+  it('a marked server another maintenance cold-moves off its host (its owner changed the way out to cold): that maintenance’s restore starts it where it landed', async () => {
+    const { a, b } = await world();
+    await a.evacuate();
+    await until(idle('SHUTOFF'), 'stopped by drainer');
+    // an operator moves it onto compute-b, which goes into maintenance (the stopped server stays there)
+    await owner('POST', '/servers/vm-stop/action', { migrate: { host: 'compute-b' } });
+    await until(idle('VERIFY_RESIZE'), 'moved');
+    await owner('POST', '/servers/vm-stop/action', { confirmResize: null });
+    await until(idle('SHUTOFF'), 'confirmed, still off');
+    await b.evacuate();
+    await a.restore(); // compute-a back in service; vm-stop left on compute-b with its mark
+    expect(mark()).toBeDefined();
+
+    // its owner now wants it moved cold: compute-b's next attempt moves it to compute-a, still off
+    await owner('PUT', `/servers/vm-stop/metadata/${MAINTENANCE_KEY}`, {
+      meta: { [MAINTENANCE_KEY]: 'cold' },
+    });
+    await b.evacuate();
+    expect([server().host, server().status]).toEqual(['compute-a', 'SHUTOFF']);
+
+    await b.restore();
+    await until(idle('ACTIVE'), 'started by compute-b’s restore');
+    expect(server().host).toBe('compute-a');
+    expect(mark()).toBeUndefined();
+  });
+
   it('the record lost: the stranded check starts a marked server once the node is in service, not before', async () => {
     const { a } = await world();
     await a.evacuate();
