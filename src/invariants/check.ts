@@ -16,6 +16,7 @@ import { queueOrder } from './rules/fifo.ts';
 import { gatesWithoutKeeper } from './rules/gate-keeper.ts';
 import { stopMarksLeftStopped } from './rules/stop-marks.ts';
 import { stopMarksWithoutAgent } from './rules/stop-mark-agent.ts';
+import { vmStopMarksWithoutAgent } from './rules/vm-stop-mark-agent.ts';
 import { serversLeftInVerifyResize } from './rules/verify-resize.ts';
 import type { Violation } from './violation.ts';
 import type { CheckOptions, World } from './world.ts';
@@ -40,6 +41,7 @@ export const RULES: readonly Rule[] = [
   serversLeftInVerifyResize,
   stopMarksLeftStopped,
   stopMarksWithoutAgent,
+  vmStopMarksWithoutAgent,
   failuresOfCompletedMoves,
   gatesWithoutKeeper,
   queueOrder,

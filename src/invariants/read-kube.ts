@@ -19,9 +19,11 @@ import type {
   WorldMaintenance,
   WorldNode,
   WorldDaemonSet,
+  WorldVm,
   WorldVmi,
   WorldVmiMove,
 } from './world.ts';
+import { VM_STOP_MARK } from './rules/vm-stop-mark-agent.ts';
 
 export type KubeWorld = Omit<World, 'nova' | 'observations'>;
 
@@ -119,6 +121,13 @@ const toVmi = (v: Obj): WorldVmi => ({
   ...(v.metadata.deletionTimestamp ? { deleting: true } : {}),
 });
 
+const toVm = (v: Obj): WorldVm => ({
+  namespace: v.metadata.namespace ?? '',
+  name: v.metadata.name ?? '',
+  mark: v.metadata.annotations?.[VM_STOP_MARK] ?? '',
+  running: v.status?.['ready'] === true,
+});
+
 function toVmiMove(m: Obj): WorldVmiMove {
   const st =
     (m.status as { phase?: string; migrationState?: Record<string, string | undefined> } | undefined) ?? {};
@@ -160,7 +169,7 @@ export async function readKubeWorld(
   const signal = o.signal ? { signal: o.signal } : {};
   const list = <T extends KubeObject>(path: string, query?: Record<string, string>) =>
     listAll<T>(k, { path, ...(query ? { query } : {}), ...signal }).then((l) => l.items);
-  const [nodes, maintenances, pods, pdbs, leases, events, vmis, moves, daemonSets] = await Promise.all([
+  const [nodes, maintenances, pods, pdbs, leases, events, vmis, moves, daemonSets, vms] = await Promise.all([
     list<KubeNode>('/api/v1/nodes'),
     listNodeMaintenances(k, signal),
     list<KubePod>(podsPath(o.namespace), { labelSelector: GATE_SELECTOR }),
@@ -173,6 +182,8 @@ export async function readKubeWorld(
     optional(() =>
       list<KubeObject>(`/apis/apps/v1/namespaces/${encodeURIComponent(o.namespace)}/daemonsets`),
     ),
+    // VirtualMachines drainer stopped and marked
+    optional(() => list<Obj>(`${KV}/virtualmachines`, { labelSelector: VM_STOP_MARK })),
   ]);
   return {
     at: o.now?.() ?? new Date(),
@@ -185,5 +196,6 @@ export async function readKubeWorld(
     ...(vmis ? { vmis: vmis.map(toVmi) } : {}),
     ...(moves ? { vmiMoves: moves.map(toVmiMove) } : {}),
     ...(daemonSets ? { daemonSets: daemonSets.map(toDaemonSet) } : {}),
+    ...(vms ? { vms: vms.map(toVm) } : {}),
   };
 }

@@ -35,6 +35,7 @@ export const INVARIANT_IDS = [
   'vms-without-agent',
   'queue-out-of-order',
   'stop-mark-without-agent',
+  'vm-stop-mark-without-agent',
 ] as const;
 
 export type InvariantId = (typeof INVARIANT_IDS)[number];
@@ -51,6 +52,7 @@ export const OPERATOR_FINDINGS: ReadonlySet<InvariantId> = new Set([
   'no-agent',
   'vms-without-agent',
   'stop-mark-without-agent',
+  'vm-stop-mark-without-agent',
 ]);
 
 export const violation = (id: InvariantId, object: string, evidence: string, fix: string): Violation => ({

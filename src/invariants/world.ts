@@ -112,6 +112,16 @@ export interface WorldVmi {
   readonly deleting?: boolean;
 }
 
+/** A VirtualMachine carrying drainer's stop mark (label drainer.dev/stopped). */
+export interface WorldVm {
+  readonly namespace: string;
+  readonly name: string;
+  /** The annotation drainer.dev/stopped as written (JSON: node, at, runStrategy, vmi). */
+  readonly mark: string;
+  /** Its VMI runs (status.ready). */
+  readonly running: boolean;
+}
+
 /** A VirtualMachineInstanceMigration that ended: where from, where to, and when. */
 export interface WorldVmiMove {
   readonly namespace: string;
@@ -207,7 +217,8 @@ export interface Observations {
  * node carried drainer.dev/queued, each span a node held a slot Lease.
  */
 export interface ObservedQueue {
-  readonly queued: readonly ObservedSpan[];
+  /** from: the node's place (a label put back with its old value keeps it); since: when this stay began. */
+  readonly queued: readonly (ObservedSpan & { readonly since?: number })[];
   /** renewedAt: the holder's last write to it (a renewal) before `until`. */
   readonly slots: readonly (ObservedSpan & { readonly slot: string; readonly renewedAt?: number })[];
   /**
@@ -264,6 +275,8 @@ export interface World {
   readonly nova?: WorldNova;
   readonly vmis?: readonly WorldVmi[];
   readonly vmiMoves?: readonly WorldVmiMove[];
+  /** VirtualMachines carrying drainer's stop mark; undefined when not read. */
+  readonly vms?: readonly WorldVm[];
   /** The DaemonSets in drainer's namespace (its agents'); undefined when not read. */
   readonly daemonSets?: readonly WorldDaemonSet[];
   readonly observations?: Observations;

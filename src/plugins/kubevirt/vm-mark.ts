@@ -51,9 +51,3 @@ export function vmMarkOf(vm: VmLite): VmStopMark | undefined {
     ...(str(v.vmi) ? { vmi: v.vmi } : {}),
   };
 }
-
-/** The one command that starts a marked VM by hand (doctor names it). */
-export const startCommand = (m: Pick<StoppedVm, 'namespace' | 'name' | 'runStrategy'>): string =>
-  m.runStrategy === 'Once'
-    ? `kubectl patch vm ${m.name} -n ${m.namespace} --type merge -p '{"spec":{"runStrategy":"Once"}}'`
-    : `virtctl start ${m.name} -n ${m.namespace}`;
