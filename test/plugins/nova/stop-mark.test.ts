@@ -42,6 +42,14 @@ const server = () => cloud!.state.server('vm-stop')!;
 const idle = (status: string) => () => (server().status === status && !server().taskState ? true : undefined);
 const mark = () => server().metadata[STOP_MARK_KEY];
 
+/** Its owner's (or an operator's) resize or migrate of the stopped server, confirmed: Nova keeps it off. */
+async function movedWhileOff(body: object) {
+  await owner('POST', '/servers/vm-stop/action', body);
+  await until(idle('VERIFY_RESIZE'), 'moved');
+  await owner('POST', '/servers/vm-stop/action', { confirmResize: null });
+  await until(idle('SHUTOFF'), 'confirmed, still off');
+}
+
 async function world() {
   const clock = new ScaledClock(100);
   cloud = await startOpenStack({
@@ -74,10 +82,7 @@ describe("drainer's stop mark", () => {
     await a.evacuate();
     await until(idle('SHUTOFF'), 'stopped by drainer');
     // its owner resizes it: Nova keeps it stopped, on compute-b, which then goes into maintenance
-    await owner('POST', '/servers/vm-stop/action', { resize: { flavorRef: 'flavor-c2-r4096-d10' } });
-    await until(idle('VERIFY_RESIZE'), 'resized');
-    await owner('POST', '/servers/vm-stop/action', { confirmResize: null });
-    await until(idle('SHUTOFF'), 'confirmed, still off');
+    await movedWhileOff({ resize: { flavorRef: 'flavor-c2-r4096-d10' } });
     await b.evacuate();
     expect(cloud!.state.service('compute-b')?.status).toBe('disabled');
 
@@ -96,10 +101,7 @@ describe("drainer's stop mark", () => {
     await a.evacuate();
     await until(idle('SHUTOFF'), 'stopped by drainer');
     // an operator moves it onto compute-b, which goes into maintenance (the stopped server stays there)
-    await owner('POST', '/servers/vm-stop/action', { migrate: { host: 'compute-b' } });
-    await until(idle('VERIFY_RESIZE'), 'moved');
-    await owner('POST', '/servers/vm-stop/action', { confirmResize: null });
-    await until(idle('SHUTOFF'), 'confirmed, still off');
+    await movedWhileOff({ migrate: { host: 'compute-b' } });
     await b.evacuate();
     await a.restore(); // compute-a back in service; vm-stop left on compute-b with its mark
     expect(mark()).toBeDefined();
@@ -204,10 +206,7 @@ describe('a record written by the previous version (stopped entries, no mark on 
   it('its restore starts the server on the host; one moved onto a host in maintenance is marked there, and started by that host’s restore', async () => {
     const { a, b } = await world();
     const old = await stoppedByOlderDrainer();
-    await owner('POST', '/servers/vm-stop/action', { resize: { flavorRef: 'flavor-c2-r4096-d10' } });
-    await until(idle('VERIFY_RESIZE'), 'resized');
-    await owner('POST', '/servers/vm-stop/action', { confirmResize: null });
-    await until(idle('SHUTOFF'), 'confirmed, still off');
+    await movedWhileOff({ resize: { flavorRef: 'flavor-c2-r4096-d10' } });
     await b.evacuate();
     a.resumeFrom(old);
 
