@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import yaml from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mountsOf } from '../../src/cli/agent-mounts.ts';
 import { startFixture, type KubeFixture } from '../kube/sandbox.ts';
 import { cli } from '../cli/harness.ts';
 import { hasKubectl, renderCopy } from './kubectl.ts';
@@ -105,5 +106,50 @@ describe.skipIf(!hasKubectl)("the read-only commands find the agents' hashed Con
     const lines = r.stdout.trimEnd().split('\n');
     expect(lines[0]).toMatch(/· freezes: release week until 2999-01-01T00:00:00Z/);
     expect(lines.at(-1)).toBe(`config: the agents' ConfigMap drainer/${name}`);
+  });
+});
+
+describe("the agents' ConfigMap, Secret and cloud, read off their DaemonSet", () => {
+  const ds = (container: Obj, volumes: Obj[] = []) => ({
+    spec: { template: { spec: { containers: [container], volumes } } },
+  });
+
+  it('follows the container: --config-path and OS_CLIENT_CONFIG_FILE to their mounts, OS_CLOUD', () => {
+    const agents = mountsOf(
+      ds(
+        {
+          args: ['daemon', '--config-path=/config/drainer/settings.yaml'],
+          env: [
+            { name: 'OS_CLOUD', value: 'prod' },
+            { name: 'OS_CLIENT_CONFIG_FILE', value: '/secrets/os/clouds.yaml' },
+          ],
+          volumeMounts: [
+            { name: 'all-config', mountPath: '/config' },
+            { name: 'settings', mountPath: '/config/drainer/' },
+            { name: 'os', mountPath: '/secrets/os' },
+          ],
+        },
+        [
+          { name: 'all-config', configMap: { name: 'wrong' } },
+          { name: 'settings', configMap: { name: 'drainer-settings-abc' } },
+          { name: 'os', secret: { secretName: 'openstack-prod-xyz' } },
+        ],
+      ),
+    );
+    expect(agents).toEqual({
+      configMap: 'drainer-settings-abc',
+      secret: 'openstack-prod-xyz',
+      secretMount: '/secrets/os',
+      cloud: 'prod',
+    });
+  });
+
+  it('keeps the stock names for what the DaemonSet does not say (an agent run another way)', () => {
+    expect(mountsOf(ds({ name: 'drainer', image: 'drainer' }))).toEqual({
+      configMap: 'drainer-config',
+      secret: 'drainer-openstack',
+      secretMount: '/etc/openstack',
+      cloud: 'drainer',
+    });
   });
 });
