@@ -15,7 +15,7 @@ export interface QueueSource {
   now(): number;
 }
 
-type Span = { -readonly [K in keyof ObservedSpan]: ObservedSpan[K] };
+type Span = { -readonly [K in keyof ObservedSpan]: ObservedSpan[K] } & { since?: number };
 type SlotSpan = Span & { slot: string; renewedAt?: number };
 
 const SLOT = /^drainer-evacuation-\d+$/;
@@ -52,7 +52,8 @@ export class QueueWatch {
     }
     if (value === undefined) return;
     const last = this.#last.get(name);
-    const span: Span = { node: name, from: last?.value === value ? last.from : now };
+    const kept = last?.value === value;
+    const span: Span = { node: name, from: kept ? last.from : now, ...(kept ? { since: now } : {}) };
     this.#queued.push(span);
     this.#open.set(name, { span, value });
     this.#last.set(name, { value, from: span.from });

@@ -46,7 +46,7 @@ describe('the fleet queue as the API server saw it', () => {
     expect(w.queue.queued).toEqual([
       { node: 'a', from: 100, until: 300 },
       { node: 'b', from: 200, until: 500 },
-      { node: 'a', from: 100 },
+      { node: 'a', from: 100, since: 400 },
     ]);
   });
 

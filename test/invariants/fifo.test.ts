@@ -78,6 +78,20 @@ describe('the fair queue, by the API server’s clock', () => {
     expect(ids({ queued, slots: late })).toEqual([]);
   });
 
+  it('a node back in the queue with its old place waits only from its return', () => {
+    const slots = [
+      { node: 'z', slot: 's0', from: 0, until: 40_000 },
+      { node: 'b', slot: 's0', from: 40_050 },
+    ];
+    const back = (since: number) => [
+      { node: 'a', from: 1_000, until: 5_000 },
+      { node: 'a', from: 1_000, since },
+      { node: 'b', from: 21_000, until: 40_100 },
+    ];
+    expect(ids({ queued: back(50_000), slots })).toEqual([]);
+    expect(ids({ queued: back(30_000), slots })).toEqual(['queue-out-of-order']);
+  });
+
   it('says nothing without the queue observed', () => {
     expect(queueOrder(world(), OPTS)).toEqual([]);
   });

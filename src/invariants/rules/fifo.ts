@@ -10,7 +10,9 @@ import type { CheckOptions, ObservedQueue, ObservedSpan, World } from '../world.
 
 type SlotSpan = ObservedQueue['slots'][number];
 
-const during = (s: ObservedSpan, t: number): boolean => s.from <= t && (s.until === undefined || s.until > t);
+/** In the span at t: from its start (since, where a stay kept an older place) until its end. */
+const during = (s: ObservedSpan & { since?: number }, t: number): boolean =>
+  (s.since ?? s.from) <= t && (s.until === undefined || s.until > t);
 
 /** When the slot became free for waiters before t: its last holder gave it back, or its Lease ran out. */
 function freeSince(q: ObservedQueue, take: SlotSpan): number {
@@ -30,7 +32,7 @@ export function queueOrder(world: World, opts: CheckOptions): Violation[] {
   const out: Violation[] = [];
   for (const take of q.slots) {
     const t = take.from;
-    const mine = q.queued.filter((s) => s.node === take.node && s.from <= t).at(-1);
+    const mine = q.queued.filter((s) => s.node === take.node && (s.since ?? s.from) <= t).at(-1);
     if (!mine || (mine.until !== undefined && mine.until < t)) continue; // took it without queueing
     const holding = (node: string) => q.slots.some((s) => s !== take && s.node === node && during(s, t));
     const ahead = q.queued.filter(
@@ -48,7 +50,7 @@ export function queueOrder(world: World, opts: CheckOptions): Violation[] {
       violation(
         'queue-out-of-order',
         `node/${take.node}`,
-        `${take.node} (queued at ${new Date(mine.from).toISOString()} by the API server's clock) took slot ${take.slot} at ${new Date(t).toISOString()} while ${ahead.map((s) => s.node).join(', ')} queued before it (${first.node} at ${new Date(first.from).toISOString()}) still waited, with ${free} slot(s) free`,
+        `${take.node} (queued at ${new Date(mine.from).toISOString()} by the API server's clock) took slot ${take.slot} at ${new Date(t).toISOString()} while ${[...new Set(ahead.map((s) => s.node))].join(', ')} queued before it (${first.node} at ${new Date(first.from).toISOString()}) still waited, with ${free} slot(s) free`,
         "the fair queue must order by the API server's time, not each agent's clock; compare the nodes' drainer.dev/queued labels with when they were written",
       ),
     );
