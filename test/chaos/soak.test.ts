@@ -22,7 +22,11 @@ import {
 import { gateName } from '../../src/kube/gate.ts';
 import { microTime } from '../../src/core/fleet/budget.ts';
 
-/** Its first 24 steps draw 15 of the 23 kinds of step (a release and an owner among them) and all five kinds of drain. */
+/**
+ * Its first 24 steps draw 14 of the 29 kinds of step (an owner, an agent taken off by label, a VMI
+ * made again under its name and a stopped server moved onto a host in maintenance among them) and all
+ * five kinds of drain.
+ */
 const SEED = 37;
 const ROUNDS = 24;
 
@@ -38,11 +42,12 @@ describe('chaos soak (sandbox fleet)', () => {
     expect(r.ran).toEqual(steps);
     const injected = Object.values(r.injected).reduce((a, b) => a + b, 0);
     expect(injected + r.skipped).toBe(ROUNDS);
-    expect(Object.values(r.injected).filter((n) => n > 0).length).toBeGreaterThanOrEqual(14);
+    // a step with nothing to act on (no VMI running, no stopped server to move) is skipped
+    expect(Object.values(r.injected).filter((n) => n > 0).length).toBeGreaterThanOrEqual(12);
     expect(new Set(r.drains.returns.map((d) => d.kind)).size).toBeGreaterThanOrEqual(3);
     expect(r.findings).toEqual([]);
     expect(r.endState.map((n) => n.node).sort()).toEqual([...FLEET_NODES]);
-  }, 180_000);
+  }, 300_000);
 
   it('catches a tool that deletes the gate of a node whose servers are still on it', async () => {
     const f = await startFleet();
