@@ -131,12 +131,14 @@ export function markingStops<C extends Compute>(
     async stamp(signal) {
       // not cut short by a cancel: a refused stop's mark would claim the owner's stop as drainer's
       for (const id of [...refused]) await unmark(id);
+      // an evacuation cut short (uncordon, shutdown) returns at once: the mark's anchor stands in
+      if (signal?.aborted) return;
       for (const [id, mark] of made) {
         try {
           await compute.setServerMetadataItem(id, STOP_MARK_KEY, formatStopMark(mark), signal);
           made.delete(id);
         } catch (err) {
-          if (signal?.aborted) throw err;
+          if (signal?.aborted) return;
           log.debug(
             { server: id, reason: (err as Error).message },
             'stop mark not stamped with its request id',

@@ -4,6 +4,8 @@
 // Node's record. The agent of the host where the server is starts it once that host is in
 // service; an owner's later power action ends the claim, and the mark comes off.
 import { afterEach, describe, expect, it } from 'vitest';
+import { CancelledError } from '../../../src/errors.ts';
+import { ComputeClient } from '../../../src/plugins/nova/compute.ts';
 import { MAINTENANCE_KEY } from '../../../src/plugins/nova/policy.ts';
 import { STOP_MARK_KEY, stopMarkOf } from '../../../src/plugins/nova/stop-mark.ts';
 import { ScaledClock } from '../../../src/sandbox/clock.ts';
@@ -75,6 +77,26 @@ describe("drainer's stop mark", () => {
       request: stop,
     });
     expect(stops.server('vm-stop')?.status).toBe('SHUTOFF');
+  });
+
+  it('an uncordon right after the stop: the evacuation returns, the mark keeps its anchor, and restore starts the server', async () => {
+    const uncordon = new AbortController();
+    class UncordonAfterStop extends ComputeClient {
+      override async stopServer(id: string, signal?: AbortSignal): Promise<string | undefined> {
+        const request = await super.stopServer(id, signal);
+        uncordon.abort(new CancelledError('uncordoned'));
+        return request;
+      }
+    }
+    const { a } = await world(UncordonAfterStop);
+
+    const outcome = await a.evacuate({ signal: uncordon.signal });
+
+    expect(outcome.plugin).toBe('nova');
+    expect(stopMarkOf(server())).toMatchObject({ node: 'compute-a', after: expect.stringMatching(/^req-/) });
+    await a.restore();
+    await until(idle('ACTIVE'), 'started by the restore');
+    expect(mark()).toBeUndefined();
   });
 
   it('a server drainer stopped, moved by its owner onto a host in maintenance: left stopped with its mark, and started by that host’s restore', async () => {
