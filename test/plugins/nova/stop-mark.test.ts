@@ -52,14 +52,17 @@ async function movedWhileOff(body: object) {
   await until(idle('SHUTOFF'), 'confirmed, still off');
 }
 
-async function world() {
+async function world(Compute: typeof ComputeClient = ComputeClient) {
   const clock = new ScaledClock(100);
   cloud = await startOpenStack({
     clock,
     hosts: [{ name: 'compute-a' }, { name: 'compute-b' }],
     servers: [vm()],
   });
-  return { a: sandboxDrainer(cloud, clock), b: sandboxDrainer(cloud, clock, {}, undefined, 'compute-b') };
+  return {
+    a: sandboxDrainer(cloud, clock, {}, Compute),
+    b: sandboxDrainer(cloud, clock, {}, Compute, 'compute-b'),
+  };
 }
 
 describe("drainer's stop mark", () => {
