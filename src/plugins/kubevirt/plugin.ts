@@ -1,7 +1,7 @@
 // The KubeVirt backend: trigger KubeVirt's own evacuation (drain taint and/or launcher-pod
 // eviction), follow every migration to its end, and name what cannot move before the pod drain runs.
 import type { KubevirtConfig } from '../../config/schema.ts';
-import { DrainerError, isCancelledError, isTransientError } from '../../errors.ts';
+import { DrainerError, isTransientError } from '../../errors.ts';
 import type {
   BackendPlugin,
   EvacuationContext,
@@ -22,14 +22,22 @@ import type { KubevirtApi } from './port.ts';
 import { keeper } from './keeper.ts';
 import { readRecord } from './record.ts';
 import { restoreNode, strandedVms, type WaitDeps } from './restore.ts';
-import { finalize, handledPods, outcomeOf, planned, plannedManual, staticProgress } from './report.ts';
+import {
+  dryRunProgress,
+  finalize,
+  handledPods,
+  outcomeOf,
+  planned,
+  plannedManual,
+  staticProgress,
+} from './report.ts';
 import { waitForOthers } from './manual.ts';
 import { clusterSettings } from './settings.ts';
 import { shutDown } from './shutdown.ts';
 import type { StopDeps } from './stopping.ts';
 import { migrationDeadline } from './timeout.ts';
 import { Tracker } from './tracker.ts';
-import { unmarkEvicted } from './unmark.ts';
+import { abortOnCancel, CLEANUP_MS } from './unmark.ts';
 import { halt, type HaltDeps } from './halt.ts';
 import { MAINTENANCE_ANNOTATION, ownerVm, readPolicy } from './policy.ts';
 import { ExternalController } from './external.ts';
@@ -45,9 +53,6 @@ export interface KubevirtPluginDeps {
   /** The clock the per-VMI timeouts and durations run on (a sandbox passes its scaled clock). */
   readonly now?: () => number;
 }
-
-/** Time allowed for the clean-up requests of a cancel (the evacuation's own signal is aborted). */
-const CLEANUP_MS = 30_000;
 
 const defaultSleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve) => {
@@ -192,7 +197,7 @@ export class KubevirtPlugin implements BackendPlugin {
     const byHalt = new Map(halted.map((w) => [w.name, w]));
     let workloads = this.#progress(classified, tracker, asking).map((w) => byHalt.get(w.name) ?? w);
     if (ctx.signal.aborted) {
-      await this.#cancel(node, tracker, triggers, externals.map(vmiKey), ctx);
+      await abortOnCancel(this.#deps.api, node, { tracker, triggers, externals: externals.map(vmiKey) }, ctx);
     } else {
       workloads = await this.#shutdownBlocked(node, classified, tracker, workloads, ctx);
     }
@@ -314,43 +319,6 @@ export class KubevirtPlugin implements BackendPlugin {
     }
   }
 
-  /**
-   * On a cancel with evacuation.abortOnCancel: take the drain taint back (while it stays, KubeVirt
-   * starts the migrations again), take eviction marks back (KubeVirt v1.7+), then delete the
-   * unfinished migrations of this node's VMIs: KubeVirt aborts a migration whose VMIM is deleted.
-   * A shutdown or deadline aborts nothing.
-   */
-  async #cancel(
-    node: NodeRef,
-    tracker: Tracker,
-    triggers: Triggers,
-    externals: readonly string[],
-    ctx: EvacuationContext,
-  ): Promise<void> {
-    if (!ctx.abortOnCancel || !isCancelledError(ctx.signal.reason)) return;
-    const signal = AbortSignal.timeout(CLEANUP_MS);
-    const { api } = this.#deps;
-    try {
-      await triggers.removeOurTaint(signal);
-      const ours = new Set(tracker.pending());
-      await unmarkEvicted(api, node.name, new Set([...ours, ...externals]), ctx.log, signal);
-      const open = (await api.listMigrations(signal)).filter(
-        (m) =>
-          !['Succeeded', 'Failed'].includes(m.status?.phase ?? '') &&
-          ours.has(`${m.metadata.namespace ?? 'default'}/${m.spec?.vmiName ?? ''}`),
-      );
-      for (const m of open) {
-        ctx.log.warn(
-          { vmi: m.spec?.vmiName, migration: m.metadata.name },
-          'aborting the migration (evacuation.abortOnCancel)',
-        );
-        await api.deleteMigration(m.metadata.namespace ?? 'default', m.metadata.name, signal);
-      }
-    } catch (err) {
-      ctx.log.warn({ err, node: node.name }, 'could not abort every migration on cancel');
-    }
-  }
-
   /** nonMigratable: shutdown, once every mover has moved: stop the VMIs that cannot migrate. */
   async #shutdownBlocked(
     node: NodeRef,
@@ -436,23 +404,4 @@ export class KubevirtPlugin implements BackendPlugin {
     const pollMs = config.pollInterval * 1000;
     return waitForOthers(this.name, node.name, { api, pollMs, sleep: sleep ?? defaultSleep }, ctx);
   }
-}
-
-/** Dry run: what would happen, nothing changed. */
-function dryRunProgress(c: Classified, manual: boolean): WorkloadProgress {
-  const p = staticProgress(c);
-  if (manual)
-    return {
-      ...p,
-      action: 'external',
-      state: 'skipped',
-      message: 'dry run: would wait for someone else to move it',
-    };
-  if (c.klass === 'notify')
-    return {
-      ...p,
-      state: 'skipped',
-      message: 'dry run: would ask its owner to move it, then live-migrate it',
-    };
-  return c.klass === 'migrate' ? { ...p, state: 'skipped', message: 'dry run: would live-migrate' } : p;
 }

@@ -116,3 +116,22 @@ export function outcomeOf(
     ...(problems.length ? { message: problems.join('; ') } : {}),
   };
 }
+
+/** Dry run: what would happen, nothing changed. */
+export function dryRunProgress(c: Classified, manual: boolean): WorkloadProgress {
+  const p = staticProgress(c);
+  if (manual)
+    return {
+      ...p,
+      action: 'external',
+      state: 'skipped',
+      message: 'dry run: would wait for someone else to move it',
+    };
+  if (c.klass === 'notify')
+    return {
+      ...p,
+      state: 'skipped',
+      message: 'dry run: would ask its owner to move it, then live-migrate it',
+    };
+  return c.klass === 'migrate' ? { ...p, state: 'skipped', message: 'dry run: would live-migrate' } : p;
+}
