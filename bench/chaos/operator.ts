@@ -141,25 +141,17 @@ export class Operator {
     return this.#call('POST', `/apis/apps/v1/namespaces/${this.#namespace}/daemonsets`, agentDaemonSet(name));
   }
 
-  /**
-   * The Node object is deleted and registered again as a kubelet does: same name and labels, no
-   * annotations, schedulable. A label value the API server refuses (over 63 characters: the
-   * hostname label of a long node name, which the sandbox's set-up wrote without the check) is left
-   * out, as a kubelet could not register it either.
-   */
+  /** The Node object is deleted and registered again as a kubelet does: same name and labels, no annotations, schedulable. */
   async recreateNode(node: string): Promise<Answer> {
     const got = await this.#call('GET', `/api/v1/nodes/${node}`);
     if (got.status !== 200 || !got.body) return got;
     const old = got.body as unknown as NodeObject;
     const gone = await this.#call('DELETE', `/api/v1/nodes/${node}`);
     if (gone.status >= 300) return gone;
-    const labels = Object.fromEntries(
-      Object.entries(old.metadata.labels ?? {}).filter(([, v]) => v.length <= 63),
-    );
     return this.#call('POST', '/api/v1/nodes', {
       apiVersion: 'v1',
       kind: 'Node',
-      metadata: { name: node, labels },
+      metadata: { name: node, labels: old.metadata.labels ?? {} },
       spec: {},
       status: old.status,
     });

@@ -50,7 +50,9 @@ export function nodeObject(n: Node, index: number, nowIso: string): KubeObject {
     metadata: {
       name: n.name,
       labels: {
-        'kubernetes.io/hostname': n.name,
+        // a label value holds 63 characters: the API server refuses a longer hostname label (and
+        // every later write of the Node with it), so a longer node name goes without one
+        ...(n.name.length <= 63 ? { 'kubernetes.io/hostname': n.name } : {}),
         'kubernetes.io/os': 'linux',
         'kubernetes.io/arch': 'amd64',
         'beta.kubernetes.io/os': 'linux',
