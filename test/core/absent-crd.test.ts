@@ -52,7 +52,7 @@ describe('an agent on a cluster without the NodeMaintenance CRDs', () => {
     let synced = false;
     void kubeWatchSources({ k, nodeName: 'node-1', log: quietLogger(), crdSettleMs: 50 }).watchMaintenances({
       signal: stop.signal,
-      onEvent: (type, nm) => seen.push(`${type} ${nm.metadata.name}`),
+      onEvent: (type, nm) => seen.push(`${type} ${nm.metadata?.name}`),
       onSynced: () => (synced = true),
     });
     await vi.waitFor(() => expect(synced).toBe(true)); // an absent group never holds readiness back
