@@ -25,6 +25,18 @@ describe('the fair queue, by the API server’s clock', () => {
     expect(ids({ queued, slots })).toEqual(['queue-out-of-order']);
   });
 
+  it('two nodes queued within a second of each other have no order (the Date header is whole seconds)', () => {
+    const queued = [
+      { node: 'a', from: 21_000 },
+      { node: 'b', from: 21_120, until: 40_100 },
+    ];
+    const slots = [
+      { node: 'z', slot: 's0', from: 0, until: 40_000 },
+      { node: 'b', slot: 's0', from: 40_050 },
+    ];
+    expect(ids({ queued, slots })).toEqual([]);
+  });
+
   it('the first queued takes it: in order', () => {
     const queued = [
       { node: 'a', from: 1_000, until: 40_100 },

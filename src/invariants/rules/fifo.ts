@@ -10,6 +10,12 @@ import type { CheckOptions, ObservedQueue, ObservedSpan, World } from '../world.
 
 type SlotSpan = ObservedQueue['slots'][number];
 
+/**
+ * The API server's time as the agents learn it: its Date header, whole seconds. Two nodes queued
+ * within a second of each other have no order the agents could know; one queued a second earlier does.
+ */
+const RESOLUTION_MS = 1000;
+
 /** In the span at t: from its start (since, where a stay kept an older place) until its end. */
 const during = (s: ObservedSpan & { since?: number }, t: number): boolean =>
   (s.since ?? s.from) <= t && (s.until === undefined || s.until > t);
@@ -36,7 +42,7 @@ export function queueOrder(world: World, opts: CheckOptions): Violation[] {
     if (!mine || (mine.until !== undefined && mine.until < t)) continue; // took it without queueing
     const holding = (node: string) => q.slots.some((s) => s !== take && s.node === node && during(s, t));
     const ahead = q.queued.filter(
-      (s) => s.node !== take.node && s.from < mine.from && during(s, t) && !holding(s.node),
+      (s) => s.node !== take.node && s.from <= mine.from - RESOLUTION_MS && during(s, t) && !holding(s.node),
     );
     const held = new Set(
       q.slots.filter((s) => s !== take && s.slot !== take.slot && during(s, t)).map((s) => s.slot),
