@@ -9,6 +9,7 @@ import { promisify } from 'node:util';
 import yaml from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.ts';
+import { microTime } from '../../src/core/fleet/budget.ts';
 import { STATE_ANNOTATION } from '../../src/core/record/record.ts';
 import { setAnnotation } from '../../src/kube/node.ts';
 import { gateName, gatePdb, gatePod, pdbsPath, podsPath } from '../../src/kube/gate.ts';
@@ -44,7 +45,12 @@ const lease = (nodeName: string, renewTime: string) => ({
     namespace: 'drainer',
     labels: { 'app.kubernetes.io/component': 'node-agent' },
   },
-  spec: { holderIdentity: `drainer-${nodeName}/uid`, leaseDurationSeconds: 120, renewTime },
+  // a MicroTime, as the API server requires of a Lease's times
+  spec: {
+    holderIdentity: `drainer-${nodeName}/uid`,
+    leaseDurationSeconds: 120,
+    renewTime: microTime(new Date(renewTime)),
+  },
 });
 const LEASES = '/apis/coordination.k8s.io/v1/namespaces/drainer/leases';
 
@@ -205,42 +211,55 @@ describe('drainer status', () => {
     expect(yaml.load(r.stdout)).toEqual(asJson);
   });
 
-  it('the table: node, phase, trigger, since, slot or queue place, progress per plugin, last error', async () => {
+  it("the table: node, phase, since, slot or queue place, progress per plugin, the gate; a row's long text under it", async () => {
     const r = await cli({ env })('status');
+    expect(r.code, r.stderr).toBe(0);
+    const lines = r.stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^NODE\s+PHASE\s+SINCE\s+SLOT\/QUEUE\s+PROGRESS\s+DRAIN GATE$/);
+    expect(lines).toHaveLength(16);
+    // the last lines say whose settings the header and rows were weighed with
+    expect(lines.slice(14).join(' ').replace(/\s+/g, ' ')).toBe(
+      "config: this machine's only (ConfigMap drainer/drainer-config: not in the cluster), which may not be what the agents run with",
+    );
+    expect(lines[1]).toMatch(
+      /^node-a\s+Evacuating\s+\S+\s+slot 0\s+nova 3\/10 ETA ~4m, kubevirt 1\/2 \(1 failed\)\s+held$/,
+    );
+    // a queued node says what it waits for, under its row: the slot and its holder, and who is ahead of it
+    expect(lines.slice(4, 6)).toEqual([
+      expect.stringMatching(/^node-c\s+Queued\s+\S+\s+queue #1\s+held$/),
+      '        waiting for a slot held by node-a',
+    ]);
+    expect(lines.slice(6, 8)).toEqual([
+      expect.stringMatching(/^node-d\s+Queued\s+\S+\s+queue #2\s+held$/),
+      '        waiting for a slot held by node-a; behind node-c',
+    ]);
+    // a long error is cut at a word, and says where the rest is
+    expect(lines.slice(8, 10)).toEqual([
+      expect.stringMatching(/^node-e\s+Failed\s+\S+\s+held$/),
+      '        last error: nova: not every workload moved (web-1: No valid host was found. There are… (-o wide shows it all)',
+    ]);
+    expect(lines[10]).toMatch(/^node-f\s+Evacuated\s+\S+\s+pods 6\/6 evicted\s+released$/);
+    // a gate that does not hold says why
+    expect(lines.slice(11, 13)).toEqual([
+      expect.stringMatching(/^node-g\s+InService\s+not held$/),
+      '        drain gate not held: its pod is Pending (ImagePullBackOff: Back-off pulling image "pause")',
+    ]);
+    expect(lines[13]).toMatch(/^node-h\s+Ignored\s*$/);
+  });
+
+  it('-o wide: every column (TRIGGER, LAST ERROR too), every text whole', async () => {
+    const r = await cli({ env })('status', '-o', 'wide');
     expect(r.code, r.stderr).toBe(0);
     const lines = r.stdout.trimEnd().split('\n');
     expect(lines[0]).toMatch(
       /^NODE\s+PHASE\s+TRIGGER\s+SINCE\s+SLOT\/QUEUE\s+PROGRESS\s+DRAIN GATE\s+LAST ERROR$/,
     );
-    expect(lines).toHaveLength(10);
-    // the last line says whose settings the header and rows were weighed with
-    expect(lines[9]).toBe(
-      "config: this machine's only (ConfigMap drainer/drainer-config: not in the cluster), which may not be what the agents run with",
-    );
     expect(lines[1]).toMatch(
       /^node-a\s+Evacuating\s+cordon\s+\S+\s+drainer-evacuation-0\s+nova 3\/10, 14 GiB left, ETA ~4m, kubevirt 1\/2 \(1 failed\)\s+held \(8 of 12 VMs left\)$/,
-    );
-    // a queued node says what it waits for: the slot and its holder, and who is ahead of it
-    expect(lines[3]).toMatch(
-      /^node-c\s+Queued\s+cordon\s+\S+\s+queue #1\s+held\s+waiting for a slot held by node-a$/,
     );
     expect(lines[4]).toMatch(
       /^node-d\s+Queued\s+NodeMaintenance\/nm-d\s+\S+\s+queue #2\s+held\s+waiting for a slot held by node-a; behind node-c$/,
     );
-    expect(lines[5]).toMatch(
-      /^node-e\s+Failed\s+cordon\s+\S+\s+held: evacuation Failed: nova: .*\s+nova: not every workload moved/,
-    );
-    expect(lines[6]).toMatch(/^node-f\s+Evacuated\s+cordon\s+\S+\s+pods 6\/6 evicted\s+released$/);
-    // a long error is cut, and says where the rest is
-    expect(lines[5]).toMatch(/… \(-o wide shows it all\)$/);
-    expect(lines[7]).toMatch(/^node-g\s+InService\s+not held: its pod is Pending/);
-    expect(lines[8]).toMatch(/^node-h\s+Ignored\s*$/);
-  });
-
-  it('-o wide: the table with the whole last error', async () => {
-    const r = await cli({ env })('status', '-o', 'wide');
-    expect(r.code, r.stderr).toBe(0);
-    const lines = r.stdout.trimEnd().split('\n');
     expect(lines[5]).toMatch(
       /^node-e\s+Failed\s+cordon\s+\S+\s+held: evacuation Failed: .*\s+nova: not every workload moved \(web-1: No valid host was found\. There are not enough hosts available for the flavor m1\.xlarge\)$/,
     );
@@ -254,11 +273,12 @@ describe('drainer status', () => {
 
     const r = await cli({ env })('status');
     const lines = r.stdout.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/PROGRESS\s+DRAIN GATE\s+AGENT\s+LAST ERROR$/);
+    expect(lines[0]).toMatch(/PROGRESS\s+DRAIN GATE\s+AGENT$/);
     expect(lines[1]).toMatch(/^node-a\s.*\salive$/);
-    expect(lines[5]).toMatch(
-      /^node-e\s.*\sgone \S+ \(record may be stale\)\s+nova: not every workload moved/,
-    );
+    expect(lines[8]).toMatch(/^node-e\s.*\sheld\s+gone \S+$/);
+    // -o wide says what a gone agent means
+    const wide = (await cli({ env })('status', '-o', 'wide')).stdout.split('\n');
+    expect(wide[5]).toMatch(/^node-e\s.*\sgone \S+ \(record may be stale\)\s+nova: not every workload moved/);
     const json = JSON.parse((await cli({ env })('status', '-o', 'json')).stdout) as {
       nodes: { node: string; agent?: object }[];
     };
@@ -270,6 +290,32 @@ describe('drainer status', () => {
     expect(json.nodes.find((n) => n.node === 'node-b')?.agent).toBeUndefined();
     for (const n of ['node-a', 'node-e'])
       await fx.k.request({ method: 'DELETE', path: `${LEASES}/drainer-node-${n}` });
+  });
+
+  it('the table fits an ordinary terminal (120 columns), and -o wide still has every text whole', async () => {
+    // the widest case: an AGENT column, one of them gone for months
+    await fx.k.request({ method: 'POST', path: LEASES, body: lease('node-a', new Date().toISOString()) });
+    await fx.k.request({ method: 'POST', path: LEASES, body: lease('node-e', iso(0)) });
+    const table = await cli({ env })('status');
+    const wide = await cli({ env })('status', '-o', 'wide');
+    for (const n of ['node-a', 'node-e'])
+      await fx.k.request({ method: 'DELETE', path: `${LEASES}/drainer-node-${n}` });
+
+    expect(table.code, table.stderr).toBe(0);
+    const tooWide = table.stdout.split('\n').filter((l) => l.length > 120);
+    expect(tooWide).toEqual([]);
+    for (const whole of [
+      'NodeMaintenance/nm-d',
+      'drainer-evacuation-0',
+      'nova 3/10, 14 GiB left, ETA ~4m, kubevirt 1/2 (1 failed)',
+      'held (8 of 12 VMs left)',
+      '(record may be stale)',
+      'web-1: No valid host was found. There are not enough hosts available for the flavor m1.xlarge)',
+      'not held: its pod is Pending (ImagePullBackOff: Back-off pulling image "pause")',
+      'waiting for a slot held by node-a; behind node-c, node-d',
+    ])
+      expect(wide.stdout).toContain(whole);
+    expect(wide.stdout).not.toContain('…');
   });
 
   it('--watch redraws when a record changes, and ends on Ctrl-C', async () => {

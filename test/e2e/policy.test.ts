@@ -250,13 +250,16 @@ describe('the memory left to move (full stack)', () => {
       const p = (await s.record('node-a'))?.progress?.nova;
       return p && p.moved >= 1 && p.moved < 3 ? p : undefined;
     });
-    const status = await stackCli(s, { logLevel: 'warn' })('status');
+    const status = await stackCli(s, { logLevel: 'warn' })('status', '-o', 'wide');
+    const table = await stackCli(s, { logLevel: 'warn' })('status');
 
     expect(mid.memoryLeftBytes).toBe((3 - mid.moved) * 2 * 1024 ** 3);
     expect(mid.bytesPerSecond).toBeGreaterThan(0);
     expect(status.stdout).toMatch(
       new RegExp(`nova ${mid.moved}/3, ${(3 - mid.moved) * 2} GiB left, ETA ~\\d+s`),
     );
+    // the table, narrower, keeps the ETA
+    expect(table.stdout).toMatch(/nova [12]\/3 ETA ~\d+s/);
     expect((await finished(s, 'node-a')).progress?.nova?.memoryLeftBytes).toBe(0);
   });
 });

@@ -15,12 +15,19 @@ export function copyText(c: Pick<CopyProgress, 'totalBytes' | 'remainingBytes' |
   return `${pct} % (${c.converging ? left : `${left}, not converging`})`;
 }
 
-/** "12 GiB left, ETA ~4m" (the ETA from the copy rate this evacuation measured), or "" without a figure. */
-export function memoryText(p: { memoryLeftBytes?: number; bytesPerSecond?: number }): string {
+type Memory = { memoryLeftBytes?: number; bytesPerSecond?: number };
+
+/** "ETA ~4m" (from the copy rate this evacuation measured), or "" without a rate or with nothing left. */
+export function etaText(p: Memory): string {
+  if (!p.memoryLeftBytes || !p.bytesPerSecond) return '';
+  const s = Math.ceil(p.memoryLeftBytes / p.bytesPerSecond);
+  return `ETA ~${s < 60 ? `${s}s` : s < 3600 ? `${Math.round(s / 60)}m` : `${(s / 3600).toFixed(1)}h`}`;
+}
+
+/** "12 GiB left, ETA ~4m", or "" without a figure. */
+export function memoryText(p: Memory): string {
   if (p.memoryLeftBytes === undefined) return '';
   const left = `${gib(p.memoryLeftBytes)} GiB left`;
-  if (!p.bytesPerSecond || p.memoryLeftBytes === 0) return left;
-  const s = Math.ceil(p.memoryLeftBytes / p.bytesPerSecond);
-  const eta = s < 60 ? `${s}s` : s < 3600 ? `${Math.round(s / 60)}m` : `${(s / 3600).toFixed(1)}h`;
-  return `${left}, ETA ~${eta}`;
+  const eta = etaText(p);
+  return eta ? `${left}, ${eta}` : left;
 }

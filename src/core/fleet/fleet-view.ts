@@ -31,6 +31,8 @@ export interface FleetRow {
   readonly trigger: string;
   readonly since: string;
   readonly queuedAt?: string;
+  /** When it queued by the API server's clock (epoch ms), where the record has it. */
+  readonly queueStamp?: number;
   /** The Lease held while Evacuating. */
   readonly slot?: string;
   /** 1 = next to get a slot; only for nodes carrying the queue label. */
@@ -113,6 +115,7 @@ function row(
     trigger: rec.trigger,
     since: rec.since,
     ...(rec.queuedAt ? { queuedAt: rec.queuedAt } : {}),
+    ...(rec.queueStamp !== undefined ? { queueStamp: rec.queueStamp } : {}),
     ...(rec.slot ? { slot: rec.slot } : {}),
     ...(position !== undefined ? { queuePosition: position } : {}),
     progress: rec.progress ?? {},
