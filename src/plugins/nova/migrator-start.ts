@@ -11,7 +11,7 @@ import type { Entry } from './entry.ts';
 import type { MigratorOptions } from './migrator-options.ts';
 import { readBack } from './read-back.ts';
 import type { Tracker } from './track.ts';
-import type { NovaServer } from './types.ts';
+import { hostOf, type NovaServer } from './types.ts';
 import { ownCalls, whoseMove } from './whose.ts';
 
 export type StartAction = Exclude<MoveAction, 'confirm-resize' | 'stop'>;
@@ -126,12 +126,14 @@ async function conflicted(
     return;
   }
   e.started(action, now);
-  if (v.kind === 'wait') {
-    // its owner acts on it (a shelve, a stop): no attempt of ours; decided again once that ends
+  // Changed since the listing: its owner acts on it (a shelve, a stop), or their resize has landed
+  // (elsewhere, or here waiting for a confirm). No attempt of ours; decided again from what it shows.
+  if (v.kind !== 'move' || v.action !== action || hostOf(s) !== o.source) {
     e.attempts -= 1;
     e.tries -= 1;
-    e.wait(`${v.reason} (its owner's, met as Nova's 409 to ${action}); decided again once it ends`, now);
-    log.info({ server: e.id, action, reason: v.reason }, 'Nova refused the move: someone acts on the server');
+    const why = v.kind === 'wait' ? v.reason : `now ${s.status} on ${hostOf(s) ?? '?'}`;
+    e.wait(`${why} (its owner's, met as Nova's 409 to ${action}); decided again`, now);
+    log.info({ server: e.id, action, reason: why }, 'Nova refused the move: someone acts on the server');
     return;
   }
   const refused = `Nova refused ${action}: ${message}`;

@@ -205,6 +205,30 @@ describe('an owner who acts mid-evacuation (sandbox Nova)', () => {
     expect(cloud!.state.server('vm')).toMatchObject({ host: 'compute-b', status: 'VERIFY_RESIZE' });
   });
 
+  it('the owner’s resize has landed elsewhere before drainer’s live-migrate (409, vm_state resized): moved by them, not drainer’s failure', async () => {
+    let done = false;
+    class ResizedFirst extends ComputeClient {
+      override async liveMigrate(id: string, signal?: AbortSignal): Promise<string | undefined> {
+        if (!done) {
+          done = true;
+          await owner('POST', `/servers/${id}/action`, { resize: { flavorRef: 'flavor-c2-r4096-d10' } });
+          await until(
+            () => (cloud!.state.server(id)?.status === 'VERIFY_RESIZE' ? true : undefined),
+            'landed',
+          );
+        }
+        return super.liveMigrate(id, signal);
+      }
+    }
+    const d = await drainer([server('vm', { migrationMs: 1_000 })], { retries: 0 }, ResizedFirst);
+
+    const outcome = await d.evacuate();
+
+    expect(outcome.succeeded).toBe(true);
+    expect(line(outcome, 'vm')).toMatchObject({ state: 'succeeded', attempts: 0 });
+    expect(cloud!.state.server('vm')).toMatchObject({ host: 'compute-b', status: 'VERIFY_RESIZE' });
+  });
+
   it('the owner’s resize finds no room and ends on the host: no failed attempt of drainer’s; drainer moves it itself', async () => {
     const d = await drainer([server('vm')], { retries: 0 }, ownerResizesFirst('flavor-c2-r999999-d10'));
 
