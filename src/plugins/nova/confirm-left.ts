@@ -8,7 +8,7 @@ import type { Logger } from '../../observability/logger.ts';
 import type { ComputeClient } from './compute.ts';
 import type { Sleep } from './http.ts';
 import type { MigrationRecord } from './migrator-options.ts';
-import { taskStateOf } from './types.ts';
+import { taskStateOf, type NovaMigration } from './types.ts';
 import { whoseMove } from './whose.ts';
 
 type Compute = Pick<
@@ -23,12 +23,26 @@ export interface ConfirmLeftOptions {
   pollMs: number;
   /** How long a move still running is followed (nova.migrationTimeout). */
   waitMs: number;
+  /** The record's compute host: only a move out of it is this restore's to confirm. */
+  host: string;
 }
 
 interface Ctx {
   log: Logger;
   signal: AbortSignal;
   dryRun?: boolean;
+}
+
+/**
+ * Is the server's newest move one out of `host`? A server drainer moved away may be moved on by the
+ * next host's agent (same user, later call): that resize is the other agent's to confirm, and both
+ * confirming it ends in Nova's 400 "Instance has not been resized" for the later one. Unknown
+ * (the records unreadable): taken for this host's, as before.
+ */
+async function fromHost(compute: Compute, id: string, host: string, signal: AbortSignal): Promise<boolean> {
+  const all = await compute.listMigrationsOf(id, signal).catch((): NovaMigration[] => []);
+  const newest = all.reduce<NovaMigration | undefined>((n, m) => (!n || m.id > n.id ? m : n), undefined);
+  return !newest?.source_compute || newest.source_compute === host;
 }
 
 export async function confirmLeft(
@@ -45,7 +59,8 @@ export async function confirmLeft(
   for (;;) {
     const moving: string[] = [];
     for (const id of left)
-      if ((await look(compute, id, migrations[id]!, ours, ctx)) === 'moving') moving.push(id);
+      if ((await look(compute, id, migrations[id]!, ours, { ...ctx, host: opts.host })) === 'moving')
+        moving.push(id);
     left = moving;
     if (left.length === 0 || ctx.dryRun) return;
     if (opts.now() >= until) break;
@@ -63,7 +78,7 @@ async function look(
   id: string,
   r: MigrationRecord,
   ours: Set<string>,
-  ctx: Ctx,
+  ctx: Ctx & { host: string },
 ): Promise<'moving' | 'done'> {
   const { log, signal } = ctx;
   try {
@@ -71,6 +86,7 @@ async function look(
     const landed = s.status === 'VERIFY_RESIZE' && taskStateOf(s) === null;
     if (!landed && taskStateOf(s) === null) return 'done'; // confirmed, reverted, or never moved
     if (!ours.has(id)) {
+      if (!(await fromHost(compute, id, ctx.host, signal))) return 'done';
       const at = Date.parse(r.startedAt);
       // the record keeps no request id: the call counts as one whose answer this run never saw
       const own = {

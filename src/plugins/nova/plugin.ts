@@ -177,6 +177,7 @@ export class NovaPlugin implements BackendPlugin {
     await confirmLeft(compute, rec.migrations, ctx, {
       ...this.#restartOptions(node),
       waitMs: nova.migrationTimeout * 1000,
+      host: rec.host,
     });
     if (!rec.disabledByUs) {
       ctx.log.info('nova: nothing to restore (the service was not disabled by drainer)');

@@ -185,6 +185,27 @@ describe('restore confirms the resizes drainer asked for', () => {
     expect(cloud!.state.server('vm')).toMatchObject({ host: 'compute-b', status: 'ACTIVE' });
   });
 
+  it("a server drainer moved away, then moved on by the next host's agent: that agent's resize is its to confirm, not this host's restore", async () => {
+    // seed 491248's soak: both agents confirmed it, the later one answered 400 "Instance has not been resized"
+    const clock = await sandbox([cold('vm', 2_000)], {}, ['compute-a', 'compute-b', 'compute-c']);
+    const a = sandboxDrainer(cloud!, clock);
+    await a.evacuate();
+    const b = sandboxDrainer(cloud!, clock, {}, ComputeClient, 'compute-b');
+    const shutdown = new AbortController();
+    const run = b.evacuate({ signal: shutdown.signal });
+    await moving('vm', 'migrating');
+    shutdown.abort(new Error('agent shut down'));
+    await run;
+    await until(() => (cloud!.state.server('vm')?.status === 'VERIFY_RESIZE' ? true : undefined), 'landed');
+
+    await a.restore();
+
+    expect(migrations('vm')).toEqual([
+      ['migration', 'confirmed'],
+      ['migration', 'finished'],
+    ]);
+  });
+
   it("an owner's resize of a server drainer once cold-migrated is theirs to confirm: restore leaves it", async () => {
     const clock = await sandbox([cold('vm')], {}, ['compute-a', 'compute-b', 'compute-c']);
     const d = sandboxDrainer(cloud!, clock);
