@@ -29,6 +29,36 @@ describe('drainer release of a gate no agent keeps', () => {
       path: '/api/v1/nodes',
       body: node('node-1', { metadata: { name: 'node-1', labels: { 'drainer.dev/agent': 'disabled' } } }),
     });
+    // the agent DaemonSet with the runbook's affinity: it places no pod on a node labelled disabled
+    await fx.k.request({
+      method: 'POST',
+      path: `/apis/apps/v1/namespaces/${NS}/daemonsets`,
+      body: {
+        metadata: { name: 'drainer', namespace: NS },
+        spec: {
+          selector: { matchLabels: { app: 'drainer' } },
+          template: {
+            metadata: { labels: { app: 'drainer' } },
+            spec: {
+              containers: [{ name: 'agent', image: 'drainer' }],
+              affinity: {
+                nodeAffinity: {
+                  requiredDuringSchedulingIgnoredDuringExecution: {
+                    nodeSelectorTerms: [
+                      {
+                        matchExpressions: [
+                          { key: 'drainer.dev/agent', operator: 'NotIn', values: ['disabled'] },
+                        ],
+                      },
+                    ],
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
+    });
     const log = silentLog();
     const api = kubeGateApi({ k: fx.k, namespace: NS, daemonSet: 'drainer', image: 'pause', log });
     await new DrainGate({ api, log, podOf: (n) => ({ namespace: NS, name: n }) }).set('node-1', true);

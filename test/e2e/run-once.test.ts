@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { smallWorld } from './scenario.ts';
 import { startStack, type Stack } from './stack.ts';
 import { stackCli } from './stack-cli.ts';
+import { microTime } from '../../src/core/fleet/budget.ts';
 
 describe('run-once and restore on Kubernetes (full stack)', () => {
   let stack: Stack;
@@ -59,7 +60,7 @@ describe('run-once and restore on Kubernetes (full stack)', () => {
       path: `${leases}/drainer-evacuation-0`,
     });
     expect(slot.spec.holderIdentity).toBeUndefined(); // taken by the first run-once, given back
-    const now = new Date().toISOString();
+    const now = microTime(new Date());
     await stack.k.request({
       method: 'PUT',
       path: `${leases}/drainer-evacuation-0`,

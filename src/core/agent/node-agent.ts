@@ -285,7 +285,14 @@ export function createNodeAgent(o: NodeAgentOptions): { agent: Agent; reconciler
           drop: () => api.drop?.(o.nodeName) ?? Promise.resolve(),
           // asked at the stop, when the agent's own signal has aborted: a bounded look of its own
           leftOnNode: () =>
-            remainingOn(new PluginHost({ plugins: o.plugins, log }), o.nodeName, AbortSignal.timeout(10_000)),
+            remainingOn(
+              new PluginHost({ plugins: o.plugins, log }),
+              o.nodeName,
+              AbortSignal.timeout(10_000),
+              {
+                every: true,
+              },
+            ),
           log,
           backoff: o.watch?.backoff,
         })

@@ -128,7 +128,7 @@ async function dropKeeperlessGate(o: OnceOptions): Promise<void> {
   const host = new PluginHost({ plugins: o.plugins, log: o.log });
   try {
     const r = await releaseKeeperless(
-      { ...o, remaining: () => remainingOn(host, o.node, o.signal) },
+      { ...o, remaining: () => remainingOn(host, o.node, o.signal, { every: true }) },
       new Date(),
     );
     if (r?.released) o.log.info({ node: o.node }, r.lines[0] ?? 'drain gate removed: no agent keeps it');

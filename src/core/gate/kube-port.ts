@@ -278,7 +278,10 @@ export function kubeGateApi(o: KubeGateOptions): GateApi {
     uninstalled,
     async successorExpected(node) {
       const ds = await absentIfMissing(getDaemonSet(k, namespace, o.daemonSet));
-      if (!ds || ds.metadata.deletionTimestamp) return false;
+      // no DaemonSet at all: agents run some other way (run-once, a process per node), and one may come
+      // back; an uninstall (the DaemonSet going) takes its gates with it
+      if (!ds) return true;
+      if (ds.metadata.deletionTimestamp) return false;
       const labels = (await getNode(k, node)).metadata.labels ?? {};
       return placesOn(placementOf(ds), labels);
     },

@@ -13,12 +13,23 @@ const FIRST = 5;
 
 const firstLine = (e: unknown): string => (e instanceof Error ? e.message : String(e)).split('\n')[0] ?? '';
 
-/** What the plugins list on the node's host now; a plugin that cannot be asked makes it unknown. */
-export async function remainingOn(host: PluginHost, node: string, signal: AbortSignal): Promise<Remaining> {
+/**
+ * What the plugins list on the node's host now; a plugin that cannot be asked makes it unknown.
+ * `every`: each workload on the host, also one drainer stopped there (its mark says it runs again
+ * there), which a gate nobody keeps must not be dropped under.
+ */
+export async function remainingOn(
+  host: PluginHost,
+  node: string,
+  signal: AbortSignal,
+  opts: { every?: boolean } = {},
+): Promise<Remaining> {
   const results = await host.planAll({ name: node }, signal, { capacity: false });
   const failed = results.find((r) => r.error !== undefined);
   if (failed) return { names: [], unknown: `${failed.plugin}: ${firstLine(failed.error)}` };
-  return { names: toMove(results.flatMap((r) => (r.plan ? [r.plan] : []))) };
+  const plans = results.flatMap((r) => (r.plan ? [r.plan] : []));
+  if (!opts.every) return { names: toMove(plans) };
+  return { names: plans.flatMap((p) => p.workloads.map((w) => `${p.plugin}/${w.name}`)) };
 }
 
 /** "13 VMs (nova/a, nova/b, … and 8 more)" */
