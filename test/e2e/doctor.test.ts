@@ -53,6 +53,11 @@ describe('drainer doctor (full stack)', () => {
     // every one of these is made on purpose: the story's own end-of-story check leaves them be
     for (const id of ['stranded-service', 'leftover-gate', 'gate-missing', 'maintenance-disagrees'] as const)
       s.expectBroken(id, 'doctor story: a stranded state made on purpose');
+    // node-b's stranded record says Evacuating beside node-c's slot Lease: the budget counts both
+    s.expectBroken(
+      'budget-exceeded',
+      "doctor story: node-b's stranded Evacuating record beside node-c's slot",
+    );
 
     // node-a is evacuated, its agent stops, and its Node is deleted (a machine replaced mid-maintenance)
     await s.cordon('node-a');
