@@ -122,11 +122,7 @@ describe('busy VMs (full stack)', () => {
       config: { nova: { stallAfter: 1, retries: 0 } },
     });
     // Nova's record says completed while the server never left: the move did not happen, and drainer
-    // says so. The invariant judges by the record alone (issue 48, open: it should read the host too)
-    stack.expectBroken(
-      'failure-for-completed-move',
-      'a record that says completed for a move that never happened',
-    );
+    // says so (failure-for-completed-move reads where the server is, and agrees)
     const os = stack.sandbox.openstack;
     const vm1 = os.state.servers().find((s) => s.name === 'vm-1')!;
     const agent = stack.startAgent('node-a');

@@ -75,6 +75,32 @@ describe('no failure reported for a move Nova completed', () => {
       0,
     ],
     [
+      "Nova's record says completed but the server never left its source (design.md: trust the host): the failure was right",
+      [ev('MigrationFailed', 100)],
+      nova('host-a', [move('1', 'host-a', 'host-b', 10, 'completed')]),
+      0,
+    ],
+    [
+      'a record that never moved it, then a later one that did (and it came back): that later move is drainer’s to report',
+      [ev('MigrationFailed', 300)],
+      nova('host-a', [
+        move('1', 'host-a', 'host-b', 10, 'completed'),
+        move('2', 'host-a', 'host-b', 200),
+        move('3', 'host-b', 'host-a', 500),
+      ]),
+      1,
+    ],
+    [
+      'a phantom record after a real move off and back: the real one still counts',
+      [ev('MigrationFailed', 700)],
+      nova('host-a', [
+        move('1', 'host-a', 'host-b', 10),
+        move('2', 'host-b', 'host-a', 300),
+        move('3', 'host-a', 'host-b', 600, 'completed'),
+      ]),
+      1,
+    ],
+    [
       'no creation times (a real cloud read without them): nothing said',
       [ev('MigrationFailed', 100)],
       nova('host-a', [

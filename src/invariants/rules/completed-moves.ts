@@ -5,13 +5,23 @@
 // gave up, Nova did not. Judged by the migration record, wherever the server went since (a later move
 // back hides it from migration-failed-but-moved, which judges where the server is now); that rule
 // names a server still off the host, this one the rest. Needs the migrations' creation times.
+// A record that says completed while the server stayed on its source moved nothing (design.md: trust
+// the server's host), and drainer's failure for it is right: a move counts only if the server was
+// elsewhere after it (the next move starts from its destination, or, the last, Nova shows it off).
 import { hostOfNode, movesOf } from '../hosts.ts';
 import { violation, type Violation } from '../violation.ts';
-import type { CheckOptions, World, WorldEvent } from '../world.ts';
+import type { CheckOptions, World, WorldEvent, WorldMigration } from '../world.ts';
 import { movedOff, serverIdOf } from './migrations.ts';
 
 const novaEvents = (world: World, reason: string): WorldEvent[] =>
   world.events.filter((e) => e.kind === 'Node' && e.reason === reason && e.message.startsWith('nova: '));
+
+/** The server's moves that really took it off their source (where it was next is not the source). */
+function realMoves(world: World, serverId: string): WorldMigration[] {
+  const moves = movesOf(world, serverId);
+  const now = world.nova?.servers.find((s) => s.id === serverId)?.host;
+  return moves.filter((m, i) => (i + 1 < moves.length ? moves[i + 1]?.source : now) !== m.source);
+}
 
 export function failuresOfCompletedMoves(world: World, opts: CheckOptions): Violation[] {
   const out: Violation[] = [];
@@ -24,7 +34,7 @@ export function failuresOfCompletedMoves(world: World, opts: CheckOptions): Viol
     // drainer said so afterwards: the report was corrected
     if (succeeded.some((s) => s.name === e.name && serverIdOf(s) === id && (s.at ?? 0) >= at)) continue;
     if (movedOff(world, id, host)) continue; // migration-failed-but-moved names it
-    const m = movesOf(world, id).find(
+    const m = realMoves(world, id).find(
       (x) => x.source === host && x.createdAt !== undefined && x.createdAt <= at,
     );
     if (!m) continue;
