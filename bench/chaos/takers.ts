@@ -144,9 +144,29 @@ const CAPI: TakerRules = {
   next: (waiting) => waiting.filter((p) => !isTerminating(p)),
 };
 
-/** Cluster API's Machine drain: evict all but DaemonSet and mirror pods until none is left, or nodeDrainTimeout. */
-export const capiDrain = (
+/** The prefix of Cluster API's pre-drain hook annotations (cluster-api.sigs.k8s.io, Machine deletion). */
+export const PRE_DRAIN_HOOK_PREFIX = 'pre-drain.delete.hook.machine.cluster.x-k8s.io';
+
+/**
+ * Cluster API's Machine drain: first it waits, with no deadline, while any pre-drain hook is on the
+ * Machine (`hooks`: the Machine's annotations now); then it evicts all but DaemonSet and mirror pods
+ * until none is left, or nodeDrainTimeout (counted from the drain's start, not the deletion's).
+ */
+export async function capiDrain(
   port: TakerPort,
   node: string,
-  o: { retryMs: number; nodeDrainTimeoutMs: number },
-) => takeAway(port, node, CAPI, { retryMs: o.retryMs, deadline: Date.now() + o.nodeDrainTimeoutMs });
+  o: { retryMs: number; nodeDrainTimeoutMs: number; annotations?: () => Promise<Record<string, string>> },
+): Promise<TakerResult & { hookWaitMs: number }> {
+  const t0 = Date.now();
+  while (o.annotations && !port.signal?.aborted) {
+    const hooked = Object.keys(await o.annotations().catch(() => ({ [PRE_DRAIN_HOOK_PREFIX]: '' })));
+    if (!hooked.some((k) => k.startsWith(PRE_DRAIN_HOOK_PREFIX))) break;
+    await port.sleep(o.retryMs);
+  }
+  const hookWaitMs = Date.now() - t0;
+  const r = await takeAway(port, node, CAPI, {
+    retryMs: o.retryMs,
+    deadline: Date.now() + o.nodeDrainTimeoutMs,
+  });
+  return { ...r, hookWaitMs };
+}

@@ -361,6 +361,14 @@ export const triggersSchema = z.strictObject({
   ),
 });
 
+export const clusterApiSchema = z.strictObject({
+  preDrainHook: dflt(
+    z.boolean(),
+    true,
+    "hold Cluster API's pre-drain hook on the node's Machine (where the Machine CRD is served): a deleted Machine's node is evacuated before Cluster API drains it",
+  ),
+});
+
 export const serverSchema = z.strictObject({
   enabled: dflt(z.boolean(), true, 'serve /healthz, /readyz and /metrics'),
   bindAddress: dflt(z.string(), '0.0.0.0', 'address of the health and metrics server'),
@@ -393,6 +401,7 @@ export const configSchema = z.strictObject({
   fleet: section(fleetSchema),
   drainGate: section(drainGateSchema),
   triggers: section(triggersSchema),
+  clusterAPI: section(clusterApiSchema),
   openstack: section(openstackSchema),
   nova: section(novaSchema),
   kubevirt: section(kubevirtSchema),

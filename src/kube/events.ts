@@ -37,6 +37,10 @@ export type EventReason =
   | 'MaintenanceInvalid'
   /** The node's record cannot be read by this version: the agent leaves the node alone. */
   | 'RecordUnreadable'
+  /** Cluster API: a deleted Machine waits on drainer's pre-drain hook, which stays (the evacuation failed). */
+  | 'PreDrainHookHeld'
+  /** Cluster API: drainer's pre-drain hook taken off the Machine (the node is Evacuated). */
+  | 'PreDrainHookRemoved'
   /** `drainer restore --force` without a readable record: what was recognisably ours is undone. */
   | 'RestoreForced'
   /** The cloud rejected drainer's credentials (Keystone 401): fix the secret, not the capacity. */

@@ -18,6 +18,9 @@ const role = { rules: [...base.rules, ...rulesOf('components/pod-delete/clusterr
 
 /** Rules only some paths use, which this run does not take (each with the reason). */
 const NOT_EXERCISED = new Set([
+  // Cluster API's pre-drain hook: this run serves no Machine CRD (test/e2e/capi.test.ts does)
+  'watch cluster.x-k8s.io/machines',
+  'patch cluster.x-k8s.io/machines',
   // abort of a running VMI migration: evacuation.abortOnCancel and an uncordon mid-migration
   'delete kubevirt.io/virtualmachineinstancemigrations',
   // drainer as the controller of External VMIs (the demo scenario has none)

@@ -13,11 +13,11 @@ import {
   DISRUPTED,
   type Toleration,
 } from '../../bench/chaos/takers.ts';
-import { isApiError } from '../../src/errors.ts';
 import { gateName, gatePod } from '../../src/kube/gate.ts';
 import type { KubeObject, KubePod } from '../../src/kube/types.ts';
 import { smallWorld } from './scenario.ts';
 import { startStack, until, type Stack } from './stack.ts';
+import { stackTakerPort } from './taker-port.ts';
 
 const spec = (p: KubeObject) => (p.spec ?? {}) as { tolerations?: Toleration[] };
 
@@ -56,35 +56,7 @@ describe("Karpenter's eviction rules (facts)", () => {
 
 /** Karpenter's terminator against the sandbox (its rules: bench/chaos/takers.ts). */
 const karpenterOn = (s: Stack, node: string, retryMs: number) =>
-  karpenterTerminate(
-    {
-      pods: async (n) =>
-        (
-          await s.k.request<{ items: KubePod[] }>({
-            path: '/api/v1/pods',
-            query: { fieldSelector: `spec.nodeName=${n}` },
-          })
-        ).items,
-      evict: async (p) => {
-        const { namespace = '', name = '' } = p.metadata;
-        try {
-          await s.k.request({
-            method: 'POST',
-            path: `/api/v1/namespaces/${namespace}/pods/${name}/eviction`,
-            body: { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name, namespace } },
-          });
-          return 201;
-        } catch (err) {
-          if (isApiError(err) && err.status !== undefined) return err.status;
-          throw err;
-        }
-      },
-      now: () => Date.now(),
-      sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
-    },
-    node,
-    { retryMs },
-  );
+  karpenterTerminate(stackTakerPort(s), node, { retryMs });
 
 describe('Karpenter disrupts a node with servers (full stack)', () => {
   let stack: Stack | undefined;

@@ -46,6 +46,11 @@ export interface AgentOptions {
   readonly cloudAuth?: { reasons(): string[]; run(stop?: AbortSignal): Promise<void> };
   /** The node's drain gate: its objects watched (each change looks again), ended at an uninstall. */
   readonly gate?: { watch(signal: AbortSignal): Promise<void>; atStop(): Promise<void> };
+  /** Cluster API's pre-drain hook on the node's Machine (core/capi): told of every Node change. */
+  readonly hook?: {
+    watch(signal: AbortSignal, held: () => Promise<boolean>): Promise<void>;
+    onNode(node: NodeObject | undefined): void;
+  };
 }
 
 const MAINTENANCE_KEY = 'nodemaintenance:';
@@ -113,6 +118,7 @@ export class Agent {
       );
     }
     if (this.#o.gate) watches.push(this.#o.gate.watch(signal));
+    if (this.#o.hook) watches.push(this.#o.hook.watch(signal, () => this.#held));
     await Promise.all(watches);
     await auth;
     await this.#queue.stopped();
@@ -173,6 +179,7 @@ export class Agent {
     const prev = this.#node;
     // kept as the latest always (the cancel check reads it); a status report reconciles nothing
     this.#node = type === 'DELETED' ? undefined : node;
+    this.#o.hook?.onNode(this.#node);
     if (changesWhatIsRead(prev, this.#node)) this.#enqueueNode();
   }
 

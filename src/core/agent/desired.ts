@@ -5,6 +5,7 @@ import { timeOf } from '../cluster/objects.ts';
 import { EVACUATING_TAINT, type NodeRecord } from '../record/record.ts';
 import { IGNORE_LABEL, MIGRATION_MODE_KEY } from '../../names.ts';
 import { migrationMode } from '../backends/node-policy.ts';
+import { MACHINE_DELETING_ANNOTATION } from '../capi/machine.ts';
 
 /**
  * Why the node opts out (drainer.dev/ignore=true, or drainer.dev/migration-mode=skip), completing
@@ -91,6 +92,9 @@ export function desiredState(input: {
   if (mode === 'own' && view?.active) {
     return { state: 'Evacuated', trigger: maintenanceTrigger(view.active), maintenance: view.active };
   }
+  // Cluster API deletes the node's Machine and waits on drainer's pre-drain hook (core/capi)
+  const machine = node.metadata?.annotations?.[MACHINE_DELETING_ANNOTATION];
+  if (machine) return { state: 'Evacuated', trigger: `Machine/${machine}` };
   if (!cordonedByOthers) {
     const taint = triggerTaint(node, input.taints ?? []);
     return taint ? { state: 'Evacuated', trigger: `taint/${taint}` } : { state: 'InService' };

@@ -1,0 +1,109 @@
+// Story: Cluster API deletes the Machine of a hypervisor node. Its Machine controller waits while any
+// pre-drain hook annotation is on the Machine (cluster-api.sigs.k8s.io "Machine deletion process"),
+// then drains until nodeDrainTimeout, and deletes the node whatever is left. drainer's agent keeps
+// its hook on the Machine whose status.nodeRef is its node, evacuates the node once the Machine is
+// deleted, and takes the hook off when the node is Evacuated: Cluster API's drain finds no VMs.
+// Cluster API's drain is bench/chaos/takers.ts (the soak's); the sandbox serves the Machine CRD.
+import { afterEach, describe, expect, it } from 'vitest';
+import { capiDrain } from '../../bench/chaos/takers.ts';
+import type { KubeObject } from '../../src/kube/types.ts';
+import { clusterApiCrds } from '../../src/sandbox/kube/capi-crds.ts';
+import { PRE_DRAIN_HOOK } from '../../src/core/capi/machine.ts';
+import { smallWorld } from './scenario.ts';
+import { stackTakerPort } from './taker-port.ts';
+import { finished, startStack, until, type EventObject, type Stack } from './stack.ts';
+
+const MACHINES = '/apis/cluster.x-k8s.io/v1beta1/namespaces/fleet/machines';
+
+async function installClusterApi(s: Stack): Promise<void> {
+  for (const crd of clusterApiCrds())
+    await s.k.request({
+      method: 'POST',
+      path: '/apis/apiextensions.k8s.io/v1/customresourcedefinitions',
+      body: crd,
+    });
+  await s.k
+    .request({ method: 'POST', path: '/api/v1/namespaces', body: { metadata: { name: 'fleet' } } })
+    .catch(() => undefined);
+}
+
+/** A Machine as Cluster API makes it: its finalizer, and status.nodeRef once its node registered. */
+async function machineFor(s: Stack, name: string, node: string, nodeDrainTimeout?: string): Promise<void> {
+  await s.k.request({
+    method: 'POST',
+    path: MACHINES,
+    body: {
+      apiVersion: 'cluster.x-k8s.io/v1beta1',
+      kind: 'Machine',
+      metadata: { name, namespace: 'fleet', finalizers: ['machine.cluster.x-k8s.io'] },
+      spec: {
+        clusterName: 'hv',
+        bootstrap: { dataSecretName: `${name}-bootstrap` },
+        infrastructureRef: { apiVersion: 'infrastructure.example/v1', kind: 'FakeMachine', name },
+        ...(nodeDrainTimeout ? { nodeDrainTimeout } : {}),
+      },
+    },
+  });
+  await s.k.request({
+    method: 'PATCH',
+    path: `${MACHINES}/${name}/status`,
+    contentType: 'application/merge-patch+json',
+    body: { status: { nodeRef: { apiVersion: 'v1', kind: 'Node', name: node }, phase: 'Running' } },
+  });
+}
+
+const machine = (s: Stack, name: string) =>
+  s.k.request<KubeObject>({ path: `${MACHINES}/${name}` }).catch(() => undefined);
+
+/** Cluster API's Machine controller for a deleted Machine: the hook wait, then its drain. */
+const clusterApiDeletes = (
+  s: Stack,
+  name: string,
+  node: string,
+  nodeDrainTimeoutMs: number,
+  atDrain: () => void,
+) =>
+  capiDrain(stackTakerPort(s), node, {
+    retryMs: 100,
+    nodeDrainTimeoutMs,
+    annotations: async () => {
+      const a = (await machine(s, name))?.metadata.annotations ?? {};
+      if (!Object.keys(a).some((k) => k.startsWith('pre-drain.delete.hook'))) atDrain();
+      return a;
+    },
+  });
+
+describe('Cluster API deletes a Machine whose node has servers (pre-drain hook)', () => {
+  let stack: Stack | undefined;
+  afterEach(async () => stack?.close());
+
+  it("waits on drainer's hook: its drain starts with no server left on the node, though nodeDrainTimeout is 1 s", async () => {
+    const s = await startStack({ scenario: smallWorld({ servers: 6, migrationSeconds: 20 }) });
+    stack = s;
+    await installClusterApi(s);
+    await machineFor(s, 'hv-a', 'node-a', '1s');
+    const agent = s.startAgent('node-a');
+    await until('agent ready', () => agent.agent.ready().ready);
+    await until(
+      "drainer's hook on the Machine",
+      async () => (await machine(s, 'hv-a'))?.metadata.annotations?.[PRE_DRAIN_HOOK] === 'drainer',
+    );
+
+    await s.k.request({ method: 'DELETE', path: `${MACHINES}/hv-a` });
+    const os = s.sandbox.openstack.state;
+    let atDrain: number | undefined;
+    const drain = await clusterApiDeletes(s, 'hv-a', 'node-a', 1000, () => {
+      atDrain ??= os.serversOnHost('node-a').length;
+    });
+
+    // Cluster API started draining only once the hook was gone, and then no server was on the node
+    expect(atDrain).toBe(0);
+    expect(drain.done).toBe(true);
+    expect(drain.hookWaitMs).toBeGreaterThan(1000);
+    const record = await finished(s, 'node-a');
+    expect(record.phase).toBe('Evacuated');
+    expect(record.trigger).toBe('Machine/fleet/hv-a');
+    const events = await s.k.request<{ items: EventObject[] }>({ path: '/api/v1/namespaces/fleet/events' });
+    expect(events.items.map((e) => e.reason)).toContain('PreDrainHookRemoved');
+  });
+});
