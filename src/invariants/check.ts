@@ -16,6 +16,7 @@ import { queueOrder } from './rules/fifo.ts';
 import { gatesWithoutKeeper } from './rules/gate-keeper.ts';
 import { stopMarksLeftStopped } from './rules/stop-marks.ts';
 import { stopMarksWithoutAgent } from './rules/stop-mark-agent.ts';
+import { machineHooksWithoutAgent } from './rules/machine-hook-agent.ts';
 import { vmStopMarksWithoutAgent } from './rules/vm-stop-mark-agent.ts';
 import { serversLeftInVerifyResize } from './rules/verify-resize.ts';
 import type { Violation } from './violation.ts';
@@ -41,6 +42,7 @@ export const RULES: readonly Rule[] = [
   serversLeftInVerifyResize,
   stopMarksLeftStopped,
   stopMarksWithoutAgent,
+  machineHooksWithoutAgent,
   vmStopMarksWithoutAgent,
   failuresOfCompletedMoves,
   gatesWithoutKeeper,

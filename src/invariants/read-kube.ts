@@ -1,6 +1,8 @@
 // Reads the Kubernetes half of a World with GETs only: Nodes (with their records), NodeMaintenances,
 // the gate pods and PDBs and the Leases in drainer's namespace, the Events of Nodes, and KubeVirt's
 // VMIs and migrations where KubeVirt is installed.
+import { hasHook, type MachineObject } from '../core/capi/machine.ts';
+import { MACHINES_PATH } from '../core/capi/kube-port.ts';
 import { readRecord, STATE_ANNOTATION } from '../core/record/record.ts';
 import { isForbiddenError, isNotFoundError } from '../errors.ts';
 import type { KubeClients } from '../kube/client.ts';
@@ -20,6 +22,7 @@ import type {
   WorldNode,
   WorldDaemonSet,
   WorldVm,
+  WorldMachine,
   WorldVmi,
   WorldVmiMove,
 } from './world.ts';
@@ -144,6 +147,18 @@ function toVmiMove(m: Obj): WorldVmiMove {
   };
 }
 
+function toMachine(o: KubeObject): WorldMachine {
+  const m = o as MachineObject;
+  const node = m.status?.nodeRef?.name;
+  return {
+    namespace: o.metadata.namespace ?? '',
+    name: o.metadata.name ?? '',
+    ...(node ? { node } : {}),
+    deleting: o.metadata.deletionTimestamp !== undefined,
+    hooked: hasHook(m),
+  };
+}
+
 function toDaemonSet(d: KubeObject): WorldDaemonSet {
   return {
     name: d.metadata.name ?? '',
@@ -169,22 +184,25 @@ export async function readKubeWorld(
   const signal = o.signal ? { signal: o.signal } : {};
   const list = <T extends KubeObject>(path: string, query?: Record<string, string>) =>
     listAll<T>(k, { path, ...(query ? { query } : {}), ...signal }).then((l) => l.items);
-  const [nodes, maintenances, pods, pdbs, leases, events, vmis, moves, daemonSets, vms] = await Promise.all([
-    list<KubeNode>('/api/v1/nodes'),
-    listNodeMaintenances(k, signal),
-    list<KubePod>(podsPath(o.namespace), { labelSelector: GATE_SELECTOR }),
-    list<Obj>(pdbsPath(o.namespace), { labelSelector: GATE_SELECTOR }),
-    optional(() => list<KubeLease>(leasesPath(o.namespace))),
-    list<EventObj>('/api/v1/namespaces/default/events'),
-    optional(() => list<KubeObject>(`${KV}/virtualmachineinstances`)),
-    optional(() => list<Obj>(`${KV}/virtualmachineinstancemigrations`)),
-    // drainer's agents' DaemonSet(s): drainer's namespace is its own
-    optional(() =>
-      list<KubeObject>(`/apis/apps/v1/namespaces/${encodeURIComponent(o.namespace)}/daemonsets`),
-    ),
-    // VirtualMachines drainer stopped and marked
-    optional(() => list<Obj>(`${KV}/virtualmachines`, { labelSelector: VM_STOP_MARK })),
-  ]);
+  const [nodes, maintenances, pods, pdbs, leases, events, vmis, moves, daemonSets, vms, machines] =
+    await Promise.all([
+      list<KubeNode>('/api/v1/nodes'),
+      listNodeMaintenances(k, signal),
+      list<KubePod>(podsPath(o.namespace), { labelSelector: GATE_SELECTOR }),
+      list<Obj>(pdbsPath(o.namespace), { labelSelector: GATE_SELECTOR }),
+      optional(() => list<KubeLease>(leasesPath(o.namespace))),
+      list<EventObj>('/api/v1/namespaces/default/events'),
+      optional(() => list<KubeObject>(`${KV}/virtualmachineinstances`)),
+      optional(() => list<Obj>(`${KV}/virtualmachineinstancemigrations`)),
+      // drainer's agents' DaemonSet(s): drainer's namespace is its own
+      optional(() =>
+        list<KubeObject>(`/apis/apps/v1/namespaces/${encodeURIComponent(o.namespace)}/daemonsets`),
+      ),
+      // VirtualMachines drainer stopped and marked
+      optional(() => list<Obj>(`${KV}/virtualmachines`, { labelSelector: VM_STOP_MARK })),
+      // Cluster API Machines (drainer's pre-drain hook on them)
+      optional(() => list<KubeObject>(MACHINES_PATH)),
+    ]);
   return {
     at: o.now?.() ?? new Date(),
     nodes: nodes.map(toNode),
@@ -197,5 +215,6 @@ export async function readKubeWorld(
     ...(moves ? { vmiMoves: moves.map(toVmiMove) } : {}),
     ...(daemonSets ? { daemonSets: daemonSets.map(toDaemonSet) } : {}),
     ...(vms ? { vms: vms.map(toVm) } : {}),
+    ...(machines ? { machines: machines.map(toMachine) } : {}),
   };
 }

@@ -36,6 +36,7 @@ export const INVARIANT_IDS = [
   'queue-out-of-order',
   'stop-mark-without-agent',
   'vm-stop-mark-without-agent',
+  'machine-hook-without-agent',
 ] as const;
 
 export type InvariantId = (typeof INVARIANT_IDS)[number];
@@ -53,6 +54,7 @@ export const OPERATOR_FINDINGS: ReadonlySet<InvariantId> = new Set([
   'vms-without-agent',
   'stop-mark-without-agent',
   'vm-stop-mark-without-agent',
+  'machine-hook-without-agent',
 ]);
 
 export const violation = (id: InvariantId, object: string, evidence: string, fix: string): Violation => ({

@@ -277,9 +277,21 @@ export interface World {
   readonly vmiMoves?: readonly WorldVmiMove[];
   /** VirtualMachines carrying drainer's stop mark; undefined when not read. */
   readonly vms?: readonly WorldVm[];
+  /** Cluster API Machines (core/capi); undefined where Cluster API is not installed or not readable. */
+  readonly machines?: readonly WorldMachine[];
   /** The DaemonSets in drainer's namespace (its agents'); undefined when not read. */
   readonly daemonSets?: readonly WorldDaemonSet[];
   readonly observations?: Observations;
+}
+
+/** A Cluster API Machine: its node (status.nodeRef), deletion and drainer's pre-drain hook on it. */
+export interface WorldMachine {
+  readonly namespace: string;
+  readonly name: string;
+  readonly node?: string;
+  readonly deleting: boolean;
+  /** drainer's pre-drain hook annotation is on it. */
+  readonly hooked: boolean;
 }
 
 /** A DaemonSet and where it places its pods (nodeSelector, required node affinity). */
