@@ -6,6 +6,7 @@ import { ConfigError, ExitCode } from '../errors.ts';
 import { releaseGateNow, type Remaining } from '../core/gate/release.ts';
 import { remainingOn } from '../core/gate/remaining.ts';
 import { PluginHost } from '../core/backends/host.ts';
+import { releaseMachineHook } from '../core/capi/release-hook.ts';
 import type { KubeClients } from '../kube/client.ts';
 import type { Logger } from '../observability/logger.ts';
 import {
@@ -45,6 +46,7 @@ async function remainingWith(
   } catch (err) {
     return { names: [], unknown: firstLine(err) };
   }
+  // every VM on the host, stopped ones too: the one count status, plan and the metric give
   return remainingOn(host, node, signal);
 }
 
@@ -71,7 +73,11 @@ async function handler(argv: ReleaseArgs, deps: RunOnceDeps = defaultRunOnceDeps
     remaining: () => remainingWith(argv, config, log, k, node, io.signal),
   });
   const out = r.released ? io.stdout : io.stderr;
-  for (const line of r.lines) out.write(`${line}\n`);
+  // a deleted Cluster API Machine waits on drainer's hook for what the gate holds: it follows the gate
+  const hook = await releaseMachineHook({ k, node, released: r.released }).catch((err: unknown) => [
+    `could not look at the node's Cluster API Machine: ${firstLine(err)}`,
+  ]);
+  for (const line of [...r.lines, ...hook]) out.write(`${line}\n`);
   return r.released ? ExitCode.ok : RELEASE_REFUSED;
 }
 

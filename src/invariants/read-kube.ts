@@ -2,7 +2,7 @@
 // the gate pods and PDBs and the Leases in drainer's namespace, the Events of Nodes, and KubeVirt's
 // VMIs and migrations where KubeVirt is installed.
 import { hasHook, type MachineObject } from '../core/capi/machine.ts';
-import { MACHINES_PATH } from '../core/capi/kube-port.ts';
+import { machinesPath } from '../core/capi/kube-port.ts';
 import { readRecord, STATE_ANNOTATION } from '../core/record/record.ts';
 import { isForbiddenError, isNotFoundError } from '../errors.ts';
 import type { KubeClients } from '../kube/client.ts';
@@ -201,7 +201,7 @@ export async function readKubeWorld(
       // VirtualMachines drainer stopped and marked
       optional(() => list<Obj>(`${KV}/virtualmachines`, { labelSelector: VM_STOP_MARK })),
       // Cluster API Machines (drainer's pre-drain hook on them)
-      optional(() => list<KubeObject>(MACHINES_PATH)),
+      optional(() => list<KubeObject>(machinesPath)),
     ]);
   return {
     at: o.now?.() ?? new Date(),

@@ -10,6 +10,7 @@ import type { KubeObject } from '../../src/kube/types.ts';
 import { clusterApiCrds } from '../../src/sandbox/kube/capi-crds.ts';
 import { PRE_DRAIN_HOOK } from '../../src/core/capi/machine.ts';
 import { smallWorld } from './scenario.ts';
+import { gateAgent } from './gate-stack.ts';
 import { stackTakerPort } from './taker-port.ts';
 import { finished, startStack, until, type EventObject, type Stack } from './stack.ts';
 
@@ -105,5 +106,47 @@ describe('Cluster API deletes a Machine whose node has servers (pre-drain hook)'
     expect(record.trigger).toBe('Machine/fleet/hv-a');
     const events = await s.k.request<{ items: EventObject[] }>({ path: '/api/v1/namespaces/fleet/events' });
     expect(events.items.map((e) => e.reason)).toContain('PreDrainHookRemoved');
+  });
+});
+
+describe('the evacuation of a deleted Machine fails (pre-drain hook)', () => {
+  let stack: Stack | undefined;
+  afterEach(async () => stack?.close());
+
+  it('the hook stays, an Event on the Machine says so, and drainer release takes it off with the gate', async () => {
+    const s = await startStack({
+      scenario: smallWorld({ servers: 2, faults: { failMigrations: ['vm-2'] } }),
+    });
+    stack = s;
+    await installClusterApi(s);
+    await machineFor(s, 'hv-a', 'node-a');
+    const { drainer } = await gateAgent(s, {});
+    await until(
+      "drainer's hook on the Machine",
+      async () => (await machine(s, 'hv-a'))?.metadata.annotations?.[PRE_DRAIN_HOOK] === 'drainer',
+    );
+
+    await s.k.request({ method: 'DELETE', path: `${MACHINES}/hv-a` });
+    expect((await finished(s, 'node-a')).phase).toBe('Failed');
+    const held = await until('PreDrainHookHeld Event', async () => {
+      const events = await s.k.request<{ items: EventObject[] }>({ path: '/api/v1/namespaces/fleet/events' });
+      return events.items.find((e) => e.reason === 'PreDrainHookHeld');
+    });
+    expect(held.involvedObject).toMatchObject({ kind: 'Machine', name: 'hv-a', namespace: 'fleet' });
+    expect(held.message).toContain(
+      `kubectl annotate machines.cluster.x-k8s.io -n fleet hv-a ${PRE_DRAIN_HOOK}-`,
+    );
+    expect((await machine(s, 'hv-a'))?.metadata.annotations?.[PRE_DRAIN_HOOK]).toBe('drainer');
+
+    // the operator's choice: a release refused while vm-2 is on the host keeps the hook too
+    const refused = await drainer('release', '--node', 'node-a');
+    expect(refused.code).toBe(3);
+    expect(refused.stderr).toContain(
+      "Machine fleet/hv-a is deleted and waits on drainer's pre-drain hook: it stays too",
+    );
+    const forced = await drainer('release', '--node', 'node-a', '--force');
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(forced.stdout).toContain("drainer's pre-drain hook taken off Machine fleet/hv-a");
+    expect((await machine(s, 'hv-a'))?.metadata.annotations?.[PRE_DRAIN_HOOK]).toBeUndefined();
   });
 });

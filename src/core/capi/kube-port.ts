@@ -12,7 +12,7 @@ import { waitForCrd } from '../cluster/crd-appears.ts';
 import type { MachinePort } from './hook.ts';
 import { MACHINE_API_VERSION, PRE_DRAIN_HOOK, PRE_DRAIN_HOOK_OWNER, type MachineObject } from './machine.ts';
 
-export const MACHINES_PATH = `/apis/${MACHINE_API_VERSION}/machines`;
+export const machinesPath = `/apis/${MACHINE_API_VERSION}/machines`;
 const MACHINE_CRD = 'machines.cluster.x-k8s.io';
 
 const machinePath = (m: MachineObject) =>
@@ -21,11 +21,25 @@ const machinePath = (m: MachineObject) =>
 /** Is the Machine resource served? (404: Cluster API is not installed here) */
 export async function machinesServed(k: KubeClients, signal?: AbortSignal): Promise<boolean> {
   try {
-    await k.request({ path: MACHINES_PATH, query: { limit: 1 }, ...(signal ? { signal } : {}) });
+    await k.request({ path: machinesPath, query: { limit: 1 }, ...(signal ? { signal } : {}) });
     return true;
   } catch (err) {
     if (isNotFoundError(err)) return false;
     throw err;
+  }
+}
+
+/** Puts drainer's hook on the Machine (on) or takes it off: one merge patch; a Machine gone is no error. */
+export async function setMachineHook(k: KubeClients, m: MachineObject, on: boolean): Promise<void> {
+  try {
+    await k.request({
+      method: 'PATCH',
+      path: machinePath(m),
+      contentType: MERGE_PATCH,
+      body: { metadata: { annotations: { [PRE_DRAIN_HOOK]: on ? PRE_DRAIN_HOOK_OWNER : null } } },
+    });
+  } catch (err) {
+    if (!isNotFoundError(err)) throw err;
   }
 }
 
@@ -58,25 +72,14 @@ export function kubeMachinePort(o: KubeMachinePortOptions): MachinePort {
       await runWatch<KubeObject>({
         k,
         log,
-        path: MACHINES_PATH,
+        path: machinesPath,
         signal: cb.signal,
         ...(o.timeoutSeconds ? { timeoutSeconds: o.timeoutSeconds } : {}),
         onEvent: (type, m) => cb.onEvent(type, m),
         onSynced: () => cb.onSynced(),
       });
     },
-    async setHook(m, on) {
-      try {
-        await k.request({
-          method: 'PATCH',
-          path: machinePath(m),
-          contentType: MERGE_PATCH,
-          body: { metadata: { annotations: { [PRE_DRAIN_HOOK]: on ? PRE_DRAIN_HOOK_OWNER : null } } },
-        });
-      } catch (err) {
-        if (!isNotFoundError(err)) throw err;
-      }
-    },
+    setHook: (m, on) => setMachineHook(k, m, on),
     async annotateNode(node, key, value) {
       await k.request({
         method: 'PATCH',
