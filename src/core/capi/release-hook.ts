@@ -16,7 +16,7 @@ export async function releaseMachineHook(o: {
 }): Promise<string[]> {
   let machines: MachineObject[];
   try {
-    machines = (await listAll<KubeObject>(o.k, { path: machinesPath })).items as MachineObject[];
+    machines = (await listAll<KubeObject>(o.k, { path: machinesPath })).items;
   } catch (err) {
     if (isNotFoundError(err) || isForbiddenError(err)) return []; // no Cluster API (or no right to see it)
     throw err;
