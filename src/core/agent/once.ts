@@ -127,8 +127,10 @@ async function dropKeeperlessGate(o: OnceOptions): Promise<void> {
   if (o.config.dryRun) return;
   const host = new PluginHost({ plugins: o.plugins, log: o.log });
   try {
+    // restore's --force is about who acts (no agent, an unreadable record), never about the gate:
+    // with a VM left on the host it stays (chaos seed 918273: the next drain took them down)
     const r = await releaseKeeperless(
-      { ...o, remaining: () => remainingOn(host, o.node, o.signal, { every: true }) },
+      { ...o, force: false, remaining: () => remainingOn(host, o.node, o.signal) },
       new Date(),
     );
     if (r?.released) o.log.info({ node: o.node }, r.lines[0] ?? 'drain gate removed: no agent keeps it');
