@@ -1,6 +1,7 @@
 // `drainer plan`: the dry run of the real thing (core/preflight/preflight.ts), as a table, JSON or YAML.
 // Exit codes: 0 it would succeed, 3 it would be refused or blocked (the reasons are printed),
 // 1 it could not find out (an API failed), 2 bad input.
+import { countPlans, vmsText } from '../core/backends/vm-count.ts';
 import yaml from 'js-yaml';
 import type { Argv, CommandModule } from 'yargs';
 import { ExitCode } from '../errors.ts';
@@ -23,6 +24,7 @@ import { requireNamespace } from './fleet-namespace.ts';
 import { clusterConfig } from './cluster-config.ts';
 import { declaredNode, withNodeFlags, type NodeFlagArgs } from './node-flags.ts';
 import { renderTable } from '../output/table.ts';
+import { timeoutWarnings } from '../core/capi/tool-timeouts.ts';
 
 type PlanOutput = 'table' | 'json' | 'yaml';
 
@@ -42,7 +44,8 @@ function pluginLines(r: PreflightReport): string[] {
   const lines: string[] = [];
   for (const p of r.plans) {
     const where = p.location ? ` (${p.location})` : '';
-    lines.push(`${p.plugin}${where}: ${p.workloads.length} workload(s) on node ${r.node}`);
+    const here = countPlans([p]);
+    lines.push(`${p.plugin}${where}: ${vmsText(here.names.length, here.stopped)} on node ${r.node}`);
     const c = p.capacity;
     if (c) lines.push(`  capacity: ${c.status === 'short' ? 'INSUFFICIENT: ' : ''}${c.message}`);
     for (const b of p.blockers ?? []) lines.push(`  BLOCKED (${b.kind}): ${b.message}`);
@@ -69,7 +72,7 @@ function tableText(r: PreflightReport): string {
     text += `pods: ${p.evict} to evict, ${p.ignored} left alone, ${p.refused.length} refused, ${p.held.length} held by a PodDisruptionBudget now\n`;
   }
   if (r.fleet) text += `fleet: ${r.fleet.text}\n`;
-  for (const n of r.notes) text += n.startsWith('config: ') ? `${n}\n` : `note: ${n}\n`;
+  for (const n of r.notes) text += /^(config|warning): /.test(n) ? `${n}\n` : `note: ${n}\n`;
   // a wait is one line: what holds the start, and when it may start
   const wait = r.verdict === 'would-wait' ? `: ${r.waits.join('; ')}` : '';
   text += `verdict: ${VERDICT_TEXT[r.verdict]}${wait}\n`;
@@ -115,7 +118,11 @@ export async function runPlan(argv: PlanArgs): Promise<number> {
     ...(kube ? { kube, gate: gateProbe(kube, config) } : { declared: declared.ref }),
   });
   // where the settings came from, among the notes (a node that cannot be read prints only its error)
-  const notes = view ? [`config: ${view.said}`, ...report.notes] : report.notes;
+  // fleet tools that would give up on this drain and delete the node with VMs on it (issue 50)
+  const warnings = kube
+    ? (await timeoutWarnings(kube, node, report.plans, config).catch(() => [])).map((w) => `warning: ${w}`)
+    : [];
+  const notes = [...(view ? [`config: ${view.said}`] : []), ...report.notes, ...warnings];
   // a node name nobody gave is this machine's hostname: say so where the cluster does not know it
   const invalid = config.nodeName
     ? report.invalid

@@ -6,55 +6,12 @@
 // Cluster API's drain is bench/chaos/takers.ts (the soak's); the sandbox serves the Machine CRD.
 import { afterEach, describe, expect, it } from 'vitest';
 import { capiDrain } from '../../bench/chaos/takers.ts';
-import type { KubeObject } from '../../src/kube/types.ts';
-import { clusterApiCrds } from '../../src/sandbox/kube/capi-crds.ts';
 import { PRE_DRAIN_HOOK } from '../../src/core/capi/machine.ts';
 import { smallWorld } from './scenario.ts';
+import { installFleetTools, machine, machineFor, MACHINES } from './capi-stack.ts';
 import { gateAgent } from './gate-stack.ts';
 import { stackTakerPort } from './taker-port.ts';
 import { finished, startStack, until, type EventObject, type Stack } from './stack.ts';
-
-const MACHINES = '/apis/cluster.x-k8s.io/v1beta1/namespaces/fleet/machines';
-
-async function installClusterApi(s: Stack): Promise<void> {
-  for (const crd of clusterApiCrds())
-    await s.k.request({
-      method: 'POST',
-      path: '/apis/apiextensions.k8s.io/v1/customresourcedefinitions',
-      body: crd,
-    });
-  await s.k
-    .request({ method: 'POST', path: '/api/v1/namespaces', body: { metadata: { name: 'fleet' } } })
-    .catch(() => undefined);
-}
-
-/** A Machine as Cluster API makes it: its finalizer, and status.nodeRef once its node registered. */
-async function machineFor(s: Stack, name: string, node: string, nodeDrainTimeout?: string): Promise<void> {
-  await s.k.request({
-    method: 'POST',
-    path: MACHINES,
-    body: {
-      apiVersion: 'cluster.x-k8s.io/v1beta1',
-      kind: 'Machine',
-      metadata: { name, namespace: 'fleet', finalizers: ['machine.cluster.x-k8s.io'] },
-      spec: {
-        clusterName: 'hv',
-        bootstrap: { dataSecretName: `${name}-bootstrap` },
-        infrastructureRef: { apiVersion: 'infrastructure.example/v1', kind: 'FakeMachine', name },
-        ...(nodeDrainTimeout ? { nodeDrainTimeout } : {}),
-      },
-    },
-  });
-  await s.k.request({
-    method: 'PATCH',
-    path: `${MACHINES}/${name}/status`,
-    contentType: 'application/merge-patch+json',
-    body: { status: { nodeRef: { apiVersion: 'v1', kind: 'Node', name: node }, phase: 'Running' } },
-  });
-}
-
-const machine = (s: Stack, name: string) =>
-  s.k.request<KubeObject>({ path: `${MACHINES}/${name}` }).catch(() => undefined);
 
 /** Cluster API's Machine controller for a deleted Machine: the hook wait, then its drain. */
 const clusterApiDeletes = (
@@ -81,8 +38,8 @@ describe('Cluster API deletes a Machine whose node has servers (pre-drain hook)'
   it("waits on drainer's hook: its drain starts with no server left on the node, though nodeDrainTimeout is 1 s", async () => {
     const s = await startStack({ scenario: smallWorld({ servers: 6, migrationSeconds: 20 }) });
     stack = s;
-    await installClusterApi(s);
-    await machineFor(s, 'hv-a', 'node-a', '1s');
+    await installFleetTools(s);
+    await machineFor(s, 'hv-a', 'node-a', { nodeDrainTimeout: '1s' });
     const agent = s.startAgent('node-a');
     await until('agent ready', () => agent.agent.ready().ready);
     await until(
@@ -118,7 +75,7 @@ describe('the evacuation of a deleted Machine fails (pre-drain hook)', () => {
       scenario: smallWorld({ servers: 2, faults: { failMigrations: ['vm-2'] } }),
     });
     stack = s;
-    await installClusterApi(s);
+    await installFleetTools(s);
     await machineFor(s, 'hv-a', 'node-a');
     const { drainer } = await gateAgent(s, {});
     await until(
