@@ -8,7 +8,11 @@ import type { Logger } from '../../observability/logger.ts';
 import { isConflictError, isNotFoundError } from '../../errors.ts';
 import type { EvacuationBudget, FleetApi, LeaseView, Slot, SlotWait } from './types.ts';
 import { LeaseCache } from './lease-cache.ts';
-import { monotonicMs, type ObservedLeases } from './observed.ts';
+import type { ObservedLeases } from './observed.ts';
+import { HeldSlot, microTime } from './held-slot.ts';
+
+// the held Lease (also the agent's node Lease) and its MicroTime live in held-slot.ts
+export { HeldSlot, microTime, type HeldLeaseOptions } from './held-slot.ts';
 
 export const slotName = (i: number): string => `drainer-evacuation-${i}`;
 
@@ -18,9 +22,6 @@ export function slotCount(budget: string | number, agents: number): number {
   const pct = Number(budget.slice(0, -1));
   return Math.max(1, Math.floor((agents * pct) / 100));
 }
-
-/** MicroTime as the API server writes it (RFC 3339, microseconds). */
-export const microTime = (d: Date): string => d.toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
 
 /**
  * A slot's holder names the node and the agent instance ("node-7/<pod>/<uid>"): two agents of one
@@ -77,6 +78,8 @@ interface QueueState {
   /** Leases to read from the API, not the watch, on the next turn (a lost race: 409 or 404). */
   recheck: string[];
   relist: boolean;
+  /** The queue was read in this turn of the wait. */
+  fresh: boolean;
   /** The nodes ahead, as listed, less those seen taking a slot since. */
   ahead?: Set<string>;
   /** `ahead` holds only the nodes queued just before this one: others are ahead of them. */
@@ -130,11 +133,13 @@ export class FleetBudget implements EvacuationBudget {
       lastWait: '',
       recheck: [],
       relist: true,
+      fresh: false,
       more: false,
       from: this.#cache.version,
     };
     while (!o.signal.aborted) {
       const seen = this.#cache.version;
+      q.fresh = false;
       const total = await this.#total();
       // the first wait opens the agent's Lease watch (one request); later waits read it for free
       const byName = new Map((await this.#cache.current()).map((l) => [l.name, l]));
@@ -162,6 +167,13 @@ export class FleetBudget implements EvacuationBudget {
       });
       const stale = this.#stale(q, free.length, aheadN, now);
       const candidates = mine ? [mine] : stale ? free : free.slice(aheadN);
+      // its turn by a list read earlier: read it again before taking. A node may have come back
+      // into the queue since, in its old place ahead (a retry, a resumed evacuation), and the Lease
+      // watch only ever shows nodes leaving it. One list per slot taken, by the node taking it.
+      if (!mine && !stale && candidates.length && !q.fresh) {
+        q.relist = true;
+        continue;
+      }
       const taken = await this.#takeFirst(candidates, o.node, q);
       if (taken) {
         // the label comes off with the record's phase Evacuating (one write); until then the
@@ -212,6 +224,7 @@ export class FleetBudget implements EvacuationBudget {
       q.ahead = new Set(nodes);
       q.more = more;
       q.relist = false;
+      q.fresh = true;
       // the Leases were read at `seen`: holders from then on are counted, not just after the list
       q.from = o.seen;
       this.#dropHolders(q, o.slots);
@@ -306,109 +319,5 @@ export class FleetBudget implements EvacuationBudget {
     return l.resourceVersion === undefined
       ? this.#o.api.createLease({ ...next, transitions: 0 })
       : this.#o.api.replaceLease(next);
-  }
-}
-
-/** What a held Lease needs: its two calls, its duration and a logger. */
-export type HeldLeaseOptions = Pick<FleetBudgetOptions, 'leaseDuration' | 'log'> & {
-  readonly api: Pick<FleetApi, 'getLease' | 'replaceLease'>;
-  /** Renewed every this fraction of the duration (default a third). */
-  readonly renewEvery?: number;
-};
-
-/**
- * A held Lease (a fleet slot, or the node's agent Lease): renewed every duration × renewEvery; `lost`
- * when someone else holds it or renewing failed too long.
- */
-export class HeldSlot implements Slot {
-  readonly name: string;
-  readonly #lost = new AbortController();
-  readonly #timer: NodeJS.Timeout;
-  /** A try again soon after a failed renewal, so one failure does not wait a whole renewal period. */
-  #retry: NodeJS.Timeout | undefined;
-  #lease: LeaseView;
-  #renewed: number;
-  #chain: Promise<void> = Promise.resolve();
-  #done = false;
-
-  readonly node: string;
-  readonly o: HeldLeaseOptions;
-  readonly #what: string;
-
-  /** `node` is the holder identity written in the Lease; `what` names the Lease in log lines. */
-  constructor(lease: LeaseView, node: string, o: HeldLeaseOptions, what = 'fleet evacuation slot') {
-    this.node = node;
-    this.o = o;
-    this.#what = what;
-    this.name = lease.name;
-    this.#lease = lease;
-    this.#renewed = monotonicMs();
-    this.#timer = setInterval(
-      () => {
-        this.#chain = this.#chain.then(() => this.#renew());
-      },
-      o.leaseDuration * 1000 * (o.renewEvery ?? 1 / 3),
-    );
-  }
-
-  get lost(): AbortSignal {
-    return this.#lost.signal;
-  }
-
-  async #renew(): Promise<void> {
-    if (this.#done || this.#lost.signal.aborted) return;
-    try {
-      this.#lease = await this.o.api.replaceLease({ ...this.#lease, renewTime: microTime(new Date()) });
-      this.#renewed = monotonicMs();
-      return;
-    } catch (err) {
-      if (isConflictError(err)) {
-        const current = await this.o.api.getLease(this.name).catch(() => undefined);
-        if (current?.holder === this.node) {
-          this.#lease = current;
-          return; // renewed next tick with the fresh resourceVersion
-        }
-        return this.#lose(`slot ${this.name} now held by ${current?.holder ?? 'nobody'}`);
-      }
-      this.o.log.warn({ err, slot: this.name }, `could not renew the ${this.#what}`);
-    }
-    if (monotonicMs() - this.#renewed > this.o.leaseDuration * 1000)
-      return this.#lose('not renewed within the lease duration');
-    // an API server away for a moment: try again within a tenth of the duration, not a renewal period
-    this.#retry ??= setTimeout(
-      () => {
-        this.#retry = undefined;
-        this.#chain = this.#chain.then(() => this.#renew());
-      },
-      Math.min(this.o.leaseDuration * 100, 30_000),
-    );
-  }
-
-  #lose(why: string): void {
-    clearInterval(this.#timer);
-    clearTimeout(this.#retry);
-    this.o.log.warn({ slot: this.name, why }, `lost the ${this.#what}`);
-    this.#lost.abort(new Error(`lost ${this.#what} ${this.name}: ${why}`));
-  }
-
-  abandon(): void {
-    this.#done = true;
-    clearInterval(this.#timer);
-    clearTimeout(this.#retry);
-  }
-
-  async release(): Promise<void> {
-    this.abandon();
-    await this.#chain;
-    if (this.#lost.signal.aborted) return;
-    const { holder: _h, ...rest } = this.#lease;
-    try {
-      await this.o.api.replaceLease({ ...rest, renewTime: microTime(new Date()) });
-    } catch (err) {
-      this.o.log.warn(
-        { err, slot: this.name },
-        `could not release the ${this.#what}; it expires after the lease duration`,
-      );
-    }
   }
 }
