@@ -180,6 +180,8 @@ export interface ObservedRequest {
   readonly removed?: boolean;
   /** The node the pod was bound to when the request came (pod requests only). */
   readonly podNode?: string;
+  /** A 422 to a JSON patch whose `test` op failed: the writer's guard saw someone write first. */
+  readonly guardFailed?: boolean;
 }
 
 /**

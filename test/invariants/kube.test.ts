@@ -88,6 +88,15 @@ describe('no request is answered 4xx except the expected ones', () => {
     expect(unexpected4xx(world({ observations: { requests } }), OPTS)).toHaveLength(n);
   });
 
+  it("accepts the 422 of a JSON patch whose guarding test failed (someone wrote first: the patch's 409)", () => {
+    const guard = { method: 'PATCH', path: '/api/v1/nodes/node-a', status: 422, at: 1, guardFailed: true };
+    const invalid = { method: 'PATCH', path: '/api/v1/nodes/node-b', status: 422, at: 2 };
+
+    expect(
+      unexpected4xx(world({ observations: { requests: [guard, invalid] } }), OPTS).map((v) => v.object),
+    ).toEqual(['PATCH /api/v1/nodes/node-b']);
+  });
+
   it('makes one finding per path and code, with the count', () => {
     const r = { method: 'POST', path: '/api/v1/namespaces/default/events?x=1', status: 400, at: 1 };
     const [v, ...rest] = unexpected4xx(

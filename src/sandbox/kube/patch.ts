@@ -3,7 +3,7 @@
 // where core/v1 declares a patchMergeKey, other lists are replaced).
 import { clone } from './clone.ts';
 import { badRequest, failure } from './status.ts';
-import { StatusError } from './types.ts';
+import { StatusError, type Status } from './types.ts';
 
 type Json = unknown;
 type JsonMap = Record<string, Json>;
@@ -32,6 +32,19 @@ const patchRejected = (): StatusError =>
       details: {},
     }),
   );
+
+/**
+ * The answers to a JSON patch whose `test` op failed: the writer's guard saw that someone wrote
+ * first (the JSON patch form of a 409). The request log tells them from a body the server rejects.
+ */
+export const guardFailures = new WeakSet<Status>();
+
+/** The same answer as any patch that does not apply (details empty, as recorded from kube-apiserver 1.24). */
+function testFailed(): StatusError {
+  const { status } = patchRejected();
+  guardFailures.add(status);
+  return new StatusError(status);
+}
 
 function parsePointer(path: string): string[] {
   if (path === '') return [];
@@ -121,7 +134,7 @@ export function jsonPatch(target: Json, ops: Json): Json {
         doc = mutate(doc, tokens, 'remove');
         break;
       case 'test':
-        if (!deepEqual(getAt(doc, tokens), raw.value ?? null)) throw patchRejected();
+        if (!deepEqual(getAt(doc, tokens), raw.value ?? null)) throw testFailed();
         break;
       case 'move':
       case 'copy': {

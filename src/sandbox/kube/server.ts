@@ -17,6 +17,7 @@ import { extensionGroups, serveExtension, type ApiExtension, type CreateHook } f
 import { FaultInjector, type KubeFaults } from './faults.ts';
 import { answerMalformedLikeGo } from './malformed.ts';
 import { openApiDocument } from './openapi.ts';
+import { guardFailures } from './patch.ts';
 import { handleResource, type RestContext } from './rest.ts';
 import { parseRoute } from './route.ts';
 import { failure, notFoundPath, unauthorized } from './status.ts';
@@ -57,6 +58,8 @@ export interface RequestLogEntry {
    * moment a drain waiting for that pod goes on.
    */
   removed?: boolean;
+  /** A 422 to a JSON patch whose `test` op failed: the writer's guard saw someone write first. */
+  guardFailed?: boolean;
   /** The node the pod was bound to before the request (pod requests only). */
   podNode?: string;
 }
@@ -156,7 +159,7 @@ export async function startKubeApiServer(opts: KubeApiServerOptions = {}): Promi
     const url = new URL(req.url ?? '/', 'http://sandbox');
     // the pod a write names, as it was before the write (to tell whether the write took it away)
     let before: { uid: string; node?: string } | undefined;
-    const log = (status: number) => {
+    const log = (status: number, guardFailed = false) => {
       const heldBy = status < 300 && method !== 'GET' ? finalizersHolding(url.pathname) : undefined;
       const removed = before !== undefined && status < 300 && podOf(url.pathname)?.uid !== before.uid;
       const userAgent = req.headers['user-agent'];
@@ -168,13 +171,14 @@ export async function startKubeApiServer(opts: KubeApiServerOptions = {}): Promi
         ...(userAgent ? { userAgent } : {}),
         ...(heldBy?.length ? { heldBy } : {}),
         ...(removed ? { removed } : {}),
+        ...(guardFailed ? { guardFailed } : {}),
         ...(before?.node ? { podNode: before.node } : {}),
       });
     };
     let replied = false;
     const reply = (status: number, body: unknown) => {
       replied = true;
-      log(status);
+      log(status, guardFailures.has(body as Status));
       const text =
         body && typeof body === 'object' && 'raw' in body ? String(body.raw) : JSON.stringify(body);
       const headers: Record<string, string> = { 'Content-Type': 'application/json' };

@@ -85,6 +85,20 @@ describe('sandbox API server: patches', () => {
       message: 'the server rejected our request due to an error in our request',
     });
     expect(api.server.store.get('nodes', undefined, 'n1')).toEqual(before);
+    // the answer is the same as for a body the server rejects; the request log tells the guard's conflict
+    expect(api.server.requestLog.at(-1)).toMatchObject({ status: 422, guardFailed: true });
+  });
+
+  it('a 422 for anything else is no guard failure', async () => {
+    await api.call(
+      'PATCH',
+      '/api/v1/nodes/n1',
+      [{ op: 'remove', path: '/spec/nothing' }],
+      'application/json-patch+json',
+    );
+
+    expect(api.server.requestLog.at(-1)).toMatchObject({ status: 422 });
+    expect(api.server.requestLog.at(-1)?.guardFailed).toBeUndefined();
   });
 
   it('merges strategic patches by key for conditions and replaces taints whole, as core/v1 declares', async () => {
