@@ -31,8 +31,16 @@ describe('a gate no agent will ever open', () => {
   it.each([
     ['agent taken off by label, nothing on the node', { nodes: [disabled] }, ['gate-without-keeper']],
     [
-      'the same, a stopped server on it (nothing to protect)',
+      // a drain that returned with it there broke its promise (drain-returned-occupied), so drainer
+      // keeps the gate for it: the operator must bring an agent back to start it, or move it
+      'the same, a stopped server on it',
       { nodes: [disabled], nova: nova('SHUTOFF') },
+      ['vms-without-agent'],
+    ],
+    ['the same, a server in ERROR on it', { nodes: [disabled], nova: nova('ERROR') }, ['vms-without-agent']],
+    [
+      'the same, only a deleted server left in the list',
+      { nodes: [disabled], nova: nova('SOFT_DELETED') },
       ['gate-without-keeper'],
     ],
     [

@@ -4,8 +4,9 @@
 // it, and `kubectl drain` of the node waits on it until its timeout:
 // - gate-without-keeper: nothing is left on the node to protect, so the stopping agent should have
 //   dropped it (a broken promise);
-// - vms-without-agent: guests still run there, so the gate rightly holds drains; an operator must
-//   bring an agent back or release the gate (an operator finding).
+// - vms-without-agent: VMs are still there, so the gate rightly holds drains; an operator must
+//   bring an agent back or release the gate (an operator finding). A stopped server counts, as it does
+//   for a drain's return (drain-returned-occupied): drainer keeps the gate for it.
 // Needs the Leases and drainer's DaemonSets; without them, says nothing, as where no DaemonSet is in
 // drainer's namespace at all (its agents run some other way: run-once, the e2e stacks' in-process agents).
 import { gateName, isGatePodName } from '../../kube/gate.ts';
@@ -15,14 +16,14 @@ import { hostOfNode } from '../hosts.ts';
 import { violation, type Violation } from '../violation.ts';
 import type { CheckOptions, World, WorldNode } from '../world.ts';
 
-/** Server states in which no guest runs, or which a drain cannot hurt. */
-const AT_REST = new Set(['SHUTOFF', 'SHELVED', 'SHELVED_OFFLOADED', 'DELETED', 'SOFT_DELETED', 'ERROR']);
+/** Servers that are gone: nothing of them is on the host any more. */
+const GONE = new Set(['DELETED', 'SOFT_DELETED']);
 
-/** The guests still running on the node: Nova servers on its host, VMIs not final. */
+/** The VMs still on the node: Nova servers on its host (running or not), VMIs not final. */
 function guestsOn(world: World, node: string, opts: CheckOptions): string[] {
   const host = hostOfNode(world, node, opts);
   const servers = (world.nova?.servers ?? [])
-    .filter((s) => host !== undefined && s.host === host && !AT_REST.has(s.status))
+    .filter((s) => host !== undefined && s.host === host && !GONE.has(s.status))
     .map((s) => `server ${s.name}`);
   const vmis = (world.vmis ?? [])
     .filter((v) => v.node === node && v.phase !== 'Succeeded' && v.phase !== 'Failed')
