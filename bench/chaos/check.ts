@@ -33,11 +33,11 @@ const DRAIN_RETURNED_OCCUPIED_ID = 'drain-returned-occupied';
  * did it; drainer broke no promise (the ones it must keep, gate-without-keeper among them, still count).
  */
 export const operatorsOwnDoing = (
-  v: Pick<Violation, 'id' | 'object'>,
+  v: Pick<Violation, 'id' | 'object' | 'node'>,
   disabled: ReadonlySet<string>,
 ): boolean =>
   OPERATOR_FINDINGS.has(v.id) &&
-  [...disabled].some((n) => v.object === `node/${n}` || v.object.endsWith(`/${gateName(n)}`));
+  [...disabled].some((n) => v.object === `node/${n}` || v.node === n || v.object.endsWith(`/${gateName(n)}`));
 const GATE_POD_PATH = /\/pods\/drainer-gate-/;
 
 /** Broken once seen. Every other invariant id heals and is judged after a grace period. */

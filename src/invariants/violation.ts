@@ -5,6 +5,8 @@ export interface Violation {
   readonly id: InvariantId;
   /** The object it is about, e.g. "node/node-a", "nova-compute/node-a.example.org". */
   readonly object: string;
+  /** The node it is about, where the object is another (a server on its host): whose agent could act. */
+  readonly node?: string;
   readonly evidence: string;
   readonly fix: string;
 }

@@ -50,4 +50,17 @@ describe('what the soak leaves to the operator who took an agent off', () => {
   ] as const)('%s about %s → %s', (id, object, excused) => {
     expect(operatorsOwnDoing({ id, object }, off)).toBe(excused);
   });
+
+  it.each([
+    ['hv-2', true],
+    ['hv-3', false],
+    [undefined, false],
+  ] as const)('a marked server left stopped on node %s → %s', (node, excused) => {
+    const v = {
+      id: 'stop-mark-without-agent',
+      object: 'server/hv-2-vm3',
+      ...(node ? { node } : {}),
+    } as const;
+    expect(operatorsOwnDoing(v, off)).toBe(excused);
+  });
 });

@@ -21,12 +21,15 @@ export function stopMarksWithoutAgent(world: World, opts: CheckOptions): Violati
       ? `whose node ${node} has no agent running (no live Lease)`
       : 'which is no node of this cluster';
     return [
-      violation(
-        'stop-mark-without-agent',
-        `server/${s.name}`,
-        `${s.name} (${s.id}) carries drainer's stop mark "${mark}" and is SHUTOFF on ${s.host}, ${where}: no agent runs there to start it`,
-        `openstack server start ${s.id} && openstack server unset --property ${STOP_MARK_KEY} ${s.id}`,
-      ),
+      {
+        ...violation(
+          'stop-mark-without-agent',
+          `server/${s.name}`,
+          `${s.name} (${s.id}) carries drainer's stop mark "${mark}" and is SHUTOFF on ${s.host}, ${where}: no agent runs there to start it`,
+          `openstack server start ${s.id} && openstack server unset --property ${STOP_MARK_KEY} ${s.id}`,
+        ),
+        ...(known ? { node } : {}),
+      },
     ];
   });
 }
