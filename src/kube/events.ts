@@ -41,6 +41,8 @@ export type EventReason =
   | 'PreDrainHookHeld'
   /** Cluster API: drainer's pre-drain hook taken off the Machine (the node is Evacuated). */
   | 'PreDrainHookRemoved'
+  /** A fleet tool's drain timeout (nodeDrainTimeout, terminationGracePeriod) is shorter than the evacuation may take. */
+  | 'DrainTimeoutShort'
   /** `drainer restore --force` without a readable record: what was recognisably ours is undone. */
   | 'RestoreForced'
   /** The cloud rejected drainer's credentials (Keystone 401): fix the secret, not the capacity. */

@@ -7,11 +7,31 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { PRE_DRAIN_HOOK } from '../../src/core/capi/machine.ts';
 import { CAPI, installFleetTools, machineFor, MACHINES } from './capi-stack.ts';
 import { smallWorld } from './scenario.ts';
-import { startStack, type Stack } from './stack.ts';
+import { nodeEvents, startStack, until, type Stack } from './stack.ts';
 import { stackCli } from './stack-cli.ts';
 
 const MERGE = 'application/merge-patch+json';
 const warnings = (out: string) => out.split('\n').filter((l) => l.startsWith('warning: '));
+
+const nodePool = (s: Stack, terminationGracePeriod: string) =>
+  s.k.request({
+    method: 'POST',
+    path: '/apis/karpenter.sh/v1/nodepools',
+    body: {
+      apiVersion: 'karpenter.sh/v1',
+      kind: 'NodePool',
+      metadata: { name: 'hypervisors' },
+      spec: { template: { spec: { terminationGracePeriod, nodeClassRef: { name: 'x' } } } },
+    },
+  });
+
+const inPool = (s: Stack) =>
+  s.k.request({
+    method: 'PATCH',
+    path: '/api/v1/nodes/node-a',
+    contentType: MERGE,
+    body: { metadata: { labels: { 'karpenter.sh/nodepool': 'hypervisors' } } },
+  });
 
 describe('drainer plan finds the fleet tools that would delete the node with VMs on it', () => {
   let stack: Stack | undefined;
@@ -26,23 +46,9 @@ describe('drainer plan finds the fleet tools that would delete the node with VMs
 
   it("a Karpenter NodePool's terminationGracePeriod shorter than the evacuation", async () => {
     const { s, plan } = await start();
-    await s.k.request({
-      method: 'POST',
-      path: '/apis/karpenter.sh/v1/nodepools',
-      body: {
-        apiVersion: 'karpenter.sh/v1',
-        kind: 'NodePool',
-        metadata: { name: 'hypervisors' },
-        spec: { template: { spec: { terminationGracePeriod: '10m', nodeClassRef: { name: 'x' } } } },
-      },
-    });
+    await nodePool(s, '10m');
     expect(warnings((await plan()).stdout)).toEqual([]); // the node is no NodePool's yet
-    await s.k.request({
-      method: 'PATCH',
-      path: '/api/v1/nodes/node-a',
-      contentType: MERGE,
-      body: { metadata: { labels: { 'karpenter.sh/nodepool': 'hypervisors' } } },
-    });
+    await inPool(s);
 
     const r = await plan();
     expect(r.code, r.stderr).toBe(0);
@@ -95,5 +101,28 @@ describe('drainer plan finds the fleet tools that would delete the node with VMs
       body: { metadata: { annotations: { [PRE_DRAIN_HOOK]: 'drainer' } } },
     });
     expect(warnings((await plan()).stdout)).toEqual([]);
+  });
+});
+
+describe('a maintenance start warns of a fleet tool that would delete the node with VMs on it', () => {
+  let stack: Stack | undefined;
+  afterEach(async () => stack?.close());
+
+  it('a cordon of a node whose NodePool gives Karpenter 10m: a DrainTimeoutShort Event on the Node', async () => {
+    const s = await startStack({ scenario: smallWorld({ servers: 5 }) });
+    stack = s;
+    await installFleetTools(s);
+    await nodePool(s, '10m');
+    await inPool(s);
+    const agent = s.startAgent('node-a');
+    await until('agent ready', () => agent.agent.ready().ready);
+
+    await s.cordon('node-a');
+    const [warning, ...more] = await until('DrainTimeoutShort Event', async () => {
+      const found = await nodeEvents(s, 'node-a', 'DrainTimeoutShort');
+      return found.length ? found : undefined;
+    });
+    expect(more).toEqual([]);
+    expect(warning).toMatch(/^Karpenter: NodePool hypervisors has terminationGracePeriod 10m, shorter than/);
   });
 });

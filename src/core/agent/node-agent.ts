@@ -29,8 +29,7 @@ import { gateKeeper } from '../gate/keeper.ts';
 import { remainingOn } from '../gate/remaining.ts';
 import { kubeGateApi } from '../gate/kube-port.ts';
 import { gateName } from '../../kube/gate.ts';
-import { PreDrainHook } from '../capi/hook.ts';
-import { kubeMachinePort } from '../capi/kube-port.ts';
+import { fleetTools } from '../capi/fleet-tools.ts';
 
 export interface NodeAgentOptions {
   readonly nodeName: string;
@@ -313,26 +312,7 @@ export function createNodeAgent(o: NodeAgentOptions): { agent: Agent; reconciler
     ...(o.backoff ? { backoff: o.backoff } : {}),
     ...(lease ? { lease } : {}),
     ...(keeper ? { gate: keeper } : {}),
-    ...(o.config.dryRun ? {} : { hook: preDrainHook(o, log) }),
+    ...(o.config.dryRun ? {} : { hook: fleetTools(o, log) }),
   });
   return { agent, reconciler };
-}
-
-/**
- * Cluster API's pre-drain hook on the node's Machine. Watched with the hook off too: an agent turned
- * off takes its hook away, or deleted Machines would wait on it for good.
- */
-function preDrainHook(o: NodeAgentOptions, log: Logger): PreDrainHook {
-  return new PreDrainHook({
-    nodeName: o.nodeName,
-    enabled: o.config.clusterAPI.preDrainHook,
-    port: kubeMachinePort({
-      k: o.k,
-      events: new EventRecorder({ k: o.k, log, host: o.nodeName }),
-      log,
-      ...(o.watch?.timeoutSeconds ? { timeoutSeconds: o.watch.timeoutSeconds } : {}),
-      ...(o.watch?.recheckMs ? { recheckMs: o.watch.recheckMs } : {}),
-    }),
-    log,
-  });
 }
