@@ -39,6 +39,7 @@ export const INVARIANT_IDS = [
   'stop-mark-without-agent',
   'vm-stop-mark-without-agent',
   'machine-hook-without-agent',
+  'maintenance-without-agent',
 ] as const;
 
 export type InvariantId = (typeof INVARIANT_IDS)[number];
@@ -57,6 +58,7 @@ export const OPERATOR_FINDINGS: ReadonlySet<InvariantId> = new Set([
   'stop-mark-without-agent',
   'vm-stop-mark-without-agent',
   'machine-hook-without-agent',
+  'maintenance-without-agent',
 ]);
 
 export const violation = (id: InvariantId, object: string, evidence: string, fix: string): Violation => ({

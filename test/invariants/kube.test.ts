@@ -5,6 +5,7 @@ import { recordsWithoutAgent, slotsOfDeadAgents } from '../../src/invariants/rul
 import { withinBudget } from '../../src/invariants/rules/budget.ts';
 import { maintenancesAgree } from '../../src/invariants/rules/maintenance.ts';
 import { unexpected4xx } from '../../src/invariants/rules/requests.ts';
+import { OPERATOR_FINDINGS } from '../../src/invariants/violation.ts';
 import type { WorldMaintenance } from '../../src/invariants/world.ts';
 import { AT, liveAgent, node, OPTS, rec, world } from './world.ts';
 
@@ -62,6 +63,23 @@ describe("the record's phase agrees with the NodeMaintenance status", () => {
     ],
   ])('%s', (_what, nodes, maintenances, n) => {
     expect(maintenancesAgree(world({ nodes, maintenances }), OPTS)).toHaveLength(n);
+  });
+
+  it("a NodeMaintenance on a node no agent runs on is the operator's to act on, named as such", () => {
+    // the agent taken off hv-4 (drainer.dev/agent=disabled), then `drainer restore --force` there:
+    // nobody writes nm-a's status, and nobody would take it up (chaos seed 918273)
+    const lonely = world({ nodes: [node('node-a')], maintenances: [nm('Succeeded')], leases: [] });
+    const kept = world({
+      nodes: [node('node-a')],
+      maintenances: [nm('Succeeded')],
+      leases: [liveAgent('node-a')],
+    });
+
+    expect(maintenancesAgree(lonely, OPTS).map((v) => [v.id, v.node])).toEqual([
+      ['maintenance-without-agent', 'node-a'],
+    ]);
+    expect(maintenancesAgree(kept, OPTS).map((v) => v.id)).toEqual(['maintenance-disagrees']);
+    expect(OPERATOR_FINDINGS.has('maintenance-without-agent')).toBe(true);
   });
 
   it('checks nothing when drainer does not own NodeMaintenances', () => {

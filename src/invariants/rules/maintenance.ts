@@ -1,5 +1,6 @@
 // The record's phase agrees with the NodeMaintenance that triggered it: Evacuated ↔ Succeeded,
 // Failed ↔ Failed, anything else ↔ Running; a NodeMaintenance drainer owns always has a record.
+import { agentAlive } from '../agents.ts';
 import { recordOf } from '../hosts.ts';
 import { violation, type Violation } from '../violation.ts';
 import type { CheckOptions, World, WorldMaintenance } from '../world.ts';
@@ -8,6 +9,22 @@ const expectedPhase = (phase: string): string =>
   phase === 'Evacuated' ? 'Succeeded' : phase === 'Failed' ? 'Failed' : 'Running';
 
 const invalid = (m: WorldMaintenance) => m.reason?.startsWith('Invalid') === true;
+
+/**
+ * A disagreement on a node with no live agent is nobody's broken promise: no agent writes the
+ * status or takes the NodeMaintenance up (taken off by drainer.dev/agent=disabled, or never
+ * scheduled there). The operator's finding, named as such.
+ */
+function orWithoutAgent(world: World, opts: CheckOptions, node: string, v: Violation): Violation {
+  if (agentAlive(world, node, opts) !== false) return v;
+  return {
+    id: 'maintenance-without-agent',
+    object: v.object,
+    node,
+    evidence: `${v.evidence}; node ${node} has no agent running (no live Lease): nobody takes it up`,
+    fix: `start the agent on node ${node} (is the DaemonSet scheduled there? \`kubectl label node ${node} drainer.dev/agent-\` if it was taken off), or delete the NodeMaintenance`,
+  };
+}
 
 export function maintenancesAgree(world: World, opts: CheckOptions): Violation[] {
   if (!opts.ownsMaintenances) return [];
@@ -20,11 +37,16 @@ export function maintenancesAgree(world: World, opts: CheckOptions): Violation[]
     const object = `nodemaintenance/${m.name}`;
     if (!rec) {
       out.push(
-        violation(
-          'maintenance-disagrees',
-          object,
-          `NodeMaintenance ${m.name} (phase ${m.phase ?? 'none'}) names node ${m.nodeName}, which has no drainer record`,
-          `the node's agent takes it up within a resync; if node ${m.nodeName} has no agent (see \`drainer status\`), start one or delete the NodeMaintenance`,
+        orWithoutAgent(
+          world,
+          opts,
+          m.nodeName,
+          violation(
+            'maintenance-disagrees',
+            object,
+            `NodeMaintenance ${m.name} (phase ${m.phase ?? 'none'}) names node ${m.nodeName}, which has no drainer record`,
+            `the node's agent takes it up within a resync; if node ${m.nodeName} has no agent (see \`drainer status\`), start one or delete the NodeMaintenance`,
+          ),
         ),
       );
       continue;
@@ -33,22 +55,32 @@ export function maintenancesAgree(world: World, opts: CheckOptions): Violation[]
     if (!ours && !m.phase) {
       // evacuated for a cordon, say: the agent still takes the NodeMaintenance (finalizer, status)
       out.push(
-        violation(
-          'maintenance-disagrees',
-          object,
-          `NodeMaintenance ${m.name} names node ${m.nodeName} (record phase ${rec.phase}, trigger ${rec.trigger}), but has no status: no agent took it`,
-          `the node's agent takes it within a resync; if node ${m.nodeName} has no agent (see \`drainer status\`), start one or delete the NodeMaintenance`,
+        orWithoutAgent(
+          world,
+          opts,
+          m.nodeName,
+          violation(
+            'maintenance-disagrees',
+            object,
+            `NodeMaintenance ${m.name} names node ${m.nodeName} (record phase ${rec.phase}, trigger ${rec.trigger}), but has no status: no agent took it`,
+            `the node's agent takes it within a resync; if node ${m.nodeName} has no agent (see \`drainer status\`), start one or delete the NodeMaintenance`,
+          ),
         ),
       );
       continue;
     }
     if (!ours || m.phase === expectedPhase(rec.phase)) continue;
     out.push(
-      violation(
-        'maintenance-disagrees',
-        object,
-        `the record of node ${m.nodeName} says ${rec.phase}, the NodeMaintenance says ${m.phase ?? 'no phase'} (expected ${expectedPhase(rec.phase)})`,
-        `the agent writes the status on its next pass; if it stays, look at the agent's log for failed NodeMaintenance status writes`,
+      orWithoutAgent(
+        world,
+        opts,
+        m.nodeName,
+        violation(
+          'maintenance-disagrees',
+          object,
+          `the record of node ${m.nodeName} says ${rec.phase}, the NodeMaintenance says ${m.phase ?? 'no phase'} (expected ${expectedPhase(rec.phase)})`,
+          `the agent writes the status on its next pass; if it stays, look at the agent's log for failed NodeMaintenance status writes`,
+        ),
       ),
     );
   }
@@ -60,11 +92,16 @@ export function maintenancesAgree(world: World, opts: CheckOptions): Violation[]
       continue;
     if (n.unschedulable && !rec.cordonedByUs) continue; // cordoned by someone: evacuated for that
     out.push(
-      violation(
-        'maintenance-disagrees',
-        `node/${n.name}`,
-        `the record (phase ${rec.phase}) holds NodeMaintenance ${name}, which no longer exists`,
-        `the agent restores the node on its next pass; without an agent: \`drainer restore --node ${n.name}\``,
+      orWithoutAgent(
+        world,
+        opts,
+        n.name,
+        violation(
+          'maintenance-disagrees',
+          `node/${n.name}`,
+          `the record (phase ${rec.phase}) holds NodeMaintenance ${name}, which no longer exists`,
+          `the agent restores the node on its next pass; without an agent: \`drainer restore --node ${n.name}\``,
+        ),
       ),
     );
   }
