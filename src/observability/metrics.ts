@@ -35,6 +35,8 @@ export class Metrics {
   readonly evacuationMemoryAlertAfter: Gauge;
   /** Workloads whose owner is asked to move them (way out notify), waiting for the owner now. */
   readonly workloadsAwaitingOwner: Gauge<'plugin'>;
+  /** Added to §4: the VMs on the node's host (state running|stopped), as the last plan or progress report counted them. */
+  readonly nodeVms: Gauge<'plugin' | 'state'>;
   readonly evictions: Counter<'code'>;
   readonly nodePhase: Gauge<'phase'>;
   readonly recordUnreadable: Gauge;
@@ -131,6 +133,12 @@ export class Metrics {
       name: 'drainer_workloads_awaiting_owner',
       help: 'VMs whose owner is asked to move them (way out notify) and has not yet; each takes the default way after its timeout',
       labelNames: ['plugin'],
+      registers,
+    });
+    this.nodeVms = new Gauge({
+      name: 'drainer_node_vms',
+      help: "VMs on this node's host, stopped ones too (state running|stopped), as drainer's last plan or progress report of the node counted them: the count drainer status, plan and release give",
+      labelNames: ['plugin', 'state'],
       registers,
     });
     this.evictions = new Counter({

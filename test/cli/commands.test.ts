@@ -58,7 +58,7 @@ describe('drainer plan', () => {
       /^verdict: would be REFUSED\n {2}- nova: db-1 cannot move \(server is in ERROR state\)$/m,
     );
     const lines = stdout.trim().split('\n');
-    expect(lines[0]).toBe('nova (compute-1): 2 workload(s) on node node-1');
+    expect(lines[0]).toBe('nova (compute-1): 2 VMs on node node-1');
     expect(lines[1]).toMatch(/^PLUGIN\s+WORKLOAD\s+PROJECT\/OWNER\s+STATE\s+ACTION\s+WHY$/);
     expect(lines[2]).toMatch(/^nova\s+web-1\s+project-a\s+ACTIVE\s+live-migrate$/);
     expect(lines[3]).toMatch(/^nova\s+db-1\s+project-b\s+ERROR\s+none\s+server is in ERROR state$/);

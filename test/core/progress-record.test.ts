@@ -24,7 +24,19 @@ describe('progress in the record', () => {
         w('d', 'blocked'),
         w('e', 'skipped'),
       ]),
-    ).toEqual({ moved: 1, total: 4, failed: 2 });
+    ).toEqual({ moved: 1, total: 4, failed: 2, onHost: 4, stopped: 0 });
+  });
+
+  it('counts the VMs still on the host apart from what moves: a stopped one left there counts, a deleted one does not', () => {
+    expect(
+      countProgress([
+        w('moved', 'succeeded'),
+        { ...w('left-stopped', 'skipped'), presence: 'stopped' },
+        { ...w('deleted', 'skipped'), presence: 'gone' },
+        { ...w('failed', 'failed'), presence: 'stopped' },
+        w('moving', 'migrating'),
+      ]),
+    ).toEqual({ moved: 1, total: 3, failed: 1, onHost: 3, stopped: 2 });
   });
 
   it('writes the record when a count changes and never for a repeated report', async () => {
@@ -44,8 +56,8 @@ describe('progress in the record', () => {
     // three changes and the update above; each write carries the newest record
     expect(parseRecord(written[3])?.progress).toEqual(store.current?.progress);
     expect(store.current?.progress).toEqual({
-      nova: { moved: 1, total: 2, failed: 0 },
-      kubevirt: { moved: 0, total: 1, failed: 0 },
+      nova: { moved: 1, total: 2, failed: 0, onHost: 1, stopped: 0 },
+      kubevirt: { moved: 0, total: 1, failed: 0, onHost: 1, stopped: 0 },
     });
   });
 

@@ -33,7 +33,15 @@ describe('the monitoring kit against a real daemon', () => {
 
     // the record's progress, as drainer status shows it: counts, the memory left and the copy rate
     expect((await s.record('node-a'))?.progress).toEqual({
-      nova: { moved: 3, total: 3, failed: 0, memoryLeftBytes: 0, bytesPerSecond: expect.any(Number) },
+      nova: {
+        moved: 3,
+        total: 3,
+        failed: 0,
+        onHost: 0,
+        stopped: 0,
+        memoryLeftBytes: 0,
+        bytesPerSecond: expect.any(Number),
+      },
     });
   });
 });

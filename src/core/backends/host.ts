@@ -5,6 +5,7 @@ import type { Logger } from '../../observability/logger.ts';
 import type { Metrics } from '../../observability/metrics.ts';
 import { isDrainerError, isExpectedFailure, TimeoutError } from '../../errors.ts';
 import { MemoryFall, memoryLeft } from './memory-left.ts';
+import { countItems, countPlans } from './vm-count.ts';
 import type {
   BackendPlugin,
   NodeRef,
@@ -138,7 +139,10 @@ export class PluginHost {
     return Promise.all(
       this.plugins.map(async (p): Promise<PlanResult> => {
         try {
-          return { plugin: p.name, plan: await p.plan(node, signal, opts) };
+          const plan = await p.plan(node, signal, opts);
+          const count = countPlans([plan]);
+          this.#countVms(p.name, count.names.length, count.stopped);
+          return { plugin: p.name, plan };
         } catch (error) {
           this.#failed(p.name, 'plan', error);
           return { plugin: p.name, error };
@@ -213,6 +217,8 @@ export class PluginHost {
             );
             this.#countCopies(name, items, stalls);
             this.#countMemory(name, items, fall);
+            const here = countItems(items);
+            this.#countVms(name, here.onHost, here.stopped);
             opts.onProgress?.(name, items);
           },
         });
@@ -233,6 +239,12 @@ export class PluginHost {
     this.#count(outcome);
     this.#metrics?.evacuationMemoryLeft.set({ plugin: name }, 0); // nothing is being moved any more
     return outcome;
+  }
+
+  /** drainer_node_vms: the one count of VMs on the host (vm-count.ts). */
+  #countVms(plugin: string, onHost: number, stopped: number): void {
+    this.#metrics?.nodeVms.set({ plugin, state: 'running' }, onHost - stopped);
+    this.#metrics?.nodeVms.set({ plugin, state: 'stopped' }, stopped);
   }
 
   /** The memory left to move, and when it last fell (for the alert on an evacuation that is stuck). */

@@ -23,6 +23,13 @@ export type PlannedAction =
   | 'notify' // its owner is asked to move it; after a timeout it takes the default way
   | 'none'; // blocked: see `blocker`
 
+/**
+ * Is a VM on its host though not running ('stopped': a reboot harms no guest, yet its disk and its
+ * place are there), or not on the host at all ('gone': offloaded, deleted)? Absent: on it, running.
+ * The plugins set it from src/plugins/on-host.ts; src/core/backends/vm-count.ts counts it.
+ */
+export type Presence = 'stopped' | 'gone';
+
 export interface PlannedWorkload {
   readonly id: string;
   readonly name: string;
@@ -35,6 +42,7 @@ export interface PlannedWorkload {
   readonly blocker?: string;
   /** Why this way out: the default, its owner's choice (e.g. Nova metadata), a node or config policy. */
   readonly why?: string;
+  readonly presence?: Presence;
 }
 
 /**
@@ -99,6 +107,8 @@ export interface WorkloadProgress {
   readonly copy?: CopyProgress;
   /** The VM's memory (Nova: its flavor's RAM), for the memory left to move; absent when unknown. */
   readonly memoryBytes?: number;
+  /** As the plan's; a `succeeded` workload has left the host whatever this says. */
+  readonly presence?: Presence;
 }
 
 export interface Outcome {

@@ -8,16 +8,31 @@ import type { NodeRecord } from '../record/record.ts';
 import type { GateObjects } from './api.ts';
 import { effectivePod, isOpen, seeHeld } from './observe.ts';
 import { allMoved, gateHeld, releasedAt } from './step.ts';
+import { vmsText } from '../backends/vm-count.ts';
+
+/** The VMs on the host as the plugins last reported them; undefined before any report (or an older record). */
+function onHostText(rec: NodeRecord): string | undefined {
+  const counts = Object.values(rec.progress ?? {});
+  if (!counts.length || counts.some((p) => p.onHost === undefined)) return undefined;
+  const n = counts.reduce((sum, p) => sum + (p.onHost ?? 0), 0);
+  return vmsText(
+    n,
+    counts.reduce((sum, p) => sum + (p.stopped ?? 0), 0),
+  );
+}
 
 /** What should hold, said from the record: `held (3 of 7 VMs left)`, `held: evacuation Failed: <reason>`. */
 function heldText(rec: NodeRecord | undefined): string {
   if (!rec) return 'held';
-  if (rec.phase === 'Evacuated' && !allMoved(rec)) return 'held: evacuated with virtual machines left';
+  const here = onHostText(rec);
+  if (rec.phase === 'Evacuated' && !allMoved(rec))
+    return `held: evacuated with ${here ? `${here} on the host` : 'virtual machines left'}`;
   if (rec.phase === 'Failed') {
     // the whole reason: the table cuts its columns (not -o wide), JSON and YAML keep it
     const why = (rec.failureReason ?? rec.lastError ?? 'unknown').replace(/\s+/g, ' ');
-    return `held: evacuation Failed: ${why}`;
+    return `held${here ? ` (${here} on the host)` : ''}: evacuation Failed: ${why}`;
   }
+  if (here) return `held (${here} on the host)`;
   const counts = Object.values(rec.progress ?? {});
   if (!counts.length) return 'held';
   const total = counts.reduce((n, p) => n + p.total, 0);

@@ -3,6 +3,7 @@
 // counts (every poll of a migration) costs no API call.
 import type { Logger } from '../../observability/logger.ts';
 import { memoryLeft } from '../backends/memory-left.ts';
+import { countItems } from '../backends/vm-count.ts';
 import type { WorkloadProgress } from '../backends/plugin.ts';
 import type { NodeRecordStore, PluginProgress } from './record.ts';
 
@@ -28,10 +29,13 @@ export function countProgress(items: readonly WorkloadProgress[]): PluginProgres
     else if (w.state === 'failed' || w.state === 'blocked') failed++;
   }
   const memory = memoryLeft(items);
+  const here = countItems(items);
   return {
     moved,
     total,
     failed,
+    onHost: here.onHost,
+    stopped: here.stopped,
     ...(copies.length ? { copies } : {}),
     ...(memory ? { memoryLeftBytes: memory.leftBytes } : {}),
     ...(memory?.bytesPerSecond ? { bytesPerSecond: memory.bytesPerSecond } : {}),
@@ -43,6 +47,8 @@ const same = (a: PluginProgress | undefined, b: PluginProgress): boolean =>
   a.moved === b.moved &&
   a.total === b.total &&
   a.failed === b.failed &&
+  a.onHost === b.onHost &&
+  a.stopped === b.stopped &&
   a.memoryLeftBytes === b.memoryLeftBytes &&
   JSON.stringify(a.copies) === JSON.stringify(b.copies);
 

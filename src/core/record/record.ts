@@ -38,6 +38,9 @@ const progressSchema = z.looseObject({
   moved: z.number(),
   total: z.number(),
   failed: z.number(),
+  /** VMs still on the host, stopped ones too, and how many are stopped (backends/vm-count.ts). */
+  onHost: z.optional(z.number()),
+  stopped: z.optional(z.number()),
   /** Only while some migration's counters were read (long ones); absent otherwise. */
   copies: z.optional(z.array(copySchema)),
   /** Memory of the VMs still to move, and the copy rate measured so far (for the ETA). */

@@ -5,6 +5,7 @@ import { podRef, podsOfVmis } from './pods.ts';
 import type { PodLite } from './types.ts';
 import { MAINTENANCE_ANNOTATION } from './policy.ts';
 import { MIGRATION_MODE_KEY } from '../../names.ts';
+import { presenceField, vmiPresence } from '../on-host.ts';
 
 export function planned(c: Classified, notifyTimeout: number): PlannedWorkload {
   return {
@@ -12,6 +13,7 @@ export function planned(c: Classified, notifyTimeout: number): PlannedWorkload {
     name: c.key,
     owner: c.vmi.metadata.namespace ?? 'default',
     state: c.vmi.status?.phase ?? 'Unknown',
+    ...presenceField(vmiPresence(c.vmi.status?.phase)),
     action: c.action,
     ...(c.action === 'none'
       ? { blocker: c.reason ?? 'not live-migratable' }

@@ -3,6 +3,7 @@
 import type { PlannedAction, PlannedWorkload } from '../../core/backends/plugin.ts';
 import { REBOOT_KEY } from '../../names.ts';
 import { chosenWay, type Way } from './policy.ts';
+import { novaPresence, presenceField } from '../on-host.ts';
 import { taskStateOf, type NovaServer } from './types.ts';
 
 /** 'stop': os-stop on the host (way stop, on a declared reboot); the server stays there. */
@@ -153,6 +154,7 @@ function planLine(server: NovaServer, opts: ClassifyOptions, way: Way | undefine
     name: server.name,
     owner: server.tenant_id ?? '',
     state: taskStateOf(server) ? `${server.status} (${taskStateOf(server)})` : server.status,
+    ...presenceField(novaPresence(server.status)),
   };
   let action: PlannedAction;
   switch (v.kind) {

@@ -5,6 +5,7 @@ import type { MigrationRecord } from './migrator-options.ts';
 import { FIRST_RECORD_CHECK_MS, type SeenRecord } from './records.ts';
 import type { CopySample, StallClock } from './stall.ts';
 import type { NovaServer } from './types.ts';
+import { novaPresence, presenceField, type HostPresence } from '../on-host.ts';
 
 export class Entry {
   readonly id: string;
@@ -210,6 +211,10 @@ export class Entry {
   }
 }
 
+/** Where the server is (on-host.ts); each deletion's message begins "deleted" (and its server may not be read again). */
+const presenceOf = (e: Entry): HostPresence =>
+  e.state === 'skipped' && /^deleted/.test(e.message ?? '') ? 'gone' : novaPresence(e.server.status);
+
 export function toProgress(e: Entry, now: number): WorkloadProgress {
   const end = e.finishedAt ?? now;
   return {
@@ -224,6 +229,7 @@ export function toProgress(e: Entry, now: number): WorkloadProgress {
       ? { startedAt: new Date(e.startedAt).toISOString(), durationMs: Math.max(0, end - e.startedAt) }
       : {}),
     ...(e.message ? { message: e.message } : {}),
+    ...presenceField(presenceOf(e)),
     ...(e.server.tenant_id ? { owner: e.server.tenant_id } : {}),
     // the flavor's RAM, embedded from 2.47 (before, only its id: unknown)
     ...(typeof e.server.flavor?.ram === 'number' ? { memoryBytes: e.server.flavor.ram * 1024 * 1024 } : {}),

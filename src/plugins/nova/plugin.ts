@@ -1,5 +1,7 @@
 // The Nova backend: disable the host's nova-compute service (remembering whether we did),
 // move every server off it, and on restore re-enable only a service that is still ours.
+import { presenceField, novaPresence } from '../on-host.ts';
+import { progressOnHost } from '../../core/backends/vm-count.ts';
 import type {
   BackendPlugin,
   EvacuationContext,
@@ -317,6 +319,7 @@ export class NovaPlugin implements BackendPlugin {
       ...(plan.location ? { source: plan.location } : {}),
       attempts: 0,
       ...(w.blocker ? { message: w.blocker } : {}),
+      ...(w.presence ? { presence: w.presence } : {}),
     }));
     const blocked = workloads.filter((w) => w.state === 'blocked').length;
     return {
@@ -344,6 +347,7 @@ function manualWorkload(s: NovaServer, node: string): PlannedWorkload {
     name: s.name,
     owner: s.tenant_id ?? '',
     state: taskStateOf(s) ? `${s.status} (${taskStateOf(s)})` : s.status,
+    ...presenceField(novaPresence(s.status)),
     action: 'external',
     why: `node ${node} ${MIGRATION_MODE_KEY}=manual: moved by someone else; the drain waits until the host is empty`,
   };
@@ -360,8 +364,7 @@ function summarize(plugin: string, host: string, workloads: WorkloadProgress[], 
     parts.push(`${count('migrating') + count('pending')} unfinished`);
   if (cancelled) parts.push('cancelled');
   // every server still on the host, by name and why (a stopped or skipped one stays by choice)
-  const gone = (w: WorkloadProgress) => w.state === 'skipped' && /^deleted/.test(w.message ?? '');
-  const stays = workloads.filter((w) => w.state !== 'succeeded' && !gone(w));
+  const stays = workloads.filter(progressOnHost);
   const staying = stays.map((w) => `${w.name} (${w.state}${w.message ? `: ${w.message}` : ''})`);
   const text = staying.length ? `${parts.join(', ')}; on ${host}: ${staying.join('; ')}` : parts.join(', ');
   return { plugin, succeeded: notMoved.length === 0, workloads, message: text };
