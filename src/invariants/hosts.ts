@@ -84,9 +84,14 @@ export function serverHostAt(world: World, serverId: string, t: number): string 
   return host;
 }
 
-/** Where the VMI ran at time t: its node now, walked back through every migration that ended after t. */
+/**
+ * Where the VMI ran at time t: its node now, walked back through every migration that ended after t.
+ * Undefined when it was made after t (a VM started again since: a new VMI under the old name).
+ */
 export function vmiNodeAt(world: World, ns: string, name: string, t: number): string | undefined {
-  let node = world.vmis?.find((v) => v.namespace === ns && v.name === name)?.node;
+  const vmi = world.vmis?.find((v) => v.namespace === ns && v.name === name);
+  if (vmi?.createdAt !== undefined && t < vmi.createdAt) return undefined;
+  let node = vmi?.node;
   const later = (world.vmiMoves ?? [])
     .filter((m) => m.namespace === ns && m.vmi === name && m.phase === 'Succeeded' && (m.endedAt ?? 0) > t)
     .sort((a, b) => (b.endedAt ?? 0) - (a.endedAt ?? 0));

@@ -1,6 +1,7 @@
 // Reads the Kubernetes half of a World with GETs only: Nodes (with their records), NodeMaintenances,
 // the gate pods and PDBs and the Leases in drainer's namespace, the Events of Nodes, and KubeVirt's
 // VMIs and migrations where KubeVirt is installed.
+import { goDurationSeconds } from '../core/capi/timeouts.ts';
 import { hasHook, type MachineObject } from '../core/capi/machine.ts';
 import { machinesPath } from '../core/capi/kube-port.ts';
 import { readRecord, STATE_ANNOTATION } from '../core/record/record.ts';
@@ -23,6 +24,7 @@ import type {
   WorldDaemonSet,
   WorldVm,
   WorldMachine,
+  WorldNodePool,
   WorldVmi,
   WorldVmiMove,
 } from './world.ts';
@@ -122,7 +124,17 @@ const toVmi = (v: Obj): WorldVmi => ({
     : {}),
   ...(typeof v.status?.['phase'] === 'string' ? { phase: v.status['phase'] } : {}),
   ...(v.metadata.deletionTimestamp ? { deleting: true } : {}),
+  ...createdOf(v),
 });
+
+/** metadata.creationTimestamp (whole seconds) and uid, where given. */
+function createdOf(o: Obj): { createdAt?: number; uid?: string } {
+  const at = Date.parse(o.metadata.creationTimestamp ?? '');
+  return {
+    ...(Number.isNaN(at) ? {} : { createdAt: at }),
+    ...(o.metadata.uid ? { uid: o.metadata.uid } : {}),
+  };
+}
 
 const toVm = (v: Obj): WorldVm => ({
   namespace: v.metadata.namespace ?? '',
@@ -156,6 +168,20 @@ function toMachine(o: KubeObject): WorldMachine {
     ...(node ? { node } : {}),
     deleting: o.metadata.deletionTimestamp !== undefined,
     hooked: hasHook(m),
+    ...optionalSeconds('drainTimeoutSeconds', m.spec?.nodeDrainTimeout),
+  };
+}
+
+const optionalSeconds = <K extends string>(key: K, text: string | undefined) => {
+  const seconds = goDurationSeconds(text);
+  return seconds === undefined ? {} : ({ [key]: seconds } as Record<K, number>);
+};
+
+function toNodePool(o: Obj): WorldNodePool {
+  const spec = (o.spec?.['template'] as { spec?: { terminationGracePeriod?: string } } | undefined)?.spec;
+  return {
+    name: o.metadata.name ?? '',
+    ...optionalSeconds('terminationGracePeriodSeconds', spec?.terminationGracePeriod),
   };
 }
 
@@ -184,7 +210,7 @@ export async function readKubeWorld(
   const signal = o.signal ? { signal: o.signal } : {};
   const list = <T extends KubeObject>(path: string, query?: Record<string, string>) =>
     listAll<T>(k, { path, ...(query ? { query } : {}), ...signal }).then((l) => l.items);
-  const [nodes, maintenances, pods, pdbs, leases, events, vmis, moves, daemonSets, vms, machines] =
+  const [nodes, maintenances, pods, pdbs, leases, events, vmis, moves, daemonSets, vms, machines, pools] =
     await Promise.all([
       list<KubeNode>('/api/v1/nodes'),
       listNodeMaintenances(k, signal),
@@ -202,6 +228,8 @@ export async function readKubeWorld(
       optional(() => list<Obj>(`${KV}/virtualmachines`, { labelSelector: VM_STOP_MARK })),
       // Cluster API Machines (drainer's pre-drain hook on them)
       optional(() => list<KubeObject>(machinesPath)),
+      // Karpenter NodePools (their terminationGracePeriod)
+      optional(() => list<Obj>('/apis/karpenter.sh/v1/nodepools')),
     ]);
   return {
     at: o.now?.() ?? new Date(),
@@ -216,5 +244,6 @@ export async function readKubeWorld(
     ...(daemonSets ? { daemonSets: daemonSets.map(toDaemonSet) } : {}),
     ...(vms ? { vms: vms.map(toVm) } : {}),
     ...(machines ? { machines: machines.map(toMachine) } : {}),
+    ...(pools ? { nodePools: pools.map(toNodePool) } : {}),
   };
 }

@@ -1,5 +1,6 @@
 // The World: one snapshot of everything drainer's promises are about, as plain data. Read from the
 // live APIs (drainer doctor) or the sandbox (tests); the invariants are pure functions over it.
+import type { Deadlines } from '../core/capi/timeouts.ts';
 import type { RecordRead } from '../core/record/record.ts';
 
 export interface WorldNode {
@@ -110,6 +111,9 @@ export interface WorldVmi {
   readonly phase?: string;
   /** It is being deleted. */
   readonly deleting?: boolean;
+  /** epoch ms it was made (metadata.creationTimestamp; the sandbox knows the exact moment). */
+  readonly createdAt?: number;
+  readonly uid?: string;
 }
 
 /** A VirtualMachine carrying drainer's stop mark (label drainer.dev/stopped). */
@@ -281,6 +285,8 @@ export interface World {
   readonly vms?: readonly WorldVm[];
   /** Cluster API Machines (core/capi); undefined where Cluster API is not installed or not readable. */
   readonly machines?: readonly WorldMachine[];
+  /** Karpenter NodePools; undefined where Karpenter is not installed or not readable. */
+  readonly nodePools?: readonly WorldNodePool[];
   /** The DaemonSets in drainer's namespace (its agents'); undefined when not read. */
   readonly daemonSets?: readonly WorldDaemonSet[];
   readonly observations?: Observations;
@@ -294,6 +300,14 @@ export interface WorldMachine {
   readonly deleting: boolean;
   /** drainer's pre-drain hook annotation is on it. */
   readonly hooked: boolean;
+  /** spec.nodeDrainTimeout in seconds (Cluster API copies it from the MachineSet's template). */
+  readonly drainTimeoutSeconds?: number;
+}
+
+/** A Karpenter NodePool and its terminationGracePeriod (seconds), where set. */
+export interface WorldNodePool {
+  readonly name: string;
+  readonly terminationGracePeriodSeconds?: number;
 }
 
 /** A DaemonSet and where it places its pods (nodeSelector, required node affinity). */
@@ -333,4 +347,6 @@ export interface CheckOptions {
   readonly hostMapping?: Readonly<Record<string, string>>;
   /** 4xx codes expected on top of the default ones (see rules/requests.ts). */
   readonly expected4xx?: readonly number[];
+  /** drainer's per-VM deadlines (the fleet tools' timeouts are compared with them); absent: not compared. */
+  readonly deadlines?: Deadlines;
 }

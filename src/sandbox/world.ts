@@ -76,12 +76,16 @@ export async function readSandboxWorld(
   const events = kube.events.map((e) =>
     e.at === undefined ? e : { ...e, at: stamps.momentOf(e.uid, CREATED, e.at) },
   );
+  const vmis = kube.vmis?.map((v) =>
+    v.createdAt === undefined ? v : { ...v, createdAt: stamps.momentOf(v.uid, CREATED, v.createdAt) },
+  );
   const vmiMoves = kube.vmiMoves?.map((m) =>
     m.endedAt === undefined ? m : { ...m, endedAt: stamps.momentOf(m.uid, MIGRATION_ENDED, m.endedAt) },
   );
   return {
     ...kube,
     events,
+    ...(vmis ? { vmis } : {}),
     ...(vmiMoves ? { vmiMoves } : {}),
     nova: sandboxNova(sandbox.openstack.state, sandbox.openstack.requestLog),
     observations: { ...o.observations, requests },

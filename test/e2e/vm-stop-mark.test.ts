@@ -24,9 +24,6 @@ describe('a VirtualMachine drainer stopped outlives its Node (full stack)', () =
       scenario: smallWorld({ servers: 0, extra: { kubevirt: { installed: true } } }),
       config: { resyncInterval: 1 },
     }));
-    // the story deletes the Node while its stopped VM's VMI is still there: the gate, a pod bound to
-    // that Node, goes with it (drainer's sweep of deleted nodes' gates; Kubernetes' pod GC would too)
-    s.expectBroken('gate-disrupted-while-occupied', 'the story deletes the Node the gate pod is bound to');
     const { store } = s.sandbox.kube;
     store.create('namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'vms' } });
     store.create(VM, {

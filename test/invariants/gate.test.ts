@@ -166,6 +166,20 @@ describe('nothing evicts or deletes the gate while a VM is on the node', () => {
     expect(found).toEqual([expect.stringContaining('1 VM(s) were on node node-a: VMI vms/vm-live')]);
   });
 
+  it('counts no VMI made after the request (a VM started again on the node since, a new VMI)', () => {
+    // the vm-stop-mark story: drainer stopped vm-k, the Node was deleted and registered again, the gate
+    // went with the evacuation's cancel, and the agent started the VM again: its new VMI came later
+    const w = (createdAt: number) =>
+      world({
+        nodes: [node('node-a')],
+        vmis: [{ namespace: 'vms', name: 'vm-k', node: 'node-a', phase: 'Running', createdAt }],
+        observations: { requests: [{ method: 'DELETE', path: POD, status: 200, at: T0, removed: true }] },
+      });
+    expect(gateDisruptedWhileOccupied(w(T0 + 1400), OPTS)).toEqual([]);
+    // made before the delete: it was there
+    expect(gateDisruptedWhileOccupied(w(T0 - 1400), OPTS)).toHaveLength(1);
+  });
+
   it('counts no delete that a finalizer holds (the pod stays; a drain waits until it is gone)', () => {
     const held = { method: 'DELETE', path: POD, status: 200, at: T0, heldBy: ['drainer.dev/gate'] };
     expect(gateDisruptedWhileOccupied(moved({ observations: { requests: [held] } }), OPTS)).toEqual([]);
