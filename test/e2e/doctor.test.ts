@@ -51,7 +51,7 @@ describe('drainer doctor (full stack)', () => {
   it('names each stranded state with its evidence and fix: exit 3', async () => {
     const s = stack!;
     // every one of these is made on purpose: the story's own end-of-story check leaves them be
-    for (const id of ['stranded-service', 'leftover-gate', 'gate-missing', 'maintenance-disagrees'] as const)
+    for (const id of ['stranded-service', 'leftover-gate', 'gate-missing'] as const)
       s.expectBroken(id, 'doctor story: a stranded state made on purpose');
     // node-b's stranded record says Evacuating beside node-c's slot Lease: the budget counts both
     s.expectBroken(
@@ -96,7 +96,8 @@ describe('drainer doctor (full stack)', () => {
     expect(of('leftover-gate')).toEqual([`poddisruptionbudget/drainer/${gateName('node-a')}`]);
     expect(of('record-without-agent')).toEqual(['node/node-b']);
     expect(of('gate-missing')).toEqual([`pod/drainer/${gateName('node-b')}`]);
-    expect(of('maintenance-disagrees')).toEqual(['nodemaintenance/nm-b']);
+    // node-b has no agent to take it up: the operator's to act on
+    expect(of('maintenance-without-agent')).toEqual(['nodemaintenance/nm-b']);
     expect(of('lease-held-by-dead-agent')).toEqual(['lease/drainer/drainer-evacuation-0']);
     for (const f of found) {
       expect(f.evidence, f.id).not.toBe('');
