@@ -182,6 +182,8 @@ export function createReconciler(
     noBudget?: boolean;
     /** run-once: no start gate */
     once?: boolean;
+    /** The gate's API port, shared with the agent's gate keeper (one port reads the DaemonSet once). */
+    gateApi?: GateApi;
   },
 ): Reconciler {
   const log = o.log.child({ node: o.nodeName });
@@ -204,6 +206,7 @@ export function createReconciler(
   const gate = createDrainGate({
     ...o,
     log,
+    ...(o.gateApi ? { api: o.gateApi } : {}),
     event: (node, type, reason, message) =>
       void events
         .record({ apiVersion: 'v1', kind: 'Node', name: node }, type, reason, message)
@@ -268,11 +271,13 @@ export function createNodeLease(
 
 export function createNodeAgent(o: NodeAgentOptions): { agent: Agent; reconciler: Reconciler } {
   const log = o.log.child({ node: o.nodeName });
-  const reconciler = createReconciler(o);
+  const { drainGate, dryRun } = o.config;
+  const shared = drainGate.enabled && !dryRun ? gateApi({ ...o, log }) : undefined;
+  const reconciler = createReconciler({ ...o, ...(shared ? { gateApi: shared } : {}) });
   const lease = createNodeLease({ ...o, log });
   dropDisabledGate(o, log);
   const gate = reconciler.gate;
-  const api = gate ? gateApi({ ...o, log }) : undefined;
+  const api = gate ? shared : undefined;
   const keeper =
     gate && api
       ? gateKeeper({
