@@ -17,6 +17,7 @@ import { gatesWithoutKeeper } from './rules/gate-keeper.ts';
 import { stopMarksLeftStopped } from './rules/stop-marks.ts';
 import { stopMarksWithoutAgent } from './rules/stop-mark-agent.ts';
 import { machineHooksWithoutAgent } from './rules/machine-hook-agent.ts';
+import { drainTimeoutsShort } from './rules/drain-timeouts.ts';
 import { vmStopMarksWithoutAgent } from './rules/vm-stop-mark-agent.ts';
 import { serversLeftInVerifyResize } from './rules/verify-resize.ts';
 import type { Violation } from './violation.ts';
@@ -43,6 +44,7 @@ export const RULES: readonly Rule[] = [
   stopMarksLeftStopped,
   stopMarksWithoutAgent,
   machineHooksWithoutAgent,
+  drainTimeoutsShort,
   vmStopMarksWithoutAgent,
   failuresOfCompletedMoves,
   gatesWithoutKeeper,

@@ -2,6 +2,7 @@
 import type { Config } from '../config/schema.ts';
 import { slotCount } from '../core/fleet/budget.ts';
 import type { CheckOptions } from './world.ts';
+import { deadlinesOf } from '../core/capi/timeouts.ts';
 
 /** `agents`: how many nodes run the agent (a percentage budget is of them). */
 export const checkOptionsOf = (
@@ -16,5 +17,6 @@ export const checkOptionsOf = (
   ownsMaintenances: config.nodeMaintenance.mode === 'own',
   agentLeaseDuration: config.fleet.agentLeaseDuration,
   hostMapping: config.nova.hostMapping,
+  deadlines: deadlinesOf(config),
   ...more,
 });

@@ -40,6 +40,7 @@ export const INVARIANT_IDS = [
   'vm-stop-mark-without-agent',
   'machine-hook-without-agent',
   'maintenance-without-agent',
+  'drain-timeout-short',
 ] as const;
 
 export type InvariantId = (typeof INVARIANT_IDS)[number];
@@ -59,6 +60,7 @@ export const OPERATOR_FINDINGS: ReadonlySet<InvariantId> = new Set([
   'vm-stop-mark-without-agent',
   'machine-hook-without-agent',
   'maintenance-without-agent',
+  'drain-timeout-short',
 ]);
 
 export const violation = (id: InvariantId, object: string, evidence: string, fix: string): Violation => ({

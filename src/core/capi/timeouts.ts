@@ -50,35 +50,60 @@ export function durationText(seconds: number): string {
   return [h ? `${h}h` : '', m ? `${m}m` : '', rest || s === 0 ? `${rest}s` : ''].join('');
 }
 
-/** The longest the evacuation of what the plans list may take by drainer's per-VM deadlines. */
-export function evacuationBound(plans: readonly Plan[], config: Config): EvacuationBound | undefined {
+/** drainer's per-VM deadlines and moves in flight, per plugin, from its config. */
+export interface Deadlines {
+  readonly novaAtOnce: number;
+  readonly novaEach: number;
+  readonly kubevirtEach: number;
+}
+
+export const deadlinesOf = (config: Pick<Config, 'nova' | 'kubevirt'>): Deadlines => ({
+  novaAtOnce: config.nova.maxConcurrentMigrations,
+  novaEach: config.nova.migrationTimeout,
+  kubevirtEach: config.kubevirt.migrationTimeout ?? KUBEVIRT_LEAST_S,
+});
+
+/** The longest moving these VMs (per plugin) may take by drainer's per-VM deadlines. */
+export function boundOf(
+  counts: readonly { plugin: string; vms: number }[],
+  d: Deadlines,
+): EvacuationBound | undefined {
   let seconds = 0;
   const why: string[] = [];
-  for (const p of plans) {
-    const n = countPlans([p]).names.length;
+  for (const { plugin, vms: n } of counts) {
     if (!n) continue;
-    const [at, each] =
-      p.plugin === 'nova'
-        ? [config.nova.maxConcurrentMigrations, config.nova.migrationTimeout]
-        : [KUBEVIRT_OUTBOUND, config.kubevirt.migrationTimeout ?? KUBEVIRT_LEAST_S];
+    const [at, each] = plugin === 'nova' ? [d.novaAtOnce, d.novaEach] : [KUBEVIRT_OUTBOUND, d.kubevirtEach];
     seconds += Math.ceil(n / at) * each;
-    why.push(`${n} ${p.plugin} VM${n === 1 ? '' : 's'}, ${at} at a time, up to ${durationText(each)} each`);
+    why.push(`${n} ${plugin} VM${n === 1 ? '' : 's'}, ${at} at a time, up to ${durationText(each)} each`);
   }
   return seconds ? { seconds, why: why.join('; ') } : undefined;
 }
 
-/** One line per tool that would delete the node with VMs on it, with what to change. */
-export function timeoutFindings(
+/** The longest the evacuation of what the plans list may take by drainer's per-VM deadlines. */
+export const evacuationBound = (plans: readonly Plan[], config: Config): EvacuationBound | undefined =>
+  boundOf(
+    plans.map((p) => ({ plugin: p.plugin, vms: countPlans([p]).names.length })),
+    deadlinesOf(config),
+  );
+
+/** Each tool that would delete the node with VMs on it: what it would do, and what to change. */
+export function shortTimeouts(
   bound: EvacuationBound | undefined,
   timeouts: readonly ToolTimeout[],
-): string[] {
+): { readonly text: string; readonly fix: string }[] {
   if (!bound) return [];
   return timeouts.flatMap((t) => {
     if (t.seconds <= 0 || t.seconds >= bound.seconds || t.hooked) return [];
     const head = `${t.tool}: ${t.object} has ${t.field} ${durationText(t.seconds)}, shorter than this node's evacuation may take (${durationText(bound.seconds)}: ${bound.why})`;
-    return [`${head}: ${t.tool} would delete the node with VMs on it; ${FIX[t.tool]}`];
+    return [{ text: `${head}: ${t.tool} would delete the node with VMs on it`, fix: FIX[t.tool] }];
   });
 }
+
+/** One line per tool that would delete the node with VMs on it, with what to change. */
+export const timeoutFindings = (
+  bound: EvacuationBound | undefined,
+  timeouts: readonly ToolTimeout[],
+): string[] => shortTimeouts(bound, timeouts).map((f) => `${f.text}; ${f.fix}`);
 
 const FIX: Record<ToolTimeout['tool'], string> = {
   'Cluster API':
