@@ -48,8 +48,30 @@ export function gateView(
   return { window, freezes, blockers };
 }
 
-/** "window: closed, opens Sat 02:00 Europe/Berlin (in 9 h 12 min) · freezes: none · blockers: none" */
-export const headerLine = (v: FleetGateView): string =>
-  `window: ${v.window} · freezes: ${v.freezes.length ? v.freezes.join('; ') : 'none'} · blockers: ${
-    v.blockers.length ? v.blockers.join('; ') : 'none firing'
-  }`;
+/** Cut at spaces into lines of at most `width` (a word longer than that stays whole); the rest indented. */
+function wrap(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    const next = line ? `${line} ${word}` : word;
+    if (next.length > width && line.trim()) {
+      lines.push(line);
+      line = `  ${word}`;
+    } else line = next;
+  }
+  return [...lines, line];
+}
+
+/**
+ * "window: closed, opens Sat 02:00 Europe/Berlin (in 9 h 12 min) · freezes: none · blockers: none";
+ * longer than `width` (an ordinary terminal's 120 columns): one line each, long ones wrapped.
+ */
+export function headerLine(v: FleetGateView, width = 120): string {
+  const parts = [
+    `window: ${v.window}`,
+    `freezes: ${v.freezes.length ? v.freezes.join('; ') : 'none'}`,
+    `blockers: ${v.blockers.length ? v.blockers.join('; ') : 'none firing'}`,
+  ];
+  const one = parts.join(' · ');
+  return one.length <= width ? one : parts.flatMap((p) => wrap(p, width)).join('\n');
+}

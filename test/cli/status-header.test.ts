@@ -30,11 +30,29 @@ describe('drainer status header', () => {
     });
     const rows = [queued('r3', 'pods', 'blocked by pod on the node matching app=backup: default/backup-1')];
     const v = gateView(f, rows, { at: 0, firing: ['CephHealthWarning'] }, FRIDAY);
-    expect(headerLine(v)).toBe(
+    // too long for one line of an ordinary terminal: one line each
+    expect(headerLine(v).split('\n')).toEqual([
+      'window: closed, opens Sat 02:00 Europe/Berlin (in 9 h 12 min)',
+      'freezes: release week until 2026-11-28T03:00:00Z; starts may resume in 11 h 12 min',
+      'blockers: Prometheus alert firing: CephHealthWarning; pods hold r3',
+    ]);
+    // a wide one keeps them on one line
+    expect(headerLine(v, 300)).toBe(
       'window: closed, opens Sat 02:00 Europe/Berlin (in 9 h 12 min) · ' +
         'freezes: release week until 2026-11-28T03:00:00Z; starts may resume in 11 h 12 min · ' +
         'blockers: Prometheus alert firing: CephHealthWarning; pods hold r3',
     );
+  });
+
+  it('fits 120 columns however much fires: each part on its line, a long one wrapped under itself', () => {
+    const firing = Array.from({ length: 12 }, (_, i) => `NodeDiskPressureOnRack${i + 1}`);
+    const v = gateView(fleet({}), [], { at: 0, firing }, FRIDAY);
+    const lines = headerLine(v).split('\n');
+    for (const l of lines) expect(l.length).toBeLessThanOrEqual(120);
+    expect(lines[0]).toBe('window: always open (no maintenance windows)');
+    expect(lines[2]).toMatch(/^blockers: Prometheus alerts? firing: NodeDiskPressureOnRack1, /);
+    expect(lines.slice(3).every((l) => l.startsWith('  '))).toBe(true);
+    expect(lines.join(' ').replace(/ +/g, ' ')).toContain('NodeDiskPressureOnRack12');
   });
 
   it('no windows: always open; nothing firing; Prometheus that cannot be evaluated is named', () => {
