@@ -336,7 +336,13 @@ export class KubevirtPlugin implements BackendPlugin {
 
   async #settings(signal: AbortSignal, planning = false): Promise<ClusterSettings | undefined> {
     const settings = clusterSettings(await this.#kubevirts(signal, planning));
-    if (settings.installed) return settings;
+    if (settings.installed) {
+      // installed after the agent started (as often as before it): said once, as its absence was
+      if (this.#reportedAbsent)
+        this.#deps.log.info('KubeVirt is installed now: the kubevirt plugin moves VMIs from this plan on');
+      this.#reportedAbsent = false;
+      return settings;
+    }
     if (this.#deps.config.required) {
       throw new DrainerError(
         'UNSUPPORTED',
@@ -344,7 +350,9 @@ export class KubevirtPlugin implements BackendPlugin {
       );
     }
     if (!this.#reportedAbsent) {
-      this.#deps.log.info('KubeVirt not installed: the kubevirt plugin has nothing to do');
+      this.#deps.log.info(
+        'KubeVirt not installed: the kubevirt plugin has nothing to do until it is (looked for at each plan)',
+      );
       this.#reportedAbsent = true;
     }
     return undefined;

@@ -1,8 +1,12 @@
 // Story: a cluster without KubeVirt. The plugin has nothing to do and says so, unless the operator
 // said KubeVirt is required.
+import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+import { kubevirtSchema } from '../../../src/config/schema.ts';
 import { isDrainerError } from '../../../src/errors.ts';
-import { context, worldPerTest } from './harness.ts';
+import { createLogger } from '../../../src/observability/logger.ts';
+import { createKubevirtPlugin } from '../../../src/plugins/kubevirt/index.ts';
+import { context, vm, worldPerTest } from './harness.ts';
 
 const world = worldPerTest();
 
@@ -46,5 +50,36 @@ describe('KubeVirt plugin without KubeVirt', () => {
 
     expect(isDrainerError(failure) && failure.code).toBe('UNSUPPORTED');
     expect((failure as Error).message).toMatch(/kubevirt\.required/);
+  });
+
+  it('KubeVirt installed after the agent started: the next plan sees its VMIs, and one line says so', async () => {
+    const w = await world({ vmis: [vm('vm-a')] });
+    const cr = w.sb.kube.store.get('kubevirts.kubevirt.io', 'kubevirt', 'kubevirt');
+    w.sb.kube.store.delete('kubevirts.kubevirt.io', 'kubevirt', 'kubevirt');
+    const lines: string[] = [];
+    const log = createLogger({
+      destination: new Writable({
+        write(chunk: Buffer, _e, cb) {
+          lines.push((JSON.parse(chunk.toString()) as { msg: string }).msg);
+          cb();
+        },
+      }),
+    });
+    const plugin = createKubevirtPlugin({ kubevirt: kubevirtSchema.parse({}), kube: w.k, log });
+    const signal = new AbortController().signal;
+
+    expect((await plugin.plan({ name: 'node-1' }, signal)).workloads).toEqual([]);
+    expect((await plugin.plan({ name: 'node-1' }, signal)).workloads).toEqual([]);
+    w.sb.kube.store.create('kubevirts.kubevirt.io', {
+      ...cr,
+      metadata: { name: 'kubevirt', namespace: 'kubevirt' },
+    });
+    const plan = await plugin.plan({ name: 'node-1' }, signal);
+
+    expect(plan.workloads.map((x) => x.name)).toEqual(['vms/vm-a']);
+    expect(lines).toEqual([
+      'KubeVirt not installed: the kubevirt plugin has nothing to do until it is (looked for at each plan)',
+      'KubeVirt is installed now: the kubevirt plugin moves VMIs from this plan on',
+    ]);
   });
 });
