@@ -40,6 +40,7 @@ export const INVARIANT_IDS = [
   'vm-stop-mark-without-agent',
   'machine-hook-without-agent',
   'maintenance-without-agent',
+  'stranded-service-without-agent',
   'drain-timeout-short',
 ] as const;
 
@@ -60,6 +61,7 @@ export const OPERATOR_FINDINGS: ReadonlySet<InvariantId> = new Set([
   'vm-stop-mark-without-agent',
   'machine-hook-without-agent',
   'maintenance-without-agent',
+  'stranded-service-without-agent',
   'drain-timeout-short',
 ]);
 

@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { strandedServices } from '../../src/invariants/rules/stranded.ts';
 import { migrationTruth } from '../../src/invariants/rules/migrations.ts';
 import type { World, WorldEvent, WorldNova } from '../../src/invariants/world.ts';
-import { node, OPTS, rec, world } from './world.ts';
+import { OPERATOR_FINDINGS } from '../../src/invariants/violation.ts';
+import { liveAgent, node, OPTS, rec, world } from './world.ts';
 
 const disabled = (reason: string | null, host = 'host-a') => ({
   host,
@@ -54,6 +55,19 @@ describe("every nova-compute disabled with drainer's reason belongs to a node wi
         OPTS,
       ),
     ).toEqual([]);
+  });
+
+  it("a node with no agent to enable it (taken off, then the Node made again): the operator's finding", () => {
+    // chaos seed 477361: hv-1-b's agent taken off mid-evacuation, its Node deleted and registered again
+    const nova: WorldNova = { services: [disabled('drainer: cordon 2026')], servers: [], migrations: [] };
+    const lonely = world({ nodes: [node('host-a')], nova, leases: [] });
+    const kept = world({ nodes: [node('host-a')], nova, leases: [liveAgent('host-a')] });
+
+    expect(strandedServices(lonely, OPTS).map((v) => [v.id, v.node])).toEqual([
+      ['stranded-service-without-agent', 'host-a'],
+    ]);
+    expect(strandedServices(kept, OPTS).map((v) => v.id)).toEqual(['stranded-service']);
+    expect(OPERATOR_FINDINGS.has('stranded-service-without-agent')).toBe(true);
   });
 
   it('finds the node of an FQDN host by its short name, and names it in the fix', () => {

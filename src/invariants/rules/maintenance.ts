@@ -1,8 +1,8 @@
 // The record's phase agrees with the NodeMaintenance that triggered it: Evacuated ↔ Succeeded,
 // Failed ↔ Failed, anything else ↔ Running; a NodeMaintenance drainer owns always has a record.
-import { agentAlive } from '../agents.ts';
 import { recordOf } from '../hosts.ts';
 import { violation, type Violation } from '../violation.ts';
+import { orWithoutAgent as withoutAgent } from './without-agent.ts';
 import type { CheckOptions, World, WorldMaintenance } from '../world.ts';
 
 const expectedPhase = (phase: string): string =>
@@ -10,21 +10,9 @@ const expectedPhase = (phase: string): string =>
 
 const invalid = (m: WorldMaintenance) => m.reason?.startsWith('Invalid') === true;
 
-/**
- * A disagreement on a node with no live agent is nobody's broken promise: no agent writes the
- * status or takes the NodeMaintenance up (taken off by drainer.dev/agent=disabled, or never
- * scheduled there). The operator's finding, named as such.
- */
-function orWithoutAgent(world: World, opts: CheckOptions, node: string, v: Violation): Violation {
-  if (agentAlive(world, node, opts) !== false) return v;
-  return {
-    id: 'maintenance-without-agent',
-    object: v.object,
-    node,
-    evidence: `${v.evidence}; node ${node} has no agent running (no live Lease): nobody takes it up`,
-    fix: `start the agent on node ${node} (is the DaemonSet scheduled there? \`kubectl label node ${node} drainer.dev/agent-\` if it was taken off), or delete the NodeMaintenance`,
-  };
-}
+/** No agent writes the status or takes the NodeMaintenance up: the operator's finding. */
+const orWithoutAgent = (world: World, opts: CheckOptions, node: string, v: Violation): Violation =>
+  withoutAgent(world, opts, node, v, 'maintenance-without-agent', 'delete the NodeMaintenance');
 
 export function maintenancesAgree(world: World, opts: CheckOptions): Violation[] {
   if (!opts.ownsMaintenances) return [];
