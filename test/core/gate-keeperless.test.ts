@@ -66,7 +66,7 @@ describe('the gate of a node whose agent stops for good', () => {
   };
 
   /** The node's agent, its gate held; `left` is what its plugins find on the host at the stop. */
-  async function agentWithGate(left: Remaining) {
+  async function agentWithGate(left: Remaining, noSuccessor?: () => Promise<void>) {
     const log = silentLog();
     const api = kubeGateApi({ k: fx.k, namespace: NS, daemonSet: 'drainer', image: 'pause', log });
     const gate = new DrainGate({ api, log, podOf: (n) => ({ namespace: NS, name: n }) });
@@ -80,6 +80,7 @@ describe('the gate of a node whose agent stops for good', () => {
       successorExpected: () => api.successorExpected?.('node-1') ?? Promise.resolve(true),
       drop: () => api.drop?.('node-1') ?? Promise.resolve(),
       leftOnNode: async () => left,
+      ...(noSuccessor ? { noSuccessor } : {}),
       log,
       successorWaitMs: 5,
     });
@@ -111,6 +112,18 @@ describe('the gate of a node whose agent stops for good', () => {
     await keeper.atStop();
 
     expect(await gateObjects()).toHaveLength(2);
+  });
+
+  it('tells the agent that no successor comes (its record must not say Evacuating for good), a restart not', async () => {
+    const told: string[] = [];
+    const restarted = await agentWithGate({ names: ['nova/web-1'] }, async () => void told.push('restart'));
+    await restarted.atStop();
+    expect(told).toEqual([]);
+
+    const keeper = await agentWithGate({ names: ['nova/web-1'] }, async () => void told.push('for good'));
+    await disableAgent();
+    await keeper.atStop();
+    expect(told).toEqual(['for good']);
   });
 
   it('what is on the host unknown (Nova does not answer): the gate stays', async () => {

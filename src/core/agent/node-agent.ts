@@ -16,6 +16,7 @@ import { kubeCluster } from '../cluster/kube-cluster.ts';
 import { kubeWatchSources, type KubeSourceOptions } from '../cluster/kube-sources.ts';
 import type { BackendPlugin } from '../backends/plugin.ts';
 import { Reconciler } from './reconciler.ts';
+import { endEvacuationForGood } from './left-for-good.ts';
 import { FleetBudget } from '../fleet/budget.ts';
 import { kubeFleetApi } from '../fleet/kube-port.ts';
 import { createStartGate } from '../fleet/gate-setup.ts';
@@ -292,6 +293,14 @@ export function createNodeAgent(o: NodeAgentOptions): { agent: Agent; reconciler
           // asked at the stop, when the agent's own signal has aborted: a bounded look of its own
           leftOnNode: () =>
             remainingOn(new PluginHost({ plugins: o.plugins, log }), o.nodeName, AbortSignal.timeout(10_000)),
+          noSuccessor: async () => {
+            await endEvacuationForGood({
+              cluster: reconciler.cluster,
+              nodeName: o.nodeName,
+              log,
+              now: o.now ?? (() => new Date()),
+            });
+          },
           log,
           backoff: o.watch?.backoff,
         })

@@ -53,6 +53,11 @@ export class Reconciler {
     this.#deps = deps;
   }
 
+  /** The cluster port the passes use (its Node reads and guarded record writes). */
+  get cluster(): ReconcilerDeps['cluster'] {
+    return this.#deps.cluster;
+  }
+
   /** The node's drain gate (absent: drainGate.enabled false, or a dry run). */
   get gate(): DrainGate | undefined {
     return this.#deps.gate;

@@ -39,6 +39,8 @@ export interface GateKeeperOptions {
   readonly drop?: () => Promise<void>;
   /** What the plugins find on the node's host now (asked only when no successor is expected). */
   readonly leftOnNode?: () => Promise<Remaining>;
+  /** No successor will come: the agent ends what only it would go on with (its record's Evacuating). */
+  readonly noSuccessor?: () => Promise<void>;
 }
 
 export interface GateKeeper {
@@ -95,6 +97,11 @@ async function stillSo(o: GateKeeperOptions, check: () => Promise<boolean>): Pro
 async function dropKeeperless(o: GateKeeperOptions): Promise<void> {
   const expected = o.successorExpected;
   if (!expected || !o.drop || !(await stillSo(o, async () => !(await expected())))) return;
+  await o
+    .noSuccessor?.()
+    .catch((err: unknown) =>
+      o.log.warn({ err }, 'no agent will run on this node after this one; its record could not be ended'),
+    );
   const left: Remaining = (await o.leftOnNode?.()) ?? { names: [], unknown: 'not asked' };
   if (anyLeft(left)) {
     o.log.warn(
