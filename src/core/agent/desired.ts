@@ -6,6 +6,7 @@ import { EVACUATING_TAINT, type NodeRecord } from '../record/record.ts';
 import { IGNORE_LABEL, MIGRATION_MODE_KEY } from '../../names.ts';
 import { migrationMode } from '../backends/node-policy.ts';
 import { MACHINE_DELETING_ANNOTATION } from '../capi/machine.ts';
+import { SHUTDOWN_ANNOTATION, SHUTDOWN_TRIGGER } from '../shutdown/mark.ts';
 
 /**
  * Why the node opts out (drainer.dev/ignore=true, or drainer.dev/migration-mode=skip), completing
@@ -87,6 +88,9 @@ export function desiredState(input: {
   taints?: readonly string[];
 }): Desired {
   const { node, record, mode } = input;
+  // the host is going down (logind, core/shutdown): first, as nothing waits for it (mark.ts says why)
+  if (node.metadata?.annotations?.[SHUTDOWN_ANNOTATION] !== undefined)
+    return { state: 'Evacuated', trigger: SHUTDOWN_TRIGGER };
   const cordonedByOthers = node.spec?.unschedulable === true && record?.cordonedByUs !== true;
   const view = mode === 'off' ? undefined : viewMaintenances(input.nodeName, input.maintenances);
   if (mode === 'own' && view?.active) {

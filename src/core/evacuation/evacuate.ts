@@ -108,7 +108,7 @@ async function evacuateHolding(
   if (moving.length) await explainHeld(run, stillOnHost(moving));
 
   // 3. cordon (for a NodeMaintenance) and our taint: the first change to the node
-  await isolate(run, nm);
+  await isolate(run, nm, desired.trigger);
 
   const events = new ProgressEvents((type, reason, message) => void run.event(type, reason, message));
   const progress = new ProgressRecord(run.store, run.log);

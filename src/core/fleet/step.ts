@@ -7,6 +7,7 @@ import { queuePlace, resumes } from '../record/record.ts';
 import type { NodeRun } from '../agent/run-context.ts';
 import type { Slot, SlotWait } from './types.ts';
 import { clearToStart, waitToStart } from './wait.ts';
+import { isShutdownTrigger } from '../shutdown/mark.ts';
 
 const clock = (iso: string | undefined): string => (iso ? iso.slice(11, 16) : '?');
 
@@ -28,12 +29,14 @@ export async function takeSlot(
 ): Promise<Slot | undefined | null> {
   const { budget, metrics } = run.deps;
   if (!run.store.current) return undefined;
+  // a host going down waits for nothing, no slot beyond the budget either (core/shutdown/mark.ts)
+  const urgent = isShutdownTrigger(run.store.current.trigger);
   // windows, freezes and blockers first: it keeps its place in the queue meanwhile
-  let passed = await waitToStart(run, nm, ctl);
+  let passed = urgent || (await waitToStart(run, nm, ctl));
   if (!passed) return null;
   const rec = run.store.current;
   if (!rec) return undefined;
-  if (!budget) {
+  if (!budget || urgent) {
     // a gate without a budget: out of the queue (the label goes in this write)
     if (rec.phase === 'Queued') {
       await run.store.update({
