@@ -3,6 +3,7 @@
 // seen; a state that heals (a gate being re-created, a NodeMaintenance status not yet written, a
 // Lease of a killed agent) is counted only when it outlives a grace period, and at the end, after
 // the fleet was given time to settle, it must be gone.
+import { overruledUnderHook } from '../../src/invariants/rules/capi-overruled.ts';
 import {
   checkInvariants,
   checkOptionsOf,
@@ -52,6 +53,7 @@ export const SAFETY: ReadonlySet<string> = new Set<string>([
   'owner-stop-undone',
   'owner-action-reported-as-failure',
   DRAIN_RETURNED_OCCUPIED_ID,
+  'drain-overruled-under-hook',
 ]);
 
 /**
@@ -204,6 +206,9 @@ export class Checker {
       // before the gate went is judged by gate-disrupted-while-occupied
       const owners = ownerStarted(d, changes, this.#noticeMs);
       const occupying = d.onHost.occupying.filter((vm) => !owners.has(vm));
+      // Cluster API gave up although drainer's hook held its Machine (rules/capi-overruled.ts)
+      const overruled = d.kind === 'capi' ? overruledUnderHook({ ...d, occupying }) : undefined;
+      if (overruled) this.#note({ ...overruled, round });
       if (judged(d) && occupying.length)
         this.#note({
           id: DRAIN_RETURNED_OCCUPIED,

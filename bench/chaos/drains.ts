@@ -20,6 +20,7 @@ import type { Fleet } from './fleet.ts';
 import type { Maintenances } from './maintenances.ts';
 import type { Operator } from './operator.ts';
 import { capiDrain, karpenterTerminate, type TakerPort } from './takers.ts';
+import type { Machines } from './machines.ts';
 
 const KUBECTL = '/usr/bin/kubectl';
 /** Real seconds a drain may take before it gives up (kubectl's --timeout, Karpenter's and kured's bound). */
@@ -73,6 +74,10 @@ export interface DrainReturn {
   /** When the drain started and returned, on the sandbox's clock (the one owners' actions are timed on). */
   readonly startedAt: number;
   readonly returnedAt: number;
+  /** Cluster API: a pre-drain hook was on the node's Machine when it was deleted (the drain waits on it). */
+  readonly hooked?: boolean;
+  /** The soak ended it (its drains are stopped at the end). */
+  readonly stopped?: boolean;
 }
 
 const FINAL_VMI = new Set(['Succeeded', 'Failed']);
@@ -141,10 +146,13 @@ export class Drains {
   >;
   readonly tool = existsSync(KUBECTL) ? 'kubectl drain' : 'Eviction API';
 
-  constructor(fleet: Fleet, operator: Operator, maintenances: Maintenances) {
+  readonly #machines: Machines | undefined;
+
+  constructor(fleet: Fleet, operator: Operator, maintenances: Maintenances, machines?: Machines) {
     this.#fleet = fleet;
     this.#operator = operator;
     this.#maintenances = maintenances;
+    this.#machines = machines;
   }
 
   /** Is a drain cycle (drain and the way back) of the node under way? */
@@ -180,6 +188,7 @@ export class Drains {
     const t0 = Date.now();
     const startedAt = this.#fleet.sandbox.clock.now();
     const back = this.#maintenances.givenBack(node);
+    const hooked = kind === 'capi' && (await this.#machines?.hooked(node)) === true;
     const ok = await this.#drain(node, kind);
     // read at once: the moment the tool would go on
     this.returns.push({
@@ -194,6 +203,8 @@ export class Drains {
       ms: Date.now() - t0,
       startedAt,
       returnedAt: this.#fleet.sandbox.clock.now(),
+      ...(hooked ? { hooked } : {}),
+      ...(this.#stop.signal.aborted ? { stopped: true } : {}),
     });
     if (this.#stop.signal.aborted) return;
     await sleep(MAINTENANCE_MS, this.#stop.signal);
@@ -205,9 +216,15 @@ export class Drains {
     const op = this.#operator;
     switch (kind) {
       case 'karpenter':
-      case 'capi':
-        // the instance is terminated (even past nodeDrainTimeout) and a new one registers under the name
+        // the instance is terminated and a new one registers under the name
         await op.recreateNode(node);
+        return;
+      case 'capi':
+        // the Machine's instance is terminated (even past nodeDrainTimeout), the Machine goes, and a
+        // new Machine's node registers under the name
+        await this.#machines?.finish(node).catch(() => undefined);
+        await op.recreateNode(node);
+        await this.#machines?.make(node).catch(() => undefined);
         return;
       case 'kured':
         if (ok) {
@@ -244,10 +261,15 @@ export class Drains {
           return r.done;
         }
         case 'capi': {
-          await this.#operator.cordon(node, true);
+          const machines = this.#machines;
+          const cordon = () => this.#operator.cordon(node, true);
+          // without Machines: the drain as before; with them, the Machine deleted, its hooks waited on
+          if (!machines) await cordon();
+          else await machines.delete(node);
           const r = await capiDrain(this.#port(k), node, {
             retryMs: 200,
             nodeDrainTimeoutMs: NODE_DRAIN_TIMEOUT_S * 1000,
+            ...(machines ? { annotations: () => machines.annotations(node), beforeDrain: cordon } : {}),
           });
           return r.done;
         }

@@ -2,6 +2,7 @@
 // it, then the faults end, every node gets a live agent, the fleet is given a bounded time to settle
 // and everything is checked once more. The seed fixes the schedule (Nova's fault RNG has a fixed
 // seed of its own); the interleaving with the agents' timers is real time and may differ between runs.
+import { Machines } from './machines.ts';
 import { writeFileSync } from 'node:fs';
 import { gateName } from '../../src/kube/gate.ts';
 import { Checker, type Finding } from './check.ts';
@@ -212,7 +213,10 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
   const fleet = await startFleet();
   const maintenances = maintenancesOf(fleet);
   const operator = new Operator(fleet.sandbox.kube.url, fleet.config.fleet.namespace);
-  const drains = new Drains(fleet, operator, maintenances);
+  // Cluster API's Machines, one per node: the agents hold their pre-drain hook on them
+  const machines = new Machines(fleet.k);
+  await machines.install(FLEET_NODES);
+  const drains = new Drains(fleet, operator, maintenances, machines);
   const owners = new Owners(fleet, maintenances, serverWays());
   const cli = drainerCli(fleet);
   // the queue on the API server's clock, which runs SCALE times the agents' (their leaseDuration is real seconds)

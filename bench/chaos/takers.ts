@@ -155,7 +155,13 @@ export const PRE_DRAIN_HOOK_PREFIX = 'pre-drain.delete.hook.machine.cluster.x-k8
 export async function capiDrain(
   port: TakerPort,
   node: string,
-  o: { retryMs: number; nodeDrainTimeoutMs: number; annotations?: () => Promise<Record<string, string>> },
+  o: {
+    retryMs: number;
+    nodeDrainTimeoutMs: number;
+    annotations?: () => Promise<Record<string, string>>;
+    /** What the Machine controller does as its drain starts (it cordons the node). */
+    beforeDrain?: () => Promise<unknown>;
+  },
 ): Promise<TakerResult & { hookWaitMs: number }> {
   const t0 = Date.now();
   while (o.annotations && !port.signal?.aborted) {
@@ -164,6 +170,7 @@ export async function capiDrain(
     await port.sleep(o.retryMs);
   }
   const hookWaitMs = Date.now() - t0;
+  await o.beforeDrain?.();
   const r = await takeAway(port, node, CAPI, {
     retryMs: o.retryMs,
     deadline: Date.now() + o.nodeDrainTimeoutMs,

@@ -42,6 +42,7 @@ export const INVARIANT_IDS = [
   'maintenance-without-agent',
   'stranded-service-without-agent',
   'drain-timeout-short',
+  'drain-overruled-under-hook',
 ] as const;
 
 export type InvariantId = (typeof INVARIANT_IDS)[number];

@@ -17,12 +17,15 @@ export function machineHooksWithoutAgent(world: World, opts: CheckOptions): Viol
       ? `its node ${m.node ?? ''} has no agent running (no live Lease)`
       : 'it names no node of this cluster';
     return [
-      violation(
-        'machine-hook-without-agent',
-        `machine/${m.namespace}/${m.name}`,
-        `Machine ${m.namespace}/${m.name} is deleted and Cluster API waits on drainer's pre-drain hook, but ${where}: no agent will evacuate the node and take the hook off`,
-        `start the node's agent (it evacuates, then removes the hook), or let Cluster API drain as it is: ${unhookCommand({ metadata: { namespace: m.namespace, name: m.name } })}`,
-      ),
+      {
+        ...violation(
+          'machine-hook-without-agent',
+          `machine/${m.namespace}/${m.name}`,
+          `Machine ${m.namespace}/${m.name} is deleted and Cluster API waits on drainer's pre-drain hook, but ${where}: no agent will evacuate the node and take the hook off`,
+          `start the node's agent (it evacuates, then removes the hook), or let Cluster API drain as it is: ${unhookCommand({ metadata: { namespace: m.namespace, name: m.name } })}`,
+        ),
+        ...(known && m.node ? { node: m.node } : {}),
+      },
     ];
   });
 }
