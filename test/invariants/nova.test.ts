@@ -225,6 +225,31 @@ describe('every MigrationSucceeded and moved count matches Nova; no MigrationFai
       ['migration-failed-but-moved'],
     ],
     [
+      'failed (an uncordon aborted it, it stayed), then a later evacuation moved it, its report not yet written',
+      [{ ...failed, at: 100 }],
+      {
+        ...nova('host-b'),
+        migrations: [
+          { id: '36', serverId: 's1', status: 'cancelled', source: 'host-a', dest: 'host-b', createdAt: 10 },
+          { id: '37', serverId: 's1', status: 'completed', source: 'host-a', dest: 'host-b', createdAt: 150 },
+        ],
+      },
+      {},
+      [],
+    ],
+    [
+      'failed at 100, but the migration it was about (begun before) moved it',
+      [{ ...failed, at: 100 }],
+      {
+        ...nova('host-b'),
+        migrations: [
+          { id: '36', serverId: 's1', status: 'completed', source: 'host-a', dest: 'host-b', createdAt: 10 },
+        ],
+      },
+      {},
+      ['migration-failed-but-moved'],
+    ],
+    [
       'failed once, then succeeded on a retry',
       [failed, succeeded],
       nova('host-b', [['host-a', 'host-b']]),

@@ -51,6 +51,12 @@ export const movedOff = (world: World, serverId: string, host: string): boolean 
 const resizedOff = (world: World, serverId: string, host: string): boolean =>
   movesOf(world, serverId).findLast((m) => m.source === host)?.type === 'resize';
 
+/** Its last move off the host was begun after `at` (both known). */
+const laterAttempt = (world: World, serverId: string, host: string, at: number | undefined): boolean => {
+  const created = movesOf(world, serverId).findLast((m) => m.source === host)?.createdAt;
+  return at !== undefined && created !== undefined && created > at;
+};
+
 /** Moved off the host by Nova at some point (off now, or brought back since by a later migration). */
 const everMovedOff = (world: World, serverId: string, host: string): boolean =>
   ['off', 'back'].includes(moveOff(world, serverId, host));
@@ -97,6 +103,9 @@ function failedButMoved(world: World, opts: CheckOptions): Violation[] {
     if (!id || !host || succeeded.has(`${e.name}/${id}`) || !movedOff(world, id, host)) continue;
     // drainer's attempts failed and its owner's resize took it away since: the failure was told right
     if (resizedOff(world, id, host)) continue;
+    // the move off was begun after the failure was told: a later attempt (another evacuation), whose
+    // own report follows once drainer sees it land (a poll later); the failure was right when told
+    if (laterAttempt(world, id, host, e.at)) continue;
     const server = world.nova?.servers.find((s) => s.id === id);
     out.push(
       violation(
