@@ -1,7 +1,9 @@
 // The one definition of what is on a host (issue 52 item 2): which Nova states and VMI phases put a
 // VM there, running or stopped, and how every command counts and words it.
 import { describe, expect, it } from 'vitest';
-import { countPlans, vmsText } from '../../src/core/backends/vm-count.ts';
+import { countItems, countPlans, vmsText } from '../../src/core/backends/vm-count.ts';
+import type { Classified } from '../../src/plugins/kubevirt/classify.ts';
+import { stopProgress } from '../../src/plugins/kubevirt/stopping.ts';
 import { novaPresence, vmiPresence } from '../../src/plugins/on-host.ts';
 import { planWorkload } from '../../src/plugins/nova/classify.ts';
 import type { NovaServer } from '../../src/plugins/nova/types.ts';
@@ -56,5 +58,21 @@ describe('what is on a host', () => {
     expect(vmsText(1, 0)).toBe('1 VM');
     expect(vmsText(2, 1, 'nova/a, nova/b')).toBe('2 VMs (of them 1 stopped: nova/a, nova/b)');
     expect(vmsText(2, 0, 'nova/a, nova/b')).toBe('2 VMs (nova/a, nova/b)');
+  });
+
+  it('a VMI drainer stopped has left the node; one it could not stop is still there', () => {
+    const c = (name: string) =>
+      ({ key: `vms/${name}`, action: 'shutdown', vmi: { metadata: { name } } }) as Classified;
+    const items = stopProgress(
+      [c('off'), c('stuck')],
+      new Set(['vms/stuck']),
+      0,
+      { node: 'n', now: () => 1 },
+      {
+        failed: () => 'still running',
+        stopped: () => 'stopped',
+      },
+    );
+    expect(countItems(items)).toEqual({ onHost: 1, stopped: 0 });
   });
 });

@@ -41,6 +41,7 @@ export function stopProgress(
     durationMs: Math.max(0, deps.now() - started),
     ...(left.has(c.key)
       ? { state: 'failed' as const, message: message.failed(c) }
-      : { state: 'skipped' as const, message: message.stopped(c) }),
+      : // stopped: its VMI is no longer on the node (a stopped VirtualMachine has none, on-host.ts)
+        { state: 'skipped' as const, message: message.stopped(c), presence: 'gone' as const }),
   }));
 }

@@ -3,6 +3,7 @@
 // Pending is queued, not migrating: the per-VMI deadline runs only while a migration of the VMI
 // runs, so a retry queued behind others (parallelMigrationsPerCluster) is never timed. A VMI is
 // known by its uid: one deleted and created again under its name is a new object (owned.ts).
+import { presenceField, vmiPresence } from '../on-host.ts';
 import type { WorkloadProgress, WorkloadState } from '../../core/backends/plugin.ts';
 import type { Logger } from '../../observability/logger.ts';
 import { migratedAway, vmiKey, type Classified } from './classify.ts';
@@ -287,6 +288,10 @@ export class Tracker {
         : {}),
       ...(e.target ? { target: e.target } : {}),
       ...(e.message ? { message: e.message } : {}),
+      // each skip of the tracker is a VMI that left the node (deleted, stopped, elsewhere now)
+      ...(e.state === 'skipped'
+        ? { presence: 'gone' as const }
+        : presenceField(vmiPresence(e.vmi?.status?.phase))),
     };
   }
 
