@@ -160,7 +160,14 @@ describe('the read-only roles: status, plan and doctor under them', () => {
   });
 
   it("grants nothing the commands do not read, and cluster-wide only what they read beyond drainer's namespace", () => {
-    expect(unusedGrants(readOnly, guard.calls)).toEqual([]);
+    // plan reads a Machine's MachineSet and MachineDeployment, and a node's NodePool, only where a
+    // node has them: this sandbox's nodes have none (test/e2e/plan-timeouts.test.ts has them)
+    const elsewhere = new Set([
+      'get cluster.x-k8s.io/machinesets (ClusterRole)',
+      'get cluster.x-k8s.io/machinedeployments (ClusterRole)',
+      'get karpenter.sh/nodepools (ClusterRole)',
+    ]);
+    expect(unusedGrants(readOnly, guard.calls).filter((g) => !elsewhere.has(g))).toEqual([]);
   });
 
   it('reads only: no verb but get, list and watch, and no Secret', () => {
