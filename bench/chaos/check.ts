@@ -31,14 +31,23 @@ const DRAIN_RETURNED_OCCUPIED_ID = 'drain-returned-occupied';
 /**
  * An operator's finding about a node whose agent the operator took off on purpose
  * (drainer.dev/agent=disabled): a record nobody acts on, VMs nobody moves. Known to the operator who
- * did it; drainer broke no promise (the ones it must keep, gate-without-keeper among them, still count).
+ * did it; drainer broke no promise (the ones it must keep still count: gate-without-keeper where the
+ * agent was taken off with nothing on the node, so its stop should have dropped the gate).
  */
 export const operatorsOwnDoing = (
   v: Pick<Violation, 'id' | 'object' | 'node'>,
   disabled: ReadonlySet<string>,
+  /**
+   * Nodes whose agent was taken off with VMs on them: it rightly kept the gate, and once they left
+   * (moves already under way, their owners) doctor names it and release opens it, as after any stop.
+   */
+  offWithVms: ReadonlySet<string> = new Set(),
 ): boolean =>
-  OPERATOR_FINDINGS.has(v.id) &&
-  [...disabled].some((n) => v.object === `node/${n}` || v.node === n || v.object.endsWith(`/${gateName(n)}`));
+  (v.id === 'gate-without-keeper' && [...offWithVms].some((n) => v.object.endsWith(`/${gateName(n)}`))) ||
+  (OPERATOR_FINDINGS.has(v.id) &&
+    [...disabled].some(
+      (n) => v.object === `node/${n}` || v.node === n || v.object.endsWith(`/${gateName(n)}`),
+    ));
 const GATE_POD_PATH = /\/pods\/drainer-gate-/;
 
 /** Broken once seen. Every other invariant id heals and is judged after a grace period. */
@@ -228,7 +237,7 @@ export class Checker {
     const now = Date.now();
     const seen = new Set<string>();
     for (const v of checkInvariants(world, this.#opts)) {
-      if (operatorsOwnDoing(v, this.#fleet.disabled)) continue;
+      if (operatorsOwnDoing(v, this.#fleet.disabled, this.#fleet.offWithVms)) continue;
       const persistent = !SAFETY.has(v.id);
       const key = keyOf(v, persistent);
       seen.add(key);
@@ -265,7 +274,7 @@ export class Checker {
     const world = await this.#world(false).catch(() => undefined);
     if (!world) return false;
     const healing = checkInvariants(world, this.#opts).filter(
-      (v) => !SAFETY.has(v.id) && !operatorsOwnDoing(v, this.#fleet.disabled),
+      (v) => !SAFETY.has(v.id) && !operatorsOwnDoing(v, this.#fleet.disabled, this.#fleet.offWithVms),
     );
     return healing.length === 0 && unsettled(this.#fleet, world).length === 0;
   }

@@ -136,6 +136,8 @@ export interface Fleet {
   readonly skews: Map<string, number>;
   /** Nodes whose agent the operator took off (drainer.dev/agent=disabled): the DaemonSet runs none there. */
   readonly disabled: Set<string>;
+  /** Of those, the ones with VMs on the node just after its agent stopped (it kept the gate for them). */
+  readonly offWithVms: Set<string>;
   startAgent(node: string, instance?: string): Promise<FleetAgent>;
   /** A proxy that goes down with the API server (kubectl drains use it). */
   toolsProxy(): Promise<CuttableProxy>;
@@ -197,6 +199,7 @@ export async function startFleet(): Promise<Fleet> {
   const agents = new Map<string, FleetAgent[]>();
   const skews = new Map<string, number>();
   const disabled = new Set<string>();
+  const offWithVms = new Set<string>();
   const proxies = new Set<CuttableProxy>();
   let started = 0;
   const kubeconfigVia = (proxy: CuttableProxy) =>
@@ -231,6 +234,7 @@ export async function startFleet(): Promise<Fleet> {
     agents,
     skews,
     disabled,
+    offWithVms,
     async startAgent(node, instance = `${node}-pod-${++started}`) {
       const proxy = await cuttable();
       const cfg = configSchema.parse(merge(base, { nodeName: node, instance }));

@@ -4,6 +4,7 @@
 // owner onto a host that then goes into maintenance, a VMI made again under its name mid-evacuation,
 // and KubeVirt's migration queue full while a migration in flight fails.
 import { FLEET_NODES, AGENT_LABEL } from './fleet.ts';
+import { vmsOn } from './drains.ts';
 import type { StepContext } from './faults.ts';
 import type { RecreateAt, Step, StepKind } from './schedule.ts';
 
@@ -66,6 +67,7 @@ export async function runLifecycleStep(step: Step, c: StepContext): Promise<bool
       await operator.label(step.node, AGENT_LABEL, 'disabled');
       // the DaemonSet controller deletes the pod: SIGTERM, the agent stops as the daemon does
       await Promise.all((fleet.agents.get(step.node) ?? []).map((a) => a.stop()));
+      if (vmsOn(fleet, step.node).length) fleet.offWithVms.add(step.node);
       return true;
     }
     case 'agent-on':
@@ -108,5 +110,6 @@ export async function runLifecycleStep(step: Step, c: StepContext): Promise<bool
 export async function enableAgent(c: Pick<StepContext, 'fleet' | 'operator'>, node: string): Promise<void> {
   await c.operator.label(node, AGENT_LABEL, null);
   c.fleet.disabled.delete(node);
+  c.fleet.offWithVms.delete(node);
   if (!c.fleet.agents.get(node)?.length) await c.fleet.startAgent(node);
 }

@@ -52,6 +52,20 @@ describe('what the soak leaves to the operator who took an agent off', () => {
   });
 
   it.each([
+    ['hv-2', new Set(['hv-2']), true],
+    ['hv-2', new Set<string>(), false],
+    ['hv-3', new Set(['hv-2']), false],
+  ] as const)(
+    'a gate no agent keeps on %s, VMs on the node as its agent was taken off: %j → %s',
+    (node, offWithVms, excused) => {
+      // the stopping agent rightly kept it (something to protect); once the VMs left, doctor names it
+      // and release opens it: the operator's. Taken off with nothing there, it should have dropped it.
+      const v = { id: 'gate-without-keeper', object: `pod/drainer/${gateName(node)}` } as const;
+      expect(operatorsOwnDoing(v, off, offWithVms)).toBe(excused);
+    },
+  );
+
+  it.each([
     ['hv-2', true],
     ['hv-3', false],
     [undefined, false],
