@@ -14,8 +14,8 @@ export interface TimeoutWarnerOptions {
   readonly log: Logger;
   /** The node's plans now (no capacity check). */
   plans(signal: AbortSignal): Promise<readonly Plan[]>;
-  /** timeoutWarnings(k, node, plans, config) on a real cluster. */
-  warnings(plans: readonly Plan[]): Promise<string[]>;
+  /** timeoutWarnings(k, node, plans, config) on a real cluster: plans only asked for where a tool has a timeout. */
+  warnings(plans: () => Promise<readonly Plan[]>): Promise<string[]>;
   warn(message: string): Promise<void>;
   readonly signal: AbortSignal;
 }
@@ -40,8 +40,7 @@ export class TimeoutWarner {
   }
 
   async #check(): Promise<void> {
-    const plans = await this.#o.plans(this.#o.signal);
-    for (const w of await this.#o.warnings(plans)) {
+    for (const w of await this.#o.warnings(() => this.#o.plans(this.#o.signal))) {
       this.#o.log.warn({ node: this.#o.nodeName }, w);
       await this.#o.warn(w);
     }

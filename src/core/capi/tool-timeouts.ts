@@ -93,14 +93,16 @@ export async function toolTimeouts(
 export async function timeoutWarnings(
   k: KubeClients,
   node: string,
-  plans: readonly Plan[],
+  plans: readonly Plan[] | (() => Promise<readonly Plan[]>),
   config: Config,
 ): Promise<string[]> {
-  const bound = evacuationBound(plans, config);
-  if (!bound) return [];
   const n = await absentAsUndefined(() =>
     k.request<KubeObject>({ path: `/api/v1/nodes/${encodeURIComponent(node)}` }),
   );
   if (!n) return [];
-  return timeoutFindings(bound, await toolTimeouts(k, { name: node, labels: n.metadata.labels ?? {} }));
+  const timeouts = await toolTimeouts(k, { name: node, labels: n.metadata.labels ?? {} });
+  // the node is planned only when some tool has a timeout to compare (an agent plans for this alone)
+  if (!timeouts.some((t) => t.seconds > 0 && !t.hooked)) return [];
+  const bound = evacuationBound(typeof plans === 'function' ? await plans() : plans, config);
+  return timeoutFindings(bound, timeouts);
 }
