@@ -5,6 +5,7 @@ import type { CommandModule } from 'yargs';
 import { kubeTarget } from '../config/kube-target.ts';
 import type { Config } from '../config/schema.ts';
 import { ConfigError, ExitCode } from '../errors.ts';
+import { startShutdownTrigger } from './shutdown.ts';
 import { createNodeAgent, type NodeAgentOptions } from '../core/agent/node-agent.ts';
 import type { BackendPlugin } from '../core/backends/plugin.ts';
 import { connectKube } from '../kube/connect.ts';
@@ -82,6 +83,7 @@ export async function runDaemon(o: DaemonOptions): Promise<void> {
       })
     : undefined;
   if (server) o.onListening?.(server.port);
+  await startShutdownTrigger({ config, nodeName, k: kube, plugins, log, signal });
   try {
     await agent.run();
   } finally {

@@ -369,6 +369,30 @@ export const clusterApiSchema = z.strictObject({
   ),
 });
 
+/** The host's own shutdown (systemd-logind; README "When the host reboots by itself"). */
+export const shutdownSchema = z.strictObject({
+  enabled: dflt(
+    z.boolean(),
+    true,
+    "hold a logind delay lock while the node hosts VMs and evacuate on the host's own shutdown or reboot (off, or no logind: as before, said once at start)",
+  ),
+  busSocket: dflt(
+    z.string(),
+    '/run/dbus/system_bus_socket',
+    "the host's D-Bus system bus socket (mounted into the pod)",
+  ),
+  inhibitCommand: dflt(
+    z.array(z.string().check(z.minLength(1))).check(z.minLength(1)),
+    ['/usr/bin/systemd-inhibit'],
+    'systemd-inhibit, an absolute path, with any prefix that runs it; it holds the delay lock for the agent',
+  ),
+  releaseMargin: dflt(
+    duration(),
+    5,
+    "seconds before logind's deadline (InhibitDelayMaxUSec) the lock is given back, at most half of it",
+  ),
+});
+
 export const serverSchema = z.strictObject({
   enabled: dflt(z.boolean(), true, 'serve /healthz, /readyz and /metrics'),
   bindAddress: dflt(z.string(), '0.0.0.0', 'address of the health and metrics server'),
@@ -402,6 +426,7 @@ export const configSchema = z.strictObject({
   drainGate: section(drainGateSchema),
   triggers: section(triggersSchema),
   clusterAPI: section(clusterApiSchema),
+  shutdown: section(shutdownSchema),
   openstack: section(openstackSchema),
   nova: section(novaSchema),
   kubevirt: section(kubevirtSchema),
