@@ -3,15 +3,27 @@
 import { EventRecorder } from '../../kube/events.ts';
 import type { Logger } from '../../observability/logger.ts';
 import type { AgentOptions } from '../agent/agent.ts';
-import type { NodeAgentOptions } from '../agent/node-agent.ts';
+import type { BackendPlugin } from '../backends/plugin.ts';
+import type { KubeClients } from '../../kube/client.ts';
+import type { Config } from '../../config/schema.ts';
 import { PluginHost } from '../backends/host.ts';
 import { PreDrainHook } from './hook.ts';
 import { kubeMachinePort } from './kube-port.ts';
 import { TimeoutWarner } from './timeout-warner.ts';
 import { timeoutWarnings } from './tool-timeouts.ts';
 
+/** What of the node agent's options the fleet tools read (its own shape: node-agent.ts imports this file). */
+export interface FleetToolOptions {
+  readonly nodeName: string;
+  readonly config: Config;
+  readonly k: KubeClients;
+  readonly plugins: readonly BackendPlugin[];
+  readonly signal: AbortSignal;
+  readonly watch?: { readonly timeoutSeconds?: number; readonly recheckMs?: number };
+}
+
 /** What the agent watches of the fleet tools: Cluster API's hook, and their timeouts at a maintenance's start. */
-export function fleetTools(o: NodeAgentOptions, log: Logger): NonNullable<AgentOptions['hook']> {
+export function fleetTools(o: FleetToolOptions, log: Logger): NonNullable<AgentOptions['hook']> {
   const hook = preDrainHook(o, log);
   const events = new EventRecorder({ k: o.k, log, host: o.nodeName });
   const warner = new TimeoutWarner({
@@ -43,7 +55,7 @@ export function fleetTools(o: NodeAgentOptions, log: Logger): NonNullable<AgentO
  * Cluster API's pre-drain hook on the node's Machine. Watched with the hook off too: an agent turned
  * off takes its hook away, or deleted Machines would wait on it for good.
  */
-function preDrainHook(o: NodeAgentOptions, log: Logger): PreDrainHook {
+function preDrainHook(o: FleetToolOptions, log: Logger): PreDrainHook {
   return new PreDrainHook({
     nodeName: o.nodeName,
     enabled: o.config.clusterAPI.preDrainHook,
