@@ -95,6 +95,37 @@ describe.skipIf(!hasKubectl)('the real suite installs the stock manifests', () =
     ]);
   });
 
+  it("a case's own settings go in by README's configMapGenerator merge: a new ConfigMap name, mounted by the DaemonSet, with the mapping kept", async () => {
+    const api = { host: '127.0.0.1', port: '6443' };
+    const plain = writeOverlay(REPO, env, os, api);
+    const changed = writeOverlay(REPO, env, os, api, {
+      config: { logLevel: 'debug' },
+      daemonSetOps: [{ op: 'add', path: '/spec/template/spec/priorityClassName', value: 'x' }],
+    });
+    try {
+      const [a, b] = await Promise.all([
+        kubectl(['kustomize', plain.dir]),
+        kubectl(['kustomize', changed.dir]),
+      ]);
+      expect(b.code, b.stderr).toBe(0);
+      const [before, after] = [a, b].map((r) => byKey(yaml.loadAll(r.stdout) as Obj[]));
+      const cm = (m: Map<string, Obj>) => m.get('ConfigMap/drainer-config');
+      expect(cm(after!).metadata.name).not.toBe(cm(before!).metadata.name);
+      expect(yaml.load(cm(after!).data['config.yaml'])).toMatchObject({
+        logLevel: 'debug',
+        nova: { hostMapping: { 'real-node-1': 'compute-a' } },
+      });
+      const spec = after!.get('DaemonSet/drainer').spec.template.spec;
+      expect(spec.volumes.find((v: Obj) => v.name === 'config').configMap.name).toBe(
+        cm(after!).metadata.name,
+      );
+      expect(spec.priorityClassName).toBe('x');
+    } finally {
+      plain.remove();
+      changed.remove();
+    }
+  });
+
   it('`npm run test:real` without a cluster prints one line saying why it skipped, and succeeds', async () => {
     const { stdout, stderr } = await promisify(execFile)(process.execPath, ['test/real/run.ts'], {
       cwd: REPO,

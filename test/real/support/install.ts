@@ -4,7 +4,7 @@ import { waitFor } from '../../functional/support/wait.ts';
 
 import { apiServer, REPO, type Real } from './context.ts';
 import { readOpenrc } from './env.ts';
-import { NAMESPACE, NODE_LABEL, writeOverlay, type Overlay } from './overlay.ts';
+import { NAMESPACE, NODE_LABEL, writeOverlay, type Overlay, type OverlayOptions } from './overlay.ts';
 
 /** Applies the overlay; resolves with the time from apply to the agent pod Ready, in ms. */
 export async function install(
@@ -64,7 +64,31 @@ export async function removeLeftovers(r: Real): Promise<void> {
   }
 }
 
-/** The overlay written again (same content) for a later file, which did not install it. */
-export function currentOverlay(r: Real): Overlay {
-  return writeOverlay(REPO, r.env, readOpenrc(r.env.openrc), apiServer(r.env.kubeconfig));
+/** The overlay written again (same content, or with a case's additions) for a later file, which did not install it. */
+export function currentOverlay(r: Pick<Real, 'env'>, opts: OverlayOptions = {}): Overlay {
+  return writeOverlay(REPO, r.env, readOpenrc(r.env.openrc), apiServer(r.env.kubeconfig), opts);
+}
+
+/**
+ * `kubectl apply -k` of the overlay with a case's additions (none: the suite's own again), as an operator
+ * changes an install; waits until the DaemonSet's rollout is done and an agent of the new template is Ready.
+ */
+export async function reapply(
+  r: Pick<Real, 'env' | 'k' | 'cluster'>,
+  opts: OverlayOptions = {},
+): Promise<void> {
+  const overlay = currentOverlay(r, opts);
+  try {
+    await r.k.ok(['apply', '-k', overlay.dir]);
+  } finally {
+    overlay.remove();
+  }
+  await r.k.ok(['rollout', 'status', 'ds/drainer', '-n', NAMESPACE, '--timeout=300s'], {
+    timeoutMs: 310_000,
+  });
+  await waitFor(async () => ((await r.cluster.readyAgent()) ? true : undefined), {
+    what: `a Ready drainer agent on ${r.env.node}`,
+    timeoutMs: 180_000,
+    intervalMs: 250,
+  });
 }

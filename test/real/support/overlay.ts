@@ -14,6 +14,15 @@ export interface Overlay {
   remove(): void;
 }
 
+/** What a case adds to the test overlay, as an operator's own overlay would (README "Install on a cluster"). */
+export interface OverlayOptions {
+  /** More JSON patch operations on the DaemonSet (e.g. the runbook's agent-affinity patch). */
+  readonly daemonSetOps?: readonly object[];
+  /** Settings merged over the stock config.yaml, given the README's way: a config.yaml beside the
+   *  kustomization and `configMapGenerator: [{name: drainer-config, behavior: merge, files: [config.yaml]}]`. */
+  readonly config?: Readonly<Record<string, unknown>>;
+}
+
 /** clouds.yaml for the Secret drainer-openstack (cloud `drainer`, as the DaemonSet's OS_CLOUD says). */
 export function cloudsYaml(os: Record<string, string>): string {
   const auth: Record<string, string> = {};
@@ -39,9 +48,13 @@ export function cloudsYaml(os: Record<string, string>): string {
 }
 
 /** The stock config.yaml (the ConfigMap generator's file) with the node → compute host mapping added (or Nova off without one). */
-function configWithMapping(repo: string, env: RealEnv): string {
+function configWithMapping(
+  repo: string,
+  env: RealEnv,
+  extra: Readonly<Record<string, unknown>> = {},
+): string {
   const text = readFileSync(path.join(repo, 'daemonset/config/config.yaml'), 'utf8');
-  const config = yaml.load(text) as { nova?: Record<string, unknown> };
+  const config = { ...(yaml.load(text) as object), ...extra } as { nova?: Record<string, unknown> };
   // without an openrc (the KubeVirt cases on their own) there is no Nova to map to: its plugin is off
   config.nova = env.novaHost
     ? { ...config.nova, hostMapping: { [env.node]: env.novaHost } }
@@ -56,6 +69,7 @@ export function overlayKustomization(
   env: RealEnv,
   apiHost: string,
   apiPort: string,
+  opts: OverlayOptions = {},
 ) {
   const rel = path.relative(dir, path.join(repo, 'daemonset'));
   const daemonSet = [
@@ -84,23 +98,31 @@ export function overlayKustomization(
       path: '/spec/template/metadata/annotations/prometheus.io~1port',
       value: String(env.agentPort),
     },
+    ...(opts.daemonSetOps ?? []),
   ];
+  const config = configWithMapping(repo, env, opts.config);
   return {
     apiVersion: 'kustomize.config.k8s.io/v1beta1',
     kind: 'Kustomization',
     resources: [rel, 'secret.yaml'],
     // the CRD the NodeMaintenance case needs (no medik8s operator here), as README "Install on a cluster" says
     components: [`${rel}/components/nodemaintenance-crd`],
+    // a case's own settings: README's configMapGenerator merge of a config.yaml written beside this file
+    ...(opts.config
+      ? { configMapGenerator: [{ name: 'drainer-config', behavior: 'merge', files: ['config.yaml'] }] }
+      : {}),
     patches: [
       { target: { kind: 'DaemonSet', name: 'drainer' }, patch: JSON.stringify(daemonSet) },
       // the generated ConfigMap (drainer-config-<hash>) is matched by its name before the hash; the patched
       // content gets its own hash, which kustomize writes into the DaemonSet too
-      {
-        target: { kind: 'ConfigMap', name: 'drainer-config' },
-        patch: JSON.stringify([
-          { op: 'replace', path: '/data/config.yaml', value: configWithMapping(repo, env) },
-        ]),
-      },
+      ...(opts.config
+        ? []
+        : [
+            {
+              target: { kind: 'ConfigMap', name: 'drainer-config' },
+              patch: JSON.stringify([{ op: 'replace', path: '/data/config.yaml', value: config }]),
+            },
+          ]),
       // hostNetwork is forbidden from Pod Security `baseline` up: the namespace must allow it for the agent
       // (the gate pod is still checked against `restricted` by the install case, with a server-side dry run)
       {
@@ -123,6 +145,7 @@ export function writeOverlay(
   env: RealEnv,
   os: Record<string, string>,
   api: { host: string; port: string },
+  opts: OverlayOptions = {},
 ): Overlay {
   const dir = mkdtempSync(path.join(tmpdir(), 'drainer-real-overlay-'));
   const secret = {
@@ -137,7 +160,8 @@ export function writeOverlay(
     stringData: { 'clouds.yaml': cloudsYaml(os) },
   };
   writeFileSync(path.join(dir, 'secret.yaml'), yaml.dump(secret), { mode: 0o600 });
-  const k = overlayKustomization(repo, dir, env, api.host, api.port);
+  const k = overlayKustomization(repo, dir, env, api.host, api.port, opts);
+  if (opts.config) writeFileSync(path.join(dir, 'config.yaml'), configWithMapping(repo, env, opts.config));
   writeFileSync(path.join(dir, 'kustomization.yaml'), yaml.dump(k, { lineWidth: -1 }));
   return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
