@@ -6,6 +6,8 @@ import { kubeTarget } from '../config/kube-target.ts';
 import type { Config } from '../config/schema.ts';
 import { isDisabledByDrainer } from '../core/restore/stranded.ts';
 import { checkInvariants } from '../invariants/check.ts';
+import { agentAlive } from '../invariants/agents.ts';
+import { hasGate } from '../invariants/rules/gate-keeper.ts';
 import { hostOfNode, recordOf } from '../invariants/hosts.ts';
 import { checkOptionsOf } from '../invariants/options.ts';
 import { readKubeWorld, type KubeWorld } from '../invariants/read-kube.ts';
@@ -27,14 +29,21 @@ interface DoctorArgs extends GlobalArgs {
   output: 'table' | 'json';
 }
 
-/** The hosts worth a closer look: disabled by drainer, named by a record, or by a node's migration Events. */
-function hostsToRead(kube: KubeWorld, config: Config, services: readonly WorldService[]): string[] {
+/**
+ * The hosts worth a closer look: disabled by drainer, named by a record, by a node's migration Events, or
+ * of a node whose drain gate stands with no live agent (whether it guards anything is its servers' say).
+ */
+export function hostsToRead(kube: KubeWorld, config: Config, services: readonly WorldService[]): string[] {
   const world: World = { ...kube, nova: { services, servers: [], migrations: [] } };
   const prefix = config.nova.disabledReasonPrefix;
   const opts = { hostMapping: config.nova.hostMapping };
+  const checks = checkOptionsOf(config, kube.nodes.length);
   const nodes = new Set([
     ...kube.nodes.filter((n) => recordOf(n)).map((n) => n.name),
     ...kube.events.filter((e) => e.reason.startsWith('Migration')).map((e) => e.name),
+    ...kube.nodes
+      .filter((n) => hasGate(world, n.name) && agentAlive(world, n.name, checks) === false)
+      .map((n) => n.name),
   ]);
   return [
     ...services.filter((s) => isDisabledByDrainer(s, prefix)).map((s) => s.host),

@@ -31,7 +31,7 @@ function guestsOn(world: World, node: string, opts: CheckOptions): string[] {
   return [...servers, ...vmis];
 }
 
-const hasGate = (world: World, node: string): boolean =>
+export const hasGate = (world: World, node: string): boolean =>
   world.gatePods.some((p) => isGatePodName(node, p.name) && !p.deleting) ||
   world.gatePdbs.some((p) => p.name === gateName(node));
 
