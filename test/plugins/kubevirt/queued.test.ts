@@ -24,8 +24,9 @@ describe('KubeVirt plugin, a retry queued behind others', () => {
 
     expect(outcome.succeeded).toBe(true);
     expect(byName(outcome)['vms/vm-a-fails']).toMatchObject({ state: 'succeeded', attempts: 2 });
-    // it waited behind the three others (8 s each and their steps, one at a time): past its deadline
-    expect(byName(outcome)['vms/vm-a-fails']?.durationMs).toBeGreaterThan(24_000);
+    // it waited in the queue behind others (one at a time) past its 18 s deadline, and was not failed for it;
+    // how many went first depends on when its retry was queued, so the story asks only for the deadline
+    expect(byName(outcome)['vms/vm-a-fails']?.durationMs).toBeGreaterThan(18_000);
     expect(nodeOf(w, 'vm-a-fails')).not.toBe('node-1');
     expect(
       migrationsOf(w, 'vm-a-fails')
