@@ -28,6 +28,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // The agents the stories start never watch this machine's own logind (a CI runner's systemd): the
+    // host's shutdown has its own suite against a logind it makes (`npm run test:shutdown`).
+    env: { DRAINER_SHUTDOWN_ENABLED: 'false' },
     // Most stories wait on the sandbox's real time, not the CPU: three files run at once on 2 cores
     // (vitest's default is cores - 1, one file at a time here).
     maxWorkers: 3,
