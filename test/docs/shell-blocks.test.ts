@@ -12,6 +12,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
+/** One reader's terminal: the page's first kubectl block exports KUBECONFIG for all that follow. */
+const TERMINAL = 'export KUBECONFIG=$PWD/.sandbox/kubeconfig';
 
 interface Block {
   readonly line: number;
@@ -86,9 +88,19 @@ describe('docs/sandbox.md: every shell block does what the page says', () => {
   });
 
   afterAll(async () => {
-    for (const child of background) {
-      child.kill('SIGTERM');
-      await new Promise((r) => (child.exitCode === null ? child.once('exit', r) : r(undefined)));
+    // Last started first (the watch, the daemon, then the sandbox they talk to). The whole group is
+    // signalled (npx, then node); one that outlives SIGTERM (seen once: the sandbox) is killed after.
+    for (const child of background.reverse()) {
+      if (!child.pid) continue;
+      const group = -child.pid;
+      const exited = new Promise((r) => (child.exitCode === null ? child.once('exit', r) : r(undefined)));
+      process.kill(group, 'SIGTERM');
+      await exited;
+      try {
+        process.kill(group, 'SIGKILL');
+      } catch {
+        // the group is gone already
+      }
     }
     rmSync(dir, { recursive: true, force: true });
   });
@@ -109,7 +121,11 @@ describe('docs/sandbox.md: every shell block does what the page says', () => {
         const script = localize(block.script);
         if (block.marker?.kind === 'background') {
           const waitFor = block.marker.waitFor;
-          const child = spawn('bash', ['-c', `exec ${script}`], { cwd: dir, env: env() });
+          const child = spawn('bash', ['-c', `${TERMINAL}\n${script}`], {
+            cwd: dir,
+            env: env(),
+            detached: true, // its own process group: stopped with all it started
+          });
           background.push(child);
           let out = '';
           await new Promise<void>((resolve, reject) => {
@@ -125,8 +141,7 @@ describe('docs/sandbox.md: every shell block does what the page says', () => {
           });
           return;
         }
-        // One reader's terminal: the page's first block exports KUBECONFIG for all that follow.
-        const run = spawnSync('bash', ['-ec', `export KUBECONFIG=$PWD/.sandbox/kubeconfig\n${script}`], {
+        const run = spawnSync('bash', ['-ec', `${TERMINAL}\n${script}`], {
           cwd: dir,
           env: env(),
           encoding: 'utf8',
