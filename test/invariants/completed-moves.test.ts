@@ -91,12 +91,34 @@ describe('no failure reported for a move Nova completed', () => {
       1,
     ],
     [
-      'a phantom record after a real move off and back: the real one still counts',
+      'a phantom record after a real move off and back: the failure is about the phantom attempt, which moved nothing',
       [ev('MigrationFailed', 700)],
       nova('host-a', [
         move('1', 'host-a', 'host-b', 10),
         move('2', 'host-b', 'host-a', 300),
         move('3', 'host-a', 'host-b', 600, 'completed'),
+      ]),
+      0,
+    ],
+    [
+      // chaos seed 37 (CI, 0650015): migration 21 completed long before; the server came back; the uncordon
+      // aborted the next evacuation's live migration 95, and drainer said so
+      'an earlier move completed and came back, then a later attempt aborted: the failure is about the aborted one',
+      [ev('MigrationFailed', 700)],
+      nova('host-a', [
+        move('1', 'host-a', 'host-b', 10),
+        move('2', 'host-b', 'host-a', 300),
+        move('3', 'host-a', 'host-b', 600, 'cancelled'),
+      ]),
+      0,
+    ],
+    [
+      'the move reported failed is the newest off the host and Nova completed it (moved back since)',
+      [ev('MigrationFailed', 700)],
+      nova('host-a', [
+        move('1', 'host-a', 'host-b', 10, 'error'),
+        move('2', 'host-a', 'host-b', 600),
+        move('3', 'host-b', 'host-a', 900),
       ]),
       1,
     ],

@@ -34,10 +34,13 @@ export function failuresOfCompletedMoves(world: World, opts: CheckOptions): Viol
     // drainer said so afterwards: the report was corrected
     if (succeeded.some((s) => s.name === e.name && serverIdOf(s) === id && (s.at ?? 0) >= at)) continue;
     if (movedOff(world, id, host)) continue; // migration-failed-but-moved names it
-    const m = realMoves(world, id).find(
-      (x) => x.source === host && x.createdAt !== undefined && x.createdAt <= at,
-    );
-    if (!m) continue;
+    // the attempt the failure is about: the newest migration off the host begun before it (whatever
+    // its status). An earlier move that Nova completed, the server back on the host since, is history
+    const m = (world.nova?.migrations ?? [])
+      .filter((x) => x.serverId === id && x.source === host && x.createdAt !== undefined && x.createdAt <= at)
+      .sort((a, b) => (a.createdAt ?? 0) - (b.createdAt ?? 0))
+      .at(-1);
+    if (!m || !realMoves(world, id).includes(m)) continue;
     const server = world.nova?.servers.find((s) => s.id === id);
     out.push(
       violation(
