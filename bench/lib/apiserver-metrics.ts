@@ -10,7 +10,7 @@ export interface Sample {
   readonly value: number;
 }
 
-interface Credentials {
+export interface Credentials {
   readonly url: URL;
   readonly ca?: Buffer;
   readonly cert?: Buffer;
@@ -106,4 +106,45 @@ export function scrapeMetrics(c: Credentials, timeoutMs = 10_000): Promise<Sampl
     req.on('error', reject);
     req.end();
   });
+}
+
+// ---- figures from a scrape -----------------------------------------------------------------------
+
+const LONG = new Set(['WATCH', 'CONNECT']);
+export const requestsOf = (s: readonly Sample[]) =>
+  total(s, 'apiserver_request_total', (l) => !LONG.has(l.verb ?? ''));
+export const watchesOf = (s: readonly Sample[]) =>
+  total(s, 'apiserver_longrunning_requests', (l) => l.verb === 'WATCH');
+export const bytesOf = (s: readonly Sample[]) =>
+  total(s, 'apiserver_response_sizes_sum') + total(s, 'apiserver_watch_events_sizes_sum');
+/** Requests in the window by "<verb> <resource>[/<subresource>]", less `own` (the bench's). */
+export const byVerb = (a: readonly Sample[], b: readonly Sample[], own: Record<string, number>) => {
+  const out: Record<string, number> = {};
+  for (const s of b)
+    if (s.name === 'apiserver_request_total' && !LONG.has(s.labels.verb ?? '')) {
+      const key = `${s.labels.verb} ${s.labels.resource}${s.labels.subresource ? `/${s.labels.subresource}` : ''}`;
+      out[key] = (out[key] ?? 0) + s.value;
+    }
+  for (const s of a)
+    if (s.name === 'apiserver_request_total' && !LONG.has(s.labels.verb ?? '')) {
+      const key = `${s.labels.verb} ${s.labels.resource}${s.labels.subresource ? `/${s.labels.subresource}` : ''}`;
+      out[key] = (out[key] ?? 0) - s.value;
+    }
+  for (const [key, v] of Object.entries(own)) out[key] = (out[key] ?? 0) - v;
+  return Object.fromEntries(Object.entries(out).filter(([, v]) => v > 0));
+};
+export const objectsOf = (s: readonly Sample[]) =>
+  Object.fromEntries(
+    s
+      .filter((x) => x.name === 'apiserver_storage_objects' && x.value > 0)
+      .map((x) => [x.labels.resource ?? '', x.value]),
+  );
+
+export interface Window {
+  readonly at: number;
+  readonly samples: Sample[];
+}
+
+export async function window(c: Credentials): Promise<Window> {
+  return { at: Date.now(), samples: await scrapeMetrics(c) };
 }

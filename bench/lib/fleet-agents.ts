@@ -22,6 +22,8 @@ export interface AgentsStats {
   readonly cpuSeconds: number;
   /** Per node: when (epoch ms) each of its agent's Kubernetes requests was answered. */
   readonly requests: Record<string, number[]>;
+  /** Per node and watched path: when its agent opened that watch (also counted in `requests`). */
+  readonly watches: Record<string, Record<string, number[]>>;
 }
 
 type Message = AgentsStart | { readonly type: 'stats' } | { readonly type: 'stop' };
@@ -29,6 +31,7 @@ type Message = AgentsStart | { readonly type: 'stats' } | { readonly type: 'stop
 const stop = new AbortController();
 let agents: DemoAgents | undefined;
 const requests: Record<string, number[]> = {};
+const watches: Record<string, Record<string, number[]>> = {};
 
 function stats(): AgentsStats {
   const cpu = process.cpuUsage();
@@ -40,12 +43,16 @@ function stats(): AgentsStats {
     rssBytes: process.memoryUsage().rss,
     cpuSeconds: (cpu.user + cpu.system) / 1e6,
     requests,
+    watches,
   };
 }
 
 process.on('message', (m: Message) => {
   if (m.type === 'start') {
-    for (const n of m.nodes) requests[n] = [];
+    for (const n of m.nodes) {
+      requests[n] = [];
+      watches[n] = {};
+    }
     agents = startAgents({
       nodes: m.nodes,
       config: m.config,
@@ -53,8 +60,11 @@ process.on('message', (m: Message) => {
       log: createLogger({ level: 'silent' }),
       signal: stop.signal,
       watch: 'daemon',
-      onApiRequest: (node, api) => {
-        if (api === 'kubernetes') requests[node]?.push(Date.now());
+      onApiRequest: (node, api, _code, watch) => {
+        if (api !== 'kubernetes') return;
+        requests[node]?.push(Date.now());
+        const w = watches[node];
+        if (watch !== undefined && w) (w[watch] ??= []).push(Date.now());
       },
     });
     process.send?.({ type: 'started' });

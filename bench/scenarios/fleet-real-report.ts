@@ -4,6 +4,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { logLogSvg } from '../lib/plot.ts';
 import { atMost, info, type Figure, type ScenarioResult } from '../lib/report.ts';
+import { restartRows } from './fleet-real-restart.ts';
 import { STATUS_REPORT_MS } from '../lib/kubelets.ts';
 import { percentile, round } from '../lib/stats.ts';
 import {
@@ -114,20 +115,7 @@ export function fleetRealFigures(runs: readonly SizeRun[], failed: readonly Fail
           'ms/s',
         ),
       ];
-      if (r.restart)
-        f.push(
-          atMost(
-            `${a}: API-server restart, until every watch is back`,
-            round(r.restart.rewatchS ?? Infinity, 1),
-            60,
-            's',
-          ),
-          atMost(
-            `${a}: API-server restart, peak requests per second / idle`,
-            round(r.restart.peakPerSecond / Math.max(r.restart.idlePerSecond, 1e-9), 1),
-            5,
-          ),
-        );
+      if (r.restart) f.push(...restartRows(a, r.agents, r.restart));
       return f;
     }),
   ];

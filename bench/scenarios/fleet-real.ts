@@ -4,13 +4,8 @@
 // budget (requests per queued node, hand-off latency, makespan / ideal); at the largest size, an
 // API-server restart (time until every watch is back, the peak request rate). The bench builds
 // nothing: it takes the kubeconfig of a control plane someone else runs (DRAINER_FLEET_KUBECONFIG).
-import { fork, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseRecord, STATE_ANNOTATION } from '../../src/core/record/record.ts';
 import { mergeConfig } from '../../src/demo/agents.ts';
-import { isConflictError, isNotFoundError } from '../../src/errors.ts';
 import { createKubeClients, type KubeClients } from '../../src/kube/client.ts';
 import type { KubeNode, KubeObject } from '../../src/kube/types.ts';
 import { runWatch } from '../../src/kube/watch.ts';
@@ -19,15 +14,25 @@ import { ScaledClock } from '../../src/sandbox/clock.ts';
 import { startOpenStack } from '../../src/sandbox/openstack/index.ts';
 import { drainerConfigFor, openstackOptions } from '../../src/sandbox/scenario-config.ts';
 import { parseScenario } from '../../src/sandbox/scenario-load.ts';
-import { credentials, scrapeMetrics, total, type Sample } from '../lib/apiserver-metrics.ts';
-import type { AgentsStats } from '../lib/fleet-agents.ts';
+import {
+  byVerb,
+  bytesOf,
+  credentials,
+  total,
+  objectsOf,
+  requestsOf,
+  watchesOf,
+  window,
+} from '../lib/apiserver-metrics.ts';
+import { cleanUp, createNodes, inBatches, lifecycleSettled, NS, setUp } from '../lib/fleet-cluster.ts';
+import { quietAgents, requestsIn, startPack, sumStats, type Pack } from '../lib/fleet-pack.ts';
 import { gatePodsRunning, OwnRequests, statusReports } from '../lib/kubelets.ts';
 import { idealMakespan } from '../lib/stats.ts';
 import { sleep, until } from '../lib/wait.ts';
+import { restartApiServer, type RestartFigures } from './fleet-real-restart.ts';
 
-const HERE = path.dirname(fileURLToPath(import.meta.url));
-const REPO = path.resolve(HERE, '../..');
-const NS = 'drainer';
+export type { RestartFigures } from './fleet-real-restart.ts';
+
 const log = createLogger({ level: 'silent' });
 /** Progress on stderr (a size takes minutes). */
 const say = (size: number, what: string) => process.stderr.write(`fleet-real: ${size} agents: ${what}\n`);
@@ -82,17 +87,6 @@ export interface RollFigures {
   readonly maxEvacuating: number;
 }
 
-export interface RestartFigures {
-  readonly downS: number;
-  /** From the API server answering again until its WATCH gauge is back at the level before. */
-  readonly rewatchS: number | undefined;
-  readonly watchesBefore: number;
-  readonly watchesAfter: number;
-  /** Requests started per second (answered requests plus newly held watches), the largest 1 s bucket. */
-  readonly peakPerSecond: number;
-  readonly idlePerSecond: number;
-}
-
 export interface SizeRun {
   readonly agents: number;
   readonly processes: number;
@@ -112,252 +106,6 @@ export interface SizeRun {
 
 const round1 = (x: number) => Math.round(x * 10) / 10;
 const nodeName = (size: number, i: number) => `fleet-${size}-${String(i + 1).padStart(4, '0')}`;
-
-// ---- the agents' processes -------------------------------------------------------------------
-
-interface Pack {
-  readonly children: ChildProcess[];
-  stats(): Promise<AgentsStats[]>;
-  stop(): Promise<void>;
-}
-
-function ask<T>(c: ChildProcess, msg: object, type: string): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const on = (m: { type?: string }) => {
-      if (m.type !== type) return;
-      c.off('message', on);
-      c.off('exit', exited);
-      resolve(m as T);
-    };
-    const exited = (code: number | null) => {
-      c.off('message', on);
-      reject(new Error(`agent process exited (${code}) before answering ${type}`));
-    };
-    c.on('message', on);
-    c.once('exit', exited);
-    c.send(msg);
-  });
-}
-
-async function startPack(
-  nodes: readonly string[],
-  perProcess: number,
-  config: Record<string, unknown>,
-  kubeconfigYaml: string,
-): Promise<Pack> {
-  const children: ChildProcess[] = [];
-  for (let i = 0; i < nodes.length; i += perProcess) {
-    const c = fork(path.join(REPO, 'bench/lib/fleet-agents.ts'), [], {
-      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-      // one process holds many agents' sockets and heaps
-      execArgv: ['--max-old-space-size=4096'],
-    });
-    children.push(c);
-    await ask(c, { type: 'start', nodes: nodes.slice(i, i + perProcess), config, kubeconfigYaml }, 'started');
-  }
-  return {
-    children,
-    stats: () => Promise.all(children.map((c) => ask<AgentsStats>(c, { type: 'stats' }, 'stats'))),
-    async stop() {
-      await Promise.all(
-        children.map(
-          (c) =>
-            new Promise<void>((resolve) => {
-              if (c.exitCode !== null) return resolve();
-              const t = setTimeout(() => c.kill('SIGKILL'), 30_000);
-              c.once('exit', () => {
-                clearTimeout(t);
-                resolve();
-              });
-              c.send({ type: 'stop' });
-            }),
-        ),
-      );
-    },
-  };
-}
-
-const sumStats = (s: readonly AgentsStats[]) => ({
-  ready: s.reduce((a, x) => a + x.ready, 0),
-  rss: s.reduce((a, x) => a + x.rssBytes, 0),
-  cpu: s.reduce((a, x) => a + x.cpuSeconds, 0),
-  requests: Object.assign({}, ...s.map((x) => x.requests)) as Record<string, number[]>,
-});
-
-const requestsIn = (r: Record<string, number[]>, from: number, to: number) =>
-  Object.values(r).reduce((a, ts) => a + ts.filter((t) => t >= from && t < to).length, 0);
-
-// ---- the cluster -----------------------------------------------------------------------------
-
-async function ensure(k: KubeClients, p: string, body: KubeObject): Promise<void> {
-  try {
-    await k.request({ method: 'POST', path: p, body });
-  } catch (err) {
-    if (!isConflictError(err)) throw err; // 409 AlreadyExists
-  }
-}
-
-async function setUp(k: KubeClients): Promise<void> {
-  await ensure(k, '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
-  // the agents' DaemonSet, as installed, selecting no node (no kubelet runs its pods): the gates'
-  // PDBs are owned by it, and a percentage budget would count it
-  await ensure(k, `/apis/apps/v1/namespaces/${NS}/daemonsets`, {
-    apiVersion: 'apps/v1',
-    kind: 'DaemonSet',
-    metadata: { name: 'drainer', namespace: NS },
-    spec: {
-      selector: { matchLabels: { app: 'drainer' } },
-      template: {
-        metadata: { labels: { app: 'drainer' } },
-        spec: {
-          nodeSelector: { 'drainer.dev/fleet-bench': 'no-such-node' },
-          containers: [{ name: 'drainer', image: 'ghcr.io/drainer-dev/drainer:0.1.0' }],
-        },
-      },
-    },
-  });
-  const crd = readFileSync(
-    path.join(REPO, 'daemonset/components/nodemaintenance-crd/crd-nodemaintenance.yaml'),
-  );
-  const yaml = (await import('js-yaml')).default;
-  await ensure(
-    k,
-    '/apis/apiextensions.k8s.io/v1/customresourcedefinitions',
-    yaml.load(String(crd)) as KubeObject,
-  );
-}
-
-/** Runs `fn` over items, `width` at a time. */
-async function inBatches<T>(
-  items: readonly T[],
-  width: number,
-  fn: (t: T) => Promise<unknown>,
-): Promise<void> {
-  for (let i = 0; i < items.length; i += width) await Promise.all(items.slice(i, i + width).map(fn));
-}
-
-async function createNodes(k: KubeClients, names: readonly string[]): Promise<void> {
-  const now = new Date().toISOString();
-  await inBatches(names, 25, (name) =>
-    ensure(k, '/api/v1/nodes', {
-      apiVersion: 'v1',
-      kind: 'Node',
-      metadata: { name, labels: { 'openstack-compute-node': 'enabled', 'kubernetes.io/hostname': name } },
-      status: {
-        conditions: [
-          {
-            type: 'Ready',
-            status: 'True',
-            reason: 'KubeletReady',
-            lastHeartbeatTime: now,
-            lastTransitionTime: now,
-          },
-        ],
-      },
-    }),
-  );
-}
-
-/** Deletes what a size left: its Nodes, and every Lease, gate Pod and PDB in drainer's namespace. */
-async function cleanUp(k: KubeClients, names: readonly string[]): Promise<void> {
-  const gone = (err: unknown) => {
-    if (!isNotFoundError(err)) throw err;
-  };
-  await inBatches(names, 25, (n) => k.request({ method: 'DELETE', path: `/api/v1/nodes/${n}` }).catch(gone));
-  for (const p of [
-    `/apis/coordination.k8s.io/v1/namespaces/${NS}/leases`,
-    `/apis/policy/v1/namespaces/${NS}/poddisruptionbudgets`,
-  ])
-    await k.request({ method: 'DELETE', path: p });
-  // the gate pods carry a finalizer: off first, then they go
-  const pods = await k.request<{ items: KubeObject[] }>({ path: `/api/v1/namespaces/${NS}/pods` });
-  await inBatches(pods.items, 25, (p) =>
-    k
-      .request({
-        method: 'PATCH',
-        path: `/api/v1/namespaces/${NS}/pods/${p.metadata.name}`,
-        contentType: 'application/merge-patch+json',
-        body: { metadata: { finalizers: null } },
-      })
-      .catch(gone),
-  );
-  await k.request({ method: 'DELETE', path: `/api/v1/namespaces/${NS}/pods` });
-}
-
-/**
- * The node lifecycle controller marks kubelet-less Nodes' Ready condition Unknown ~40 s after they
- * appear (one status write each; its NoExecute taints then trickle in at its eviction rate limit,
- * 0.1 nodes per second): wait for the status writes, so they are not taken for the agents'.
- */
-async function lifecycleSettled(k: KubeClients, names: readonly string[]): Promise<void> {
-  const want = new Set(names);
-  const unknown = (n: KubeNode) =>
-    (n.status as { conditions?: { type: string; status: string }[] } | undefined)?.conditions?.some(
-      (c) => c.type === 'Ready' && c.status === 'Unknown',
-    );
-  // about 2.5 Nodes a second here (its client's QPS limit): 7 minutes for 1,000
-  let marked = 0;
-  await until(
-    'the node lifecycle controller to mark the new Nodes unknown',
-    async () => {
-      // a loaded API server may not answer one poll: the next one asks again
-      const list = await k
-        .request<{ items: KubeNode[] }>({ path: '/api/v1/nodes' })
-        .catch(() => ({ items: [] }));
-      marked = Math.max(
-        marked,
-        list.items.filter((n) => want.has(n.metadata.name ?? '') && unknown(n)).length,
-      );
-      return marked === want.size;
-    },
-    900_000,
-    5000,
-  ).catch(() =>
-    process.stderr.write(`fleet-real: only ${marked} of ${want.size} Nodes marked unknown: going on\n`),
-  );
-  await sleep(10_000); // and its NoSchedule taint pass
-}
-
-// ---- the API server's figures ------------------------------------------------------------------
-
-const LONG = new Set(['WATCH', 'CONNECT']);
-const requestsOf = (s: readonly Sample[]) =>
-  total(s, 'apiserver_request_total', (l) => !LONG.has(l.verb ?? ''));
-const watchesOf = (s: readonly Sample[]) =>
-  total(s, 'apiserver_longrunning_requests', (l) => l.verb === 'WATCH');
-const bytesOf = (s: readonly Sample[]) =>
-  total(s, 'apiserver_response_sizes_sum') + total(s, 'apiserver_watch_events_sizes_sum');
-/** Requests in the window by "<verb> <resource>[/<subresource>]", less `own` (the bench's). */
-const byVerb = (a: readonly Sample[], b: readonly Sample[], own: Record<string, number>) => {
-  const out: Record<string, number> = {};
-  for (const s of b)
-    if (s.name === 'apiserver_request_total' && !LONG.has(s.labels.verb ?? '')) {
-      const key = `${s.labels.verb} ${s.labels.resource}${s.labels.subresource ? `/${s.labels.subresource}` : ''}`;
-      out[key] = (out[key] ?? 0) + s.value;
-    }
-  for (const s of a)
-    if (s.name === 'apiserver_request_total' && !LONG.has(s.labels.verb ?? '')) {
-      const key = `${s.labels.verb} ${s.labels.resource}${s.labels.subresource ? `/${s.labels.subresource}` : ''}`;
-      out[key] = (out[key] ?? 0) - s.value;
-    }
-  for (const [key, v] of Object.entries(own)) out[key] = (out[key] ?? 0) - v;
-  return Object.fromEntries(Object.entries(out).filter(([, v]) => v > 0));
-};
-const objectsOf = (s: readonly Sample[]) =>
-  Object.fromEntries(
-    s
-      .filter((x) => x.name === 'apiserver_storage_objects' && x.value > 0)
-      .map((x) => [x.labels.resource ?? '', x.value]),
-  );
-
-interface Window {
-  readonly at: number;
-  readonly samples: Sample[];
-}
-
-async function window(c: ReturnType<typeof credentials>): Promise<Window> {
-  return { at: Date.now(), samples: await scrapeMetrics(c) };
-}
 
 // ---- one size ----------------------------------------------------------------------------------
 
@@ -578,7 +326,12 @@ async function runSize(o: FleetRealOptions, size: number, k: KubeClients): Promi
     let restartError: string | undefined;
     // a restart that fails costs its own figures, not the idle and roll ones measured before it
     if (o.restart && size === Math.max(...o.sizes))
-      restart = await restartApiServer(o.restart, c, idle, baselinePerSecond).catch((err: unknown) => {
+      restart = await restartApiServer(o.restart, c, {
+        agents: size,
+        idlePerSecond: idle.requestsPerSecond,
+        baselinePerSecond,
+        pack,
+      }).catch((err: unknown) => {
         restartError = err instanceof Error ? err.message : String(err);
         return undefined;
       });
@@ -606,103 +359,6 @@ async function runSize(o: FleetRealOptions, size: number, k: KubeClients): Promi
       process.stderr.write(`fleet-real: clean-up after ${size} agents failed: ${String(err)}\n`),
     );
   }
-}
-
-/**
- * Until the agents' start-up is over: in the last `windowMs` no agent made more than one request
- * (its node Lease renewal, every half of fleet.agentLeaseDuration; a thousand agents that started apart are never all silent).
- */
-async function quietAgents(pack: Pack, windowMs: number, timeoutMs: number): Promise<void> {
-  // the agents still busy at the last look, for the message if they never settle
-  let busy: [string, number][] = [];
-  await until(
-    'the agents idle',
-    async () => {
-      const r = sumStats(await pack.stats()).requests;
-      const since = Date.now() - windowMs;
-      busy = Object.entries(r)
-        .map(([node, ts]): [string, number] => [node, ts.filter((t) => t >= since).length])
-        .filter(([, n]) => n > 1)
-        .sort((a, b) => b[1] - a[1]);
-      return busy.length === 0;
-    },
-    timeoutMs,
-    1000,
-  ).catch((err: unknown) => {
-    const top = busy.slice(0, 3).map(([node, n]) => `${node} ${n}`);
-    throw new Error(
-      `${err instanceof Error ? err.message : String(err)}: ${busy.length} agents made more than one request in the last ${windowMs / 1000} s (most: ${top.join(', ')})`,
-    );
-  });
-}
-
-async function sh(cmd: string, timeoutMs: number): Promise<void> {
-  const { execFile } = await import('node:child_process');
-  await new Promise<void>((resolve, reject) =>
-    execFile('bash', ['-c', cmd], { timeout: timeoutMs }, (err, _o, stderr) =>
-      err ? reject(new Error(`${cmd}: ${stderr.trim().split('\n').slice(-3).join(' / ')}`)) : resolve(),
-    ),
-  );
-}
-
-async function restartApiServer(
-  cmds: { stop: string; start: string },
-  c: ReturnType<typeof credentials>,
-  idle: IdleFigures,
-  baselinePerSecond: number,
-): Promise<RestartFigures> {
-  const before = watchesOf((await window(c)).samples);
-  const down = Date.now();
-  await sh(cmds.stop, 180_000);
-  // a stop command may return while the API server still drains its requests: start only once it is gone
-  await until(
-    'the API server stopped',
-    async () =>
-      !(await window(c).then(
-        () => true,
-        () => false,
-      )),
-    120_000,
-    500,
-  );
-  await sh(cmds.start, 300_000);
-  let prev: Window | undefined;
-  let back: number | undefined;
-  let rewatch: number | undefined;
-  let after = 0;
-  let peak = 0;
-  const end = Date.now() + 120_000;
-  // a fresh process: its counters start at 0; one scrape a second
-  while (Date.now() < end) {
-    const w = await window(c).catch(() => undefined);
-    if (w) {
-      back ??= w.at;
-      after = watchesOf(w.samples);
-      if (prev) {
-        const s = (w.at - prev.at) / 1000;
-        const started =
-          requestsOf(w.samples) - requestsOf(prev.samples) + Math.max(0, after - watchesOf(prev.samples));
-        peak = Math.max(peak, started / s);
-      } else {
-        // a fresh process's counters hold all it answered since it started, not one second's
-        const startedAt = total(w.samples, 'process_start_time_seconds');
-        const up = startedAt > 0 ? Math.max(1, w.at / 1000 - startedAt) : 1;
-        peak = Math.max(peak, (requestsOf(w.samples) + after) / up);
-      }
-      if (rewatch === undefined && after >= before) rewatch = (w.at - back) / 1000;
-      prev = w;
-      if (rewatch !== undefined && Date.now() - back > rewatch * 1000 + 20_000) break;
-    }
-    await sleep(1000);
-  }
-  return {
-    downS: ((back ?? Date.now()) - down) / 1000,
-    rewatchS: rewatch,
-    watchesBefore: before,
-    watchesAfter: after,
-    peakPerSecond: Math.max(0, peak - baselinePerSecond),
-    idlePerSecond: idle.requestsPerSecond,
-  };
 }
 
 // ---- the scenario ------------------------------------------------------------------------------

@@ -6,7 +6,12 @@ import { connectionError, errorForStatus, parseStatus } from './errors.ts';
 import type { KubeStatus } from './types.ts';
 import { ServerClock } from './server-clock.ts';
 
-export type ApiRequestHook = (api: 'keystone' | 'nova' | 'placement' | 'kubernetes', code: string) => void;
+/** One request answered (or failed: code 'error'); `watch`: the path, when it opened a watch stream. */
+export type ApiRequestHook = (
+  api: 'keystone' | 'nova' | 'placement' | 'kubernetes',
+  code: string,
+  watch?: string,
+) => void;
 
 export type HttpVerb = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -138,9 +143,9 @@ export class KubeHttp implements KubeClients {
     return t;
   }
 
-  count(code: string): void {
+  count(code: string, watch?: string): void {
     try {
-      this.#onApiRequest?.('kubernetes', code);
+      this.#onApiRequest?.('kubernetes', code, watch);
     } catch {
       // metrics never break a request
     }
@@ -166,7 +171,7 @@ export class KubeHttp implements KubeClients {
       });
     } catch (err) {
       if (err instanceof ConfigError) throw err;
-      this.count('error');
+      this.count('error', opts.stream ? req.path : undefined);
       if (req.signal?.aborted) throw req.signal.reason;
       throw connectionError(err, method, req.path, timeoutMs, this.#wire.server);
     } finally {
@@ -174,7 +179,7 @@ export class KubeHttp implements KubeClients {
     }
     this.#clock.observe(res.date, sent, this.#clock.mark());
     const code = res.status;
-    this.count(String(code));
+    this.count(String(code), opts.stream ? req.path : undefined);
     if (opts.stream && code === 200) return { code: 200, body: undefined, stream: res.stream() };
     let text: string;
     try {

@@ -9,6 +9,7 @@ import { OwnRequests, STATUS_REPORT_MS, statusReports } from '../../bench/lib/ku
 import type { KubeObject } from '../../src/sandbox/kube/index.ts';
 import { node, startFixture } from '../kube/sandbox.ts';
 import { fleetRealSettings } from '../../bench/scenarios/fleet-real-report.ts';
+import { restartRows } from '../../bench/scenarios/fleet-real-restart.ts';
 
 describe('fleet-real settings', () => {
   it('without a kubeconfig, says in one line that it does not run', () => {
@@ -31,6 +32,44 @@ describe('fleet-real settings', () => {
     const ok = fleetRealSettings({ DRAINER_FLEET_KUBECONFIG: file });
     expect(ok).toMatchObject({ sizes: [10, 100, 1000], budget: 10 });
     expect(ok).not.toHaveProperty('restart');
+  });
+});
+
+describe('an API-server restart, judged by issue 51: no agent storms', () => {
+  const restart = { downS: 80, rewatchS: 16, watchesBefore: 5097, watchesAfter: 5098, idlePerSecond: 10 };
+  const verdicts = (rows: ReturnType<typeof restartRows>) =>
+    rows.map((r) => [r.figure.split(', ')[1], r.value, r.pass]);
+
+  it('passes a fleet that comes back at under one request per agent per second, each watch opened at most twice', () => {
+    const rows = restartRows('1,000 agents', 1000, {
+      ...restart,
+      peakPerSecond: 876.3,
+      peakPerAgentPerSecond: 0.8763,
+      mostOpensOfOneWatch: 2,
+    });
+    expect(verdicts(rows)).toEqual([
+      ['until every watch is back', 16, true],
+      ['peak requests per second per agent', 0.88, true],
+      ["most opens of one agent's watch in the 60 s after", 2, true],
+    ]);
+  });
+
+  it('fails an agent that opens one watch a third time, or a second with more requests than agents', () => {
+    const rows = restartRows('10 agents', 10, {
+      ...restart,
+      peakPerSecond: 12,
+      peakPerAgentPerSecond: 1.2,
+      mostOpensOfOneWatch: 3,
+    });
+    expect(rows.map((r) => r.pass)).toEqual([true, false, false]);
+  });
+
+  it('judges a run from before the per-agent figures by its peak, and says the opens were not measured', () => {
+    const rows = restartRows('1,000 agents', 1000, { ...restart, peakPerSecond: 876.3 });
+    expect(verdicts(rows).slice(1)).toEqual([
+      ['peak requests per second per agent', 0.88, true],
+      ["most opens of one agent's watch in the 60 s after", 'not measured', undefined],
+    ]);
   });
 });
 

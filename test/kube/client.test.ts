@@ -73,6 +73,22 @@ describe('createKubeClients', () => {
     expect(seen).toEqual(['kubernetes:404', 'kubernetes:404', 'kubernetes:error']);
   });
 
+  it('tells a watch it opened from a request it sent, so a bench can count re-opened watches', async () => {
+    const s = await serverAnswering(200, '{}');
+    const seen: string[] = [];
+    const k = createKubeClients({
+      kubeconfigYaml: kubeconfigFor(s.url),
+      onApiRequest: (_api, code, watch) => seen.push(`${code}:${watch ?? 'request'}`),
+    });
+    await k.send({ path: '/api/v1/nodes' });
+    const res = await k.send(
+      { path: '/api/v1/nodes', query: { watch: 'true' }, timeoutMs: 0 },
+      { stream: true },
+    );
+    await res.stream?.cancel();
+    expect(seen).toEqual(['200:request', '200:/api/v1/nodes']);
+  });
+
   it('reuses one connection for its requests instead of opening one per request', async () => {
     const sockets = new Set<unknown>();
     const s = await fakeServer((req, res) => {
