@@ -5,6 +5,7 @@ import type { Config } from '../config/schema.ts';
 import { PluginHost } from '../core/backends/host.ts';
 import type { BackendPlugin } from '../core/backends/plugin.ts';
 import { remainingOn } from '../core/gate/remaining.ts';
+import { fallBack } from '../core/shutdown/fallback.ts';
 import { SHUTDOWN_ANNOTATION } from '../core/shutdown/mark.ts';
 import { ShutdownTrigger } from '../core/shutdown/trigger.ts';
 import type { KubeClients } from '../kube/client.ts';
@@ -64,6 +65,7 @@ export async function startShutdownTrigger(o: ShutdownSetup): Promise<void> {
           (e: unknown) => (e instanceof Error ? e.message : 'no answer'),
         );
       },
+      fallback: (s) => fallBack(o.plugins, { name: o.nodeName }, { log, signal: s }),
       mark: async (value) => void (await setAnnotation(o.k, o.nodeName, SHUTDOWN_ANNOTATION, value)),
       marked: async () =>
         (await getNode(o.k, o.nodeName, signal)).metadata?.annotations?.[SHUTDOWN_ANNOTATION] !== undefined,

@@ -27,6 +27,8 @@ export interface ShutdownStart {
   readonly delayMaxMs: number;
   /** When drainer gives the lock back at the latest: at + delayMax - margin. */
   readonly releaseBy: number;
+  /** logind's own deadline: at + delayMax. */
+  readonly deadline: number;
 }
 
 export interface ShutdownWatchOptions {
@@ -123,6 +125,7 @@ export class ShutdownWatch {
     if (!this.lock) return; // nothing to protect: logind does not wait for us
     const at = this.now();
     const margin = Math.min(this.o.marginMs, this.delayMax / 2);
-    this.o.onShutdown({ at, delayMaxMs: this.delayMax, releaseBy: at + this.delayMax - margin });
+    const deadline = at + this.delayMax;
+    this.o.onShutdown({ at, delayMaxMs: this.delayMax, releaseBy: deadline - margin, deadline });
   }
 }

@@ -6,7 +6,13 @@ import { describe, expect, it } from 'vitest';
 import { ShutdownTrigger, type ShutdownPorts } from '../../src/core/shutdown/trigger.ts';
 import { captureLogger } from './fakes.ts';
 
-function setup(o: { vms: number[]; unreachable?: string; hang?: boolean; ready?: boolean[] }) {
+function setup(o: {
+  vms: number[];
+  unreachable?: string;
+  hang?: boolean;
+  ready?: boolean[];
+  fallback?: boolean;
+}) {
   const events: string[] = [];
   let clock = 10_000;
   const vms = [...o.vms];
@@ -27,6 +33,14 @@ function setup(o: { vms: number[]; unreachable?: string; hang?: boolean; ready?:
       events.push(`ready ${r}`);
       return Promise.resolve(r);
     },
+    ...(o.fallback
+      ? {
+          fallback: (signal: AbortSignal) => {
+            events.push(`fallback at ${clock}, ${signal.aborted ? 'no time' : 'in time'}`);
+            return Promise.resolve('nova: 2 stopped (marked: started again after boot)');
+          },
+        }
+      : {}),
     log,
     now: () => clock,
     sleep: (ms) => ((clock += ms), Promise.resolve()),
@@ -56,6 +70,24 @@ describe('the shutdown trigger', () => {
     expect(r).toEqual({ released: 'deadline', left: 3 });
     expect(events.at(-1)).toBe('release at 14500');
     expect(lines.join('\n')).toMatch(/delay lock released with VMs still on the host/);
+  });
+
+  it("at logind's deadline stops what is still there through its fallback, then gives the lock back, saying what it did", async () => {
+    const { trigger, events, lines } = setup({ vms: [3, 3, 2], fallback: true });
+    const r = await trigger.onShutdown({ at: 10_000, releaseBy: 14_500, deadline: 19_500 });
+    expect(r).toEqual({ released: 'deadline', left: 2 });
+    expect(events).toEqual([
+      'mark 1970-01-01T00:00:10.000Z',
+      'fallback at 14500, in time',
+      'release at 14500',
+    ]);
+    expect(lines.join('\n')).toMatch(/delay lock released with VMs still on the host: nova: 2 stopped/);
+  });
+
+  it('needs no fallback once the host is empty', async () => {
+    const { trigger, events } = setup({ vms: [1, 0], fallback: true });
+    await trigger.onShutdown({ at: 10_000, releaseBy: 14_500, deadline: 19_500 });
+    expect(events.some((e) => e.startsWith('fallback'))).toBe(false);
   });
 
   it('gives the lock back at once, marking nothing, when the cloud is unreachable, with a line that says why', async () => {

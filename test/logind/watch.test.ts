@@ -88,7 +88,14 @@ describe('the shutdown watch', () => {
     await watch.want(true);
     logind.prepareForShutdown(true);
     await roundTrip(bus);
-    expect(starts).toEqual([{ at: 1_000_000, delayMaxMs: 30_000, releaseBy: 1_000_000 + 30_000 - 3000 }]);
+    expect(starts).toEqual([
+      {
+        at: 1_000_000,
+        delayMaxMs: 30_000,
+        releaseBy: 1_000_000 + 30_000 - 3000,
+        deadline: 1_000_000 + 30_000,
+      },
+    ]);
   });
 
   it('keeps the margin to half of a short cap, so some time is left to evacuate', async () => {

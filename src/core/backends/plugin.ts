@@ -167,6 +167,23 @@ export interface StrandedOptions {
   readonly log: Logger;
 }
 
+/** What a plugin did at a host shutdown's deadline with the VMs still on the host (core/shutdown). */
+export interface ShutdownFallback {
+  /** Stopped through the cloud, marked as drainer's: started again after boot. */
+  readonly stopped: readonly string[];
+  /** A migration under way, left to finish. */
+  readonly migrating: readonly string[];
+  /** Left as they are, and why (already off, busy, the stop refused). */
+  readonly left: readonly { readonly id: string; readonly why: string }[];
+}
+
+export interface ShutdownFallbackContext {
+  readonly log: Logger;
+  /** Ends before logind's deadline: the lock is given back then, done or not. */
+  readonly signal: AbortSignal;
+  readonly trigger: string;
+}
+
 export interface PlanOptions {
   /** Compute the capacity verdict (false when evacuation.capacityCheck is off). */
   readonly capacity?: boolean;
@@ -193,4 +210,10 @@ export interface BackendPlugin {
    * kept optional so a backend on the cluster's own credentials (KubeVirt) needs nothing.
    */
   checkAuth?(signal: AbortSignal): Promise<void>;
+  /**
+   * Optional: the host goes down by itself and logind's time is up (core/shutdown). Does what can
+   * still be done for each VM on the host (Nova: os-stop, marked, so the restore after boot starts
+   * it). A backend without it leaves its VMs to their own policy (KubeVirt: the VM's run strategy).
+   */
+  atShutdown?(node: NodeRef, ctx: ShutdownFallbackContext): Promise<ShutdownFallback>;
 }

@@ -21,6 +21,11 @@ export interface ShutdownPorts {
   mark(value: string | null): Promise<void>;
   /** The Node carries the mark. */
   marked(): Promise<boolean>;
+  /**
+   * logind's time is up with VMs still on the host: each plugin's fallback (fallback.ts); answers
+   * the line that says what it did. Ends by the signal: the lock goes back then, done or not.
+   */
+  fallback?(signal: AbortSignal): Promise<string>;
   /** The node is Ready and its compute services are up (after boot). */
   ready(signal: AbortSignal): Promise<boolean>;
   readonly log: Logger;
@@ -33,6 +38,8 @@ export interface ShutdownPorts {
 export interface ShutdownTiming {
   readonly at: number;
   readonly releaseBy: number;
+  /** logind's own deadline (at + InhibitDelayMaxUSec): the fallback may take half of what is left. */
+  readonly deadline?: number;
 }
 
 /** How long the reachability check may take: the issue's "released within 2 s" when nothing answers. */
@@ -87,14 +94,16 @@ export class ShutdownTrigger {
       await sleep(Math.min(this.#p.pollMs ?? 1000, remaining()), AbortSignal.timeout(remaining()));
       if (remaining() > 0) left = await look();
     }
-    await lock.release();
     if (left === 0) {
+      await lock.release();
       log.info('host shutting down: the host is empty, delay lock released');
       return { released: 'empty', left };
     }
+    const did = await this.#fallback(t, now);
+    await lock.release();
     log.warn(
       { left },
-      "host shutting down: logind's deadline is near, delay lock released with VMs still on the host",
+      `host shutting down: logind's deadline is near, delay lock released with VMs still on the host${did ? `: ${did}` : ''}`,
     );
     return { released: 'deadline', left };
   }
@@ -108,6 +117,15 @@ export class ShutdownTrigger {
     if (signal.aborted) return;
     await this.#p.mark(null);
     this.#p.log.info('host back from a shutdown: node and compute services ready, giving the node back');
+  }
+
+  /** Half of what is left before logind's deadline (the margin), and at least half a second. */
+  async #fallback(t: ShutdownTiming, now: () => number): Promise<string | undefined> {
+    if (!this.#p.fallback) return undefined;
+    const ms = Math.max(500, ((t.deadline ?? t.releaseBy) - now()) / 2);
+    return this.#p
+      .fallback(AbortSignal.timeout(ms))
+      .catch((e: unknown) => `fallback failed: ${e instanceof Error ? e.message : String(e)}`);
   }
 
   async #unreachable(): Promise<string | undefined> {

@@ -12,6 +12,8 @@ import type {
   PlannedWorkload,
   PlanOptions,
   RestoreContext,
+  ShutdownFallback,
+  ShutdownFallbackContext,
   StrandedChange,
   StrandedOptions,
   WorkloadProgress,
@@ -32,6 +34,7 @@ import { startStopped, type RestartOptions } from './restart.ts';
 import { startMarked } from './marked.ts';
 import { confirmLeft } from './confirm-left.ts';
 import { markingStops } from './mark-stops.ts';
+import { stopForShutdown } from './shutdown-stop.ts';
 import { hostOf, taskStateOf, type NovaServer, type NovaService } from './types.ts';
 import { MIGRATION_MODE_KEY } from '../../names.ts';
 import { invalidPolicies, MAINTENANCE_KEY, WAYS } from './policy.ts';
@@ -219,6 +222,11 @@ export class NovaPlugin implements BackendPlugin {
   /** No record on the node: the service disabled with drainer's reason is stranded (enabled when in service). */
   stranded(node: NodeRef, opts: StrandedOptions): Promise<StrandedChange | undefined> {
     return novaStranded(this.#o.compute, this.#o.nova, node, opts, this.#restartOptions(node));
+  }
+
+  /** The host goes down and logind's time is up: the servers still running there are stopped, marked. */
+  atShutdown(node: NodeRef, ctx: ShutdownFallbackContext): Promise<ShutdownFallback> {
+    return stopForShutdown(this.#o.compute, this.#o.nova, node, ctx);
   }
 
   /**

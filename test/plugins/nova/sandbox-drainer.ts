@@ -4,6 +4,7 @@ import { novaSchema, openstackSchema } from '../../../src/config/schema.ts';
 import type {
   Outcome,
   PluginRecord,
+  ShutdownFallback,
   StrandedChange,
   WorkloadProgress,
 } from '../../../src/core/backends/plugin.ts';
@@ -29,6 +30,8 @@ export interface SandboxDrainer {
   resumeFrom(r: PluginRecord | undefined): void;
   /** The stranded check of the node with no record, the node in service or not. */
   stranded(inService: boolean): Promise<StrandedChange | undefined>;
+  /** The fallback at a host shutdown's deadline (what is still on the host). */
+  atShutdown(): Promise<ShutdownFallback>;
 }
 
 /**
@@ -82,5 +85,6 @@ export function sandboxDrainer(
       record = r;
     },
     stranded: (inService) => plugin.stranded(node, { ...context(), inService }),
+    atShutdown: () => plugin.atShutdown(node, { ...context(), trigger: 'shutdown' }),
   };
 }

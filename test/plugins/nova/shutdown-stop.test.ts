@@ -1,0 +1,81 @@
+// Story (issue 49): the host goes down by itself and logind's time is up with servers still on it. The
+// Nova plugin stops each one that runs idle, marking it first (drainer.dev:stopped, trigger shutdown), so
+// Nova knows it is stopped and the restore after boot starts it; a live migration under way is left to
+// finish; a server already off is left as it is. Against the sandbox Nova, on a clock 100× faster.
+import { afterEach, describe, expect, it } from 'vitest';
+import { STOP_MARK_KEY, stopMarkOf } from '../../../src/plugins/nova/stop-mark.ts';
+import { ScaledClock } from '../../../src/sandbox/clock.ts';
+import {
+  startOpenStack,
+  type OpenStackSandbox,
+  type ServerSpec,
+} from '../../../src/sandbox/openstack/index.ts';
+import { nova as call, token, until } from '../../sandbox/openstack/client.ts';
+import { sandboxDrainer } from './sandbox-drainer.ts';
+
+let cloud: OpenStackSandbox | undefined;
+afterEach(async () => {
+  await cloud?.close();
+  cloud = undefined;
+});
+
+const vm = (name: string, extra: Partial<ServerSpec> = {}): ServerSpec => ({
+  id: name,
+  name,
+  projectId: 'demo',
+  host: 'compute-a',
+  shutdownMs: 5000,
+  ...extra,
+});
+
+const server = (id: string) => cloud!.state.server(id)!;
+const idle = (id: string, status: string) => () =>
+  server(id).status === status && !server(id).taskState ? true : undefined;
+
+async function world() {
+  const clock = new ScaledClock(100);
+  cloud = await startOpenStack({
+    clock,
+    hosts: [{ name: 'compute-a' }, { name: 'compute-b' }],
+    servers: [
+      vm('vm-1'),
+      vm('vm-2'),
+      vm('vm-moving', { migrationMs: 60_000 }),
+      vm('vm-off', { status: 'SHUTOFF' }),
+    ],
+  });
+  // an operator's live migration of vm-moving, under way when the time is up
+  const res = await call(cloud, 'POST', '/servers/vm-moving/action', {
+    token: await token(cloud),
+    version: '2.93',
+    body: { 'os-migrateLive': { host: null, block_migration: 'auto' } },
+  });
+  expect(res.status).toBe(202);
+  return sandboxDrainer(cloud, clock);
+}
+
+describe("a host shutdown's fallback for Nova", () => {
+  it('stops the servers still running there, marked, leaves a live migration to finish, and the restore after boot starts them', async () => {
+    const a = await world();
+
+    const r = await a.atShutdown();
+
+    expect([...r.stopped].sort()).toEqual(['vm-1', 'vm-2']);
+    expect(r.migrating).toEqual(['vm-moving']);
+    expect(r.left).toEqual([{ id: 'vm-off', why: 'SHUTOFF' }]);
+    for (const id of ['vm-1', 'vm-2']) {
+      expect(stopMarkOf(server(id))).toMatchObject({ node: 'compute-a', trigger: 'shutdown' });
+      await until(idle(id, 'SHUTOFF'), `${id} stopped`);
+    }
+    await until(() => (server('vm-moving').host === 'compute-b' ? true : undefined), 'moved');
+    expect(server('vm-moving').status).toBe('ACTIVE');
+    expect(server('vm-off').metadata[STOP_MARK_KEY]).toBeUndefined();
+
+    await a.restore(); // after boot, with no record of its own: the marks say what to start
+    for (const id of ['vm-1', 'vm-2']) {
+      await until(idle(id, 'ACTIVE'), `${id} started`);
+      expect(server(id).metadata[STOP_MARK_KEY]).toBeUndefined();
+    }
+    expect(server('vm-off').status).toBe('SHUTOFF');
+  });
+});
