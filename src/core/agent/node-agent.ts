@@ -108,6 +108,7 @@ export function createBudget(
     cache,
     budget: fleet.maxConcurrentEvacuations,
     leaseDuration: fleet.leaseDuration,
+    agentLeaseDuration: fleet.agentLeaseDuration,
     instance: o.config.instance ?? defaultInstance(),
     // missed watch events heal within a resync; never slower than every few lease durations
     resyncMs: Math.min(o.config.resyncInterval, fleet.leaseDuration * 4) * 1000,

@@ -6,13 +6,14 @@
 // has seen unchanged for the duration (kill -9) may be replaced (observed.ts: our own clock, never
 // against the holder's renewTime), and `drainer status` says the agent is gone.
 import type { Logger } from '../../observability/logger.ts';
-import { isConflictError, isNotFoundError } from '../../errors.ts';
-import type { KubeTransport } from '../../kube/http.ts';
-import type { KubeObject } from '../../kube/types.ts';
+import { isConflictError } from '../../errors.ts';
 import { wait } from './retry.ts';
 import { HeldSlot, microTime } from '../fleet/budget.ts';
+import { holderPodGone, type ReadHolderPod } from '../fleet/holder-pod.ts';
 import { monotonicMs, ObservedLeases } from '../fleet/observed.ts';
 import type { FleetApi, LeaseView, Slot } from '../fleet/types.ts';
+
+export { kubeHolderPod, type HolderPod } from '../fleet/holder-pod.ts';
 
 const PREFIX = 'drainer-node-';
 export const nodeLeaseName = (node: string): string => `${PREFIX}${node}`;
@@ -36,31 +37,8 @@ export interface NodeLeaseOptions {
    * The agent pod of a holder "<pod name>/<pod uid>" as the API server has it (undefined: none of
    * that name). A holder whose pod is gone, made again, or finished renews no more: taken at once.
    */
-  readonly holderPod?: (name: string) => Promise<HolderPod | undefined>;
+  readonly holderPod?: ReadHolderPod;
 }
-
-export interface HolderPod {
-  readonly uid?: string | undefined;
-  readonly phase?: string | undefined;
-}
-
-/** A pod uid (the downward API's metadata.uid), as a holder "<pod name>/<pod uid>" ends. */
-const POD_UID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** The holder pods in the agents' namespace, read from the API server. */
-export const kubeHolderPod =
-  (k: KubeTransport, namespace: string) =>
-  async (name: string): Promise<HolderPod | undefined> => {
-    try {
-      const pod = await k.request<KubeObject>({
-        path: `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods/${encodeURIComponent(name)}`,
-      });
-      return { uid: pod.metadata.uid, phase: (pod.status as { phase?: string } | undefined)?.phase };
-    } catch (err) {
-      if (isNotFoundError(err)) return undefined;
-      throw err;
-    }
-  };
 
 /**
  * Held (ours now, renewed until released), or the holder that is not us: `live` once we saw it
@@ -101,29 +79,6 @@ export class NodeLease {
   }
 
   /**
-   * Is the holder an agent pod the API server says is gone: no pod of its name, one made again
-   * (another uid), or one whose containers have ended for good? Any doubt (not a pod's holder, the
-   * pod not readable) answers no: the Lease then runs out as before.
-   */
-  async #podGone(holder: string): Promise<boolean> {
-    const [name, uid, ...rest] = holder.split('/');
-    if (!this.#o.holderPod || !name || !uid || rest.length || !POD_UID.test(uid)) return false;
-    try {
-      const pod = await this.#o.holderPod(name);
-      const gone = !pod || pod.uid !== uid || pod.phase === 'Succeeded' || pod.phase === 'Failed';
-      if (gone)
-        this.#o.log.info(
-          { lease: this.name, holder, pod: pod ? (pod.uid !== uid ? 'made again' : pod.phase) : 'gone' },
-          "the node Lease's holder pod no longer runs: taking the Lease now, without waiting for it to run out",
-        );
-      return gone;
-    } catch (err) {
-      this.#o.log.debug({ err, holder }, "could not read the node Lease's holder pod");
-      return false;
-    }
-  }
-
-  /**
    * One try (a read and a write): ours if nobody holds it, its holder has not renewed it for the
    * lease duration of our own time since we first saw it, or its holder's pod is gone.
    */
@@ -135,7 +90,12 @@ export class NodeLease {
       current?.holder &&
       current.holder !== instance &&
       !this.#observed.expired(current, this.#o.durationSeconds) &&
-      !(await this.#podGone(current.holder))
+      !(await holderPodGone(
+        current.holder,
+        this.#o.holderPod,
+        this.#o.log.child({ lease: this.name }),
+        'the Lease',
+      ))
     )
       return {
         holder: current.holder,

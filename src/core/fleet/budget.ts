@@ -1,7 +1,8 @@
 // The fair, lease-based evacuation budget. Slots are Leases `drainer-evacuation-<i>`, taken and
 // renewed like client-go leader election: writes carry the read resourceVersion, a 409 means
 // another agent won, and a holder whose Lease this agent has seen unchanged for leaseDuration (its
-// own monotonic time, observed.ts: never its clock against the holder's renewTime) may be replaced.
+// own monotonic time, observed.ts: never its clock against the holder's renewTime) may be replaced,
+// unless its node still evacuates on that slot and its agent may come back (holder-alive.ts).
 // Waiters order themselves by the drainer.dev/queued label (oldest first, then node name) and
 // re-check only when a Lease changes holder, a held one may have expired, or a slow resync fires.
 import type { Logger } from '../../observability/logger.ts';
@@ -10,6 +11,7 @@ import type { EvacuationBudget, FleetApi, LeaseView, Slot, SlotWait } from './ty
 import { LeaseCache } from './lease-cache.ts';
 import type { ObservedLeases } from './observed.ts';
 import { HeldSlot, microTime } from './held-slot.ts';
+import { HolderAlive } from './holder-alive.ts';
 
 // the held Lease (also the agent's node Lease) and its MicroTime live in held-slot.ts
 export { HeldSlot, microTime, type HeldLeaseOptions } from './held-slot.ts';
@@ -49,6 +51,11 @@ export interface FleetBudgetOptions {
   readonly budget: string | number;
   /** Seconds a holder may go without renewing before its slot may be taken. */
   readonly leaseDuration: number;
+  /**
+   * fleet.agentLeaseDuration (default 300): a slot holder whose host is still evacuating keeps its
+   * slot until its agent Lease has gone unrenewed this long (holder-alive.ts), unless its Lease says otherwise.
+   */
+  readonly agentLeaseDuration?: number;
   /**
    * A page of the queue (default 50, at least twice the slots): a queue that short is read whole;
    * in a longer one a waiter reads the page queued just before it first (#ahead).
@@ -93,6 +100,7 @@ export class FleetBudget implements EvacuationBudget {
   readonly #o: FleetBudgetOptions;
   readonly #cache: LeaseCache;
   readonly #observed: ObservedLeases;
+  readonly #alive: HolderAlive;
   #agents: { count: number; at: number } | undefined;
 
   constructor(o: FleetBudgetOptions) {
@@ -100,6 +108,13 @@ export class FleetBudget implements EvacuationBudget {
     this.#cache = o.cache ?? new LeaseCache(o.api, o.signal, o.monotonic);
     // the watch's events and this budget's own reads time the same observations
     this.#observed = this.#cache.observed;
+    this.#alive = new HolderAlive({
+      api: o.api,
+      observed: this.#observed,
+      agentLeaseDuration: o.agentLeaseDuration ?? 300,
+      lookAgainMs: o.resyncMs ?? 60_000,
+      log: o.log,
+    });
   }
 
   #now(): Date {
@@ -152,7 +167,7 @@ export class FleetBudget implements EvacuationBudget {
       const slots = Array.from({ length: total }, (_, i) => byName.get(slotName(i)) ?? { name: slotName(i) });
       // resume: a slot still ours (not expired) is renewed, never doubled
       const mine = slots.find((l) => l.holder && holderNode(l.holder) === o.node && !this.#expired(l));
-      const free = slots.filter((l) => this.#expired(l));
+      const free = mine ? [] : await this.#free(slots, o.node);
       if (!q.queued && !mine) {
         await o.enqueue();
         q.queued = true;
@@ -182,9 +197,14 @@ export class FleetBudget implements EvacuationBudget {
         return new HeldSlot(taken, slotHolder(o.node, this.#o.instance), this.#o);
       }
       if (candidates.length) continue; // lost a race: look again at once, at the API's own view
-      this.#tell(q, (w) => o.onWait(w), slots, total);
+      this.#tell(q, (w) => o.onWait(w), slots, free, total);
       const resyncMs = this.#o.resyncMs ?? 60_000;
-      const waitMs = Math.min(resyncMs, this.#nextExpiry(slots), this.#staleIn(q, now));
+      const waitMs = Math.min(
+        resyncMs,
+        this.#nextExpiry(slots),
+        this.#staleIn(q, now),
+        this.#alive.nextLookIn(),
+      );
       const changed = await this.#cache.changed(Math.max(10, waitMs), o.signal, seen);
       // only the slow resync lists the queue again (missed watch events heal); a wake-up to see
       // whether a holder stopped renewing, or a slot stayed free, is answered from the watch
@@ -230,6 +250,22 @@ export class FleetBudget implements EvacuationBudget {
       this.#dropHolders(q, o.slots);
     }
     return q.ahead?.size ?? 0;
+  }
+
+  /**
+   * The slots this node may take: nobody holds them, or their holder stopped renewing and is not
+   * still evacuating with an agent that may come back (holder-alive.ts). Our own node's slot is
+   * never held back from us: we are its agent.
+   */
+  async #free(slots: readonly LeaseView[], node: string): Promise<LeaseView[]> {
+    const expired = slots.filter((l) => this.#expired(l));
+    const held = await this.#alive.held(
+      expired.flatMap((lease) => {
+        const n = lease.holder ? holderNode(lease.holder) : node;
+        return n === node ? [] : [{ lease, node: n }];
+      }),
+    );
+    return expired.filter((l) => !held.has(l.name));
   }
 
   /** A node that took a slot is not waiting, even while its label is still being removed. */
@@ -285,9 +321,15 @@ export class FleetBudget implements EvacuationBudget {
     );
   }
 
-  #tell(q: QueueState, onWait: (w: SlotWait) => void, slots: readonly LeaseView[], total: number) {
+  #tell(
+    q: QueueState,
+    onWait: (w: SlotWait) => void,
+    slots: readonly LeaseView[],
+    free: readonly LeaseView[],
+    total: number,
+  ) {
     const holders = slots
-      .filter((l) => !this.#expired(l))
+      .filter((l) => l.holder && !free.includes(l))
       .map((l) => ({
         node: holderNode(l.holder ?? ''),
         slot: l.name,

@@ -1,5 +1,6 @@
 // The budget's FleetApi over src/kube: Leases in the fleet namespace, the queued Nodes (queue-read.ts),
-// the DaemonSet's desiredNumberScheduled for percentage budgets.
+// the DaemonSet's desiredNumberScheduled for percentage budgets; a slot holder's record, agent Lease
+// and pod (holder-alive.ts).
 import type { KubeClients } from '../../kube/client.ts';
 import {
   agentCount,
@@ -15,7 +16,10 @@ import { isNotFoundError } from '../../errors.ts';
 import type { BackoffOptions } from '../../kube/backoff.ts';
 import type { Logger } from '../../observability/logger.ts';
 import type { FleetApi, LeaseView } from './types.ts';
-import { NODE_LEASE_COMPONENT } from '../agent/node-lease.ts';
+import { getNode } from '../../kube/node.ts';
+import { NODE_LEASE_COMPONENT, nodeLeaseName } from '../agent/node-lease.ts';
+import { readRecord, STATE_ANNOTATION } from '../record/record.ts';
+import { kubeHolderPod } from './holder-pod.ts';
 import { queuedAhead, queuedNodes } from './queue-read.ts';
 
 const view = (l: KubeLease): LeaseView => ({
@@ -62,15 +66,16 @@ export function kubeFleetApi(o: {
 }): FleetApi & { listLeases(): Promise<LeaseView[]> } {
   const { k, namespace } = o;
   const component = o.component ?? 'fleet-slot';
+  const one = async (name: string): Promise<LeaseView | undefined> => {
+    try {
+      return view(await getLease(k, namespace, name));
+    } catch (err) {
+      if (isNotFoundError(err)) return undefined;
+      throw err;
+    }
+  };
   return {
-    async getLease(name) {
-      try {
-        return view(await getLease(k, namespace, name));
-      } catch (err) {
-        if (isNotFoundError(err)) return undefined;
-        throw err;
-      }
-    },
+    getLease: one,
     createLease: async (v) => view(await createLease(k, namespace, lease(v, namespace, component))),
     replaceLease: async (v) => view(await replaceLease(k, namespace, lease(v, namespace, component))),
     async listLeases() {
@@ -95,5 +100,15 @@ export function kubeFleetApi(o: {
       });
     },
     agentCount: () => agentCount(k, namespace, o.daemonSet),
+    async nodeRecord(node) {
+      try {
+        return readRecord((await getNode(k, node)).metadata.annotations?.[STATE_ANNOTATION]);
+      } catch (err) {
+        if (isNotFoundError(err)) return { kind: 'absent' };
+        throw err;
+      }
+    },
+    agentLease: (node) => one(nodeLeaseName(node)),
+    holderPod: kubeHolderPod(k, namespace),
   };
 }

@@ -1,5 +1,7 @@
 // The cluster-wide evacuation budget as the core sees it: a node waits for a slot before its
 // first change and holds it while Evacuating (design.md §5, README "Fleet maintenance").
+import type { RecordRead } from '../record/record.ts';
+import type { ReadHolderPod } from './holder-pod.ts';
 
 /** A slot held by this node. `lost` aborts when renewing failed and another node may take it. */
 export interface Slot {
@@ -87,6 +89,16 @@ export interface FleetApi {
   ): void;
   /** Nodes running the agent (for percentage budgets). */
   agentCount(): Promise<number>;
+  /**
+   * The node's record as its Node has it now (one GET); absent when the Node is gone. Without this
+   * (and agentLease), a slot expired by renewal is taken without asking whether its holder's host
+   * is still evacuating (holder-alive.ts).
+   */
+  nodeRecord?(node: string): Promise<RecordRead>;
+  /** The node's agent Lease drainer-node-<node> (undefined: there is none). */
+  agentLease?(node: string): Promise<LeaseView | undefined>;
+  /** The agent pod of that name in the fleet namespace (undefined: none of that name). */
+  holderPod?: ReadHolderPod;
 }
 
 /** Why a node may not start yet (a window, a freeze, a blocker), and until when if known. */
