@@ -122,10 +122,17 @@ export class ShutdownWatch {
     }
     if (this.shuttingDown) return;
     this.shuttingDown = true;
-    if (!this.lock) return; // nothing to protect: logind does not wait for us
     const at = this.now();
-    const margin = Math.min(this.o.marginMs, this.delayMax / 2);
-    const deadline = at + this.delayMax;
-    this.o.onShutdown({ at, delayMaxMs: this.delayMax, releaseBy: deadline - margin, deadline });
+    // A lock still being taken counts: logind lists it from systemd-inhibit's own take, before its
+    // holder says so, and waits for it all the same (a reboot right after the take waited logind's
+    // whole cap for a lock the agent thought it did not hold).
+    void this.change
+      .catch(() => undefined)
+      .then(() => {
+        if (!this.lock) return; // nothing to protect: logind does not wait for us
+        const margin = Math.min(this.o.marginMs, this.delayMax / 2);
+        const deadline = at + this.delayMax;
+        this.o.onShutdown({ at, delayMaxMs: this.delayMax, releaseBy: deadline - margin, deadline });
+      });
   }
 }

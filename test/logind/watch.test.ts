@@ -132,6 +132,36 @@ describe('the shutdown watch', () => {
     expect(locks.events.filter((e) => e.startsWith('take'))).toHaveLength(2);
   });
 
+  it('evacuates for a shutdown that comes while the lock is being taken: logind already lists it and waits for it', async () => {
+    const locks = fakeLocks();
+    let taken = () => {};
+    const slowly: TakeDelayLock = async (why) => {
+      const lock = await locks.take(why); // systemd-inhibit holds it; its holder has not said so yet
+      await new Promise<void>((r) => (taken = r));
+      return lock;
+    };
+    const logind = await startFakeLogind();
+    const bus = await openBus(logind.socketPath);
+    cleanups.push(
+      () => logind.close(),
+      () => bus.close(),
+    );
+    const starts: ShutdownStart[] = [];
+    const w = await ShutdownWatch.start({
+      bus,
+      takeLock: slowly,
+      marginMs: 1000,
+      onShutdown: (s) => starts.push(s),
+    });
+    const wanting = w.want(true);
+    logind.prepareForShutdown(true);
+    await roundTrip(bus);
+    taken();
+    await wanting;
+    await until(() => starts.length === 1);
+    expect(w.held).toBe(true);
+  });
+
   it('forgets a lock whose holder ended by itself, and takes a new one when asked', async () => {
     const locks = fakeLocks();
     const taken: DelayLock[] = [];
@@ -178,3 +208,8 @@ describe('the shutdown watch', () => {
     expect((err as Error).message).toMatch(/^system bus \/nonexistent\/system_bus_socket: .*ENOENT/);
   });
 });
+
+async function until(ok: () => boolean): Promise<void> {
+  for (let i = 0; i < 100 && !ok(); i++) await new Promise((r) => setTimeout(r, 10));
+  expect(ok()).toBe(true);
+}
