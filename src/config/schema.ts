@@ -305,12 +305,12 @@ export const fleetSchema = z.strictObject({
   leaseDuration: dflt(
     duration(),
     30,
-    'a slot whose holder has not renewed it for this long may be taken by another node',
+    'a slot whose holder has not renewed it for this long may be taken by another node, unless the holder is still Evacuating and its agent may come back (then also fleet.agentLeaseDuration)',
   ),
   agentLeaseDuration: dflt(
     duration(),
     300,
-    'each agent holds the Lease drainer-node-<node> (renewed every half of this: 24 requests per node per hour at 300 s); a holder gone this long may be replaced, and drainer status says the agent is gone',
+    'each agent holds the Lease drainer-node-<node> (renewed every half of this: 24 requests per node per hour at 300 s); a holder gone this long may be replaced, its fleet slot passes on if it was still Evacuating, and drainer status says the agent is gone',
   ),
   daemonSet: dflt(
     z.string().check(z.minLength(1)),
