@@ -11,7 +11,7 @@ function setup(o: {
   unreachable?: string;
   hang?: boolean;
   ready?: boolean[];
-  fallback?: boolean;
+  fallback?: boolean | 'throws';
 }) {
   const events: string[] = [];
   let clock = 10_000;
@@ -36,6 +36,7 @@ function setup(o: {
     ...(o.fallback
       ? {
           fallback: (signal: AbortSignal) => {
+            if (o.fallback === 'throws') throw new Error('the plugins could not be asked');
             events.push(`fallback at ${clock}, ${signal.aborted ? 'no time' : 'in time'}`);
             return Promise.resolve('nova: 2 stopped (marked: started again after boot)');
           },
@@ -82,6 +83,21 @@ describe('the shutdown trigger', () => {
       'release at 14500',
     ]);
     expect(lines.join('\n')).toMatch(/delay lock released with VMs still on the host: nova: 2 stopped/);
+  });
+
+  it('gives its fallback half the time left before the deadline, to the millisecond', async () => {
+    const { trigger, events } = setup({ vms: [3], fallback: true });
+    const r = await trigger.onShutdown({ at: 10_000, releaseBy: 14_500, deadline: 17_501 });
+    expect(r.released).toBe('deadline');
+    expect(events.slice(-2)).toEqual(['fallback at 14500, in time', 'release at 14500']);
+  });
+
+  it('gives the lock back whatever fails on the way, and says what failed', async () => {
+    const { trigger, events, lines } = setup({ vms: [3], fallback: 'throws' });
+    const r = await trigger.onShutdown({ at: 10_000, releaseBy: 14_500, deadline: 19_500 });
+    expect(r.released).toBe('deadline');
+    expect(events.at(-1)).toBe('release at 14500');
+    expect(lines.join('\n')).toMatch(/fallback failed: the plugins could not be asked/);
   });
 
   it('needs no fallback once the host is empty', async () => {

@@ -72,7 +72,10 @@ export class ShutdownTrigger {
     const why = await this.#unreachable();
     if (why) {
       await lock.release();
-      log.warn({ why }, `host shutting down: delay lock released at once, nothing evacuated: ${why}`);
+      log.warn(
+        { why, afterMs: now() - t.at },
+        `host shutting down: delay lock released at once, nothing evacuated: ${why}`,
+      );
       return { released: 'unreachable', left: -1 };
     }
     try {
@@ -87,20 +90,25 @@ export class ShutdownTrigger {
       "host shutting down: evacuating before logind's deadline",
     );
     // the clock, not a timer, ends the wait: a test drives it, and a slow answer counts against it
-    const remaining = () => Math.max(0, t.releaseBy - now());
+    const remaining = () => Math.max(0, Math.floor(t.releaseBy - now()));
     const look = () => this.#p.hosting(AbortSignal.timeout(remaining())).catch(() => -1);
-    let left = await look();
-    while (left !== 0 && remaining() > 0) {
-      await sleep(Math.min(this.#p.pollMs ?? 1000, remaining()), AbortSignal.timeout(remaining()));
-      if (remaining() > 0) left = await look();
+    let left: number;
+    let did: string | undefined;
+    try {
+      left = await look();
+      while (left !== 0 && remaining() > 0) {
+        await sleep(Math.min(this.#p.pollMs ?? 1000, remaining()), AbortSignal.timeout(remaining()));
+        if (remaining() > 0) left = await look();
+      }
+      if (left !== 0) did = await this.#fallback(t, now);
+    } finally {
+      // whatever failed on the way: logind must not wait for nothing
+      await lock.release();
     }
     if (left === 0) {
-      await lock.release();
       log.info('host shutting down: the host is empty, delay lock released');
       return { released: 'empty', left };
     }
-    const did = await this.#fallback(t, now);
-    await lock.release();
     log.warn(
       { left },
       `host shutting down: logind's deadline is near, delay lock released with VMs still on the host${did ? `: ${did}` : ''}`,
@@ -122,9 +130,11 @@ export class ShutdownTrigger {
   /** Half of what is left before logind's deadline (the margin), and at least half a second. */
   async #fallback(t: ShutdownTiming, now: () => number): Promise<string | undefined> {
     if (!this.#p.fallback) return undefined;
-    const ms = Math.max(500, ((t.deadline ?? t.releaseBy) - now()) / 2);
-    return this.#p
-      .fallback(AbortSignal.timeout(ms))
+    const p = this.#p;
+    // whole milliseconds: AbortSignal.timeout throws on a fraction
+    const ms = Math.max(500, Math.floor(((t.deadline ?? t.releaseBy) - now()) / 2));
+    return Promise.resolve()
+      .then(() => p.fallback?.(AbortSignal.timeout(ms)))
       .catch((e: unknown) => `fallback failed: ${e instanceof Error ? e.message : String(e)}`);
   }
 
