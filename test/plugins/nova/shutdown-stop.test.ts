@@ -1,7 +1,8 @@
 // Story (issue 49): the host goes down by itself and logind's time is up with servers still on it. The
 // Nova plugin stops each one that runs idle, marking it first (drainer.dev:stopped, trigger shutdown), so
 // Nova knows it is stopped and the restore after boot starts it; a live migration under way is left to
-// finish; a server already off is left as it is. Against the sandbox Nova, on a clock 100× faster.
+// finish; one queued behind it, which would never start before the host goes down, is taken out of the
+// queue and stopped; a server already off is left as it is. Against the sandbox Nova, on a clock 100× faster.
 import { afterEach, describe, expect, it } from 'vitest';
 import { STOP_MARK_KEY, stopMarkOf } from '../../../src/plugins/nova/stop-mark.ts';
 import { ScaledClock } from '../../../src/sandbox/clock.ts';
@@ -41,29 +42,33 @@ async function world() {
       vm('vm-1'),
       vm('vm-2'),
       vm('vm-moving', { migrationMs: 60_000 }),
+      vm('vm-queued'),
       vm('vm-off', { status: 'SHUTOFF' }),
     ],
   });
-  // an operator's live migration of vm-moving, under way when the time is up
-  const res = await call(cloud, 'POST', '/servers/vm-moving/action', {
-    token: await token(cloud),
-    version: '2.93',
-    body: { 'os-migrateLive': { host: null, block_migration: 'auto' } },
-  });
-  expect(res.status).toBe(202);
+  // live migrations of vm-moving, under way when the time is up, and of vm-queued, queued behind it
+  // (Nova runs one at a time per host by default)
+  for (const id of ['vm-moving', 'vm-queued']) {
+    const res = await call(cloud, 'POST', `/servers/${id}/action`, {
+      token: await token(cloud),
+      version: '2.93',
+      body: { 'os-migrateLive': { host: null, block_migration: 'auto' } },
+    });
+    expect(res.status).toBe(202);
+  }
   return sandboxDrainer(cloud, clock);
 }
 
 describe("a host shutdown's fallback for Nova", () => {
-  it('stops the servers still running there, marked, leaves a live migration to finish, and the restore after boot starts them', async () => {
+  it('stops the servers still running there, marked (a queued migration taken out first), leaves a running live migration to finish, and the restore after boot starts them', async () => {
     const a = await world();
 
     const r = await a.atShutdown();
 
-    expect([...r.stopped].sort()).toEqual(['vm-1', 'vm-2']);
+    expect([...r.stopped].sort()).toEqual(['vm-1', 'vm-2', 'vm-queued']);
     expect(r.migrating).toEqual(['vm-moving']);
     expect(r.left).toEqual([{ id: 'vm-off', why: 'SHUTOFF' }]);
-    for (const id of ['vm-1', 'vm-2']) {
+    for (const id of ['vm-1', 'vm-2', 'vm-queued']) {
       expect(stopMarkOf(server(id))).toMatchObject({ node: 'compute-a', trigger: 'shutdown' });
       await until(idle(id, 'SHUTOFF'), `${id} stopped`);
     }
@@ -72,7 +77,8 @@ describe("a host shutdown's fallback for Nova", () => {
     expect(server('vm-off').metadata[STOP_MARK_KEY]).toBeUndefined();
 
     await a.restore(); // after boot, with no record of its own: the marks say what to start
-    for (const id of ['vm-1', 'vm-2']) {
+    expect(server('vm-queued').host).toBe('compute-a');
+    for (const id of ['vm-1', 'vm-2', 'vm-queued']) {
       await until(idle(id, 'ACTIVE'), `${id} started`);
       expect(server(id).metadata[STOP_MARK_KEY]).toBeUndefined();
     }
