@@ -43,3 +43,113 @@ describe.skipIf(hostUnavailable() !== undefined)('systemctl reboot against a rea
     expect(released).toBeLessThan(55_000);
   });
 });
+
+describe.skipIf(hostUnavailable() !== undefined)(
+  'systemctl reboot against a real logind, short of time',
+  () => {
+    it("with logind's cap shorter than the evacuation: what did not move is stopped through Nova before the lock goes back, and after the boot the node is uncordoned and every stopped server runs", async () => {
+      const s = await startStack({ scenario: smallWorld({ servers: 6, migrationSeconds: 60 }) });
+      cleanups.push(() => s.close());
+      const on = await agentOnHost(s, 6);
+      cleanups.push(() => on.down());
+      await until('lock held', () => lockListed(on.host));
+
+      on.host.reboot();
+      await on.host.ended;
+      await on.down(); // the agent's pod goes down with its host
+
+      const os = s.sandbox.openstack.state;
+      const stopped = os.serversOnHost(NODE).filter((v) => v.metadata['drainer.dev:stopped']);
+      expect(stopped.length).toBeGreaterThan(0);
+      for (const v of stopped)
+        expect(v.metadata['drainer.dev:stopped']).toMatch(/node=node-a trigger=shutdown/);
+      expect(timeOf(s, /delay lock released with VMs still on the host: nova: \d+ stopped/)).not.toBeNaN();
+
+      const again = await agentOnHost(s, 6); // the boot
+      cleanups.push(() => again.down());
+      await until(
+        'node given back',
+        async () => (await s.node(NODE)).spec?.unschedulable !== true && !(await s.record(NODE)),
+        60_000,
+      );
+      await until(
+        'every stopped server runs again',
+        () =>
+          stopped.every((v) => {
+            const now = os.server(v.id);
+            return now?.status === 'ACTIVE' && !now.taskState && !now.metadata['drainer.dev:stopped'];
+          }),
+        60_000,
+      );
+    });
+  },
+);
+
+describe.skipIf(hostUnavailable() !== undefined)(
+  'systemctl reboot against a real logind, other hosts',
+  () => {
+    it("keeps an operator's cordon made before the reboot through the boot", async () => {
+      const s = await stack(2);
+      const on = await agentOnHost(s, 30);
+      cleanups.push(() => on.down());
+      await until('lock held', () => lockListed(on.host));
+      await s.cordon(NODE);
+      await until('evacuated for the cordon', async () => (await s.record(NODE))?.phase === 'Evacuated');
+
+      on.host.reboot();
+      await on.host.ended;
+      await on.down();
+      const again = await agentOnHost(s, 30);
+      cleanups.push(() => again.down());
+
+      await until('the shutdown mark taken off', async () => {
+        const n = await s.node(NODE);
+        return n.metadata.annotations?.['drainer.dev/shutdown'] === undefined;
+      });
+      await until('the record back to the cordon', async () => (await s.record(NODE))?.trigger === 'cordon');
+      expect((await s.node(NODE)).spec?.unschedulable).toBe(true);
+      expect(await s.record(NODE)).toMatchObject({ cordonedByUs: false });
+    });
+
+    it('with Nova unreachable at PrepareForShutdown: gives the lock back within 2 s, with a line that says why', async () => {
+      const s = await stack(2);
+      const on = await agentOnHost(s, 30);
+      cleanups.push(() => on.down());
+      await until('lock held', () => lockListed(on.host));
+      const faults = s.sandbox.openstack.faults;
+      faults.dropAnswer = () => true; // every Nova request's connection reset
+      cleanups.push(() => (faults.dropAnswer = () => false));
+
+      on.host.reboot();
+      await on.host.ended;
+
+      const why = /delay lock released at once, nothing evacuated: /;
+      const afterMs = fieldOf(s, why, 'afterMs');
+      process.stderr.write(
+        `shutdown figures, Nova unreachable: lock released ${String(afterMs)} ms after PrepareForShutdown\n`,
+      );
+      expect(afterMs).toBeLessThan(2000);
+      expect(String(fieldOf(s, why, 'why'))).toMatch(/nova|no answer/i);
+      expect((await s.node(NODE)).spec?.unschedulable).not.toBe(true);
+    });
+
+    it('on a host with no VMs: no lock, no cordon, no delay', async () => {
+      const s = await stack(0);
+      const on = await agentOnHost(s, 60);
+      cleanups.push(() => on.down());
+      await until('the trigger looked at the host', () =>
+        s.logLines.some((l) => l.includes('watching logind')),
+      );
+      expect(lockListed(on.host)).toBe(false);
+
+      const asked = Date.now();
+      on.host.reboot();
+      await on.host.ended;
+
+      // logind's cap is 60 s: a reboot that waited for drainer would take that long
+      expect(Date.now() - asked).toBeLessThan(30_000);
+      expect((await s.node(NODE)).spec?.unschedulable).not.toBe(true);
+      expect(await s.record(NODE)).toBeUndefined();
+    });
+  },
+);
