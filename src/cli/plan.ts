@@ -25,6 +25,7 @@ import { clusterConfig } from './cluster-config.ts';
 import { declaredNode, withNodeFlags, type NodeFlagArgs } from './node-flags.ts';
 import { renderTable } from '../output/table.ts';
 import { timeoutWarnings } from '../core/capi/tool-timeouts.ts';
+import { shutdownLine } from './shutdown-check.ts';
 
 type PlanOutput = 'table' | 'json' | 'yaml';
 
@@ -122,7 +123,14 @@ export async function runPlan(argv: PlanArgs): Promise<number> {
   const warnings = kube
     ? (await timeoutWarnings(kube, node, report.plans, config).catch(() => [])).map((w) => `warning: ${w}`)
     : [];
-  const notes = [...(view ? [`config: ${view.said}`] : []), ...report.notes, ...warnings];
+  // would an unplanned reboot of the host now leave VMs to their fallback (logind's time, issue 49)
+  const shutdown = report.plans.length ? await shutdownLine(config, report.plans) : undefined;
+  const notes = [
+    ...(view ? [`config: ${view.said}`] : []),
+    ...report.notes,
+    ...warnings,
+    ...(shutdown ? [shutdown] : []),
+  ];
   // a node name nobody gave is this machine's hostname: say so where the cluster does not know it
   const invalid = config.nodeName
     ? report.invalid

@@ -391,6 +391,11 @@ export const shutdownSchema = z.strictObject({
     5,
     "seconds before logind's deadline (InhibitDelayMaxUSec) the lock is given back, at most half of it",
   ),
+  migrationRate: dflt(
+    z.number().check(z.positive()),
+    1024,
+    "MiB/s a host's live migrations move together (its link), for drainer plan's estimate of an evacuation against logind's time",
+  ),
 });
 
 export const serverSchema = z.strictObject({

@@ -43,6 +43,8 @@ export interface PlannedWorkload {
   /** Why this way out: the default, its owner's choice (e.g. Nova metadata), a node or config policy. */
   readonly why?: string;
   readonly presence?: Presence;
+  /** The VM's memory (Nova: its flavor's RAM), for the estimate of how long moving it takes; absent when unknown. */
+  readonly memoryBytes?: number;
 }
 
 /**

@@ -4,7 +4,7 @@ import type { MoveAction } from './classify.ts';
 import type { MigrationRecord } from './migrator-options.ts';
 import { FIRST_RECORD_CHECK_MS, type SeenRecord } from './records.ts';
 import type { CopySample, StallClock } from './stall.ts';
-import type { NovaServer } from './types.ts';
+import { memoryField, type NovaServer } from './types.ts';
 import { novaPresence, presenceField, type HostPresence } from '../on-host.ts';
 
 export class Entry {
@@ -231,8 +231,7 @@ export function toProgress(e: Entry, now: number): WorkloadProgress {
     ...(e.message ? { message: e.message } : {}),
     ...presenceField(presenceOf(e)),
     ...(e.server.tenant_id ? { owner: e.server.tenant_id } : {}),
-    // the flavor's RAM, embedded from 2.47 (before, only its id: unknown)
-    ...(typeof e.server.flavor?.ram === 'number' ? { memoryBytes: e.server.flavor.ram * 1024 * 1024 } : {}),
+    ...memoryField(e.server),
     ...(e.copy && e.state === 'migrating'
       ? {
           copy: {

@@ -35,7 +35,7 @@ import { startMarked } from './marked.ts';
 import { confirmLeft } from './confirm-left.ts';
 import { markingStops } from './mark-stops.ts';
 import { stopForShutdown } from './shutdown-stop.ts';
-import { hostOf, taskStateOf, type NovaServer, type NovaService } from './types.ts';
+import { hostOf, memoryField, taskStateOf, type NovaServer, type NovaService } from './types.ts';
 import { MIGRATION_MODE_KEY } from '../../names.ts';
 import { invalidPolicies, MAINTENANCE_KEY, WAYS } from './policy.ts';
 
@@ -88,7 +88,10 @@ export class NovaPlugin implements BackendPlugin {
         location: host,
         workloads: servers.map((s) => manualWorkload(s, node.name)),
       };
-    const workloads = servers.map((s) => planWorkload(s, { ...nova, reboot: node.reboot === true }));
+    const workloads = servers.map((s) => ({
+      ...planWorkload(s, { ...nova, reboot: node.reboot === true }),
+      ...memoryField(s),
+    }));
     // Without the host attribute a server that stayed looks like one that moved: refuse up front.
     if (servers.some((s) => hostOf(s) === undefined))
       return { plugin: this.name, location: host, workloads, blockers: [HOSTS_HIDDEN] };

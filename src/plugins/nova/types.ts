@@ -100,3 +100,7 @@ export interface NovaInstanceAction {
 
 export const hostOf = (s: NovaServer): string | null | undefined => s['OS-EXT-SRV-ATTR:host'];
 export const taskStateOf = (s: NovaServer): string | null => s['OS-EXT-STS:task_state'] ?? null;
+
+/** The server's memory: its flavor's RAM, embedded from 2.47 (before, only its id: unknown). */
+export const memoryField = (s: NovaServer): { memoryBytes?: number } =>
+  typeof s.flavor?.ram === 'number' ? { memoryBytes: s.flavor.ram * 1024 * 1024 } : {};

@@ -3,6 +3,7 @@
 import { novaSchema, openstackSchema } from '../../../src/config/schema.ts';
 import type {
   Outcome,
+  Plan,
   PluginRecord,
   ShutdownFallback,
   StrandedChange,
@@ -30,6 +31,7 @@ export interface SandboxDrainer {
   resumeFrom(r: PluginRecord | undefined): void;
   /** The stranded check of the node with no record, the node in service or not. */
   stranded(inService: boolean): Promise<StrandedChange | undefined>;
+  plan(): Promise<Plan>;
   /** The fallback at a host shutdown's deadline (what is still on the host). */
   atShutdown(): Promise<ShutdownFallback>;
 }
@@ -85,6 +87,7 @@ export function sandboxDrainer(
       record = r;
     },
     stranded: (inService) => plugin.stranded(node, { ...context(), inService }),
+    plan: () => plugin.plan(node, new AbortController().signal),
     atShutdown: () => plugin.atShutdown(node, { ...context(), trigger: 'shutdown' }),
   };
 }

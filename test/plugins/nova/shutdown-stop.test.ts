@@ -84,4 +84,12 @@ describe("a host shutdown's fallback for Nova", () => {
     }
     expect(server('vm-off').status).toBe('SHUTOFF');
   });
+
+  it("plans each server with its memory (its flavor's RAM), for the estimate against logind's time", async () => {
+    const a = await world();
+    const plan = await a.plan();
+    expect(plan.workloads.find((w) => w.name === 'vm-1')?.memoryBytes).toBe(
+      server('vm-1').ramMb * 1024 * 1024,
+    );
+  });
 });
