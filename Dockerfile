@@ -15,6 +15,15 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund \
  && find node_modules -type f \( -name '*.map' -o -name '*.d.ts' -o -name '*.d.mts' -o -name '*.d.cts' \) -delete
+# systemd-inhibit, which holds logind's delay lock for the agent (src/logind/inhibitor.ts; README "When the
+# host reboots by itself"), and exactly the libraries it links: Debian's systemd is installed here only to
+# take the binary from it (the final stage gets the binary and its libraries, not the package).
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends systemd \
+ && rm -rf /var/lib/apt/lists/* \
+ && mkdir -p /rootfs/usr/bin \
+ && cp /usr/bin/systemd-inhibit /rootfs/usr/bin/ \
+ && for lib in $(ldd /usr/bin/systemd-inhibit | grep -o '/[^ ]*'); do cp --parents -L "$lib" /rootfs/; done
 # node and exactly the shared libraries it links (ldd), at their own paths: the same on every architecture.
 RUN mkdir -p /rootfs/usr/local/bin /rootfs/etc /rootfs/tmp \
  && cp /usr/local/bin/node /rootfs/usr/local/bin/node \

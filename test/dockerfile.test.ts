@@ -10,6 +10,7 @@ import { promisify } from 'node:util';
 import type { Metafile } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildBundle } from '../scripts/build.ts';
+import { configSchema } from '../src/config/schema.ts';
 
 const run = promisify(execFile);
 const dockerfile = readFileSync('Dockerfile', 'utf8');
@@ -65,6 +66,15 @@ describe('Dockerfile', () => {
     expect(gather).toMatch(/cp \/usr\/local\/bin\/node \/rootfs\/usr\/local\/bin\/node/);
     expect(gather).toMatch(/ldd \/usr\/local\/bin\/node/);
     expect(args(final, 'ENV')).toContain('PATH=/usr/local/bin');
+  });
+
+  it('carries systemd-inhibit and the libraries it links where shutdown.inhibitCommand names it, and no systemd package', () => {
+    const gather = args(runtime, 'RUN').join('\n');
+    expect(configSchema.parse({}).shutdown.inhibitCommand).toEqual(['/usr/bin/systemd-inhibit']);
+    expect(gather).toMatch(/cp \/usr\/bin\/systemd-inhibit \/rootfs\/usr\/bin\//);
+    expect(gather).toMatch(/ldd \/usr\/bin\/systemd-inhibit/);
+    // the libraries' cache is copied after the package brought them
+    expect(gather.indexOf('systemd-inhibit')).toBeLessThan(gather.indexOf('/etc/ld.so.cache'));
   });
 
   it('pins the Node 24 base image by full version', () => {

@@ -274,7 +274,7 @@ describe('applying daemonset/ to the sandbox API server', () => {
     async () => {
       const dir = mkdtempSync(path.join(tmpdir(), 'drainer-overlay-'));
       cpSync(DIR, path.join(dir, 'daemonset'), { recursive: true });
-      const components = ['nodemaintenance-crd', 'pod-delete', 'node-restriction', 'without-nova'];
+      const components = ['nodemaintenance-crd', 'pod-delete', 'node-restriction', 'without-nova', 'logind'];
       writeFileSync(
         path.join(dir, 'kustomization.yaml'),
         yaml.dump({
