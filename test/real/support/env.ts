@@ -28,11 +28,17 @@ export interface KubeVirtEnv {
   bin: string;
   /** KubeVirt's namespace (where virt-api and virt-controller look for the KubeVirt CR). */
   namespace: string;
-  /** ip:443 where virt-api listens: its Service's ClusterIP (in the service range, an address of the host) and
-   *  manual Endpoints; the API server dials one or the other (with or without --enable-aggregator-routing). */
+  /** ip:port where virt-api listens: its Service's ClusterIP (in the service range) and manual Endpoints; the API
+   *  server dials one or the other (with or without --enable-aggregator-routing). The suite puts it inside its
+   *  own network namespace (`netns`), never on the host's lo. */
   api: string;
   /** The CA of virt-api's serving certificate (the webhooks' and the APIService's caBundle). */
   apiCa: string;
+  /** virt-api's serving certificate and key (the name must include `virt-api.kubevirt.svc`). */
+  apiCert: string;
+  apiKey: string;
+  /** The network namespace the suite makes for virt-api, and removes at the end. */
+  netns: string;
   /** virt-controller's https address, for its /healthz. */
   controller: string;
   /** The second Node, emulated by the suite (no kubelet): migrations' target. */
@@ -50,6 +56,8 @@ export const KUBEVIRT_REQUIRED = [
   'DRAINER_REAL_KUBEVIRT_BIN',
   'DRAINER_REAL_KUBEVIRT_API',
   'DRAINER_REAL_KUBEVIRT_API_CA',
+  'DRAINER_REAL_KUBEVIRT_API_CERT',
+  'DRAINER_REAL_KUBEVIRT_API_KEY',
   'DRAINER_REAL_KUBEVIRT_CONTROLLER',
 ] as const;
 
@@ -66,6 +74,9 @@ export function kubevirtEnv(env: Env = process.env): KubeVirtEnv | undefined {
     namespace: env.DRAINER_REAL_KUBEVIRT_NAMESPACE ?? 'kubevirt',
     api: env.DRAINER_REAL_KUBEVIRT_API!,
     apiCa: env.DRAINER_REAL_KUBEVIRT_API_CA!,
+    apiCert: env.DRAINER_REAL_KUBEVIRT_API_CERT!,
+    apiKey: env.DRAINER_REAL_KUBEVIRT_API_KEY!,
+    netns: env.DRAINER_REAL_KUBEVIRT_NETNS ?? 'drainer-real-kv',
     controller: env.DRAINER_REAL_KUBEVIRT_CONTROLLER!,
     emulatedNode: env.DRAINER_REAL_KUBEVIRT_EMULATED_NODE ?? 'kubevirt-emulated-node',
   };

@@ -171,6 +171,7 @@ export async function installControlPlane(
   k: Kubectl,
   kv: KubeVirtEnv,
   kubeconfig: string,
+  virtApi: { start(): Promise<void>; log: string },
 ): Promise<ControlPlane> {
   const strategy = await dumpInstallStrategy(k, kv, kubeconfig);
   const objects = forHostProcesses(strategy, kv);
@@ -192,6 +193,8 @@ export async function installControlPlane(
     ...crds.map((c) => `crd/${c.metadata.name}`),
   ]);
   await apply(rest);
+  // virt-api runs as its ServiceAccount, which the strategy's objects just made
+  await virtApi.start();
 
   const apiService = 'v1.subresources.kubevirt.io';
   await waitFor(
@@ -200,7 +203,7 @@ export async function installControlPlane(
         (c) => c.type === 'Available' && c.status === 'True',
       ) || undefined,
     {
-      what: `APIService ${apiService} Available (virt-api at ${kv.api})`,
+      what: `APIService ${apiService} Available (virt-api at ${kv.api} in netns ${kv.netns}, log ${virtApi.log})`,
       timeoutMs: 120_000,
       intervalMs: 1_000,
     },

@@ -8,6 +8,7 @@ import { Cluster } from '../cluster.ts';
 import { realEnvWithoutNova, kubevirtEnv, type KubeVirtEnv, type RealEnv } from '../env.ts';
 import { install } from '../install.ts';
 import { kubectl, type Kubectl, type Obj } from '../kubectl.ts';
+import { VirtApiInNetns } from './api-netns.ts';
 import { installControlPlane, type ControlPlane } from './control-plane.ts';
 import { NodeSide } from './node-side.ts';
 import { Vmis } from './vmis.ts';
@@ -33,12 +34,14 @@ export const kubevirtWanted = (): boolean => kubevirtEnv() !== undefined;
 
 export function useKubeVirt(): () => KubeVirtWorld {
   let world: KubeVirtWorld | undefined;
+  let virtApi: VirtApiInNetns | undefined;
   beforeAll(async () => {
     const env = realEnvWithoutNova();
     const kv = kubevirtEnv()!;
     const k = kubectl(env);
     const cluster = new Cluster(env, k);
-    const controlPlane = await installControlPlane(k, kv, env.kubeconfig);
+    virtApi = new VirtApiInNetns(kv, k, env.kubeconfig);
+    const controlPlane = await installControlPlane(k, kv, env.kubeconfig, virtApi);
     if (!(await cluster.readyAgent())) (await install({ env, k, cluster })).overlay.remove();
     await k.run(['create', 'namespace', VM_NAMESPACE]);
     const nodeSide = new NodeSide({
@@ -67,10 +70,13 @@ export function useKubeVirt(): () => KubeVirtWorld {
     await world.k.run(['delete', 'vmim', '-n', VM_NAMESPACE, '--all', '--wait=false']);
   });
   afterAll(async () => {
-    if (!world) return;
-    await world.nodeSide.stop();
-    // the emulated node goes with the world: nothing would keep its lease (pods on it are gone with the VMIs)
-    await world.k.run(['delete', 'node', world.kv.emulatedNode, '--wait=false']);
+    if (world) {
+      await world.nodeSide.stop();
+      // the emulated node goes with the world: nothing would keep its lease (pods on it are gone with the VMIs)
+      await world.k.run(['delete', 'node', world.kv.emulatedNode, '--wait=false']);
+    }
+    // virt-api and its namespace go last, whatever beforeAll got to
+    await virtApi?.stop();
   });
   return () => {
     if (!world) throw new Error('the KubeVirt world is not set up (beforeAll failed?)');
