@@ -22,6 +22,7 @@ const toServer = (s: NovaServer): WorldServer => {
     status: s.status,
     ...(host ? { host } : {}),
     ...(s.metadata ? { metadata: s.metadata } : {}),
+    ...(typeof s.flavor?.ram === 'number' ? { memoryMb: s.flavor.ram } : {}),
     ...(Number.isNaN(created) ? {} : { createdAt: created }),
   };
 };

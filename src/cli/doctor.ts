@@ -22,6 +22,7 @@ import { doctorReport, doctorText } from './doctor-render.ts';
 import { noAgentText, requireNamespace } from './fleet-namespace.ts';
 import { clusterConfig } from './cluster-config.ts';
 import { violation } from '../invariants/violation.ts';
+import { LOGIND_DELAY_ANNOTATION } from '../core/shutdown/mark.ts';
 
 export const FINDINGS_EXIT = 3;
 
@@ -44,6 +45,10 @@ export function hostsToRead(kube: KubeWorld, config: Config, services: readonly 
     ...kube.nodes
       .filter((n) => hasGate(world, n.name) && agentAlive(world, n.name, checks) === false)
       .map((n) => n.name),
+    // logind's cap published by the agent: its servers' memory weighs against it (rules/shutdown-time.ts)
+    ...(config.shutdown.enabled
+      ? kube.nodes.filter((n) => n.annotations[LOGIND_DELAY_ANNOTATION] !== undefined).map((n) => n.name)
+      : []),
   ]);
   return [
     ...services.filter((s) => isDisabledByDrainer(s, prefix)).map((s) => s.host),

@@ -6,7 +6,7 @@ import { PluginHost } from '../core/backends/host.ts';
 import type { BackendPlugin } from '../core/backends/plugin.ts';
 import { remainingOn } from '../core/gate/remaining.ts';
 import { fallBack } from '../core/shutdown/fallback.ts';
-import { SHUTDOWN_ANNOTATION } from '../core/shutdown/mark.ts';
+import { LOGIND_DELAY_ANNOTATION, SHUTDOWN_ANNOTATION } from '../core/shutdown/mark.ts';
 import { ShutdownTrigger } from '../core/shutdown/trigger.ts';
 import type { KubeClients } from '../kube/client.ts';
 import { getNode, setAnnotation } from '../kube/node.ts';
@@ -24,6 +24,13 @@ export interface ShutdownSetup {
   readonly signal: AbortSignal;
 }
 
+/** logind's cap on the Node, for drainer doctor (which cannot reach the hosts' buses); null: none here. */
+function publishCap(o: ShutdownSetup, seconds: string | null): void {
+  void Promise.resolve()
+    .then(() => setAnnotation(o.k, o.nodeName, LOGIND_DELAY_ANNOTATION, seconds))
+    .catch((err: unknown) => o.log.debug({ err }, "logind's cap not published on the Node"));
+}
+
 /** Starts the watch and the trigger; resolves once they run (or it said why not). */
 export async function startShutdownTrigger(o: ShutdownSetup): Promise<void> {
   const { config, log, signal } = o;
@@ -39,6 +46,7 @@ export async function startShutdownTrigger(o: ShutdownSetup): Promise<void> {
     return r.names.length - (r.stopped ?? 0);
   };
   let trigger: ShutdownTrigger | undefined;
+  let capMs: number | undefined;
   try {
     const bus = await openBus(config.shutdown.busSocket, signal);
     const watch = await ShutdownWatch.start({
@@ -87,6 +95,7 @@ export async function startShutdownTrigger(o: ShutdownSetup): Promise<void> {
       },
       log,
     });
+    capMs = watch.delayMaxMs;
     log.info(
       { busSocket: config.shutdown.busSocket, inhibitDelayMaxSec: watch.delayMaxMs / 1000 },
       'watching logind: a shutdown of this host evacuates it first',
@@ -96,8 +105,10 @@ export async function startShutdownTrigger(o: ShutdownSetup): Promise<void> {
       { err },
       `no logind on ${config.shutdown.busSocket}: the host shutting down by itself is not watched`,
     );
+    publishCap(o, null);
     return;
   }
+  publishCap(o, String(Math.floor((capMs ?? 0) / 1000)));
   const t = trigger;
   void t
     .afterBoot(signal)

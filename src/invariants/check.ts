@@ -18,6 +18,7 @@ import { stopMarksLeftStopped } from './rules/stop-marks.ts';
 import { stopMarksWithoutAgent } from './rules/stop-mark-agent.ts';
 import { machineHooksWithoutAgent } from './rules/machine-hook-agent.ts';
 import { drainTimeoutsShort } from './rules/drain-timeouts.ts';
+import { shutdownTimeShort } from './rules/shutdown-time.ts';
 import { vmStopMarksWithoutAgent } from './rules/vm-stop-mark-agent.ts';
 import { serversLeftInVerifyResize } from './rules/verify-resize.ts';
 import type { Violation } from './violation.ts';
@@ -45,6 +46,7 @@ export const RULES: readonly Rule[] = [
   stopMarksWithoutAgent,
   machineHooksWithoutAgent,
   drainTimeoutsShort,
+  shutdownTimeShort,
   vmStopMarksWithoutAgent,
   failuresOfCompletedMoves,
   gatesWithoutKeeper,

@@ -18,5 +18,14 @@ export const checkOptionsOf = (
   agentLeaseDuration: config.fleet.agentLeaseDuration,
   hostMapping: config.nova.hostMapping,
   deadlines: deadlinesOf(config),
+  ...(config.shutdown.enabled
+    ? {
+        shutdown: {
+          rateMiBps: config.shutdown.migrationRate,
+          atOnce: config.nova.maxConcurrentMigrations,
+          marginSeconds: config.shutdown.releaseMargin,
+        },
+      }
+    : {}),
   ...more,
 });

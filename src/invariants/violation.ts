@@ -43,6 +43,7 @@ export const INVARIANT_IDS = [
   'stranded-service-without-agent',
   'drain-timeout-short',
   'drain-overruled-under-hook',
+  'shutdown-time-short',
 ] as const;
 
 export type InvariantId = (typeof INVARIANT_IDS)[number];
@@ -64,6 +65,7 @@ export const OPERATOR_FINDINGS: ReadonlySet<InvariantId> = new Set([
   'maintenance-without-agent',
   'stranded-service-without-agent',
   'drain-timeout-short',
+  'shutdown-time-short',
 ]);
 
 export const violation = (id: InvariantId, object: string, evidence: string, fix: string): Violation => ({

@@ -73,6 +73,8 @@ export interface WorldService {
 export interface WorldServer {
   readonly id: string;
   readonly name: string;
+  /** Its flavor's RAM, where Nova shows it (2.47+). */
+  readonly memoryMb?: number;
   /** OS-EXT-SRV-ATTR:host; undefined when Nova does not show it. */
   readonly host?: string;
   readonly status: string;
@@ -349,4 +351,6 @@ export interface CheckOptions {
   readonly expected4xx?: readonly number[];
   /** drainer's per-VM deadlines (the fleet tools' timeouts are compared with them); absent: not compared. */
   readonly deadlines?: Deadlines;
+  /** For logind's time against each node's evacuation (shutdown.*); absent: not compared. */
+  readonly shutdown?: { readonly rateMiBps: number; readonly atOnce: number; readonly marginSeconds: number };
 }

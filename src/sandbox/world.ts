@@ -21,6 +21,7 @@ const server = (s: ServerView): WorldServer => ({
   name: s.name,
   ...(s.host ? { host: s.host } : {}),
   status: s.status,
+  memoryMb: s.ramMb,
   createdAt: s.createdAt,
   metadata: { ...s.metadata },
 });

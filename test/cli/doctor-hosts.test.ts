@@ -16,6 +16,15 @@ describe('the hosts doctor reads', () => {
     expect(hostsToRead(kube, config, services)).toEqual(['node-1']);
   });
 
+  it("reads the host of a node whose agent published logind's cap: its servers weigh against it", () => {
+    const n = node('node-1');
+    const kube = world({
+      nodes: [{ ...n, annotations: { ...n.annotations, 'drainer.dev/logind-delay-max': '30' } }],
+      leases: [liveAgent('node-1')],
+    });
+    expect(hostsToRead(kube, config, services)).toEqual(['node-1']);
+  });
+
   it('leaves a node alone whose agent is alive and that has no record (its servers are no finding)', () => {
     const kube = world({ nodes: [node('node-1')], ...holdingGate('node-1'), leases: [liveAgent('node-1')] });
     expect(hostsToRead(kube, config, services)).toEqual([]);

@@ -3,6 +3,8 @@
 // (stack.close). The first prints the figures for BENCHMARKS.md at 8 servers: PrepareForShutdown to the
 // first migration started, and to the lock released.
 import { afterEach, describe, expect, it } from 'vitest';
+import { checkInvariants } from '../../src/invariants/check.ts';
+import { checkOptionsOf } from '../../src/invariants/options.ts';
 import { smallWorld } from '../e2e/scenario.ts';
 import { startStack, until, type Stack } from '../e2e/stack.ts';
 import { agentOnHost, fieldOf, lockListed, NODE, timeOf } from './agent.ts';
@@ -24,6 +26,11 @@ describe.skipIf(hostUnavailable() !== undefined)('systemctl reboot against a rea
     const s = await stack(8);
     const on = await agentOnHost(s, 60);
     cleanups.push(() => on.down());
+    // logind's cap, as the agent read it on its host's bus, for drainer doctor
+    await until('cap published', async () => {
+      const n = await s.node(NODE);
+      return n.metadata.annotations?.['drainer.dev/logind-delay-max'] === '60';
+    });
     await until('lock held', () => lockListed(on.host));
 
     on.host.reboot();
@@ -64,6 +71,12 @@ describe.skipIf(hostUnavailable() !== undefined)(
       for (const v of stopped)
         expect(v.metadata['drainer.dev:stopped']).toMatch(/node=node-a trigger=shutdown/);
       expect(timeOf(s, /delay lock released with VMs still on the host: nova: \d+ stopped/)).not.toBeNaN();
+
+      // drainer doctor's check would have said so: logind's 6 s against 6 servers of 2 GiB
+      const opts = checkOptionsOf(s.config, 2);
+      const found = checkInvariants(await s.world(), opts).filter((v) => v.id === 'shutdown-time-short');
+      expect(found.map((v) => v.object)).toEqual([`node/${NODE}`]);
+      expect(found[0]?.fix).toMatch(/raise the kubelet's shutdownGracePeriod/);
 
       const again = await agentOnHost(s, 6); // the boot
       cleanups.push(() => again.down());

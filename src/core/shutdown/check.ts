@@ -22,7 +22,15 @@ export interface ShutdownCheckInput {
 
 const RAISE = "the kubelet's shutdownGracePeriod (it sets logind's InhibitDelayMaxSec)";
 
-export function shutdownCheck(i: ShutdownCheckInput): { readonly short: boolean; readonly line: string } {
+export interface ShutdownVerdict {
+  readonly short: boolean;
+  /** The one line: what logind gives, what the evacuation needs, and (short) what to raise. */
+  readonly line: string;
+  /** When short: what to raise (also at the line's end). */
+  readonly fix?: string;
+}
+
+export function shutdownCheck(i: ShutdownCheckInput): ShutdownVerdict {
   if (!i.vms.length)
     return { short: false, line: 'shutdown: no VMs to move: an unplanned reboot is not delayed' };
   const known = i.vms.filter((v) => v.memoryBytes !== undefined);
@@ -45,8 +53,10 @@ export function shutdownCheck(i: ShutdownCheckInput): { readonly short: boolean;
   const gives = `shutdown: logind gives ${durationText(i.delayMaxMs / 1000)} (InhibitDelayMaxUSec), ${needs}`;
   if (i.delayMaxMs / 1000 >= need)
     return { short: false, line: `${gives}: an unplanned reboot now is evacuated in time` };
+  const fix = `raise ${RAISE} to ${durationText(need)} or more`;
   return {
     short: true,
-    line: `${gives}: an unplanned reboot now leaves VMs to their fallback (Nova: stopped); raise ${RAISE} to ${durationText(need)} or more`,
+    line: `${gives}: an unplanned reboot now leaves VMs to their fallback (Nova: stopped); ${fix}`,
+    fix,
   };
 }

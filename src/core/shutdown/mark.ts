@@ -5,5 +5,10 @@
 // down whatever drainer does; waiting would only leave more VMs to their fallback.
 export const SHUTDOWN_ANNOTATION = 'drainer.dev/shutdown';
 export const SHUTDOWN_TRIGGER = 'shutdown';
+/**
+ * logind's cap on a delay lock (InhibitDelayMaxUSec, in whole seconds) as the agent read it on its host's
+ * bus at start: drainer doctor, which cannot reach the hosts' buses, weighs each node's evacuation with it.
+ */
+export const LOGIND_DELAY_ANNOTATION = 'drainer.dev/logind-delay-max';
 
 export const isShutdownTrigger = (trigger: string | undefined): boolean => trigger === SHUTDOWN_TRIGGER;
