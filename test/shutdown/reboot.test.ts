@@ -3,7 +3,10 @@
 // (stack.close). The first prints the figures for BENCHMARKS.md at 8 servers: PrepareForShutdown to the
 // first migration started, and to the lock released.
 import { afterEach, describe, expect, it } from 'vitest';
+import { shutdownLine } from '../../src/cli/shutdown-check.ts';
+import { configSchema } from '../../src/config/schema.ts';
 import { checkInvariants } from '../../src/invariants/check.ts';
+import { buildPlugins } from '../../src/plugins/registry.ts';
 import { checkOptionsOf } from '../../src/invariants/options.ts';
 import { smallWorld } from '../e2e/scenario.ts';
 import { startStack, until, type Stack } from '../e2e/stack.ts';
@@ -60,6 +63,15 @@ describe.skipIf(hostUnavailable() !== undefined)(
       const on = await agentOnHost(s, 6);
       cleanups.push(() => on.down());
       await until('lock held', () => lockListed(on.host));
+      // drainer plan on the node says so beforehand, reading logind's cap on the host's bus
+      const config = configSchema.parse({ ...s.config, shutdown: { busSocket: on.host.socketPath } });
+      const plugins = buildPlugins(config, { log: s.log, kube: s.k });
+      const plans = await Promise.all(
+        plugins.map((p) => p.plan({ name: NODE }, AbortSignal.timeout(10_000))),
+      );
+      expect(await shutdownLine(config, plans)).toMatch(
+        /^warning: shutdown: logind gives 6s \(InhibitDelayMaxUSec\), this node's evacuation needs about .*: an unplanned reboot now leaves VMs to their fallback/,
+      );
 
       on.host.reboot();
       await on.host.ended;
