@@ -4,10 +4,12 @@
 // would leave VMs to their fallback (Nova: stopped) on an unplanned reboot.
 import { shutdownCheck } from '../../core/shutdown/check.ts';
 import { LOGIND_DELAY_ANNOTATION } from '../../core/shutdown/mark.ts';
-import { novaPresence } from '../../plugins/on-host.ts';
 import { hostOfNode } from '../hosts.ts';
 import { violation, type Violation } from '../violation.ts';
 import type { CheckOptions, World } from '../world.ts';
+
+/** Servers a shutdown's evacuation live-migrates (one stopped loses nothing in a reboot). */
+const RUNNING = new Set(['ACTIVE', 'PAUSED', 'MIGRATING']);
 
 export function shutdownTimeShort(world: World, opts: CheckOptions): Violation[] {
   const s = opts.shutdown;
@@ -16,9 +18,7 @@ export function shutdownTimeShort(world: World, opts: CheckOptions): Violation[]
     const cap = Number(node.annotations[LOGIND_DELAY_ANNOTATION]);
     const host = hostOfNode(world, node.name, opts);
     if (!Number.isFinite(cap) || !node.annotations[LOGIND_DELAY_ANNOTATION] || !host) return [];
-    const running = (world.nova?.servers ?? []).filter(
-      (v) => v.host === host && novaPresence(v.status) === 'running',
-    );
+    const running = (world.nova?.servers ?? []).filter((v) => v.host === host && RUNNING.has(v.status));
     const r = shutdownCheck({
       delayMaxMs: cap * 1000,
       vms: running.map((v) => (v.memoryMb !== undefined ? { memoryBytes: v.memoryMb * 1024 ** 2 } : {})),
