@@ -53,3 +53,40 @@ export function fleetRequests(log: readonly LoggedRequest[]): FleetRequests {
     queueLists: log.filter(isQueueList).length,
   };
 }
+
+/**
+ * One request as a kind: its method and path with names and numbers folded ("GET
+ * /api/v1/nodes/{name}", "GET /api/v1/nodes?labelSelector=drainer.dev/queued<N&limit=N"), so the
+ * requests made while a node is Queued can be counted by what they are.
+ */
+export function requestKind(request: string): string {
+  const [method = '', rest = ''] = request.split(' ', 2);
+  const url = new URL(decoded(rest), 'http://x');
+  const parts = url.pathname.split('/');
+  // /api/v1/<resource>/<name>… and /apis/<group>/<version>/<resource>/<name>…, namespaces folded too
+  const at = parts[1] === 'api' ? 3 : 4;
+  const path = parts
+    .map((p, i) => (i > at && (i - at) % 2 === 1 && parts[i - 1] !== 'status' ? '{name}' : p))
+    .join('/')
+    .replace(/\/namespaces\/[^/]+/, '/namespaces/{ns}');
+  const query = [...url.searchParams.entries()]
+    .filter(([k]) => k !== 'timeoutSeconds' && k !== 'allowWatchBookmarks')
+    // numbers and the names in a set or a field selector folded (one kind for every node's gate read)
+    .map(
+      ([k, v]) =>
+        `${k}=${v
+          .replace(/ in \([^)]*\)/g, ' in (…)')
+          .replace(/(spec\.nodeName=)[^,]*/g, '$1{node}')
+          .replace(/-?\d+/g, 'N')}`,
+    )
+    .join('&');
+  return `${method} ${path}${query ? `?${query}` : ''}`;
+}
+
+/** Counts by kind, most first: "12 PATCH /api/v1/nodes/{name}, 9 POST …". */
+export function kindsText(kinds: ReadonlyMap<string, number>): string {
+  return [...kinds]
+    .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+    .map(([k, n]) => `${n} ${k}`)
+    .join(', ');
+}

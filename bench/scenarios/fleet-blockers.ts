@@ -8,6 +8,7 @@ import { createServer, type Server } from 'node:http';
 import { atMost, info, type Figure } from '../lib/report.ts';
 import { round } from '../lib/stats.ts';
 import { runOnce, type FleetOptions, type FleetRun } from './fleet.ts';
+import { kindsText } from '../lib/fleet-requests.ts';
 
 export interface BlockersOptions extends FleetOptions {
   readonly budget: number;
@@ -111,7 +112,7 @@ export function blockersNotes(runs: readonly BlockersRun[]): string[] {
     'Prometheus queries per minute: the queries counted by the stub between the first cordon and the last node evacuated, over the span from the first to the last query plus one interval (n queries cannot be fewer than n - 1 intervals apart).',
     ...runs.map(
       (r) =>
-        `${r.agents} agents: ${r.run.evacuated} Evacuated in ${round(r.runSeconds, 1)} s; ${r.queries} Prometheus queries over ${round(r.spanMinutes * 60, 1)} s; ${r.run.queuedRequests} Kubernetes requests over ${round(r.run.queuedMinutes, 2)} queued node-minutes (real), ${round(r.run.requestsPerQueuedMinute, 2)} per queued node per simulated minute, ${round(r.run.requestsPerRealQueuedMinute, 1)} per real minute; during the run ${r.run.during.leaseConflicts} Lease 409s, ${r.run.during.leaseGets} Lease GETs.`,
+        `${r.agents} agents: ${r.run.evacuated} Evacuated in ${round(r.runSeconds, 1)} s; ${r.queries} Prometheus queries over ${round(r.spanMinutes * 60, 1)} s; ${r.run.queuedRequests} Kubernetes requests over ${round(r.run.queuedMinutes, 2)} queued node-minutes (real), ${round(r.run.requestsPerQueuedMinute, 2)} per queued node per simulated minute, ${round(r.run.requestsPerRealQueuedMinute, 1)} per real minute; during the run ${r.run.during.leaseConflicts} Lease 409s, ${r.run.during.leaseGets} Lease GETs; while Queued, by kind: ${kindsText(r.run.queuedKinds)}.`,
     ),
   ];
 }

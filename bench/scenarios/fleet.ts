@@ -13,7 +13,7 @@ import { runWatch } from '../../src/kube/watch.ts';
 import { mergeConfig, startAgents, type DemoAgents } from '../../src/demo/agents.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { startSandbox } from '../../src/sandbox/index.ts';
-import { fleetRequests, type FleetRequests } from '../lib/fleet-requests.ts';
+import { fleetRequests, kindsText, requestKind, type FleetRequests } from '../lib/fleet-requests.ts';
 import { atMost, info, type Figure } from '../lib/report.ts';
 import { idealMakespan, round } from '../lib/stats.ts';
 import { quiet, until } from '../lib/wait.ts';
@@ -35,6 +35,8 @@ export interface FleetRun {
   readonly ratio: number;
   readonly queuedMinutes: number;
   readonly queuedRequests: number;
+  /** The same requests by kind (method and path, names folded): every one attributed. */
+  readonly queuedKinds: ReadonlyMap<string, number>;
   /** Per simulated minute: the waits are on the sandbox's scaled clock (see the notes). */
   readonly requestsPerQueuedMinute: number;
   readonly requestsPerRealQueuedMinute: number;
@@ -107,6 +109,7 @@ export async function runOnce(o: FleetOptions, budget: number, extra: RunExtra =
   const queuedSince = new Map<string, number>();
   let queuedMs = 0;
   let queuedRequests = 0;
+  const queuedKinds = new Map<string, number>();
   const evacuating = new Set<string>();
   const began = new Map<string, number>();
   const took = new Map<string, number>();
@@ -126,8 +129,11 @@ export async function runOnce(o: FleetOptions, budget: number, extra: RunExtra =
       signal: stop.signal,
       watch: 'daemon',
       // the record as the API server has it when the answer comes (read in-process, no watch lag)
-      onApiRequest: (node, api) => {
-        if (api === 'kubernetes' && recordPhase(node) === 'Queued') queuedRequests++;
+      onApiRequest: (node, api, _code, _watch, request) => {
+        if (api !== 'kubernetes' || recordPhase(node) !== 'Queued') return;
+        queuedRequests++;
+        const kind = request ? requestKind(request) : 'unknown';
+        queuedKinds.set(kind, (queuedKinds.get(kind) ?? 0) + 1);
       },
     });
     const all = agents;
@@ -192,6 +198,7 @@ export async function runOnce(o: FleetOptions, budget: number, extra: RunExtra =
       ratio: makespanMs / idealMs,
       queuedMinutes,
       queuedRequests,
+      queuedKinds,
       requestsPerQueuedMinute: perQueuedMinute(queuedRequests),
       requestsPerRealQueuedMinute: queuedMinutes > 0 ? queuedRequests / queuedMinutes : 0,
       queuedNodes: queuedSince.size,
@@ -253,7 +260,7 @@ export function fleetNotes(o: FleetOptions, runs: readonly FleetRun[]): string[]
     `Counted with both Node writes of each queued node (${runs.map((r) => r.queuedNodes).join(' and ')} nodes queued): ${runs.map((r) => `budget ${r.budget}: ${round(r.withExitWrites, 2)}`).join(', ')} requests per queued node per minute.`,
     ...runs.map(
       (r) =>
-        `budget ${r.budget}: ${r.evacuated} Evacuated, makespan ${round(r.makespanS, 1)} s, ideal ${round(r.idealS, 1)} s, ${r.queuedRequests} requests over ${round(r.queuedMinutes, 2)} queued node-minutes.`,
+        `budget ${r.budget}: ${r.evacuated} Evacuated, makespan ${round(r.makespanS, 1)} s, ideal ${round(r.idealS, 1)} s, ${r.queuedRequests} requests over ${round(r.queuedMinutes, 2)} queued node-minutes; by kind: ${kindsText(r.queuedKinds)}.`,
     ),
   ];
 }

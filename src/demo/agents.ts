@@ -51,7 +51,7 @@ export function startAgents(o: {
   log: Logger;
   signal: AbortSignal;
   /** Every API request of one node's agent (besides its metrics); `watch`: the path of a watch it opened. */
-  onApiRequest?: (node: string, api: string, code: string, watch?: string) => void;
+  onApiRequest?: (node: string, api: string, code: string, watch?: string, request?: string) => void;
   /** Watch tuning; default short server-side timeouts for a fast clock, `daemon`: the daemon's own. */
   watch?: 'daemon';
 }): DemoAgents {
@@ -64,9 +64,9 @@ export function startAgents(o: {
     const metrics = new Metrics({ defaultMetrics: false });
     const k = createKubeClients({
       kubeconfigYaml: o.kubeconfigYaml,
-      onApiRequest: (api, code, watch) => {
+      onApiRequest: (api, code, watch, request) => {
         metrics.apiRequest(api, code);
-        o.onApiRequest?.(node, api, code, watch);
+        o.onApiRequest?.(node, api, code, watch, request);
       },
     });
     const log = o.log.child({ node });

@@ -6,11 +6,15 @@ import { connectionError, errorForStatus, parseStatus } from './errors.ts';
 import type { KubeStatus } from './types.ts';
 import { ServerClock } from './server-clock.ts';
 
-/** One request answered (or failed: code 'error'); `watch`: the path, when it opened a watch stream. */
+/**
+ * One request answered (or failed: code 'error'); `watch`: the path, when it opened a watch stream;
+ * `request`: its method, path and query ("GET /api/v1/nodes?labelSelector=…"), for attributing it.
+ */
 export type ApiRequestHook = (
   api: 'keystone' | 'nova' | 'placement' | 'kubernetes',
   code: string,
   watch?: string,
+  request?: string,
 ) => void;
 
 export type HttpVerb = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -143,9 +147,9 @@ export class KubeHttp implements KubeClients {
     return t;
   }
 
-  count(code: string, watch?: string): void {
+  count(code: string, watch?: string, request?: string): void {
     try {
-      this.#onApiRequest?.('kubernetes', code, watch);
+      this.#onApiRequest?.('kubernetes', code, watch, request);
     } catch {
       // metrics never break a request
     }
@@ -171,7 +175,7 @@ export class KubeHttp implements KubeClients {
       });
     } catch (err) {
       if (err instanceof ConfigError) throw err;
-      this.count('error', opts.stream ? req.path : undefined);
+      this.count('error', opts.stream ? req.path : undefined, `${method} ${pathAndQuery(req)}`);
       if (req.signal?.aborted) throw req.signal.reason;
       throw connectionError(err, method, req.path, timeoutMs, this.#wire.server);
     } finally {
@@ -179,7 +183,7 @@ export class KubeHttp implements KubeClients {
     }
     this.#clock.observe(res.date, sent, this.#clock.mark());
     const code = res.status;
-    this.count(String(code), opts.stream ? req.path : undefined);
+    this.count(String(code), opts.stream ? req.path : undefined, `${method} ${pathAndQuery(req)}`);
     if (opts.stream && code === 200) return { code: 200, body: undefined, stream: res.stream() };
     let text: string;
     try {
