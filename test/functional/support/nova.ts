@@ -79,7 +79,7 @@ export async function findFlavorId(s: Session, wanted?: string): Promise<string>
 /** Boots a server pinned to `host` with no network; returns its id (still BUILD). */
 export async function bootServer(
   s: Session,
-  spec: { name: string; host: string; imageId: string; flavorId: string },
+  spec: { name: string; host: string; imageId: string; flavorId: string; availabilityZone?: string },
 ): Promise<string> {
   const res = await s.request('compute', 'POST', '/servers', {
     microversion: BOOT_MV,
@@ -90,6 +90,7 @@ export async function bootServer(
         flavorRef: spec.flavorId,
         networks: 'none',
         host: spec.host,
+        ...(spec.availabilityZone ? { availability_zone: spec.availabilityZone } : {}),
       },
     },
   });
