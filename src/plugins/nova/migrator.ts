@@ -53,6 +53,8 @@ export class Migrator {
   readonly #tracker: Tracker;
   readonly #watch: Watch;
   readonly #landings: Landings;
+  /** A read of the migrations into the host, made after it was disabled, found none (undefined: not read). */
+  #arrivalsClear: boolean | undefined;
 
   constructor(opts: MigratorOptions) {
     this.#o = opts;
@@ -108,8 +110,9 @@ export class Migrator {
           full = true; // looks done: check the host itself, at once
           continue;
         }
-        // a server on its way in (scheduled before the host was disabled) lands after this listing
-        arriving = await this.#arriving();
+        // a server on its way in (scheduled before the host was disabled) lands after this listing,
+        // unless a read while the migrations ran found none
+        arriving = this.#arrivalsClear === true ? false : await this.#arriving();
         if (!arriving) break;
       }
       full = arriving; // once it has landed, the host's listing takes it on
@@ -119,6 +122,14 @@ export class Migrator {
         const inFlight = this.entries.filter((e) => e.state === 'migrating' && !this.#watch.parked(e)).length;
         const now = this.#o.now();
         const next = this.#pace.next({ inFlight, now, dueIn: this.#dueIn(), tail, working: this.#working() });
+        // Read the arrivals now, within the wait: the host is disabled, so nothing is scheduled into
+        // it after this read, and an empty one lets the listing that finds the host empty end the run
+        // (a failed one is made again there, as before).
+        if (this.#arrivalsClear === undefined && !arriving)
+          this.#arrivalsClear = await this.#arriving().then(
+            (a) => !a,
+            () => false,
+          );
         await this.#until(now + next);
       } catch {
         // aborted: handled at the top of the loop

@@ -116,7 +116,7 @@ export class FakeNova {
   honourChangesSince = false;
   /** Servers the changes-since listing never shows (a change drainer missed). */
   readonly missedByChanges = new Set<string>();
-  #faults: { method: string; path: RegExp; status: number; times: number }[] = [];
+  #faults: { method: string; path: RegExp; status: number; times: number; param?: string }[] = [];
   #drops: { method: string; path: RegExp; times: number; settle: boolean }[] = [];
   #tokenCount = 0;
   #migrationCount = 0;
@@ -157,9 +157,9 @@ export class FakeNova {
     return server;
   }
 
-  /** The next `times` requests matching method+path answer `status`. */
-  fail(method: string, path: RegExp, status: number, times = 1): void {
-    this.#faults.push({ method, path, status, times });
+  /** The next `times` requests matching method+path (and having query `param`, if given) answer `status`. */
+  fail(method: string, path: RegExp, status: number, times = 1, param?: string): void {
+    this.#faults.push({ method, path, status, times, ...(param ? { param } : {}) });
   }
 
   /**
@@ -215,7 +215,13 @@ export class FakeNova {
     const seen: RequestSeen = { method, path: u.pathname, query: u.searchParams, microversion: mv, body };
     this.requests.push(seen);
     this.onRequest?.(seen);
-    const fault = this.#faults.find((f) => f.method === method && f.path.test(u.pathname) && f.times > 0);
+    const fault = this.#faults.find(
+      (f) =>
+        f.method === method &&
+        f.path.test(u.pathname) &&
+        (!f.param || u.searchParams.has(f.param)) &&
+        f.times > 0,
+    );
     if (fault) {
       fault.times--;
       return [fault.status, { computeFault: { code: fault.status, message: 'injected' } }, reqId()];

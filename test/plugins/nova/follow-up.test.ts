@@ -113,7 +113,7 @@ describe('migration records', () => {
     });
     const seenAtRead: string[] = [];
     fake.onRequest = (r) => {
-      if (r.path.endsWith('/os-migrations'))
+      if (r.path.endsWith('/os-migrations') && r.query.has('source_compute'))
         seenAtRead.push(`${fake.migrations[0]?.status} ${fake.servers.get(s.id)?.status}`);
     };
     const h = harness(fake, {
@@ -149,7 +149,9 @@ describe('migration records', () => {
     expect(outcome.succeeded).toBe(true);
     // 500 s each: reads at 60, 120 and 240 s (then 480 s), shared by both servers
     expect(recordReads()).toBe(4);
-    const read = fake.requests.find((r) => r.path.endsWith('/os-migrations'))!;
+    const read = fake.requests.find(
+      (r) => r.path.endsWith('/os-migrations') && r.query.has('source_compute'),
+    )!;
     expect(read.query.get('source_compute')).toBe('compute-a');
     expect(read.query.get('changes-since')).toMatch(/^\d{4}-\d\d-\d\dT/);
   });

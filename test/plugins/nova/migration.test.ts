@@ -268,7 +268,8 @@ describe('scheduling', () => {
 
   it('counts a migration over when its server lands if the records are forbidden (403), and says so once', async () => {
     for (let i = 0; i < 4; i++) fake.addServer({ name: `vm-${i}`, host: 'compute-a', ticks: 2 });
-    fake.fail('GET', /\/os-migrations$/, 403); // the first read: whether a landed one still holds its slot
+    // the records' read: whether a landed one still holds its slot
+    fake.fail('GET', /\/os-migrations$/, 403, 1, 'source_compute');
     const h = harness(fake, { nova: { maxConcurrentMigrations: 1, submitAhead: 1 } });
 
     const outcome = await h.plugin.evacuate(node, evacuationContext(h));
