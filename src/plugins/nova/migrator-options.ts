@@ -5,6 +5,7 @@ import type { NovaConfig } from '../../config/schema.ts';
 import type { Logger } from '../../observability/logger.ts';
 import type { ComputeClient } from './compute.ts';
 import type { Sleep } from './http.ts';
+import type { NovaServer } from './types.ts';
 
 export type MigratorCompute = Pick<
   ComputeClient,
@@ -67,4 +68,6 @@ export interface MigratorOptions {
   /** Persists a change to a server's record entry (stall clock, forced completion, notify clock), made if missing. */
   remember(serverId: string, patch: Partial<MigrationRecord>): Promise<void>;
   progress(items: readonly WorkloadProgress[]): void;
+  /** A server seen settled off the host after a move (drainer's or someone else's), as last read. */
+  landed?(server: NovaServer): void;
 }

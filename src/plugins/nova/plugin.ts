@@ -32,6 +32,7 @@ import { parseNovaRecord, toPluginRecord, type NovaRecord } from './record.ts';
 import { novaStranded } from './stranded.ts';
 import { startStopped, type RestartOptions } from './restart.ts';
 import { startMarked } from './marked.ts';
+import { dropClaims, restartOnLanding } from './moved-marked.ts';
 import { confirmLeft } from './confirm-left.ts';
 import { markingStops } from './mark-stops.ts';
 import { stopForShutdown } from './shutdown-stop.ts';
@@ -142,6 +143,8 @@ export class NovaPlugin implements BackendPlugin {
     // every os-stop is marked on its server first: the memory of it outlives this Node and record
     const marking = markingStops(compute, { node: node.name, trigger: ctx.trigger }, log);
     await marking.adopt(record.migrations, signal);
+    // a marked server moved onto a host in service is started there at once (moved-marked.ts)
+    const moved = restartOnLanding(compute, mapping.host, ctx, this.#restartOptions(node));
     const migrator = new Migrator({
       compute: marking.compute,
       source: mapping.host,
@@ -167,8 +170,10 @@ export class NovaPlugin implements BackendPlugin {
         await save({ ...record, migrations: { ...record.migrations, [id]: { ...entry, ...patch } } });
       },
       progress: (items) => ctx.progress(items),
+      landed: (s) => moved.landed(s),
     });
     const workloads = await migrator.run();
+    await dropClaims(await moved.settle(), () => record, save);
     await marking.stamp(signal);
     return summarize(this.name, mapping.host, workloads, signal.aborted);
   }

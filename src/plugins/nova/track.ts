@@ -108,6 +108,7 @@ export class Tracker {
         e.abort ? `moved after its deadline (${late})` : (overdue ?? forced ?? others),
       );
       log.info({ server: e.id, target: e.target, attempts: e.attempts }, 'server moved');
+      this.#o.landed?.(e.server);
     } else if (e.overdue !== undefined) {
       const why =
         `timed out after ${nova.migrationTimeout}s (${e.overdue}); Nova then ended it with the server ` +

@@ -121,7 +121,7 @@ describe("drainer's stop mark", () => {
     expect(mark()).toBeUndefined();
   });
 
-  it('a marked server another maintenance cold-moves off its host (its owner changed the way out to cold): that maintenance’s restore starts it where it landed', async () => {
+  it('a marked server another maintenance cold-moves onto a host in service: started where it lands, at once, while that maintenance goes on', async () => {
     const { a, b } = await world();
     await a.evacuate();
     await until(idle('SHUTOFF'), 'stopped by drainer');
@@ -131,16 +131,54 @@ describe("drainer's stop mark", () => {
     await a.restore(); // compute-a back in service; vm-stop left on compute-b with its mark
     expect(mark()).toBeDefined();
 
-    // its owner now wants it moved cold: compute-b's next attempt moves it to compute-a, still off
+    // its owner now wants it moved cold: compute-b's next attempt moves it to compute-a, still off.
+    // Nothing else would start it there: compute-a's restore is over, and compute-b's restore may
+    // never come (its Node deleted, its record with it)
     await owner('PUT', `/servers/vm-stop/metadata/${MAINTENANCE_KEY}`, {
       meta: { [MAINTENANCE_KEY]: 'cold' },
     });
     await b.evacuate();
-    expect([server().host, server().status]).toEqual(['compute-a', 'SHUTOFF']);
 
+    expect([server().host, server().status, server().taskState]).toEqual(['compute-a', 'ACTIVE', null]);
+    expect(mark()).toBeUndefined();
+    expect(cloud!.state.service('compute-b')?.status).toBe('disabled');
     await b.restore();
-    await until(idle('ACTIVE'), 'started by compute-b’s restore');
-    expect(server().host).toBe('compute-a');
+    expect(server().status).toBe('ACTIVE');
+  });
+
+  it('a marked server cold-moved onto a host that went into maintenance meanwhile: left stopped with its mark, and started by that host’s restore', async () => {
+    const clock = new ScaledClock(100);
+    cloud = await startOpenStack({
+      clock,
+      hosts: [{ name: 'compute-a' }, { name: 'compute-b' }, { name: 'compute-c' }],
+      servers: [vm({ host: 'compute-b', metadata: { [MAINTENANCE_KEY]: 'cold' } })],
+    });
+    // compute-c goes into maintenance while the move runs (its agent disables it, as a cordon does)
+    class CInMaintenanceAtConfirm extends ComputeClient {
+      override async confirmResize(id: string, signal?: AbortSignal): Promise<void> {
+        const [svc] = await this.listServices('compute-c', signal);
+        if (svc?.status === 'enabled') await this.disableService(svc, 'drainer: cordon', signal);
+        return super.confirmResize(id, signal);
+      }
+    }
+    const a = sandboxDrainer(cloud, clock, {});
+    const b = sandboxDrainer(cloud, clock, {}, CInMaintenanceAtConfirm, 'compute-b');
+    const c = sandboxDrainer(cloud, clock, {}, ComputeClient, 'compute-c');
+    // stopped by a maintenance of compute-b's (its mark), then compute-a goes into maintenance
+    await owner('PUT', `/servers/vm-stop/metadata/${STOP_MARK_KEY}`, {
+      meta: { [STOP_MARK_KEY]: 'node=compute-x trigger=cordon' },
+    });
+    await owner('POST', '/servers/vm-stop/action', { 'os-stop': null });
+    await until(idle('SHUTOFF'), 'stopped');
+    await a.evacuate();
+
+    await b.evacuate(); // the only host Nova can pick is compute-c
+
+    expect([server().host, server().status]).toEqual(['compute-c', 'SHUTOFF']);
+    expect(mark()).toBeDefined();
+    await c.restore();
+    await until(idle('ACTIVE'), 'started by compute-c’s restore');
+    expect(server().host).toBe('compute-c');
     expect(mark()).toBeUndefined();
   });
 
