@@ -1,0 +1,49 @@
+// A node that comes back into the fleet queue in its old place (a resumed evacuation, a retry after
+// a refusal, a node let through by the start gate) says so on one Lease of the fleet namespace,
+// which every waiter's Lease watch already brings. A waiter whose read of the queue is older than
+// the last such word reads it again before it takes a slot; else its read stands (b5f26f8 read
+// the queue again before every take: two requests per node, for a case that is rare).
+import { isConflictError, isNotFoundError } from '../../errors.ts';
+import { microTime } from './held-slot.ts';
+import type { FleetApi, LeaseView } from './types.ts';
+
+export const RETURN_LEASE = 'drainer-queue-return';
+/** "<node> <place, epoch ms>": who came back last, for people reading the Lease. */
+export const RETURN_ANNOTATION = 'drainer.dev/queue-return';
+
+/**
+ * Back in its old place rather than new at the tail: a place this much older than the API
+ * server's time now was kept (the agents learn that time within about this much).
+ */
+export const RETURN_AFTER_MS = 500;
+
+/** The queue's word of returns as a waiter saw it: changes with every return. */
+export const returnMark = (leases: ReadonlyMap<string, LeaseView>): string =>
+  leases.get(RETURN_LEASE)?.resourceVersion ?? '';
+
+/**
+ * Writes the word (create or update at the read resourceVersion; another node's word at the same
+ * time wins a 409, and the Lease is read again). Only after this node's queue label is written.
+ */
+export async function announceReturn(
+  api: Pick<FleetApi, 'getLease' | 'createLease' | 'replaceLease'>,
+  seen: LeaseView | undefined,
+  o: { node: string; place: number; now: Date },
+): Promise<void> {
+  let current = seen;
+  for (let tries = 0; tries < 5; tries++) {
+    const next: LeaseView = {
+      name: RETURN_LEASE,
+      ...(current?.resourceVersion !== undefined ? { resourceVersion: current.resourceVersion } : {}),
+      annotations: { ...current?.annotations, [RETURN_ANNOTATION]: `${o.node} ${o.place}` },
+      renewTime: microTime(o.now),
+    };
+    try {
+      await (current?.resourceVersion === undefined ? api.createLease(next) : api.replaceLease(next));
+      return;
+    } catch (err) {
+      if (!isConflictError(err) && !isNotFoundError(err)) throw err;
+      current = await api.getLease(RETURN_LEASE);
+    }
+  }
+}
