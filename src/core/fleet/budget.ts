@@ -12,6 +12,7 @@ import { LeaseCache } from './lease-cache.ts';
 import type { ObservedLeases } from './observed.ts';
 import { HeldSlot, microTime } from './held-slot.ts';
 import { HolderAlive } from './holder-alive.ts';
+import { announceReturn, RETURN_LEASE, returnMark } from './queue-return.ts';
 
 // the held Lease (also the agent's node Lease) and its MicroTime live in held-slot.ts
 export { HeldSlot, microTime, type HeldLeaseOptions } from './held-slot.ts';
@@ -93,6 +94,8 @@ interface QueueState {
   more: boolean;
   /** The cache version the queue was listed at: holders seen since then are no longer waiting. */
   from: number;
+  /** The word of returns (queue-return.ts) when the queue was listed. */
+  returns: string;
   freeSince?: number;
 }
 
@@ -140,6 +143,7 @@ export class FleetBudget implements EvacuationBudget {
     queuedSince: Date;
     signal: AbortSignal;
     enqueue(): Promise<void>;
+    returning?: boolean;
     onWait(w: SlotWait): void;
   }): Promise<Slot | undefined> {
     const since = o.queuedSince.getTime();
@@ -151,6 +155,7 @@ export class FleetBudget implements EvacuationBudget {
       fresh: false,
       more: false,
       from: this.#cache.version,
+      returns: '',
     };
     while (!o.signal.aborted) {
       const seen = this.#cache.version;
@@ -171,21 +176,27 @@ export class FleetBudget implements EvacuationBudget {
       if (!q.queued && !mine) {
         await o.enqueue();
         q.queued = true;
+        if (o.returning)
+          await announceReturn(this.#o.api, byName.get(RETURN_LEASE), {
+            node: o.node,
+            place: since,
+            now: this.#now(),
+          });
       }
       const aheadN = await this.#ahead(q, {
         node: o.node,
         since,
         seen,
+        returns: returnMark(byName),
         slots,
         total,
         free: mine ? 0 : free.length,
       });
       const stale = this.#stale(q, free.length, aheadN, now);
       const candidates = mine ? [mine] : stale ? free : free.slice(aheadN);
-      // its turn by a list read earlier: read it again before taking. A node may have come back
-      // into the queue since, in its old place ahead (a retry, a resumed evacuation), and the Lease
-      // watch only ever shows nodes leaving it. One list per slot taken, by the node taking it.
-      if (!mine && !stale && candidates.length && !q.fresh) {
+      // its turn by a list read earlier: read it again before taking if a node came back into
+      // the queue since, in its old place (queue-return.ts): the list cannot have shown it
+      if (!mine && !stale && candidates.length && !q.fresh && q.returns !== returnMark(byName)) {
         q.relist = true;
         continue;
       }
@@ -227,6 +238,7 @@ export class FleetBudget implements EvacuationBudget {
       node: string;
       since: number;
       seen: number;
+      returns: string;
       slots: readonly LeaseView[];
       total: number;
       free: number;
@@ -247,6 +259,7 @@ export class FleetBudget implements EvacuationBudget {
       q.fresh = true;
       // the Leases were read at `seen`: holders from then on are counted, not just after the list
       q.from = o.seen;
+      q.returns = o.returns;
       this.#dropHolders(q, o.slots);
     }
     return q.ahead?.size ?? 0;

@@ -7,6 +7,7 @@ import { queuePlace, resumes } from '../record/record.ts';
 import type { NodeRun } from '../agent/run-context.ts';
 import type { Slot, SlotWait } from './types.ts';
 import { clearToStart, waitToStart } from './wait.ts';
+import { RETURN_AFTER_MS } from './queue-return.ts';
 import { isShutdownTrigger } from '../shutdown/mark.ts';
 
 const clock = (iso: string | undefined): string => (iso ? iso.slice(11, 16) : '?');
@@ -61,6 +62,13 @@ export async function takeSlot(
       queuedSince: new Date(place),
       signal: ctl.signal,
       enqueue: () => enqueue(run, queuedAt, place),
+      // in an old place (resumed, retried, held at the gate, or back after a blocker): waiters
+      // that read the queue meanwhile must hear of it (queue-return.ts)
+      returning:
+        resumed ||
+        !!rec.attemptedAt ||
+        slot !== undefined ||
+        serverNow(run).getTime() - place > RETURN_AFTER_MS,
       onWait: (w) => {
         metrics?.fleetSlots?.(w.holders.length, w.total);
         const text = waitText(w);

@@ -45,6 +45,11 @@ export interface EvacuationBudget {
      * in the queue (its label) if it is not there yet, e.g. a resumed evacuation that lost its slot.
      */
     enqueue(): Promise<void>;
+    /**
+     * Back in an old place (resumed, retried, let through by the start gate): waiters that read
+     * the queue without it must hear of it (queue-return.ts). A node new at the tail is not.
+     */
+    returning?: boolean;
     /** Each time the holders (or the place in the queue) changed. */
     onWait(w: SlotWait): void;
   }): Promise<Slot | undefined>;
