@@ -30,3 +30,27 @@ export function queuePlaces(migrations: readonly Vmim[]): { places: Map<string, 
   const places = new Map(queued.map((m, i) => [m.metadata.uid ?? m.metadata.name, i + 1]));
   return { places, of: queued.length };
 }
+
+/** Migrations KubeVirt backs off between (its evacuation and workload-update ones). */
+const BACKOFF_ELIGIBLE = ['kubevirt.io/evacuationMigration', 'kubevirt.io/workloadUpdateMigration'];
+
+/**
+ * How long KubeVirt holds a VMI's newest migration Pending after the last failed one, as its migration
+ * controller does (handleMigrationBackoff): 20 s after one failure since the last success, doubled for each
+ * further one; 0 where no backoff applies (not the newest, not queued, not an evacuation, no failure).
+ * `migs` are one VMI's migrations, oldest first.
+ */
+export function backoffMs(migs: readonly Vmim[]): number {
+  const eligible = migs.filter((m) =>
+    BACKOFF_ELIGIBLE.some((a) => m.metadata.annotations?.[a] !== undefined),
+  );
+  const newest = eligible.at(-1);
+  if (!newest || newest !== migs.at(-1) || !isQueued(newest)) return 0;
+  let ms = 0;
+  for (const m of eligible.slice(0, -1).reverse()) {
+    if (m.status?.phase === 'Succeeded') break;
+    if (m.metadata.deletionTimestamp) continue;
+    if (m.status?.phase === 'Failed') ms = ms === 0 ? 20_000 : ms * 2;
+  }
+  return ms;
+}

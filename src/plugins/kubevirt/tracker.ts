@@ -1,13 +1,14 @@
 // Follows the migrations of the VMIs that must move: one VMI list and one VMIM list per poll
 // (plus one GET per VMI that just left the node, to see where it went). A VMIM that KubeVirt holds
 // Pending is queued, not migrating: the per-VMI deadline runs only while a migration of the VMI
-// runs, so a retry queued behind others (parallelMigrationsPerCluster) is never timed. A VMI is
+// runs, so a retry queued behind others (parallelMigrationsPerCluster) is never timed; KubeVirt's backoff
+// after a failed attempt is the VMI failing to move, and is timed (migration-view.ts, backoffMs). A VMI is
 // known by its uid: one deleted and created again under its name is a new object (owned.ts).
 import { presenceField, vmiPresence } from '../on-host.ts';
 import type { WorkloadProgress, WorkloadState } from '../../core/backends/plugin.ts';
 import type { Logger } from '../../observability/logger.ts';
 import { migratedAway, vmiKey, type Classified } from './classify.ts';
-import { handoffState, isFinal, isQueued, queuePlaces } from './migration-view.ts';
+import { backoffMs, handoffState, isFinal, isQueued, queuePlaces } from './migration-view.ts';
 import type { KubevirtApi } from './port.ts';
 import type { Deadline } from './timeout.ts';
 import { migrationsOf, replacement } from './owned.ts';
@@ -37,6 +38,8 @@ interface Entry {
   /** The deadline's clock: time spent by finished runs, and the start of the run under way. */
   ranMs: number;
   runningSince?: number;
+  /** KubeVirt's backoff before the retry under way (counted as running, up to its end). */
+  backoff?: { from: number; ms: number };
   attempts: number;
   /** This evacuation's migrations of the VMI as the last poll saw them. */
   seen: Seen;
@@ -160,6 +163,12 @@ export class Tracker {
           ? { lastFailedAt: e.seen.lastFailedAt }
           : {}),
     };
+    const backoff = backoffMs(migs);
+    if (backoff > 0 && backoff !== e.backoff?.ms) {
+      // a longer window: another failure came before the retry ran; what passed of the last one still counts
+      if (e.backoff) e.ranMs += backedOff(e, this.#deps.now());
+      e.backoff = { from: e.seen.lastFailedAt ?? this.#deps.now(), ms: backoff };
+    }
     // KubeVirt keeps one open migration per VMI; else the newest finished one tells the story
     const latest = migs.find((m) => !isFinal(m)) ?? migs.at(-1);
     if (latest) this.#observe(e, latest);
@@ -170,6 +179,10 @@ export class Tracker {
     const phase = m.status?.phase || 'Pending';
     const now = this.#deps.now();
     if (!isQueued(m)) e.migratingSince ??= now;
+    if (!isQueued(m) && e.backoff) {
+      e.ranMs += backedOff(e, now);
+      delete e.backoff;
+    }
     // the deadline's clock runs while this migration runs; queued or finished, it stands still
     if (!isQueued(m) && !isFinal(m)) e.runningSince ??= now;
     else if (e.runningSince !== undefined) {
@@ -191,7 +204,7 @@ export class Tracker {
     const { now, node, log } = this.#deps;
     const phase = e.vmi?.status?.phase;
     const deadline = e.vmi && e.migratingSince !== undefined ? this.#deps.deadline(e.vmi) : undefined;
-    const ran = e.ranMs + (e.runningSince === undefined ? 0 : now() - e.runningSince);
+    const ran = e.ranMs + (e.runningSince === undefined ? 0 : now() - e.runningSince) + backedOff(e, now());
     if (!e.vmi) {
       this.#finish(
         e,
@@ -240,7 +253,8 @@ export class Tracker {
       e.state = e.migratingSince === undefined ? 'pending' : 'migrating';
       const place = this.#queue.places.get(latest.metadata.uid ?? latest.metadata.name);
       const where = place ? `, ${place} of ${this.#queue.of} waiting in the cluster` : '';
-      const queued = `queued by KubeVirt (migration ${name} Pending${where})`;
+      const held = e.backoff ? ` in KubeVirt's backoff (${e.backoff.ms / 1000}s)` : '';
+      const queued = `queued by KubeVirt (migration ${name} Pending${held}${where})`;
       e.message = failed ? `${failed}; ${queued}` : queued;
       return;
     }
@@ -303,6 +317,10 @@ export class Tracker {
     });
   }
 }
+
+/** The part of KubeVirt's backoff under way that has passed: it counts against the deadline. */
+const backedOff = (e: Entry, now: number): number =>
+  e.backoff ? Math.min(now, e.backoff.from + e.backoff.ms) - e.backoff.from : 0;
 
 /** Why a migration failed: KubeVirt's failureReason where it wrote one, else where to look. */
 const failureReason = (vmi: Vmi | undefined, m: Vmim): string =>

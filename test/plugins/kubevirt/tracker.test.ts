@@ -50,7 +50,13 @@ function cluster() {
     now: () => state.now,
     deadline: () => ({ ms: 10_000, why: 'kubevirt.migrationTimeout' }),
   });
-  return { state, tracker };
+  /** One poll at `ms` on the clock, with these migrations in the cluster. */
+  const at = async (ms: number, migrations: Vmim[]) => {
+    state.now = ms;
+    state.migrations = migrations;
+    await tracker.poll(new AbortController().signal);
+  };
+  return { state, tracker, at };
 }
 
 const signal = new AbortController().signal;
@@ -134,15 +140,10 @@ describe('the KubeVirt tracker knows a VMI by its uid', () => {
 
 describe('the KubeVirt tracker times only a running migration', () => {
   it('a retry queued behind others past the per-VMI deadline is still followed, and moves', async () => {
-    const { state, tracker } = cluster();
+    const { state, tracker, at } = cluster();
     const first = vmiOn('uid-1', 'node-1', '2026-01-01T00:00:00Z');
     state.vmis = [first];
     tracker.begin([followed(first)]);
-    const at = async (ms: number, migrations: Vmim[]) => {
-      state.now = ms;
-      state.migrations = migrations;
-      await tracker.poll(signal);
-    };
 
     // queued 60 s for the first attempt, runs 6 s and fails, its retry queued 60 s, runs 3 s
     await at(0, [migration('m1', '2026-01-01T00:00:01Z', 'Pending')]);
@@ -173,5 +174,55 @@ describe('the KubeVirt tracker times only a running migration', () => {
       state: 'failed',
       message: expect.stringMatching(/^not migrated within 10s \(kubevirt\.migrationTimeout\)/),
     });
+  });
+});
+
+describe("the KubeVirt tracker times KubeVirt's backoff after a failed evacuation attempt", () => {
+  // KubeVirt (pkg/virt-controller/watch/migration, handleMigrationBackoff) holds the next evacuation migration of
+  // a VMI Pending for 20 s after its first failure, 40 s after the second, doubling: that wait is the VMI failing
+  // to move, not a queue, so the deadline runs through it (seen on the real suite: attempts that fail in 5 s were
+  // never timed out, the node stayed Evacuating until the evacuation's deadline)
+  const evacuation = (name: string, created: string, phase: string): Vmim => ({
+    ...migration(name, created, phase),
+    metadata: {
+      ...migration(name, created, phase).metadata,
+      annotations: { 'kubevirt.io/evacuationMigration': 'node-1' },
+    },
+  });
+
+  it('counts the backoff window, not the queue wait after it, and fails the VMI past the deadline', async () => {
+    const { state, tracker, at } = cluster();
+    const first = vmiOn('uid-1', 'node-1', '2026-01-01T00:00:00Z');
+    state.vmis = [first];
+    tracker.begin([followed(first)]);
+    const m1 = (phase: string) => evacuation('m1', '2026-01-01T00:00:01Z', phase);
+    const m2 = (phase: string) => evacuation('m2', '2026-01-01T00:00:05Z', phase);
+
+    // the first attempt runs 4 s and fails; KubeVirt holds the retry 20 s, then it waits in the queue
+    await at(0, [m1('Running')]);
+    await at(4_000, [m1('Failed'), m2('Pending')]);
+    await at(9_000, [m1('Failed'), m2('Pending')]);
+    expect(tracker.failed()).toBe(false);
+    // 4 s running + 6 s of the 20 s backoff: past the 10 s deadline
+    await at(10_001, [m1('Failed'), m2('Pending')]);
+    expect(tracker.progress(followed(first))).toMatchObject({
+      state: 'failed',
+      message: expect.stringMatching(/^not migrated within 10s \(kubevirt\.migrationTimeout\)/),
+    });
+  });
+
+  it('doubles the window with each failure, as KubeVirt does, and says so while it holds the retry', async () => {
+    const { state, tracker, at } = cluster();
+    const first = vmiOn('uid-1', 'node-1', '2026-01-01T00:00:00Z');
+    state.vmis = [first];
+    tracker.begin([followed(first)]);
+    // a deadline of 10 s would end at the first backoff: here the windows are measured against a long one
+    const m = (name: string, phase: string) => evacuation(name, `2026-01-01T00:00:0${name.at(-1)}Z`, phase);
+    await at(0, [m('m1', 'Running')]);
+    await at(1_000, [m('m1', 'Failed'), m('m2', 'Pending')]);
+    expect(tracker.progress(followed(first)).message).toMatch(/KubeVirt's backoff \(20s\)/);
+    await at(2_000, [m('m1', 'Failed'), m('m2', 'Running')]);
+    await at(3_000, [m('m1', 'Failed'), m('m2', 'Failed'), m('m3', 'Pending')]);
+    expect(tracker.progress(followed(first)).message).toMatch(/KubeVirt's backoff \(40s\)/);
   });
 });
