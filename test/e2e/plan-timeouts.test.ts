@@ -4,6 +4,7 @@
 // whose MachineDeployment's template sets nodeDrainTimeout 5m, would each delete the node with VMs
 // on it: `drainer plan` says so in one line each, with what to change, before anything is deleted.
 import { afterEach, describe, expect, it } from 'vitest';
+import { machinesPath } from '../../src/core/capi/kube-port.ts';
 import { PRE_DRAIN_HOOK } from '../../src/core/capi/machine.ts';
 import { CAPI, installFleetTools, machineFor, MACHINES } from './capi-stack.ts';
 import { smallWorld } from './scenario.ts';
@@ -124,5 +125,31 @@ describe('a maintenance start warns of a fleet tool that would delete the node w
     });
     expect(more).toEqual([]);
     expect(warning).toMatch(/^Karpenter: NodePool hypervisors has terminationGracePeriod 10m, shorter than/);
+  });
+
+  it('reads no Machines at the cordon: the Machine watch of the pre-drain hook has them (issue 51)', async () => {
+    const s = await startStack({ scenario: smallWorld({ servers: 5 }) });
+    stack = s;
+    await installFleetTools(s);
+    await nodePool(s, '10m');
+    await inPool(s);
+    const agent = s.startAgent('node-a');
+    await until('agent ready', () => agent.agent.ready().ready);
+    const machineLists = () =>
+      s.sandbox.kube.requestLog.filter(
+        (r) => r.method === 'GET' && r.path.startsWith(machinesPath) && !/[?&]watch=/.test(r.path),
+      ).length;
+    // the hook's Machine watch lists them once, then watches
+    await until('the Machine watch', () =>
+      s.sandbox.kube.requestLog.some((r) => r.path.startsWith(`${machinesPath}?watch=`)),
+    );
+    const before = machineLists();
+
+    await s.cordon('node-a');
+    await until('DrainTimeoutShort Event', async () => {
+      const found = await nodeEvents(s, 'node-a', 'DrainTimeoutShort');
+      return found.length ? found : undefined;
+    });
+    expect(machineLists()).toBe(before);
   });
 });

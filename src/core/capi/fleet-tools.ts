@@ -33,7 +33,12 @@ export function fleetTools(o: FleetToolOptions, log: Logger): NonNullable<AgentO
     signal: o.signal,
     plans: (signal) =>
       new PluginHost({ plugins: o.plugins, log }).plan({ name: o.nodeName }, signal, { capacity: false }),
-    warnings: (plans) => timeoutWarnings(o.k, o.nodeName, plans, o.config),
+    // the Node's labels and its Machine from the agent's own watches: no reads at a maintenance start
+    warnings: (plans, node) =>
+      timeoutWarnings(o.k, o.nodeName, plans, o.config, {
+        labels: node.metadata?.labels ?? {},
+        machine: hook.machine(),
+      }),
     warn: (message) =>
       events.record(
         { apiVersion: 'v1', kind: 'Node', name: o.nodeName },

@@ -70,6 +70,15 @@ export class PreDrainHook {
     });
   }
 
+  /**
+   * The node's Machine as the watch has it: null when the watch is synced and none names the node;
+   * undefined before (not synced yet, or Machines not served): whoever needs it reads it.
+   */
+  machine(): MachineObject | null | undefined {
+    if (!this.#synced) return undefined;
+    return machineOfNode(this.#machines.values(), this.#o.nodeName) ?? null;
+  }
+
   /** The agent's Node watch: every change may be the record's Evacuated or Failed. */
   onNode(node: NodeObject | undefined): void {
     this.#node = node;

@@ -14,8 +14,11 @@ export interface TimeoutWarnerOptions {
   readonly log: Logger;
   /** The node's plans now (no capacity check). */
   plans(signal: AbortSignal): Promise<readonly Plan[]>;
-  /** timeoutWarnings(k, node, plans, config) on a real cluster: plans only asked for where a tool has a timeout. */
-  warnings(plans: () => Promise<readonly Plan[]>): Promise<string[]>;
+  /**
+   * timeoutWarnings(k, node, plans, config) on a real cluster: plans only asked for where a tool
+   * has a timeout; `node` as the agent's watch brought it (its labels are not read again).
+   */
+  warnings(plans: () => Promise<readonly Plan[]>, node: NodeObject): Promise<string[]>;
   warn(message: string): Promise<void>;
   readonly signal: AbortSignal;
 }
@@ -30,17 +33,17 @@ export class TimeoutWarner {
 
   onNode(node: NodeObject | undefined): void {
     const record = parseRecord(node?.metadata?.annotations?.[STATE_ANNOTATION]);
-    if (!record || (record.phase !== 'Queued' && record.phase !== 'Evacuating')) return;
+    if (!node || !record || (record.phase !== 'Queued' && record.phase !== 'Evacuating')) return;
     const id = recordId(record);
     if (this.#checked === id) return;
     this.#checked = id;
-    void this.#check().catch((err: unknown) =>
+    void this.#check(node).catch((err: unknown) =>
       this.#o.log.warn({ err }, 'could not compare the fleet tools timeouts with the evacuation'),
     );
   }
 
-  async #check(): Promise<void> {
-    for (const w of await this.#o.warnings(() => this.#o.plans(this.#o.signal))) {
+  async #check(node: NodeObject): Promise<void> {
+    for (const w of await this.#o.warnings(() => this.#o.plans(this.#o.signal), node)) {
       this.#o.log.warn({ node: this.#o.nodeName }, w);
       await this.#o.warn(w);
     }

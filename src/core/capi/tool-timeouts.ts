@@ -35,9 +35,29 @@ const ownerOf = (
   kind: string,
 ) => o.metadata?.ownerReferences?.find((r) => r.kind === kind)?.name;
 
-async function machineTimeout(k: KubeClients, node: string): Promise<ToolTimeout | undefined> {
-  const list = await absentAsUndefined(() => listAll<KubeObject>(k, { path: machinesPath }));
-  const m = machineOfNode((list?.items ?? []) as MachineObject[], node);
+/**
+ * What the agent already knows from its watches: the Node's labels (its Node watch) and the node's
+ * Machine (the pre-drain hook's Machine watch, once synced; null: none), so a maintenance start
+ * reads neither again. Undefined: not known, read it.
+ */
+export interface KnownObjects {
+  readonly labels?: Record<string, string>;
+  readonly machine?: MachineObject | null;
+}
+
+async function machineTimeout(
+  k: KubeClients,
+  node: string,
+  known: MachineObject | null | undefined,
+): Promise<ToolTimeout | undefined> {
+  const m =
+    known !== undefined
+      ? (known ?? undefined)
+      : machineOfNode(
+          ((await absentAsUndefined(() => listAll<KubeObject>(k, { path: machinesPath })))?.items ??
+            []) as MachineObject[],
+          node,
+        );
   if (!m) return undefined;
   const ns = m.metadata?.namespace ?? '';
   const base = (kind: string, name: string) =>
@@ -80,9 +100,12 @@ async function nodePoolTimeout(
 /** The timeouts of the fleet tools that would drain this node. */
 export async function toolTimeouts(
   k: KubeClients,
-  node: { name: string; labels?: Record<string, string> },
+  node: { name: string; labels?: Record<string, string>; machine?: MachineObject | null },
 ): Promise<ToolTimeout[]> {
-  const found = await Promise.all([machineTimeout(k, node.name), nodePoolTimeout(k, node.labels ?? {})]);
+  const found = await Promise.all([
+    machineTimeout(k, node.name, node.machine),
+    nodePoolTimeout(k, node.labels ?? {}),
+  ]);
   return found.filter((t): t is ToolTimeout => t !== undefined);
 }
 
@@ -95,12 +118,21 @@ export async function timeoutWarnings(
   node: string,
   plans: readonly Plan[] | (() => Promise<readonly Plan[]>),
   config: Config,
+  known: KnownObjects = {},
 ): Promise<string[]> {
-  const n = await absentAsUndefined(() =>
-    k.request<KubeObject>({ path: `/api/v1/nodes/${encodeURIComponent(node)}` }),
-  );
-  if (!n) return [];
-  const timeouts = await toolTimeouts(k, { name: node, labels: n.metadata.labels ?? {} });
+  const labels =
+    known.labels ??
+    (
+      await absentAsUndefined(() =>
+        k.request<KubeObject>({ path: `/api/v1/nodes/${encodeURIComponent(node)}` }),
+      )
+    )?.metadata.labels;
+  if (!labels) return [];
+  const timeouts = await toolTimeouts(k, {
+    name: node,
+    labels,
+    ...(known.machine !== undefined ? { machine: known.machine } : {}),
+  });
   // the node is planned only when some tool has a timeout to compare (an agent plans for this alone)
   if (!timeouts.some((t) => t.seconds > 0 && !t.hooked)) return [];
   const bound = evacuationBound(typeof plans === 'function' ? await plans() : plans, config);
