@@ -94,7 +94,10 @@ interface QueueState {
   more: boolean;
   /** The cache version the queue was listed at: holders seen since then are no longer waiting. */
   from: number;
-  /** The word of returns (queue-return.ts) when the queue was listed. */
+  /**
+   * The word of returns (queue-return.ts) when the queue was listed, and the Lease watch's opens
+   * then: a watch re-opened since may have missed a word in its gap.
+   */
   returns: string;
   freeSince?: number;
 }
@@ -187,7 +190,7 @@ export class FleetBudget implements EvacuationBudget {
         node: o.node,
         since,
         seen,
-        returns: returnMark(byName),
+        returns: `${returnMark(byName)} ${this.#cache.opens}`,
         slots,
         total,
         free: mine ? 0 : free.length,
@@ -196,7 +199,13 @@ export class FleetBudget implements EvacuationBudget {
       const candidates = mine ? [mine] : stale ? free : free.slice(aheadN);
       // its turn by a list read earlier: read it again before taking if a node came back into
       // the queue since, in its old place (queue-return.ts): the list cannot have shown it
-      if (!mine && !stale && candidates.length && !q.fresh && q.returns !== returnMark(byName)) {
+      if (
+        !mine &&
+        !stale &&
+        candidates.length &&
+        !q.fresh &&
+        q.returns !== `${returnMark(byName)} ${this.#cache.opens}`
+      ) {
         q.relist = true;
         continue;
       }

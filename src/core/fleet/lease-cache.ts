@@ -27,6 +27,11 @@ export class LeaseCache {
   /** Bumped on every holder change; with the holders each change brought (the last few hundred). */
   #version = 0;
   readonly #held: { version: number; holder: string }[] = [];
+  /**
+   * Times the watch stream opened: a re-open means a gap (a dropped connection) in which changes
+   * may have been missed until its first events came.
+   */
+  #opens = 0;
   /** When this process saw each Lease's record change: what expiry is judged by. */
   readonly observed: ObservedLeases;
 
@@ -75,6 +80,7 @@ export class LeaseCache {
         },
         () => {
           open = true;
+          this.#opens++;
           this.#settle?.();
         },
         this.#signal,
@@ -101,6 +107,10 @@ export class LeaseCache {
 
   get version(): number {
     return this.#version;
+  }
+
+  get opens(): number {
+    return this.#opens;
   }
 
   /** Every node that took a slot after `version`. */
