@@ -75,6 +75,9 @@ export class Follow {
       // Evacuated rests on this listing: a server counted moved that is here again is not moved.
       if (e.state === 'succeeded' && knownHost(s) === source && classify(s, this.#o.nova).kind !== 'gone')
         e.reopen('counted moved, but the host listing shows it there again');
+      // nor stopped: one drainer stopped that runs again (its owner started it) is stopped again
+      else if (e.state === 'skipped' && e.stopped && knownHost(s) === source && !idleOff(s))
+        e.reopen('stopped for the declared reboot, but the host listing shows it running again');
     }
     if (!this.#resumedRead) await this.#readResumed(seen);
     for (const e of this.#tracked.all()) {
@@ -181,3 +184,6 @@ export class Follow {
     }
   }
 }
+
+/** Powered off with nothing under way: a stop of drainer's that still holds. */
+const idleOff = (s: NovaServer): boolean => s.status === 'SHUTOFF' && taskStateOf(s) === null;

@@ -139,6 +139,33 @@ describe('an owner who acts mid-evacuation (sandbox Nova)', () => {
     expect(cloud!.state.server('vm-stop')?.metadata).not.toHaveProperty([STOP_MARK_KEY]);
   });
 
+  it('the owner starts a server drainer stopped before the listing that ends the evacuation: it is stopped again, never left running', async () => {
+    // chaos seed 2 round 6: the run ended on that listing with the server running on the host, and
+    // the gate opened for a drain of a host about to reboot
+    const idle = (status: string) => () => {
+      const s = cloud!.state.server('vm-stop');
+      return s?.status === status && !s.taskState ? true : undefined;
+    };
+    let startedByOwner = false;
+    class OwnerStartsBeforeTheLastListing extends ComputeClient {
+      override async listServersOnHost(...args: Parameters<ComputeClient['listServersOnHost']>) {
+        if (!startedByOwner && idle('SHUTOFF')()) {
+          startedByOwner = true;
+          await owner('POST', '/servers/vm-stop/action', { 'os-start': null });
+          await until(idle('ACTIVE'), 'started by its owner');
+        }
+        return super.listServersOnHost(...args);
+      }
+    }
+    const d = await drainer([server('vm-stop', way('stop'))], {}, OwnerStartsBeforeTheLastListing);
+
+    const outcome = await d.evacuate();
+
+    expect(startedByOwner).toBe(true);
+    expect(line(outcome, 'vm-stop')).toMatchObject({ state: 'skipped', action: 'stop' });
+    expect(cloud!.state.server('vm-stop')).toMatchObject({ host: 'compute-a', status: 'SHUTOFF' });
+  });
+
   it('the owner shelves a server while drainer waits for them (notify): it left the host, counted moved, not failed', async () => {
     const d = await drainer([server('vm-ask', way('notify'))], { notifyTimeout: 600 });
 
