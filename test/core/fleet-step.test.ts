@@ -34,12 +34,17 @@ class OneSlot implements EvacuationBudget {
     this.#handOver();
   }
 
+  /** What each wait said of its place: back in an old one (waiters must hear of it) or new. */
+  readonly returning: boolean[] = [];
+
   async acquire(o: {
     node: string;
     signal: AbortSignal;
     enqueue(): Promise<void>;
+    returning?: boolean;
     onWait(w: SlotWait): void;
   }): Promise<Slot | undefined> {
+    this.returning.push(o.returning ?? false);
     if (this.holder !== o.node) {
       await o.enqueue();
       this.enqueued++;
@@ -115,6 +120,8 @@ describe('fleet slot: waiting Queued', () => {
     expect(cluster.record('node-7')).toMatchObject({ phase: 'Evacuated', queuedAt: waiting?.queuedAt });
     expect(cluster.record('node-7')?.slot).toBeUndefined();
     expect(budget.released).toBe(1);
+    // new at the tail of the queue: nobody who read it before could have missed it
+    expect(budget.returning).toEqual([false]);
   });
 
   it('a resumed evacuation whose slot went to another node waits Queued again, in its old place, keeping its start', async () => {
@@ -136,6 +143,8 @@ describe('fleet slot: waiting Queued', () => {
     expect(phases).toEqual(['Evacuating', 'Queued', 'Evacuating', 'Evacuated']);
     expect(cluster.record('node-7')).toMatchObject({ phase: 'Evacuated', since: '2024-05-01T10:05:00.000Z' });
     expect(label()).toBeUndefined();
+    // back in its old place: the waiters that read the queue while it evacuated must hear of it
+    expect(budget.returning).toEqual([true]);
   });
 
   it('restarted again while Queued for its lost slot, it still resumes: no fresh plan, its start kept', async () => {

@@ -11,12 +11,6 @@ export const RETURN_LEASE = 'drainer-queue-return';
 /** "<node> <place, epoch ms>": who came back last, for people reading the Lease. */
 export const RETURN_ANNOTATION = 'drainer.dev/queue-return';
 
-/**
- * Back in its old place rather than new at the tail: a place this much older than the API
- * server's time now was kept (the agents learn that time within about this much).
- */
-export const RETURN_AFTER_MS = 500;
-
 /** The queue's word of returns as a waiter saw it: changes with every return. */
 export const returnMark = (leases: ReadonlyMap<string, LeaseView>): string =>
   leases.get(RETURN_LEASE)?.resourceVersion ?? '';

@@ -7,7 +7,6 @@ import { queuePlace, resumes } from '../record/record.ts';
 import type { NodeRun } from '../agent/run-context.ts';
 import type { Slot, SlotWait } from './types.ts';
 import { clearToStart, waitToStart } from './wait.ts';
-import { RETURN_AFTER_MS } from './queue-return.ts';
 import { isShutdownTrigger } from '../shutdown/mark.ts';
 
 const clock = (iso: string | undefined): string => (iso ? iso.slice(11, 16) : '?');
@@ -33,7 +32,10 @@ export async function takeSlot(
   // a host going down waits for nothing, no slot beyond the budget either (core/shutdown/mark.ts)
   const urgent = isShutdownTrigger(run.store.current.trigger);
   // windows, freezes and blockers first: it keeps its place in the queue meanwhile
-  let passed = urgent || (await waitToStart(run, nm, ctl));
+  // held at the gate (in an earlier pass too): its label was there, but no waiter counted it
+  let held = run.store.current.waiting !== undefined;
+  const onHeld = () => (held = true);
+  let passed = urgent || (await waitToStart(run, nm, ctl, onHeld));
   if (!passed) return null;
   const rec = run.store.current;
   if (!rec) return undefined;
@@ -63,12 +65,9 @@ export async function takeSlot(
       signal: ctl.signal,
       enqueue: () => enqueue(run, queuedAt, place),
       // in an old place (resumed, retried, held at the gate, or back after a blocker): waiters
-      // that read the queue meanwhile must hear of it (queue-return.ts)
-      returning:
-        resumed ||
-        !!rec.attemptedAt ||
-        slot !== undefined ||
-        serverNow(run).getTime() - place > RETURN_AFTER_MS,
+      // that read the queue meanwhile must hear of it (queue-return.ts). Not by the clock: under
+      // load a fresh node's record write alone can take seconds, and it is at the tail
+      returning: resumed || !!rec.attemptedAt || held || slot !== undefined,
       onWait: (w) => {
         metrics?.fleetSlots?.(w.holders.length, w.total);
         const text = waitText(w);
@@ -97,7 +96,7 @@ export async function takeSlot(
     // first change (the verdict is the shared one; a pod selector costs one list)
     if (passed === 'now' || (await clearToStart(run, queuedAt, ctl))) break;
     await slot.release();
-    passed = await waitToStart(run, nm, ctl);
+    passed = await waitToStart(run, nm, ctl, onHeld);
     if (!passed) return null;
   }
   metrics?.queueFinished?.((run.now().getTime() - queuedAt.getTime()) / 1000);

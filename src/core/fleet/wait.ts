@@ -12,12 +12,13 @@ import type { StartVerdict } from './types.ts';
 
 /**
  * 'open' when it may go on ('now': asked to, past everything); false when stopped (cancel or
- * shutdown) while waiting.
+ * shutdown) while waiting. `onHeld`: called when the gate holds it (it goes on in an old place).
  */
 export async function waitToStart(
   run: NodeRun,
   nm: MaintenanceObject | undefined,
   ctl: { signal: AbortSignal },
+  onHeld?: () => void,
 ): Promise<'open' | 'now' | false> {
   const gate = run.deps.startGate;
   const rec = run.store.current;
@@ -37,6 +38,7 @@ export async function waitToStart(
       if (run.store.current?.waiting) await run.store.update({ waiting: undefined });
       return 'open';
     }
+    onHeld?.();
     // one record write, Event and status per change of reason (not per check)
     const key = `${v.kind} ${v.until ?? ''} ${v.kind === 'window' || v.kind === 'freeze' ? '' : v.reason}`;
     if (key !== told) {
