@@ -7,7 +7,8 @@
 // taken off when its owner took it over. Run beside the migrator, which keeps polling meanwhile.
 import type { Logger } from '../../observability/logger.ts';
 import type { NovaRecord } from './record.ts';
-import { restartOne, type Compute, type Restarted, type RestartOptions } from './restart.ts';
+import { restartRetried } from './marked.ts';
+import type { Compute, Restarted, RestartOptions } from './restart.ts';
 import { stopMarkOf } from './stop-mark.ts';
 import type { NovaServer } from './types.ts';
 
@@ -28,16 +29,9 @@ export function restartOnLanding(
   const restart = async (s: NovaServer): Promise<string | undefined> => {
     let result: Restarted;
     try {
-      // the mark claims it: without the action log to say otherwise, it is drainer's to start
-      result = await restartOne(compute, s.id, source, { fallback: () => true }, ctx, opts);
-    } catch (err) {
-      if (ctx.signal.aborted) return undefined;
-      // the claim stays in the record: its restore starts it wherever it is
-      ctx.log.warn(
-        { server: s.id, reason: (err as Error).message },
-        'could not start the server drainer stopped where it landed: its restore starts it',
-      );
-      return undefined;
+      result = await restartRetried(compute, s, source, ctx, opts);
+    } catch {
+      return undefined; // said; the claim stays in the record: its restore starts it wherever it is
     }
     return result === 'started' || result === 'theirs' ? s.id : undefined;
   };

@@ -103,6 +103,7 @@ export async function restartOne(
 ): Promise<Restarted> {
   const until = opts.now() + FOLLOW_TASK_MS;
   let starts = 0;
+  let refused = 0;
   // drainer's power actions on it: its stop, then the starts this pass makes
   const ours = new Set<string>();
   for (;;) {
@@ -151,7 +152,17 @@ export async function restartOne(
       ctx.log.info({ server: id, name: s.name, host }, 'starting the server drainer stopped for the reboot');
     } catch (err) {
       if (ctx.signal.aborted || isAuthError(err) || !isConflictError(err)) throw err;
-      // 409: a task began between the read and the call (its owner's): read it again
+      // 409: a task began between the read and the call (its owner's), or Nova refuses while the
+      // host's nova-compute is not up: read it again after a poll, a few times (the caller retries)
+      if (++refused >= STARTS)
+        throw new ApiError(
+          'API',
+          `os-start of server ${s.name} (${id}) refused ${refused} times: ${err.message}`,
+          {
+            api: 'nova',
+          },
+        );
+      await opts.sleep(opts.pollMs, ctx.signal);
     }
   }
 }

@@ -53,6 +53,7 @@ function defaultFaults(partial: Partial<NovaFaults> | undefined): NovaFaults {
     dropAnswer: () => false,
     errorMigrations: () => undefined,
     completeWithoutMove: () => false,
+    refuse: () => undefined,
     ...partial,
   };
 }

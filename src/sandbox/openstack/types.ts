@@ -67,6 +67,12 @@ export interface NovaFaults {
   errorMigrations: (serverId: string) => string | undefined;
   /** True: the migration record ends `completed` but the server stays MIGRATING on its source. */
   completeWithoutMove: (serverId: string) => boolean;
+  /**
+   * An answer instead of this request, nothing applied (as Nova's API refusing a start with a 409
+   * while the host's nova-compute is still coming up, or a 500 from a broken conductor). `path` is
+   * after /compute.
+   */
+  refuse: (method: string, path: string, body: unknown) => { status: number; message: string } | undefined;
 }
 
 /** Simulated durations of the steps around a migration (simulated ms). */

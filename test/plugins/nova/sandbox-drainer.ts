@@ -9,14 +9,15 @@ import type {
   StrandedChange,
   WorkloadProgress,
 } from '../../../src/core/backends/plugin.ts';
-import { createLogger } from '../../../src/observability/logger.ts';
+import { createLogger, type Logger } from '../../../src/observability/logger.ts';
 import { ComputeClient } from '../../../src/plugins/nova/compute.ts';
 import { createHttp } from '../../../src/plugins/nova/http.ts';
 import { KeystoneSession } from '../../../src/plugins/nova/keystone.ts';
 import { NovaPlugin } from '../../../src/plugins/nova/plugin.ts';
 import type { Clock } from '../../../src/sandbox/clock.ts';
 import { openstackConfigFor } from '../../../src/sandbox/scenario-config.ts';
-import type { OpenStackSandbox } from '../../../src/sandbox/openstack/index.ts';
+import type { OpenStackSandbox, ServerSpec } from '../../../src/sandbox/openstack/index.ts';
+import { MAINTENANCE_KEY } from '../../../src/plugins/nova/policy.ts';
 
 export interface SandboxDrainer {
   /** `signal`: an uncordon (a CancelledError reason) or a shutdown; `abortOnCancel` as evacuation.abortOnCancel. */
@@ -38,7 +39,7 @@ export interface SandboxDrainer {
 
 /**
  * `nova` is drainer's nova config (pollInterval 2 unless given); `Compute` lets a test put
- * something (an owner's action) right before one of drainer's calls.
+ * something (an owner's action) right before one of drainer's calls; `log` hears what drainer says.
  */
 export function sandboxDrainer(
   cloud: OpenStackSandbox,
@@ -46,13 +47,14 @@ export function sandboxDrainer(
   nova: Record<string, unknown> = {},
   Compute: typeof ComputeClient = ComputeClient,
   nodeName = 'compute-a',
+  log: Logger = createLogger({ level: 'silent' }),
 ): SandboxDrainer {
   const openstack = openstackSchema.parse(openstackConfigFor(cloud));
   const http = createHttp({ timeoutMs: 5000, retries: 0 });
   const plugin = new NovaPlugin({
     compute: new Compute({ http, session: new KeystoneSession({ openstack, http }) }),
     nova: novaSchema.parse({ pollInterval: 2, ...nova }),
-    log: createLogger({ level: 'silent' }),
+    log,
     sleep: (ms, signal) => clock.sleep(ms, signal),
     now: () => clock.now(),
   });
@@ -60,7 +62,7 @@ export function sandboxDrainer(
   const node = { name: nodeName, reboot: true };
   // a getter: each call reads the record as last saved
   const context = (signal = new AbortController().signal) => ({
-    log: createLogger({ level: 'silent' }),
+    log,
     signal,
     dryRun: false,
     get record() {
@@ -91,3 +93,16 @@ export function sandboxDrainer(
     atShutdown: () => plugin.atShutdown(node, { ...context(), trigger: 'shutdown' }),
   };
 }
+
+/** vm-stop on compute-a, whose owner chose the way out `stop` (stopped, not moved, for a declared reboot). */
+export const stopServer = (extra: Partial<ServerSpec> = {}): ServerSpec => ({
+  id: 'vm-stop',
+  name: 'vm-stop',
+  projectId: 'demo',
+  host: 'compute-a',
+  metadata: { [MAINTENANCE_KEY]: 'stop' },
+  ramMb: 2048,
+  vcpus: 1,
+  diskGb: 10,
+  ...extra,
+});

@@ -9,13 +9,9 @@ import { ComputeClient } from '../../../src/plugins/nova/compute.ts';
 import { MAINTENANCE_KEY } from '../../../src/plugins/nova/policy.ts';
 import { STOP_MARK_KEY, stopMarkOf } from '../../../src/plugins/nova/stop-mark.ts';
 import { ScaledClock } from '../../../src/sandbox/clock.ts';
-import {
-  startOpenStack,
-  type OpenStackSandbox,
-  type ServerSpec,
-} from '../../../src/sandbox/openstack/index.ts';
+import { startOpenStack, type OpenStackSandbox } from '../../../src/sandbox/openstack/index.ts';
 import { nova as call, token, until } from '../../sandbox/openstack/client.ts';
-import { sandboxDrainer } from './sandbox-drainer.ts';
+import { sandboxDrainer, stopServer } from './sandbox-drainer.ts';
 
 let cloud: OpenStackSandbox | undefined;
 afterEach(async () => {
@@ -23,17 +19,7 @@ afterEach(async () => {
   cloud = undefined;
 });
 
-const vm = (extra: Partial<ServerSpec> = {}): ServerSpec => ({
-  id: 'vm-stop',
-  name: 'vm-stop',
-  projectId: 'demo',
-  host: 'compute-a',
-  metadata: { [MAINTENANCE_KEY]: 'stop' },
-  ramMb: 2048,
-  vcpus: 1,
-  diskGb: 10,
-  ...extra,
-});
+const vm = stopServer;
 
 async function owner(method: string, path: string, body?: unknown) {
   const res = await call(cloud!, method, path, { token: await token(cloud!), version: '2.93', body });

@@ -119,6 +119,11 @@ export class Nova {
       ).reply;
       return { reply: { ...reply, pythonJson: true, headers: { ...reply.headers, ...ids } } };
     }
+    const refused = faults.refuse(req.method, req.path, req.body);
+    if (refused) {
+      const reply = novaFault(refused.status, refused.message).reply;
+      return { reply: { ...reply, pythonJson: true, headers: { ...reply.headers, ...ids } } };
+    }
     let version: Microversion | undefined;
     try {
       const path = req.path.replace(/\/+$/, '');
