@@ -253,3 +253,21 @@ export async function installControlPlane(
   );
   return { apiVersion: version, controllerLeader: leader };
 }
+
+/**
+ * Deletes what routes requests to virt-api (its webhook configurations and aggregated APIServices) before the
+ * suite stops it: its eviction webhooks fail closed and, without matchConditions on v1.26, see every eviction,
+ * so the files after this one could evict nothing; an unavailable APIService also breaks discovery and namespace
+ * deletion. The next KubeVirt run applies them again.
+ */
+export async function removeVirtApiRoutes(k: Kubectl): Promise<void> {
+  const toVirtApi = (o: Obj) =>
+    o.spec?.service?.name === 'virt-api' ||
+    ((o.webhooks ?? []) as Obj[]).some((w) => w.clientConfig?.service?.name === 'virt-api');
+  for (const kind of ['validatingwebhookconfigurations', 'mutatingwebhookconfigurations', 'apiservices']) {
+    const names = (((await k.get([kind]))?.items ?? []) as Obj[])
+      .filter(toVirtApi)
+      .map((o) => o.metadata.name as string);
+    if (names.length > 0) await k.ok(['delete', kind, ...names, '--wait=false']);
+  }
+}

@@ -9,7 +9,7 @@ import { realEnvWithoutNova, kubevirtEnv, type KubeVirtEnv, type RealEnv } from 
 import { install } from '../install.ts';
 import { kubectl, type Kubectl, type Obj } from '../kubectl.ts';
 import { VirtApiInNetns } from './api-netns.ts';
-import { installControlPlane, type ControlPlane } from './control-plane.ts';
+import { installControlPlane, removeVirtApiRoutes, type ControlPlane } from './control-plane.ts';
 import { NodeSide } from './node-side.ts';
 import { Vmis } from './vmis.ts';
 
@@ -35,10 +35,11 @@ export const kubevirtWanted = (): boolean => kubevirtEnv() !== undefined;
 export function useKubeVirt(): () => KubeVirtWorld {
   let world: KubeVirtWorld | undefined;
   let virtApi: VirtApiInNetns | undefined;
+  let k: Kubectl | undefined;
   beforeAll(async () => {
     const env = realEnvWithoutNova();
     const kv = kubevirtEnv()!;
-    const k = kubectl(env);
+    k = kubectl(env);
     const cluster = new Cluster(env, k);
     virtApi = new VirtApiInNetns(kv, k, env.kubeconfig);
     const controlPlane = await installControlPlane(k, kv, env.kubeconfig, virtApi);
@@ -75,7 +76,8 @@ export function useKubeVirt(): () => KubeVirtWorld {
       // the emulated node goes with the world: nothing would keep its lease (pods on it are gone with the VMIs)
       await world.k.run(['delete', 'node', world.kv.emulatedNode, '--wait=false']);
     }
-    // virt-api and its namespace go last, whatever beforeAll got to
+    // virt-api and its namespace go last, whatever beforeAll got to, and first what routes requests to it
+    if (k && virtApi) await removeVirtApiRoutes(k);
     await virtApi?.stop();
   });
   return () => {
