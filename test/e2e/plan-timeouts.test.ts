@@ -152,4 +152,21 @@ describe('a maintenance start warns of a fleet tool that would delete the node w
     });
     expect(machineLists()).toBe(before);
   });
+
+  it('reads no Machines at the cordon where Cluster API is not installed (issue 51)', async () => {
+    const s = await startStack({ scenario: smallWorld({ servers: 5 }) });
+    stack = s;
+    const agent = s.startAgent('node-a');
+    await until('agent ready', () => agent.agent.ready().ready);
+    // the hook looked once: Machines are not served
+    await until('the look for Machines', () =>
+      s.sandbox.kube.requestLog.some((r) => r.path.startsWith(machinesPath)),
+    );
+    const reads = () => s.sandbox.kube.requestLog.filter((r) => r.path.startsWith(machinesPath)).length;
+    const before = reads();
+
+    await s.cordon('node-a');
+    await until('Evacuated', async () => (await s.record('node-a'))?.phase === 'Evacuated');
+    expect(reads()).toBe(before);
+  });
 });

@@ -17,7 +17,8 @@ import {
 
 export interface MachinePort {
   /** Watches Machines until the signal aborts (waiting for their CRD while Cluster API is absent). */
-  watch(cb: WatchCallbacks<MachineObject>): Promise<void>;
+  /** `onAbsent`: Machines are not served (no Cluster API here); the watch waits for their CRD. */
+  watch(cb: WatchCallbacks<MachineObject> & { onAbsent?(): void }): Promise<void>;
   /** Puts drainer's hook on the Machine (on) or takes it off; a Machine gone is no error. */
   setHook(m: MachineObject, on: boolean): Promise<void>;
   /** Sets (null: removes) an annotation of the Node. */
@@ -41,6 +42,8 @@ export class PreDrainHook {
   readonly #machines = new Map<string, MachineObject>();
   #node: NodeObject | undefined;
   #synced = false;
+  /** Machines are not served here (until their CRD appears and the watch syncs). */
+  #absent = false;
   #running = false;
   #again = false;
   /** The failures already told (machine and record since): one Event per failed evacuation. */
@@ -63,6 +66,7 @@ export class PreDrainHook {
         else this.#machines.set(machineKey(m), m);
         if (m.status?.nodeRef?.name === this.#o.nodeName) this.#look();
       },
+      onAbsent: () => (this.#absent = true),
       onSynced: () => {
         this.#synced = true;
         this.#look();
@@ -75,6 +79,7 @@ export class PreDrainHook {
    * undefined before (not synced yet, or Machines not served): whoever needs it reads it.
    */
   machine(): MachineObject | null | undefined {
+    if (this.#absent && !this.#synced) return null;
     if (!this.#synced) return undefined;
     return machineOfNode(this.#machines.values(), this.#o.nodeName) ?? null;
   }

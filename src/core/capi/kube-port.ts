@@ -58,6 +58,7 @@ export function kubeMachinePort(o: KubeMachinePortOptions): MachinePort {
     async watch(cb) {
       const served = await machinesServed(k, cb.signal).catch(() => false);
       if (!served) {
+        cb.onAbsent?.();
         const appeared = await waitForCrd({
           k,
           log,
