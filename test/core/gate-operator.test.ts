@@ -39,6 +39,23 @@ function setup(plugins: FakePlugin[]) {
 const nodeWith = (annotations: Record<string, string>) => ({ metadata: { name: NODE, annotations } });
 const tick = (ms = 30) => new Promise((r) => setTimeout(r, ms));
 
+/** A nova plugin that notes the gate's calls before it moves the server, and whether the gate guards while it does. */
+function setupWatchingTheGate(server: string) {
+  const moving: { callsBefore: string[]; guarded?: boolean } = { callsBefore: [] };
+  const s = setup([
+    {
+      name: 'nova',
+      evacuate: async () => {
+        moving.callsBefore = [...s.api.calls];
+        await tick();
+        moving.guarded = s.api.guards(NODE);
+        return succeeded('nova', [server]);
+      },
+    },
+  ]);
+  return { ...s, moving };
+}
+
 describe("an operator's release belongs to one maintenance", () => {
   const record: NodeRecord = { ...newRecord('cordon', new Date('2026-03-01T00:00:00Z')), phase: 'Failed' };
 
@@ -59,24 +76,14 @@ describe("an operator's release belongs to one maintenance", () => {
   });
 
   it('weeks later, a cordon with a leftover release: the gate holds while the VMs are on the host', async () => {
-    let guardedWhileMoving: boolean | undefined;
-    const { cluster, api, gate, reconciler } = setup([
-      {
-        name: 'nova',
-        evacuate: async () => {
-          await tick();
-          guardedWhileMoving = api.guards(NODE);
-          return succeeded('nova', ['vm-1']);
-        },
-      },
-    ]);
+    const { cluster, gate, reconciler, moving } = setupWatchingTheGate('vm-1');
     const node = cluster.addNode(NODE, { unschedulable: true });
     node.metadata.annotations = { [GATE_RELEASED_ANNOTATION]: '2026-01-01T00:00:00.000Z' };
     await gate.set(NODE, true);
 
     await reconciler.reconcile(NODE, signal);
 
-    expect(guardedWhileMoving).toBe(true);
+    expect(moving.guarded).toBe(true);
     // the leftover is taken off: nothing honours it, and nothing is left to mislead
     expect(cluster.node(NODE).metadata.annotations?.[GATE_RELEASED_ANNOTATION]).toBeUndefined();
     gate.stop();
@@ -132,6 +139,25 @@ describe("an operator's release belongs to one maintenance", () => {
     expect(api.guards(NODE)).toBe(true);
     gate.stop();
   });
+
+  // chaos seed 3 round 37: released with servers on the host, uncordoned (the restore began, the
+  // release still on the Node until it ends), then drained again before the restore ended
+  it('a node drained again while its restore runs: the release of the ended maintenance opens nothing', async () => {
+    const { cluster, gate, reconciler, moving } = setupWatchingTheGate('left-by-the-release');
+    const restoring: NodeRecord = { ...failedAfterChanges(), id: 'maintenance-1', phase: 'Restoring' };
+    cluster.addNode(NODE, { unschedulable: true }).metadata.annotations = {
+      [STATE_ANNOTATION]: JSON.stringify(restoring),
+      [GATE_RELEASED_ANNOTATION]: JSON.stringify({ at: new Date().toISOString(), record: 'maintenance-1' }),
+    };
+    await gate.set(NODE, true); // the restore held it again
+
+    await reconciler.reconcile(NODE, signal);
+
+    expect(moving.callsBefore).not.toContain(`release ${NODE}`);
+    expect(moving.guarded).toBe(true);
+    expect(cluster.record(NODE)?.id).not.toBe('maintenance-1');
+    gate.stop();
+  });
 });
 
 // An agent restarts (a DaemonSet rollout) after its evacuation's plugins had moved every VM and while
@@ -139,19 +165,7 @@ describe("an operator's release belongs to one maintenance", () => {
 // can land on the host after those outcomes (migrations scheduled into it before it was disabled).
 describe('a resumed evacuation and the drain gate', () => {
   it("an earlier run's outcomes open nothing: the gate holds while this run moves what landed since", async () => {
-    let guardedWhileMoving: boolean | undefined;
-    let callsBeforeMoving: string[] = [];
-    const { cluster, api, gate, reconciler } = setup([
-      {
-        name: 'nova',
-        evacuate: async () => {
-          callsBeforeMoving = [...api.calls];
-          await tick();
-          guardedWhileMoving = api.guards(NODE);
-          return succeeded('nova', ['arrived-since']);
-        },
-      },
-    ]);
+    const { cluster, gate, reconciler, moving } = setupWatchingTheGate('arrived-since');
     const earlier: NodeRecord = {
       ...newRecord('cordon', new Date('2026-03-01T00:00:00Z')),
       phase: 'Evacuating',
@@ -165,8 +179,8 @@ describe('a resumed evacuation and the drain gate', () => {
     await reconciler.reconcile(NODE, signal);
 
     // not even for a moment: a drain that saw the gate pod go would have gone on
-    expect(callsBeforeMoving).not.toContain(`release ${NODE}`);
-    expect(guardedWhileMoving).toBe(true);
+    expect(moving.callsBefore).not.toContain(`release ${NODE}`);
+    expect(moving.guarded).toBe(true);
     expect(cluster.record(NODE)?.phase).toBe('Evacuated');
   });
 });

@@ -1,4 +1,5 @@
 // The record an evacuation attempt starts from: fresh, resumed, or still queued for the fleet.
+import { randomUUID } from 'node:crypto';
 import { newRecord, type NodeRecord } from '../record/record.ts';
 
 /**
@@ -23,6 +24,11 @@ export function attemptRecord(
     return queue ? { ...withoutError(current), trigger } : { ...rest, phase: 'Evacuating', trigger };
   }
   const { queuedAt: was, queueStamp: place, ...rest } = withoutError(current);
+  // drained again while its restore runs: the maintenance the restore ended is over, and with it an
+  // operator's release bound to its id (still on the Node until the restore ends): this is another
+  // one. What the restore has not yet undone stays in the record, for the next restore
+  if (current.phase === 'Restoring')
+    return { ...rest, ...queuedAt, phase, trigger, id: randomUUID(), since: now.toISOString() };
   // the same evacuation tried again (a node refused for a blocker or capacity, re-checked at each
   // resync): it keeps when its wait began and its place in the fleet queue
   const again = current.trigger === trigger;
