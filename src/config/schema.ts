@@ -109,7 +109,7 @@ export const kubevirtSchema = z.strictObject({
   triggerGraceSeconds: dflt(duration(), 30, 'with trigger "both": wait before evicting'),
   migrationTimeout: opt(
     duration(),
-    "fixed per-VMI deadline of a running migration (unset: from the guest's memory, see migrationTimeoutPerGiB)",
+    "fixed per-VMI deadline of a VMI's migration: the time its migrations run, plus KubeVirt's backoff between failed attempts; a wait in KubeVirt's queue is not counted (unset: from the guest's memory, see migrationTimeoutPerGiB)",
   ),
   migrationTimeoutPerGiB: opt(
     duration(),
