@@ -100,6 +100,8 @@ interface QueueState {
    */
   returns: string;
   freeSince?: number;
+  /** How many were ahead at the last look while a slot was free: fewer restarts `freeSince`. */
+  freeAhead?: number;
 }
 
 export class FleetBudget implements EvacuationBudget {
@@ -299,8 +301,10 @@ export class FleetBudget implements EvacuationBudget {
 
   /** A slot left free for a lease duration while the nodes ahead do not take it: they are gone. */
   #stale(q: QueueState, free: number, ahead: number, now: number): boolean {
-    if (free && ahead >= free) q.freeSince ??= now;
-    else q.freeSince = undefined;
+    if (!free || ahead < free) q.freeSince = undefined;
+    // fewer ahead (one took a slot, or left): the queue moves, so those still ahead are not gone
+    else if (q.freeSince === undefined || ahead < (q.freeAhead ?? ahead)) q.freeSince = now;
+    q.freeAhead = ahead;
     return q.freeSince !== undefined && now - q.freeSince > this.#o.leaseDuration * 1000;
   }
 
