@@ -1,5 +1,6 @@
 // A drain held by the gate while servers are still on the host, with something done to the agent in
 // the middle of the evacuation (a rollout, a force delete): what the cases then judge.
+import { expect } from 'vitest';
 import type { ServerView } from '../../functional/support/nova.ts';
 import type { Obj, Run } from './kubectl.ts';
 import { Departures } from './nova.ts';
@@ -33,4 +34,14 @@ export async function heldDrainWhile(
   const leftAtReturn = await r.nova.stillOnHost(servers);
   await departures.end();
   return { servers, oldAgent, done, leftAtReturn, lastLeftAt: departures.lastLeftAt! };
+}
+
+/** The promise: kubectl drain succeeded, and only after the last server had left the host. */
+export function expectDrainWaitedForTheServers(held: HeldDrain): void {
+  expect(held.done.code, held.done.stderr).toBe(0);
+  expect(
+    held.leftAtReturn.map((s) => s.name),
+    'servers still on the host when kubectl drain returned',
+  ).toEqual([]);
+  expect(held.done.endedAt).toBeGreaterThanOrEqual(held.lastLeftAt);
 }
