@@ -23,6 +23,9 @@ export const realTime: StampClock = { now: () => Date.now(), wallOf: (ms) => ms,
 export class Stamps {
   readonly clock: StampClock;
   readonly #kept = new Map<string, Map<string, number>>();
+  /** Creation order by uid: objects created in one scenario moment still came one after another. */
+  readonly #created = new Map<string, number>();
+  #next = 0;
 
   constructor(clock: StampClock = realTime) {
     this.clock = clock;
@@ -35,6 +38,7 @@ export class Stamps {
 
   /** Stamps `field` of the object `uid` with a moment (now by default), keeping the moment exactly. */
   stamp(uid: string | undefined, field: string, simMs = this.clock.now()): string {
+    if (uid && field === CREATED && !this.#created.has(uid)) this.#created.set(uid, this.#next++);
     if (uid) {
       const fields = this.#kept.get(uid) ?? new Map<string, number>();
       fields.set(field, simMs);
@@ -59,8 +63,17 @@ export class Stamps {
     return this.momentOf(obj.metadata.uid, META[field], Date.parse(obj.metadata[field] ?? ''));
   }
 
+  /**
+   * When it was created, to the order within a moment: creation then sequence (a controller's FIFO
+   * workqueue takes objects created in one moment in the order their ADDED events came).
+   */
+  createdOrder(obj: KubeObject): [number, number] {
+    return [this.metaMoment(obj, 'creationTimestamp'), this.#created.get(obj.metadata.uid ?? '') ?? Infinity];
+  }
+
   /** The object is gone: its moments go too. */
   forget(uid: string | undefined): void {
+    if (uid) this.#created.delete(uid);
     if (uid) this.#kept.delete(uid);
   }
 }

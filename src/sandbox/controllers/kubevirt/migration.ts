@@ -357,9 +357,15 @@ export function createMigrationController(deps: VirtControllerDeps, signal: Abor
     const perNode = new Map<string, number>();
     for (const m of active) perNode.set(sourceNodeOf(m), (perNode.get(sourceNodeOf(m)) ?? 0) + 1);
     let total = active.length;
-    // oldest first, by the exact moment (a real second of stamps is many scenario seconds)
-    const created = (m: KubeObject) => store.stamps.metaMoment(m, 'creationTimestamp');
-    const pending = current.filter((m) => phaseOf(m) === 'Pending').sort((a, b) => created(a) - created(b));
+    // oldest first, by the exact moment (a real second of stamps is many scenario seconds), then in
+    // the order they were created: KubeVirt's queue is FIFO, never by the random name suffix
+    const created = (m: KubeObject) => store.stamps.createdOrder(m);
+    const pending = current
+      .filter((m) => phaseOf(m) === 'Pending')
+      .sort((a, b) => {
+        const [x, y] = [created(a), created(b)];
+        return x[0] - y[0] || x[1] - y[1];
+      });
     for (const m of pending) {
       if (total >= settings.parallelMigrationsPerCluster) break;
       const vmi = vmiOf(store, m);
