@@ -1,9 +1,7 @@
-// Typed Nova compute client. Every call is authenticated through the Keystone session
-// (one re-auth on 401) and carries the negotiated microversion.
+// Typed Nova compute client: one method a Nova call. The transport under it (compute-transport.ts)
+// authenticates every call through the Keystone session and carries the negotiated microversion.
 import { ApiError, isNotFoundError } from '../../errors.ts';
-import type { Http, HttpResponse } from './http.ts';
-import type { KeystoneSession } from './keystone.ts';
-import { negotiate, versionRoot } from './microversion.ts';
+import { ComputeTransport, dateOf } from './compute-transport.ts';
 import type {
   NovaFlavorRef,
   NovaHypervisor,
@@ -25,108 +23,12 @@ const ARRIVING = new Set([
   'post-migrating',
 ]);
 
-export interface ComputeOptions {
-  http: Http;
-  session: KeystoneSession;
-  /** Config cap (nova.maxMicroversion). */
-  maxMicroversion?: string | undefined;
-}
-
-interface CallOptions {
-  json?: unknown;
-  searchParams?: Record<string, string | number>;
-  signal?: AbortSignal | undefined;
-}
-
-interface VersionDoc {
-  version?: { id?: string; version?: string; min_version?: string };
-  versions?: { id?: string; version?: string; status?: string }[];
-}
-
-interface Link {
-  rel?: string;
-  href?: string;
-}
-
-export class ComputeClient {
-  readonly #http: Http;
-  readonly #session: KeystoneSession;
-  readonly #cap: string | undefined;
-  #endpoint: string | undefined;
-  #minor: number | undefined;
-
-  constructor(opts: ComputeOptions) {
-    this.#http = opts.http;
-    this.#session = opts.session;
-    this.#cap = opts.maxMicroversion;
-  }
-
-  /** Finds the endpoint and negotiates the microversion (once). */
-  async init(signal?: AbortSignal): Promise<{ endpoint: string; microversion: string }> {
-    if (this.#endpoint === undefined || this.#minor === undefined) {
-      const endpoint = (await this.#session.endpoint('compute', signal)).replace(/\/+$/, '');
-      const serverMax = await this.#serverMax(endpoint, signal);
-      this.#minor = negotiate(serverMax, this.#cap);
-      this.#endpoint = endpoint;
-    }
-    return { endpoint: this.#endpoint, microversion: this.microversion };
-  }
-
-  /** Signs in unless the session holds a valid token: at most one request. */
-  async authenticate(signal?: AbortSignal): Promise<void> {
-    await this.#session.token(signal);
-  }
-
-  get microversion(): string {
-    return `2.${this.#minor ?? 1}`;
-  }
-
-  /** True when the negotiated microversion is at least 2.minor. */
-  atLeast(minor: number): boolean {
-    return (this.#minor ?? 1) >= minor;
-  }
-
-  // The version document needs no token; ".../v2.1/<project>" would ask for one, so use the root.
-  async #serverMax(endpoint: string, signal?: AbortSignal): Promise<string | undefined> {
-    const res = await this.#http.request<VersionDoc>({
-      api: 'nova',
-      method: 'GET',
-      url: versionRoot(endpoint),
-      signal,
-    });
-    const doc = res.body;
-    if (doc?.version) return doc.version.version || undefined;
-    const v21 = doc?.versions?.find((v) => v.id === 'v2.1');
-    return v21?.version || undefined;
-  }
-
-  async #call<T>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, opts: CallOptions = {}) {
-    await this.init(opts.signal);
-    const url = `${this.#endpoint}${path}`;
-    return this.#session.withAuth(
-      (token): Promise<HttpResponse<T>> =>
-        this.#http.request<T>({
-          api: 'nova',
-          method,
-          url,
-          headers: {
-            'x-auth-token': token,
-            'openstack-api-version': `compute ${this.microversion}`,
-            'x-openstack-nova-api-version': this.microversion,
-          },
-          ...(opts.json !== undefined ? { json: opts.json } : {}),
-          ...(opts.searchParams ? { searchParams: opts.searchParams } : {}),
-          signal: opts.signal,
-        }),
-      opts.signal,
-    );
-  }
-
+export class ComputeClient extends ComputeTransport {
   // --- services -------------------------------------------------------------------------
 
   /** nova-compute services on exactly this host (Nova's `host` filter is an exact match). */
   async listServices(host: string, signal?: AbortSignal): Promise<NovaService[]> {
-    const res = await this.#call<{ services?: NovaService[] }>('GET', '/os-services', {
+    const res = await this.call<{ services?: NovaService[] }>('GET', '/os-services', {
       searchParams: { binary: 'nova-compute', host },
       signal,
     });
@@ -136,12 +38,12 @@ export class ComputeClient {
   async disableService(svc: NovaService, reason: string, signal?: AbortSignal): Promise<void> {
     await this.init(signal); // the request shape depends on the microversion
     if (this.atLeast(53)) {
-      await this.#call('PUT', `/os-services/${encodeURIComponent(String(svc.id))}`, {
+      await this.call('PUT', `/os-services/${encodeURIComponent(String(svc.id))}`, {
         json: { status: 'disabled', disabled_reason: reason },
         signal,
       });
     } else {
-      await this.#call('PUT', '/os-services/disable-log-reason', {
+      await this.call('PUT', '/os-services/disable-log-reason', {
         json: { host: svc.host, binary: 'nova-compute', disabled_reason: reason },
         signal,
       });
@@ -151,12 +53,12 @@ export class ComputeClient {
   async enableService(svc: NovaService, signal?: AbortSignal): Promise<void> {
     await this.init(signal); // the request shape depends on the microversion
     if (this.atLeast(53)) {
-      await this.#call('PUT', `/os-services/${encodeURIComponent(String(svc.id))}`, {
+      await this.call('PUT', `/os-services/${encodeURIComponent(String(svc.id))}`, {
         json: { status: 'enabled' },
         signal,
       });
     } else {
-      await this.#call('PUT', '/os-services/enable', {
+      await this.call('PUT', '/os-services/enable', {
         json: { host: svc.host, binary: 'nova-compute' },
         signal,
       });
@@ -173,7 +75,7 @@ export class ComputeClient {
     await this.init(signal); // the request shape depends on the microversion
     if (this.atLeast(53)) {
       try {
-        const res = await this.#call<{ hypervisors?: NovaHypervisor[] }>('GET', '/os-hypervisors/detail', {
+        const res = await this.call<{ hypervisors?: NovaHypervisor[] }>('GET', '/os-hypervisors/detail', {
           searchParams: { hypervisor_hostname_pattern: pattern },
           signal,
         });
@@ -183,14 +85,14 @@ export class ComputeClient {
         throw err;
       }
     }
-    return this.#paged<NovaHypervisor>('/os-hypervisors/detail', 'hypervisors', {}, signal);
+    return this.paged<NovaHypervisor>('/os-hypervisors/detail', 'hypervisors', {}, signal);
   }
 
   // --- capacity (read-only) -------------------------------------------------------------
 
   /** Every nova-compute service of the cloud. */
   async listComputeServices(signal?: AbortSignal): Promise<NovaService[]> {
-    const res = await this.#call<{ services?: NovaService[] }>('GET', '/os-services', {
+    const res = await this.call<{ services?: NovaService[] }>('GET', '/os-services', {
       searchParams: { binary: 'nova-compute' },
       signal,
     });
@@ -199,11 +101,11 @@ export class ComputeClient {
 
   /** Every hypervisor (service host → hypervisor hostname, the Placement provider's name). */
   async listAllHypervisors(signal?: AbortSignal): Promise<NovaHypervisor[]> {
-    return this.#paged<NovaHypervisor>('/os-hypervisors/detail', 'hypervisors', {}, signal);
+    return this.paged<NovaHypervisor>('/os-hypervisors/detail', 'hypervisors', {}, signal);
   }
 
   async getFlavor(id: string, signal?: AbortSignal): Promise<NovaFlavorRef> {
-    const res = await this.#call<{ flavor: NovaFlavorRef }>('GET', `/flavors/${encodeURIComponent(id)}`, {
+    const res = await this.call<{ flavor: NovaFlavorRef }>('GET', `/flavors/${encodeURIComponent(id)}`, {
       signal,
     });
     return res.body.flavor;
@@ -211,7 +113,7 @@ export class ComputeClient {
 
   /** Server groups of every project (policy from 2.64, policies before). */
   async listServerGroups(signal?: AbortSignal): Promise<NovaServerGroup[]> {
-    const res = await this.#call<{ server_groups?: NovaServerGroup[] }>('GET', '/os-server-groups', {
+    const res = await this.call<{ server_groups?: NovaServerGroup[] }>('GET', '/os-server-groups', {
       searchParams: { all_projects: 'true' },
       signal,
     });
@@ -229,7 +131,7 @@ export class ComputeClient {
     signal?: AbortSignal,
     onNovaNow?: (ms: number) => void,
   ): Promise<NovaServer[]> {
-    return this.#paged<NovaServer>('/servers/detail', 'servers', { all_tenants: 1, host }, signal, (res) => {
+    return this.paged<NovaServer>('/servers/detail', 'servers', { all_tenants: 1, host }, signal, (res) => {
       const date = dateOf(res);
       if (date !== undefined) onNovaNow?.(date);
     });
@@ -237,7 +139,7 @@ export class ComputeClient {
 
   /** Every SHUTOFF server of every project, on any host (drainer doctor's look for stop marks). */
   listStoppedServers(signal?: AbortSignal): Promise<NovaServer[]> {
-    return this.#paged<NovaServer>(
+    return this.paged<NovaServer>(
       '/servers/detail',
       'servers',
       { all_tenants: 1, status: 'SHUTOFF' },
@@ -258,7 +160,7 @@ export class ComputeClient {
   ): Promise<{ servers: NovaServer[]; novaNow: number | undefined }> {
     const filters = { all_tenants: 1, 'changes-since': since.toISOString() };
     let novaNow: number | undefined;
-    const servers = await this.#paged<NovaServer>('/servers/detail', 'servers', filters, signal, (res) => {
+    const servers = await this.paged<NovaServer>('/servers/detail', 'servers', filters, signal, (res) => {
       const date = dateOf(res);
       if (date !== undefined) novaNow = Math.max(novaNow ?? date, date);
     });
@@ -266,56 +168,20 @@ export class ComputeClient {
   }
 
   async getServer(id: string, signal?: AbortSignal): Promise<NovaServer> {
-    const res = await this.#call<{ server: NovaServer }>('GET', `/servers/${encodeURIComponent(id)}`, {
+    const res = await this.call<{ server: NovaServer }>('GET', `/servers/${encodeURIComponent(id)}`, {
       signal,
     });
     return res.body.server;
-  }
-
-  // The next link can name another endpoint (public vs internal): keep our endpoint and our
-  // filters, take only its marker and limit.
-  async #paged<T>(
-    path: string,
-    key: string,
-    filters: Record<string, string | number>,
-    signal?: AbortSignal,
-    onPage?: (res: HttpResponse<Record<string, unknown>>) => void,
-  ): Promise<T[]> {
-    const items: T[] = [];
-    let page: Record<string, string> = {};
-    for (let i = 0; i < 10_000; i++) {
-      const res = await this.#call<Record<string, unknown>>('GET', path, {
-        searchParams: { ...filters, ...page },
-        signal,
-      });
-      onPage?.(res);
-      const body = res.body ?? {};
-      items.push(...((body[key] as T[] | undefined) ?? []));
-      const next = ((body[`${key}_links`] as Link[] | undefined) ?? []).find((l) => l.rel === 'next');
-      if (!next?.href) return items;
-      const q = new URL(next.href, 'http://x').searchParams;
-      const marker = q.get('marker');
-      if (!marker || marker === page.marker) return items;
-      page = { marker, ...(q.get('limit') ? { limit: q.get('limit')! } : {}) };
-    }
-    return items;
-  }
-
-  /** Answers the request id Nova gave the call (its action log names the action by it), if it said. */
-  async #action(id: string, body: unknown, signal?: AbortSignal): Promise<string | undefined> {
-    const res = await this.#call('POST', `/servers/${encodeURIComponent(id)}/action`, { json: body, signal });
-    const rid = res.headers['x-openstack-request-id'] ?? res.headers['x-compute-request-id'];
-    return (Array.isArray(rid) ? rid[0] : rid) || undefined;
   }
 
   /** Live-migrate to a host the scheduler picks; answers the call's request id (its action log entry). */
   async liveMigrate(id: string, signal?: AbortSignal): Promise<string | undefined> {
     await this.init(signal); // the request shape depends on the microversion
     if (this.atLeast(25)) {
-      return this.#action(id, { 'os-migrateLive': { host: null, block_migration: 'auto' } }, signal);
+      return this.action(id, { 'os-migrateLive': { host: null, block_migration: 'auto' } }, signal);
     }
     try {
-      return await this.#action(
+      return await this.action(
         id,
         { 'os-migrateLive': { host: null, block_migration: false, disk_over_commit: false } },
         signal,
@@ -329,7 +195,7 @@ export class ComputeClient {
       )) {
         throw err;
       }
-      return this.#action(
+      return this.action(
         id,
         { 'os-migrateLive': { host: null, block_migration: true, disk_over_commit: false } },
         signal,
@@ -339,18 +205,13 @@ export class ComputeClient {
 
   /** Cold migration (the server goes RESIZE → VERIFY_RESIZE); answers the call's request id. */
   migrate(id: string, signal?: AbortSignal): Promise<string | undefined> {
-    return this.#action(id, { migrate: null }, signal);
-  }
-
-  /** The id of the user drainer signs in as (the action log's user_id of drainer's calls), when Keystone says. */
-  userId(signal?: AbortSignal): Promise<string | undefined> {
-    return this.#session.userId(signal);
+    return this.action(id, { migrate: null }, signal);
   }
 
   /** Every migration record of one server (GET /os-migrations?instance_uuid=), first page: newest first from 2.59. */
   async listMigrationsOf(id: string, signal?: AbortSignal): Promise<NovaMigration[]> {
     await this.init(signal);
-    const res = await this.#call<{ migrations?: NovaMigration[] }>('GET', '/os-migrations', {
+    const res = await this.call<{ migrations?: NovaMigration[] }>('GET', '/os-migrations', {
       searchParams: { instance_uuid: id },
       signal,
     });
@@ -358,7 +219,7 @@ export class ComputeClient {
   }
 
   async confirmResize(id: string, signal?: AbortSignal): Promise<void> {
-    await this.#action(id, { confirmResize: null }, signal);
+    await this.action(id, { confirmResize: null }, signal);
   }
 
   /**
@@ -366,17 +227,17 @@ export class ComputeClient {
    * call's request id, which names this stop in the server's action log.
    */
   stopServer(id: string, signal?: AbortSignal): Promise<string | undefined> {
-    return this.#action(id, { 'os-stop': null }, signal);
+    return this.action(id, { 'os-stop': null }, signal);
   }
 
   /** Restore of way out stop: powers it on again (answers the call's request id, as stopServer). */
   startServer(id: string, signal?: AbortSignal): Promise<string | undefined> {
-    return this.#action(id, { 'os-start': null }, signal);
+    return this.action(id, { 'os-start': null }, signal);
   }
 
   /** What was done to the server, newest first (its action log). */
   async listInstanceActions(id: string, signal?: AbortSignal): Promise<NovaInstanceAction[]> {
-    const res = await this.#call<{ instanceActions?: NovaInstanceAction[] }>(
+    const res = await this.call<{ instanceActions?: NovaInstanceAction[] }>(
       'GET',
       `/servers/${encodeURIComponent(id)}/os-instance-actions`,
       { signal },
@@ -387,14 +248,14 @@ export class ComputeClient {
   /** One metadata item (PUT …/metadata/{key}); Nova refuses it (409) while a task runs. */
   async setServerMetadataItem(id: string, key: string, value: string, signal?: AbortSignal): Promise<void> {
     const path = `/servers/${encodeURIComponent(id)}/metadata/${encodeURIComponent(key)}`;
-    await this.#call('PUT', path, { json: { meta: { [key]: value } }, signal });
+    await this.call('PUT', path, { json: { meta: { [key]: value } }, signal });
   }
 
   /** Removes one metadata item; one already gone (404) is no error. */
   async deleteServerMetadataItem(id: string, key: string, signal?: AbortSignal): Promise<void> {
     const path = `/servers/${encodeURIComponent(id)}/metadata/${encodeURIComponent(key)}`;
     try {
-      await this.#call('DELETE', path, { signal });
+      await this.call('DELETE', path, { signal });
     } catch (err) {
       if (!isNotFoundError(err)) throw err;
     }
@@ -402,7 +263,7 @@ export class ComputeClient {
 
   /** In-progress migrations of a server (2.23+). */
   async listServerMigrations(id: string, signal?: AbortSignal): Promise<NovaMigration[]> {
-    const res = await this.#call<{ migrations?: NovaMigration[] }>(
+    const res = await this.call<{ migrations?: NovaMigration[] }>(
       'GET',
       `/servers/${encodeURIComponent(id)}/migrations`,
       { signal },
@@ -417,7 +278,7 @@ export class ComputeClient {
    */
   async listArrivingMigrations(dest: string, signal?: AbortSignal): Promise<NovaMigration[]> {
     await this.init(signal);
-    const res = await this.#call<{ migrations?: NovaMigration[] }>('GET', '/os-migrations', {
+    const res = await this.call<{ migrations?: NovaMigration[] }>('GET', '/os-migrations', {
       searchParams: { host: dest },
       signal,
     });
@@ -435,21 +296,20 @@ export class ComputeClient {
     await this.init(signal); // the filters depend on the microversion
     const searchParams: Record<string, string> = { source_compute: source };
     if (since && this.atLeast(59)) searchParams['changes-since'] = since.toISOString();
-    const res = await this.#call<{ migrations?: NovaMigration[] }>('GET', '/os-migrations', {
+    const res = await this.call<{ migrations?: NovaMigration[] }>('GET', '/os-migrations', {
       searchParams,
       signal,
     });
     return res.body?.migrations ?? [];
   }
 
-  /** Abort a running (2.24+) or queued (2.65+) live migration. */
   /** One live migration in progress with its copy counters (2.23+); 404 once it is not running. */
   async getServerMigration(
     id: string,
     migrationId: number | string,
     signal?: AbortSignal,
   ): Promise<NovaMigration> {
-    const res = await this.#call<{ migration?: NovaMigration }>(
+    const res = await this.call<{ migration?: NovaMigration }>(
       'GET',
       `/servers/${encodeURIComponent(id)}/migrations/${encodeURIComponent(String(migrationId))}`,
       { signal },
@@ -468,24 +328,19 @@ export class ComputeClient {
     migrationId: number | string,
     signal?: AbortSignal,
   ): Promise<void> {
-    await this.#call(
+    await this.call(
       'POST',
       `/servers/${encodeURIComponent(id)}/migrations/${encodeURIComponent(String(migrationId))}/action`,
       { signal, json: { force_complete: null } },
     );
   }
 
+  /** Abort a running (2.24+) or queued (2.65+) live migration. */
   async abortMigration(id: string, migrationId: number | string, signal?: AbortSignal): Promise<void> {
-    await this.#call(
+    await this.call(
       'DELETE',
       `/servers/${encodeURIComponent(id)}/migrations/${encodeURIComponent(String(migrationId))}`,
       { signal },
     );
   }
-}
-
-/** Nova's clock as an answer's Date header shows it (whole seconds), or undefined. */
-function dateOf(res: HttpResponse): number | undefined {
-  const date = Date.parse(String(res.headers.date ?? ''));
-  return Number.isNaN(date) ? undefined : date;
 }
