@@ -24,6 +24,7 @@ import { recordOf } from '../../src/invariants/hosts.ts';
 import { changedByUs, type NodeRecord } from '../../src/core/record/record.ts';
 import { DRAIN_KIND_TEXT, onHost, vmsOn, type DrainReturn, type Drains } from './drains.ts';
 import { SCALE, type Fleet } from './fleet.ts';
+import type { GateWatch } from './gate-watch.ts';
 import { CHAOS_USER_AGENT } from './operator.ts';
 
 const DRAIN_RETURNED_OCCUPIED_ID = 'drain-returned-occupied';
@@ -72,13 +73,44 @@ export const SAFETY: ReadonlySet<string> = new Set<string>([
 export const judged = (d: DrainReturn): boolean => d.ok && !d.contradicted && !d.released;
 
 /**
+ * Real ms an operator's release still excuses a drain's return after its maintenance ended, unless
+ * the node's gate is seen holding again sooner. A maintenance that ends with its Node deleted and
+ * registered again leaves the new Node with no gate until its agent sees the Node, makes the gate
+ * and the kubelet runs its pod (a real kubelet takes 3-5 s, design.md section 5): a drain that
+ * starts in that moment goes through the opening the operator's forced release made (chaos seed 3
+ * round 37: Karpenter's drain of hv-1 about a second after it registered again). A restore holds
+ * the gate before its record goes, so that end excuses nothing more. A gate that does not hold
+ * again within this is drainer's to answer for.
+ */
+export const REARM_MS = 3000;
+
+/** When the excuse of a release whose maintenance ended at `end` lapses (the sandbox's clock). */
+export type ReleaseLapse = (node: string, end: number) => number;
+
+/** The lapse: the first moment the gate held again since `end`, at most `boundMs` after it. */
+export const lapseAtRearm =
+  (gates: Pick<GateWatch, 'heldFrom'>, boundMs: number): ReleaseLapse =>
+  (node, end) =>
+    Math.min(gates.heldFrom(node, end) ?? Infinity, end + boundMs);
+
+/**
  * The return as released when an operator's release of its node was under way at that moment: the
  * release opens the gate while its command runs, and the soak records it only once the command
- * ended (a drain that went on through the opened gate returned in between).
+ * ended (a drain that went on through the opened gate returned in between). Its excuse lapses as
+ * `lapse` says after its maintenance ended (by default, at that end).
  */
-export const withReleases = (d: DrainReturn, releases: readonly ObservedRelease[]): DrainReturn =>
+export const withReleases = (
+  d: DrainReturn,
+  releases: readonly ObservedRelease[],
+  lapse: ReleaseLapse = (_node, end) => end,
+): DrainReturn =>
   !d.released &&
-  releases.some((r) => r.node === d.node && r.from <= d.returnedAt && d.returnedAt <= (r.until ?? Infinity))
+  releases.some(
+    (r) =>
+      r.node === d.node &&
+      r.from <= d.returnedAt &&
+      d.returnedAt <= (r.until === undefined ? Infinity : lapse(r.node, r.until)),
+  )
     ? { ...d, released: true }
     : d;
 
@@ -136,6 +168,8 @@ export class Checker {
   /** An agent's resync and a second more, on the sandbox's clock: how long a started server goes unseen. */
   readonly #noticeMs: number;
   readonly #more: () => Partial<Observations>;
+  /** When a release's excuse lapses after its maintenance ended (the gate held again, or REARM_MS). */
+  readonly #lapse: ReleaseLapse | undefined;
   readonly #counted = new Set<string>();
   readonly #since = new Map<string, number>();
   #lastRequest: ObservedRequest | undefined;
@@ -148,13 +182,19 @@ export class Checker {
   constructor(
     fleet: Fleet,
     drains: Drains,
-    o: { graceMs: number; observations?: () => Partial<Observations> },
+    o: {
+      graceMs: number;
+      observations?: () => Partial<Observations>;
+      /** Each node's gate as the API server showed it (without: a release's excuse ends with its maintenance). */
+      gates?: Pick<GateWatch, 'heldFrom'>;
+    },
   ) {
     this.#fleet = fleet;
     this.#drains = drains;
     this.#graceMs = o.graceMs;
     this.#noticeMs = (fleet.config.resyncInterval + 1) * 1000 * SCALE;
     this.#more = o.observations ?? (() => ({}));
+    this.#lapse = o.gates ? lapseAtRearm(o.gates, REARM_MS * SCALE) : undefined;
     // the soak skews agents' clocks by up to 60 s: judging their renewTime needs that much slack
     this.#opts = checkOptionsOf(fleet.config, fleet.sandbox.scenario.nodes.length, { clockSlackSeconds: 61 });
   }
@@ -209,7 +249,7 @@ export class Checker {
     const { powerChanges: changes = [], releases = [] } = this.#more();
     const returns = this.#drains.returns;
     for (let i = this.#drainAt; i < returns.length; i++) {
-      const d = withReleases(returns[i]!, releases);
+      const d = withReleases(returns[i]!, releases, this.#lapse);
       returns[i] = d; // the report counts it as released too
       // a server its owner started while the drain ran, or just before, is the owner's; one made
       // before the gate went is judged by gate-disrupted-while-occupied

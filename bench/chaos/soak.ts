@@ -10,6 +10,7 @@ import { drainerCli } from './cli.ts';
 import { DRAIN_KINDS, Drains, onHost, refusedByPlan, type DrainKind, type DrainReturn } from './drains.ts';
 import { runStep } from './faults.ts';
 import { FLEET_NODES, REBOOT_NODES, SCALE, serverWays, startFleet, type Fleet } from './fleet.ts';
+import { GateWatch } from './gate-watch.ts';
 import { enableAgent } from './lifecycle-steps.ts';
 import { Maintenances } from './maintenances.ts';
 import { Operator } from './operator.ts';
@@ -212,6 +213,14 @@ function gateUp(fleet: Fleet, node: string): boolean {
 export async function runSoak(o: SoakOptions): Promise<SoakResult> {
   const fleet = await startFleet();
   const maintenances = maintenancesOf(fleet);
+  // each gate as the API server shows it: a release's excuse lasts until the gate holds again
+  const gates = new GateWatch(
+    {
+      subscribe: (res, cb) => fleet.sandbox.kube.store.subscribe(res, cb),
+      now: () => fleet.sandbox.clock.now(),
+    },
+    { namespace: fleet.config.fleet.namespace, nodes: FLEET_NODES },
+  );
   const operator = new Operator(fleet.sandbox.kube.url, fleet.config.fleet.namespace);
   // Cluster API's Machines, one per node: the agents hold their pre-drain hook on them
   const machines = new Machines(fleet.k);
@@ -231,6 +240,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     for (const node of FLEET_NODES) await fleet.startAgent(node);
     const checker = new Checker(fleet, drains, {
       graceMs: o.graceMs ?? 20_000,
+      gates,
       observations: () => ({
         releases: maintenances.releases,
         ownerActions: owners.actions,
@@ -307,6 +317,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     if (o.logFile) writeFileSync(o.logFile, fleet.logLines.join(''));
     owners.close();
     queue.close();
+    gates.close();
     maintenances.close();
     await fleet.close();
   }
