@@ -75,6 +75,28 @@ describe('node operations', () => {
     expect(taintsOf(stored())).toEqual(['first=:NoSchedule', 'theirs=:NoSchedule', 'ours=:NoSchedule']);
   });
 
+  it('removes our taint from a Node registered again between its read and its write: the 422 is the guard, nothing is left to remove', async () => {
+    // chaos seed 3 round 14: `drainer restore --force` while Karpenter's new instance registered hv-2
+    await addTaint(f.k, 'n1', { key: 'drainer.dev/evacuating', effect: 'NoSchedule' });
+    let registered = false;
+    const k = {
+      ...f.k,
+      request: async <T>(req: Parameters<typeof f.k.request>[0]): Promise<T> => {
+        if (req.method === 'PATCH' && !registered) {
+          registered = true; // the old Node goes, a new one with no taints comes under its name
+          f.server.store.delete('nodes', undefined, 'n1');
+          f.server.store.create('nodes', node('n1'));
+        }
+        return f.k.request<T>(req);
+      },
+    };
+
+    expect(await removeTaint(k, 'n1', 'drainer.dev/evacuating', 'NoSchedule')).toBe(false);
+    expect(taintsOf(stored())).toEqual([]);
+    const refused = f.server.requestLog.filter((r) => r.status >= 400);
+    expect(refused).toEqual([expect.objectContaining({ method: 'PATCH', status: 422, guardFailed: true })]);
+  });
+
   it('sets and removes annotations, refusing a stale resourceVersion', async () => {
     const n = await setAnnotation(f.k, 'n1', 'drainer.dev/state', '{"phase":"Evacuating"}');
     expect(stored().metadata.annotations?.['drainer.dev/state']).toBe('{"phase":"Evacuating"}');

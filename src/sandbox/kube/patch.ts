@@ -110,6 +110,19 @@ export function deepEqual(a: Json, b: Json): boolean {
   return false;
 }
 
+/**
+ * Does the document hold `value` at the path? A path no longer there fails the test as a changed
+ * value does (the same 422): the writer read another document, e.g. taints removed or the Node
+ * registered again since its read.
+ */
+function testHolds(doc: Json, tokens: readonly string[], value: Json): boolean {
+  try {
+    return deepEqual(getAt(doc, tokens), value);
+  } catch {
+    return false;
+  }
+}
+
 interface JsonPatchOp {
   op: string;
   path: string;
@@ -134,7 +147,7 @@ export function jsonPatch(target: Json, ops: Json): Json {
         doc = mutate(doc, tokens, 'remove');
         break;
       case 'test':
-        if (!deepEqual(getAt(doc, tokens), raw.value ?? null)) throw testFailed();
+        if (!testHolds(doc, tokens, raw.value ?? null)) throw testFailed();
         break;
       case 'move':
       case 'copy': {
