@@ -1,7 +1,6 @@
 // The KubeVirt backend: trigger KubeVirt's own evacuation (drain taint and/or launcher-pod
 // eviction), follow every migration to its end, and name what cannot move before the pod drain runs.
 import type { KubevirtConfig } from '../../config/schema.ts';
-import { DrainerError, isTransientError } from '../../errors.ts';
 import type {
   BackendPlugin,
   EvacuationContext,
@@ -17,85 +16,56 @@ import type {
 import type { Logger } from '../../observability/logger.ts';
 import { kubevirtVerdict } from './capacity.ts';
 import { arrivals } from './arrivals.ts';
-import { classify, stillHere, vmiKey, type Classified } from './classify.ts';
+import { vmiKey, type Classified } from './classify.ts';
 import type { KubevirtApi } from './port.ts';
 import { keeper } from './keeper.ts';
 import { readRecord } from './record.ts';
 import { restoreNode, strandedVms, type WaitDeps } from './restore.ts';
-import {
-  dryRunProgress,
-  finalize,
-  handledPods,
-  outcomeOf,
-  planned,
-  plannedManual,
-  staticProgress,
-} from './report.ts';
+import { dryRunProgress, finalize, handledPods, outcomeOf, planned, plannedManual } from './report.ts';
 import { waitForOthers } from './manual.ts';
-import { clusterSettings } from './settings.ts';
 import { shutDown } from './shutdown.ts';
 import type { StopDeps } from './stopping.ts';
 import { migrationDeadline } from './timeout.ts';
 import { Tracker } from './tracker.ts';
 import { abortOnCancel, CLEANUP_MS } from './unmark.ts';
 import { halt, type HaltDeps } from './halt.ts';
-import { MAINTENANCE_ANNOTATION, ownerVm, readPolicy } from './policy.ts';
 import { ExternalController } from './external.ts';
 import { Triggers, type RecordKeeper } from './triggers.ts';
-import type { ClusterSettings, PodLite } from './types.ts';
+import type { PodLite } from './types.ts';
+import { ask, progressOf } from './asking.ts';
+import { defaultSleep, follow, type Sleep } from './follow.ts';
+import { Installed } from './installed.ts';
+import { inventory } from './inventory.ts';
 
 export interface KubevirtPluginDeps {
   readonly config: KubevirtConfig;
   readonly api: KubevirtApi;
   readonly log: Logger;
   /** Waits; may resolve or reject when the signal aborts. */
-  readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  readonly sleep?: Sleep;
   /** The clock the per-VMI timeouts and durations run on (a sandbox passes its scaled clock). */
   readonly now?: () => number;
 }
 
-const defaultSleep = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    const t = setTimeout(resolve, ms);
-    signal?.addEventListener(
-      'abort',
-      () => {
-        clearTimeout(t);
-        resolve();
-      },
-      { once: true },
-    );
-  });
-
 const reasonText = (r: unknown): string =>
   r instanceof Error ? r.message : typeof r === 'string' ? r : 'stopped';
-
-const PLAN_FRESH_MS = 30_000;
-
-/** VMIs whose owner is asked to move them (drainer.dev/maintenance: notify), each until when. */
-interface Asking {
-  readonly until: (key: string) => number;
-  readonly vmis: ReadonlySet<string>;
-}
 
 export class KubevirtPlugin implements BackendPlugin {
   readonly name = 'kubevirt';
   readonly #deps: KubevirtPluginDeps;
   readonly #now: () => number;
-  #reportedAbsent = false;
-  /** The KubeVirt CRs as the last plan read them: its evacuate, right after, need not read them again. */
-  #planned:
-    { at: number; kubevirts: Awaited<ReturnType<KubevirtPluginDeps['api']['listKubeVirts']>> } | undefined;
+  readonly #installed: Installed;
 
   constructor(deps: KubevirtPluginDeps) {
     this.#deps = deps;
     this.#now = deps.now ?? Date.now;
+    this.#installed = new Installed({ ...deps, now: this.#now });
   }
 
   async plan(node: NodeRef, signal: AbortSignal, opts?: PlanOptions): Promise<Plan> {
-    const settings = await this.#settings(signal, true);
+    const settings = await this.#installed.settings(signal, true);
     if (!settings) return { plugin: this.name, workloads: [] };
-    const classified = await this.#inventory(node, settings, signal);
+    const classified = await inventory(this.#deps, node, settings, signal);
     if (node.mode === 'manual')
       return {
         plugin: this.name,
@@ -122,11 +92,11 @@ export class KubevirtPlugin implements BackendPlugin {
 
   async evacuate(node: NodeRef, ctx: EvacuationContext): Promise<Outcome> {
     const { api, config } = this.#deps;
-    const settings = await this.#settings(ctx.signal);
+    const settings = await this.#installed.settings(ctx.signal);
     if (!settings)
       return { plugin: this.name, succeeded: true, workloads: [], message: 'KubeVirt not installed' };
     if (node.mode === 'manual' && !ctx.dryRun) return this.#waitForOthers(node, ctx);
-    const classified = await this.#inventory(node, settings, ctx.signal);
+    const classified = await inventory(this.#deps, node, settings, ctx.signal);
     if (ctx.dryRun)
       return outcomeOf(
         this.name,
@@ -182,20 +152,24 @@ export class KubevirtPlugin implements BackendPlugin {
           ? this.#now() + config.triggerGraceSeconds * 1000
           : Infinity;
     // notify: the owner has notifyTimeout to move it; then it is evicted like the others
-    const asking = await this.#ask(notifies, record);
+    const asking = await ask(notifies, record, this.#now(), config.notifyTimeout);
     const mayEvict = (key: string) => !asking.vmis.has(key) || this.#now() >= asking.until(key);
-    await this.#follow(
-      tracker,
-      triggers,
-      external,
-      { from: evictFrom, may: mayEvict },
-      classified,
-      asking,
+    await follow(
+      {
+        tracker,
+        triggers,
+        external,
+        evict: { from: evictFrom, may: mayEvict },
+        now: this.#now,
+        sleep: this.#deps.sleep ?? defaultSleep,
+        pollMs: config.pollInterval * 1000,
+        progress: () => progressOf(classified, tracker, asking, this.#now),
+      },
       ctx,
     );
 
     const byHalt = new Map(halted.map((w) => [w.name, w]));
-    let workloads = this.#progress(classified, tracker, asking).map((w) => byHalt.get(w.name) ?? w);
+    let workloads = progressOf(classified, tracker, asking, this.#now).map((w) => byHalt.get(w.name) ?? w);
     if (ctx.signal.aborted) {
       await abortOnCancel(this.#deps.api, node, { tracker, triggers, externals: externals.map(vmiKey) }, ctx);
     } else {
@@ -220,7 +194,7 @@ export class KubevirtPlugin implements BackendPlugin {
 
   /** No record on the node: starts the VMs whose stop mark names it (or a Node now gone), when in service. */
   async stranded(node: NodeRef, opts: StrandedOptions): Promise<StrandedChange | undefined> {
-    if (!(await this.#settings(opts.signal))) return undefined;
+    if (!(await this.#installed.settings(opts.signal))) return undefined;
     return strandedVms(node, opts, this.#waitDeps());
   }
 
@@ -234,20 +208,6 @@ export class KubevirtPlugin implements BackendPlugin {
       pollMs: config.pollInterval * 1000,
       timeoutMs: (config.migrationTimeout ?? config.migrationTimeoutMargin) * 1000,
     };
-  }
-
-  /**
-   * notify: the owners' clock lives in the record, so a restarted agent or a retried evacuation
-   * gives each owner what is left of kubevirt.notifyTimeout, not the whole of it again.
-   */
-  async #ask(notifies: readonly Classified[], record: RecordKeeper): Promise<Asking> {
-    const asked = record.current.asked ?? {};
-    const now = this.#now();
-    const fresh = notifies.filter((c) => asked[c.key] === undefined);
-    const since = { ...asked, ...Object.fromEntries(fresh.map((c) => [c.key, now])) };
-    if (fresh.length) await record.save({ ...record.current, asked: since }); // before the first ask
-    const timeoutMs = this.#deps.config.notifyTimeout * 1000;
-    return { until: (key) => (since[key] ?? now) + timeoutMs, vmis: new Set(notifies.map((c) => c.key)) };
   }
 
   /** The plugin's sleep; one that is aborted resolves (the caller's loop sees the signal). */
@@ -278,47 +238,6 @@ export class KubevirtPlugin implements BackendPlugin {
     };
   }
 
-  /** Polls until every mover has moved, failed or timed out, or the signal aborts. */
-  async #follow(
-    tracker: Tracker,
-    triggers: Triggers,
-    external: ExternalController,
-    evict: { readonly from: number; readonly may: (key: string) => boolean },
-    classified: readonly Classified[],
-    asking: Asking,
-    ctx: EvacuationContext,
-  ): Promise<void> {
-    const pollMs = this.#deps.config.pollInterval * 1000;
-    const sleep = this.#deps.sleep ?? defaultSleep;
-    while (!ctx.signal.aborted && tracker.pending().length > 0 && Date.now() < ctx.deadline.getTime()) {
-      try {
-        // poll first: a resumed evacuation must see the migrations already running
-        await tracker.poll(ctx.signal);
-        await external.migrate(tracker, ctx.signal);
-        if (this.#now() >= evict.from) {
-          await triggers.evict(
-            tracker
-              .notStarted()
-              .filter(evict.may)
-              .map((k) => tracker.vmi(k)),
-            ctx.signal,
-          );
-        }
-      } catch (err) {
-        if (ctx.signal.aborted) return;
-        if (!isTransientError(err)) throw err;
-        ctx.log.warn({ err }, 'Kubernetes API trouble while following the migrations; trying again');
-      }
-      ctx.progress(this.#progress(classified, tracker, asking));
-      if (tracker.pending().length === 0) return;
-      try {
-        await sleep(pollMs, ctx.signal);
-      } catch {
-        return; // a sleep that rejects on abort
-      }
-    }
-  }
-
   /** nonMigratable: shutdown, once every mover has moved: stop the VMIs that cannot migrate. */
   async #shutdownBlocked(
     node: NodeRef,
@@ -332,78 +251,6 @@ export class KubevirtPlugin implements BackendPlugin {
     const results = await shutDown(victims, this.#stopDeps(node, ctx), ctx.signal);
     const byName = new Map(results.map((r) => [r.name, r]));
     return workloads.map((w) => byName.get(w.name) ?? w);
-  }
-
-  async #settings(signal: AbortSignal, planning = false): Promise<ClusterSettings | undefined> {
-    const settings = clusterSettings(await this.#kubevirts(signal, planning));
-    if (settings.installed) {
-      // installed after the agent started (as often as before it): said once, as its absence was
-      if (this.#reportedAbsent)
-        this.#deps.log.info('KubeVirt is installed now: the kubevirt plugin moves VMIs from this plan on');
-      this.#reportedAbsent = false;
-      return settings;
-    }
-    if (this.#deps.config.required) {
-      throw new DrainerError(
-        'UNSUPPORTED',
-        'KubeVirt is not installed (no KubeVirt CR found) but kubevirt.required is true',
-      );
-    }
-    if (!this.#reportedAbsent) {
-      this.#deps.log.info(
-        'KubeVirt not installed: the kubevirt plugin has nothing to do until it is (looked for at each plan)',
-      );
-      this.#reportedAbsent = true;
-    }
-    return undefined;
-  }
-
-  /**
-   * The KubeVirt CRs: a plan reads them; the evacuate that follows within PLAN_FRESH_MS uses that
-   * read (its settings change on an operator's edit, not between a plan and its evacuation).
-   */
-  async #kubevirts(signal: AbortSignal, planning: boolean) {
-    const planned = this.#planned;
-    this.#planned = undefined;
-    if (!planning && planned && this.#now() - planned.at < PLAN_FRESH_MS) return planned.kubevirts;
-    const kubevirts = await this.#deps.api.listKubeVirts(signal);
-    if (planning) this.#planned = { at: this.#now(), kubevirts };
-    return kubevirts;
-  }
-
-  async #inventory(node: NodeRef, settings: ClusterSettings, signal: AbortSignal): Promise<Classified[]> {
-    const { api, config } = this.#deps;
-    const vmis = (await api.listVmis(node.name, signal)).filter(stillHere);
-    const classified = await Promise.all(
-      vmis.map(async (v) => {
-        // drainer.dev/maintenance: the VMI's own annotation, else its VirtualMachine's (one GET)
-        const vmName = ownerVm(v);
-        const own = v.metadata.annotations?.[MAINTENANCE_ANNOTATION] !== undefined;
-        const vm =
-          vmName && !own ? await api.getVm(v.metadata.namespace ?? 'default', vmName, signal) : undefined;
-        return classify(v, settings, config.nonMigratable, config.external, readPolicy(v, vm), vmName);
-      }),
-    );
-    return classified.sort((a, b) => a.key.localeCompare(b.key));
-  }
-
-  #progress(classified: readonly Classified[], tracker: Tracker, asking: Asking): WorkloadProgress[] {
-    return classified.map((c) => {
-      if (c.klass === 'migrate' || c.klass === 'external') return tracker.progress(c);
-      if (c.klass !== 'notify') return staticProgress(c);
-      const p = tracker.progress(c);
-      // notify: waiting for its owner is the core's MoveRequested Event and awaiting-owner metric
-      const left = asking.until(c.key) - this.#now();
-      if (p.state !== 'pending' || !asking.vmis.has(c.key) || left <= 0 || p.message?.startsWith('queued'))
-        return { ...p, action: 'live-migrate' };
-      return {
-        ...p,
-        action: 'notify',
-        message:
-          `its owner is asked to move it (${MAINTENANCE_ANNOTATION}=notify); drainer has it ` +
-          `live-migrated in ${Math.ceil(left / 1000)}s (kubevirt.notifyTimeout)`,
-      };
-    });
   }
 
   /** Node mode manual: move nothing, wait until someone else has emptied the node. */
