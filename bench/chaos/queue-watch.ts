@@ -23,6 +23,7 @@ const SLOT = /^drainer-evacuation-\d+$/;
 export class QueueWatch {
   readonly #now: () => number;
   readonly #staleMs: number;
+  readonly #resolutionMs: number | undefined;
   readonly #queued: Span[] = [];
   readonly #slots: SlotSpan[] = [];
   /** Per node: its open span and the label value it began with. */
@@ -31,9 +32,11 @@ export class QueueWatch {
   readonly #last = new Map<string, { value: string; from: number }>();
   readonly #offs: (() => void)[];
 
-  constructor(source: QueueSource, o: { staleMs: number }) {
+  /** resolutionMs: a second of the API server's Date header on the source's clock (ObservedQueue). */
+  constructor(source: QueueSource, o: { staleMs: number; resolutionMs?: number }) {
     this.#now = () => source.now();
     this.#staleMs = o.staleMs;
+    this.#resolutionMs = o.resolutionMs;
     this.#offs = [
       source.subscribe('nodes', (type, n) => this.#node(type, n)),
       source.subscribe('leases.coordination.k8s.io', (type, l) => this.#lease(type, l)),
@@ -80,6 +83,7 @@ export class QueueWatch {
       queued: this.#queued.map((s) => ({ ...s })),
       slots: this.#slots.map((s) => ({ ...s })),
       staleMs: this.#staleMs,
+      ...(this.#resolutionMs !== undefined ? { resolutionMs: this.#resolutionMs } : {}),
     };
   }
 

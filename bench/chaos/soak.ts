@@ -234,7 +234,8 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
       subscribe: (res, cb) => fleet.sandbox.kube.store.subscribe(res, cb),
       now: () => fleet.sandbox.clock.now(),
     },
-    { staleMs: fleet.config.fleet.leaseDuration * 1000 * SCALE },
+    // the agents' places are the API server's Date header (real time): a second of it is SCALE of ours
+    { staleMs: fleet.config.fleet.leaseDuration * 1000 * SCALE, resolutionMs: 1000 * SCALE },
   );
   try {
     for (const node of FLEET_NODES) await fleet.startAgent(node);

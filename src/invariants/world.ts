@@ -234,6 +234,11 @@ export interface ObservedQueue {
    * taken for gone: fleet.leaseDuration), on the same clock.
    */
   readonly staleMs: number;
+  /**
+   * One second of the Date header the agents learn the API server's time from, on this record's
+   * clock (default 1000): the soak's clock runs SCALE times the API server's Date, so it is longer.
+   */
+  readonly resolutionMs?: number;
 }
 
 /** From `from` until `until` (absent: still). */

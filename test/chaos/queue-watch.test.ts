@@ -68,4 +68,9 @@ describe('the fleet queue as the API server saw it', () => {
     ]);
     expect(w.queue.staleMs).toBe(60_000);
   });
+
+  it('says how long a second of the Date header is on its clock (the soak runs 20 times faster)', () => {
+    const w = new QueueWatch(fakeSource().source, { staleMs: 60_000, resolutionMs: 20_000 });
+    expect(w.queue.resolutionMs).toBe(20_000);
+  });
 });

@@ -37,6 +37,34 @@ describe('the fair queue, by the API server’s clock', () => {
     expect(ids({ queued, slots })).toEqual([]);
   });
 
+  it('on a record whose clock runs faster than the Date header (the soak: 20 times), a second is longer', () => {
+    // seed 460708: hv-2 and hv-1 queued 0.22 s apart on the API server's clock, 4.4 s on the soak's;
+    // the agents' places (whole Date seconds) put hv-1 first, and it went first
+    const judged = (gap: number) =>
+      queueOrder(
+        world({
+          observations: {
+            queue: {
+              staleMs: 20 * LEASE,
+              resolutionMs: 20_000,
+              queued: [
+                { node: 'hv-2', from: 100_000 },
+                { node: 'hv-1', from: 100_000 + gap, until: 200_100 },
+              ],
+              slots: [
+                { node: 'z', slot: 's0', from: 0, until: 200_000 },
+                { node: 'hv-1', slot: 's0', from: 200_050 },
+              ],
+            },
+          },
+        }),
+        { ...OPTS, budget: 1 },
+      ).map((v) => v.id);
+    expect(judged(4_400)).toEqual([]);
+    // a full second of the server's clock earlier, it was ahead
+    expect(judged(21_000)).toEqual(['queue-out-of-order']);
+  });
+
   it('the first queued takes it: in order', () => {
     const queued = [
       { node: 'a', from: 1_000, until: 40_100 },

@@ -13,6 +13,7 @@ type SlotSpan = ObservedQueue['slots'][number];
 /**
  * The API server's time as the agents learn it: its Date header, whole seconds. Two nodes queued
  * within a second of each other have no order the agents could know; one queued a second earlier does.
+ * A record on a faster clock (the soak's runs SCALE times the Date header's) says how long that is.
  */
 const RESOLUTION_MS = 1000;
 
@@ -36,13 +37,14 @@ export function queueOrder(world: World, opts: CheckOptions): Violation[] {
   const q = world.observations?.queue;
   if (!q || opts.budget <= 0) return [];
   const out: Violation[] = [];
+  const resolution = q.resolutionMs ?? RESOLUTION_MS;
   for (const take of q.slots) {
     const t = take.from;
     const mine = q.queued.filter((s) => s.node === take.node && (s.since ?? s.from) <= t).at(-1);
     if (!mine || (mine.until !== undefined && mine.until < t)) continue; // took it without queueing
     const holding = (node: string) => q.slots.some((s) => s !== take && s.node === node && during(s, t));
     const ahead = q.queued.filter(
-      (s) => s.node !== take.node && s.from <= mine.from - RESOLUTION_MS && during(s, t) && !holding(s.node),
+      (s) => s.node !== take.node && s.from <= mine.from - resolution && during(s, t) && !holding(s.node),
     );
     const held = new Set(
       q.slots.filter((s) => s !== take && s.slot !== take.slot && during(s, t)).map((s) => s.slot),
