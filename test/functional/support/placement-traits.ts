@@ -1,24 +1,40 @@
-// Whether Placement still marks a compute host's provider disabled (trait COMPUTE_STATUS_DISABLED).
+// What Nova and Placement say about one compute host (support/placeable.ts decides whether they agree).
+import type { HostView } from './placeable.ts';
+import { computeService } from './nova.ts';
 import { expectStatus, type Session } from './session.ts';
 
 const TRAITS_MV = '1.6';
+/** Hypervisors by service host, with the compute node's UUID as id (the provider's UUID in Placement). */
+const HYPERVISORS_MV = '2.53';
 
-export async function hostDisabledInPlacement(admin: Session, host: string): Promise<boolean> {
-  const providers = expectStatus(
-    await admin.request('placement', 'GET', '/resource_providers', {
-      microversion: TRAITS_MV,
-      searchParams: { name: host },
-    }),
-    `resource provider ${host}`,
-    200,
-  ).body.resource_providers as { uuid: string }[];
-  if (!providers[0]) return false; // a cloud whose provider is named otherwise: nothing to wait for
+async function providerOf(admin: Session, uuid: string): Promise<HostView['provider']> {
+  const inv = await admin.request('placement', 'GET', `/resource_providers/${uuid}/inventories`, {
+    microversion: TRAITS_MV,
+  });
+  if (inv.status === 404) return undefined;
   const traits = expectStatus(
-    await admin.request('placement', 'GET', `/resource_providers/${providers[0].uuid}/traits`, {
+    await admin.request('placement', 'GET', `/resource_providers/${uuid}/traits`, {
       microversion: TRAITS_MV,
     }),
-    `traits of ${host}`,
+    `traits of provider ${uuid}`,
     200,
   ).body.traits as string[];
-  return traits.includes('COMPUTE_STATUS_DISABLED');
+  const inventory = Object.keys(expectStatus(inv, `inventory of provider ${uuid}`, 200).body.inventories);
+  return { inventory, traits };
+}
+
+export async function hostView(admin: Session, host: string): Promise<HostView> {
+  const svc = await computeService(admin, host);
+  const hypervisors = expectStatus(
+    await admin.request('compute', 'GET', '/os-hypervisors/detail', { microversion: HYPERVISORS_MV }),
+    'list hypervisors',
+    200,
+  ).body.hypervisors as { id: string; service?: { host?: string } }[];
+  const node = hypervisors.find((h) => h.service?.host === host);
+  const provider = node ? await providerOf(admin, node.id) : undefined;
+  return {
+    serviceEnabled: svc.status === 'enabled',
+    serviceUp: svc.state === 'up',
+    ...(provider ? { provider } : {}),
+  };
 }

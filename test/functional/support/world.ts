@@ -17,8 +17,8 @@ import {
   type ServerView,
 } from './nova.ts';
 import { uniqueName } from './run-id.ts';
-import { hostDisabledInPlacement } from './placement-traits.ts';
-import { waitFor } from './wait.ts';
+import { untilPlacementAgrees } from './placeable.ts';
+import { hostView } from './placement-traits.ts';
 import { Session } from './session.ts';
 
 export type BootState = 'ACTIVE' | 'SHUTOFF' | 'PAUSED';
@@ -53,7 +53,16 @@ const ACTIONS: Record<Exclude<BootState, 'ACTIVE'>, Record<string, null>> = {
   PAUSED: { pause: null },
 };
 
+/** Placement may lag behind Nova for a host just enabled or just started (support/placeable.ts). */
+async function untilPlaceable(w: World, hosts: Iterable<string>): Promise<void> {
+  for (const host of new Set(hosts)) await untilPlacementAgrees(host, () => hostView(w.admin, host));
+}
+
 async function bootAll(w: World, specs: readonly BootSpec[]): Promise<ServerView[]> {
+  await untilPlaceable(
+    w,
+    specs.map((spec) => spec.host ?? w.settings.sourceHost),
+  );
   const ids = await Promise.all(
     specs.map(async (spec) => {
       const host = spec.host ?? w.settings.sourceHost;
@@ -97,11 +106,7 @@ async function reenableHosts(w: World): Promise<void> {
   for (const host of [w.settings.sourceHost, w.settings.targetHost]) {
     if ((await computeService(w.admin, host)).status !== 'enabled') {
       await setService(w.admin, host, true);
-      // Placement hides a disabled host behind the COMPUTE_STATUS_DISABLED trait, which nova-compute
-      // clears a moment after the enable: until then Nova finds "no valid host" for the next boot
-      await waitFor(async () => ((await hostDisabledInPlacement(w.admin, host)) ? undefined : true), {
-        what: `Placement to see ${host} enabled`,
-      });
+      await untilPlaceable(w, [host]);
     }
   }
 }
