@@ -8,6 +8,7 @@ import { isConflictError, isNotFoundError, isOutcomeUnknownError } from '../../e
 import type { Logger } from '../../observability/logger.ts';
 import type { ComputeClient } from './compute.ts';
 import type { MigrationRecord } from './migrator-options.ts';
+import { overriding } from './override.ts';
 import {
   formatStopMark,
   newestAction,
@@ -102,13 +103,7 @@ export function markingStops<C extends Compute>(
     },
     getServer: async (id: string, signal?: AbortSignal) => seen([await compute.getServer(id, signal)])[0],
   };
-  const wrapped = new Proxy(compute, {
-    get(target, prop) {
-      if (prop in reads) return reads[prop];
-      const v: unknown = Reflect.get(target, prop, target);
-      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
-    },
-  });
+  const wrapped = overriding(compute, reads);
   return {
     compute: wrapped,
     marked: (id) => marks.has(id),

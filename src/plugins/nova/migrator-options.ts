@@ -63,6 +63,11 @@ export interface MigratorOptions {
   /** The maintenance is declared a reboot (node drainer.dev/reboot=true): way out stop may stop servers. */
   reboot: boolean;
   resumed: Readonly<Record<string, MigrationRecord>>;
+  /**
+   * The first listing of the host was sent beside the disable (list-ahead.ts): a server scheduled
+   * in before the disable took may be missing from it, so it starts the work but never ends it.
+   */
+  listedAhead?: boolean;
   /** Persists the record entry BEFORE the migration call is made. */
   beforeStart(serverId: string, entry: MigrationRecord): Promise<void>;
   /** Persists a change to a server's record entry (stall clock, forced completion, notify clock), made if missing. */

@@ -15,6 +15,7 @@ import { cancel, leave } from './migrator-cancel.ts';
 import type { MigratorOptions } from './migrator-options.ts';
 import { startMove, type StartAction } from './migrator-start.ts';
 import { stopOnHost } from './migrator-stop.ts';
+import { Starting } from './starting.ts';
 import { Pace, SHARE, mergeWithDecision } from './pace.ts';
 import { FIRST_RECORD_CHECK_MS } from './records.ts';
 import { Tracker } from './track.ts';
@@ -93,8 +94,12 @@ export class Migrator {
     // A listing of the host starts the evacuation and confirms its end; the polls between ask
     // only for what changed.
     let full = true;
+    // a listing sent beside the disable starts the work, never ends it (list-ahead.ts)
+    let ahead = this.#o.listedAhead === true;
     for (;;) {
       if (signal.aborted) break;
+      const listedAhead = ahead && full;
+      ahead &&= !full;
       try {
         await this.#poll(full);
         failures = 0;
@@ -106,7 +111,7 @@ export class Migrator {
       this.#report();
       let arriving = false;
       if (failures === 0 && this.#done()) {
-        if (!full) {
+        if (!full || listedAhead) {
           full = true; // looks done: check the host itself, at once
           continue;
         }
@@ -321,21 +326,34 @@ export class Migrator {
 
   async #startMore(): Promise<void> {
     const { now, signal } = this.#o;
-    for (const e of this.entries) {
-      if (signal.aborted) return;
-      if (e.state !== 'pending' || !e.next || (e.notBefore ?? 0) > now()) continue;
-      if (e.next === 'confirm-resize') {
-        // Resized onto this host and waiting: confirm, then it moves like any other server.
-        await this.#tracker.confirm(e);
-        continue;
+    // Moves that take a free slot of Nova's go out side by side (an evacuation's first M), as soon
+    // as Nova takes them; those queued behind the slots one at a time, in order, as Nova runs them.
+    const starting = new Starting();
+    const slots = this.#o.nova.maxConcurrentMigrations;
+    try {
+      for (const e of this.entries) {
+        if (signal.aborted) break;
+        if (e.state !== 'pending' || !e.next || (e.notBefore ?? 0) > now()) continue;
+        if (e.next === 'confirm-resize') {
+          // Resized onto this host and waiting: confirm, then it moves like any other server.
+          await this.#tracker.confirm(e);
+          continue;
+        }
+        if (e.next === 'stop') {
+          await stopOnHost(this.#o, e);
+          continue;
+        }
+        const move = this.#move(e);
+        const inFlight = this.#inFlight() + starting.size;
+        if (move === undefined || inFlight >= this.#window) continue; // confirms still run
+        if (inFlight < slots) starting.add(e, this.#start(e, move, true));
+        else {
+          await starting.settled();
+          await this.#start(e, move, this.#inFlight() < slots);
+        }
       }
-      if (e.next === 'stop') {
-        await stopOnHost(this.#o, e);
-        continue;
-      }
-      const move = this.#move(e);
-      if (move === undefined || this.#inFlight() >= this.#window) continue; // confirms still run
-      await this.#start(e, move);
+    } finally {
+      await starting.settled();
     }
   }
 
@@ -350,8 +368,8 @@ export class Migrator {
     return moving + slotsHeld(this.entries, this.#o.nova.maxConcurrentMigrations);
   }
 
-  async #start(e: Entry, action: StartAction): Promise<void> {
-    const slotFree = this.#inFlight() < this.#o.nova.maxConcurrentMigrations;
+  /** `slotFree`: one of Nova's slots is free for it (else a live one queues behind them). */
+  async #start(e: Entry, action: StartAction, slotFree: boolean): Promise<void> {
     await startMove(
       this.#o,
       { tracker: this.#tracker, slotFree, slotFrom: (x, now) => this.#slotFrom(x, now) },

@@ -34,6 +34,7 @@ import { startStopped, type RestartOptions } from './restart.ts';
 import { startMarked } from './marked.ts';
 import { dropClaims, restartOnLanding } from './moved-marked.ts';
 import { confirmLeft } from './confirm-left.ts';
+import { listAhead } from './list-ahead.ts';
 import { markingStops } from './mark-stops.ts';
 import { stopForShutdown } from './shutdown-stop.ts';
 import { hostOf, memoryField, taskStateOf, type NovaServer, type NovaService } from './types.ts';
@@ -137,11 +138,13 @@ export class NovaPlugin implements BackendPlugin {
       record = r;
       await ctx.save(toPluginRecord(r));
     };
+    // the host's first listing goes out beside the disable (list-ahead.ts)
+    const listing = node.mode === 'manual' ? compute : listAhead(compute, mapping.host, signal);
     await this.#disable(mapping.service, ctx, record, save);
     if (node.mode === 'manual') return waitForOthers(this.name, mapping.host, node.name, this.#o, ctx);
 
     // every os-stop is marked on its server first: the memory of it outlives this Node and record
-    const marking = markingStops(compute, { node: node.name, trigger: ctx.trigger }, log);
+    const marking = markingStops(listing, { node: node.name, trigger: ctx.trigger }, log);
     await marking.adopt(record.migrations, signal);
     // a marked server moved onto a host in service is started there at once (moved-marked.ts)
     const moved = restartOnLanding(compute, mapping.host, ctx, this.#restartOptions(node));
@@ -156,6 +159,7 @@ export class NovaPlugin implements BackendPlugin {
       abortOnCancel: ctx.abortOnCancel,
       reboot: node.reboot === true,
       resumed: record.migrations,
+      listedAhead: true,
       beforeStart: (id, entry) => {
         // a new attempt starts its entry afresh, but keeps what its way out recorded
         const { notifiedAt, stopped } = record.migrations[id] ?? {};
