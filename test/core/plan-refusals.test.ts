@@ -75,6 +75,42 @@ describe('refused before the first change', () => {
     expect(messages(cluster, 'EvacuationBlocked')).toContain(message);
   });
 
+  it('a node refused for a workload that cannot move stays Failed while it is re-checked, and goes on once the owner acts', async () => {
+    // chaos seed 460708: hv-1 was re-checked every resync, and each re-check wrote Evacuating for a
+    // moment: the soak's last look found it there
+    let way: 'none' | 'live-migrate' = 'none';
+    let plans = 0;
+    const { cluster, host, reconcile } = setup(() => {
+      plans++;
+      return {
+        plugin: 'nova',
+        workloads: [
+          { id: 'db-7', name: 'db-7', owner: 'p', state: 'ACTIVE', action: way, blocker: 'way out stop' },
+        ],
+      };
+    });
+    await reconcile();
+    const refused = cluster.record('node-7');
+    expect(refused).toMatchObject({ phase: 'Failed', failureReason: 'EvacuationBlocked' });
+    const writes = cluster.writes.length;
+    const events = cluster.events.length;
+
+    await reconcile();
+    await reconcile();
+
+    // looked at again (its plan), and nothing written: not Evacuating for a moment, no Event again
+    expect(plans).toBe(3);
+    expect(cluster.writes.length).toBe(writes);
+    expect(cluster.events.length).toBe(events);
+    expect(cluster.record('node-7')).toEqual(refused);
+
+    way = 'live-migrate'; // the owner chose another way out
+    await reconcile();
+
+    expect(host.evacuateCalls).toBe(1);
+    expect(cluster.record('node-7')?.phase).toBe('Evacuated');
+  });
+
   it('credentials rejected during the evacuation fail it as CloudAuthFailed', async () => {
     const { cluster, reconcile } = setup(
       () => ({ plugin: 'nova', workloads: [] }),

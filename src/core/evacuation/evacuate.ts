@@ -24,6 +24,7 @@ import { isolate } from './isolate.ts';
 import { nmRef, podCounts, running } from './maintenance.ts';
 import { failureText, summarize } from './outcomes.ts';
 import { plan, type Planned } from './plan.ts';
+import { stillBlocked } from './still-blocked.ts';
 
 export type EvacuatedDesire = Extract<Desired, { state: 'Evacuated' }>;
 
@@ -32,6 +33,8 @@ export async function evacuate(
   desired: EvacuatedDesire,
   ctl: EvacuationControl,
 ): Promise<RunResult> {
+  // a refusal that stands is left as it is, with nothing written (still-blocked.ts)
+  if (await stillBlocked(run, desired, ctl)) return { requeueAfterMs: run.deps.config.resyncInterval * 1000 };
   const started = run.now();
   const fresh = firstAttempt(run.store.current);
   // Without a fleet budget nothing waits between the intent and the plan, and the plan only reads:
