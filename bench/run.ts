@@ -30,7 +30,8 @@ import { blockersNotes, fleetBlockers } from './scenarios/fleet-blockers.ts';
 import { footprint } from './scenarios/footprint.ts';
 import { footprintNotes } from './scenarios/footprint-report.ts';
 import { gateBench, gateNotes } from './scenarios/gate.ts';
-import { apiCostNotes, makespan, makespanNotes, type MakespanSubset } from './scenarios/makespan.ts';
+import { makespan, type MakespanSubset } from './scenarios/makespan.ts';
+import { apiCostNotes, makespanNotes } from './scenarios/makespan-report.ts';
 import { reaction, reactionNotes } from './scenarios/reaction.ts';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');

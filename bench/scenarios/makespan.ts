@@ -12,10 +12,12 @@ import { createNovaPlugin } from '../../src/plugins/nova/index.ts';
 import { ScaledClock } from '../../src/sandbox/clock.ts';
 import { openstackConfigFor } from '../../src/sandbox/scenario-config.ts';
 import { seededRandom } from '../../src/sandbox/openstack/ids.ts';
-import { startOpenStack, type OpenStackSandbox, type StateEvent } from '../../src/sandbox/openstack/index.ts';
-import { atMost, info, type Figure } from '../lib/report.ts';
+import { startOpenStack, type OpenStackSandbox } from '../../src/sandbox/openstack/index.ts';
+import type { Figure } from '../lib/report.ts';
 import { ComputeClient, KeystoneSession, createHttp } from '../../src/plugins/nova/index.ts';
-import { idealMakespan, round, seededDurations, seededLogDurations } from '../lib/stats.ts';
+import { idealMakespan, seededDurations, seededLogDurations } from '../lib/stats.ts';
+import { makespanFigureSets } from './makespan-report.ts';
+import { kindOf, mean, noticeDelays, phasesOf, Timeline, TIMINGS, type Phases } from './makespan-timeline.ts';
 
 export interface MakespanOptions {
   readonly servers: number;
@@ -63,77 +65,6 @@ export interface MakespanRun {
   readonly exactlyMBoundMs: number;
   readonly phases: Phases;
 }
-
-// The emulation's fixed costs around the memory copy (its defaults, stated here so the bound is explicit).
-const TIMINGS = { scheduleMs: 1000, prepareMs: 300, postMigrationMs: 200 };
-
-/** The drainer's request kinds, for the breakdown. */
-function kindOf(method: string, path: string): string {
-  const p = path.split('?')[0] ?? '';
-  if (p.startsWith('/v3')) return 'keystone';
-  if (method === 'POST' && p.endsWith('/action')) return 'action';
-  if (p.endsWith('/servers/detail')) return path.includes('changes-since') ? 'changes' : 'list';
-  if (/\/servers\/[^/]+$/.test(p)) return 'get-server';
-  if (p.includes('/os-services')) return 'services';
-  if (p.includes('/os-hypervisors')) return 'hypervisors';
-  return 'other';
-}
-
-class Timeline {
-  readonly accepted = new Map<string, number>();
-  readonly preparing = new Map<string, number>();
-  readonly completed = new Map<string, number>();
-  readonly moved = new Map<string, number>();
-  readonly #clock: ScaledClock;
-  readonly #source: string;
-
-  constructor(clock: ScaledClock, source: string) {
-    this.#clock = clock;
-    this.#source = source;
-  }
-
-  observe(e: StateEvent): void {
-    const now = this.#clock.now();
-    if (e.kind === 'migration') {
-      const id = e.migration.serverId;
-      const at = { accepted: this.accepted, preparing: this.preparing, completed: this.completed }[
-        e.migration.status as 'accepted' | 'preparing' | 'completed'
-      ];
-      if (at && !at.has(id)) at.set(id, now);
-    } else if (e.kind === 'server' && e.server.host !== this.#source && !this.moved.has(e.server.id)) {
-      this.moved.set(e.server.id, now);
-    }
-  }
-}
-
-/** Where a run's time went (simulated ms): before the first slot, slots idle between, after the last move. */
-export interface Phases {
-  readonly firstSlotMs: number;
-  readonly idleMs: number;
-  readonly tailMs: number;
-}
-
-/** Slot-time the host left idle from the first slot to the last move, and the run's two ends. */
-function phasesOf(t: Timeline, slots: number, start: number, end: number): Phases {
-  const events = [
-    ...[...t.preparing.values()].map((at) => ({ at, d: 1 })),
-    ...[...t.completed.values()].map((at) => ({ at, d: -1 })),
-  ].sort((a, b) => a.at - b.at || a.d - b.d);
-  const first = events[0]?.at ?? start;
-  const lastMove = Math.max(first, ...t.moved.values());
-  let busy = 0;
-  let prev = first;
-  let idle = 0;
-  for (const e of events) {
-    const at = Math.min(e.at, lastMove);
-    idle += Math.max(0, slots - busy) * Math.max(0, at - prev);
-    prev = Math.max(prev, at);
-    busy += e.d;
-  }
-  return { firstSlotMs: first - start, idleMs: idle / slots, tailMs: end - lastMove };
-}
-
-const mean = (xs: number[]): number => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
 
 const durationsOf = (o: MakespanOptions): number[] =>
   (o.mix === 'uniform' ? seededDurations : seededLogDurations)(
@@ -237,17 +168,6 @@ async function runOnce(o: MakespanOptions): Promise<MakespanRun> {
   }
 }
 
-/** For each moved server: from its switch to the new host to drainer's next poll (which saw it). */
-function noticeDelays(openstack: OpenStackSandbox, t: Timeline): number[] {
-  const polls = openstack.requestLog
-    .filter((r) => r.method === 'GET' && (r.path.split('?')[0] ?? '').endsWith('/servers/detail'))
-    .map((r) => r.at);
-  return [...t.moved.values()].flatMap((at) => {
-    const seen = polls.find((p) => p >= at);
-    return seen === undefined ? [] : [seen - at];
-  });
-}
-
 /**
  * The fire-everything client on the same emulated host: disable the service, every os-migrateLive at
  * once, then a listing of the host every 2 s until it is empty (`nova host-evacuate-live` fires and
@@ -324,33 +244,6 @@ export interface MakespanResult {
 
 export type MixOptions = Omit<MakespanOptions, 'slots'>;
 
-const s1 = (ms: number) => round(ms / 1000, 1);
-const phaseText = (p: Phases) => `${s1(p.firstSlotMs)} s, ${s1(p.idleMs)} s, ${s1(p.tailMs)} s`;
-
-function makespanFigures(r: MakespanRun, label: string): Figure[] {
-  return [
-    atMost(`${label}M=${r.slots}: makespan / ideal`, round(r.ratio), 1.05),
-    info(`${label}M=${r.slots}: makespan, ideal (simulated)`, `${s1(r.makespanMs)} s, ${s1(r.idealMs)} s`),
-    info(
-      `${label}M=${r.slots}: mean slot held, accepted→slot, move→noticed (simulated)`,
-      `${s1(r.meanSlotMs)} s, ${s1(r.meanAcceptedToSlotMs)} s, ${s1(r.meanNoticeMs)} s`,
-    ),
-    info(`${label}M=${r.slots}: slot utilization`, `${round(r.utilization * 100, 1)} %`),
-  ];
-}
-
-function apiFigures(r: MakespanRun, label: string): Figure[] {
-  return [
-    atMost(`${label}M=${r.slots}: Nova API requests per migrated server`, round(r.requestsPerServer, 2), 2),
-    info(
-      `${label}M=${r.slots}: requests by kind`,
-      Object.entries(r.byKind)
-        .map(([k, v]) => `${k} ${v}`)
-        .join(', '),
-    ),
-  ];
-}
-
 const WARM_UP_SERVERS = 4;
 
 /** A subset of the cases, for looking at one (a partial `node bench/run.ts makespan`). */
@@ -388,109 +281,5 @@ export async function makespan(
   }
   for (const m of subset.mix === 'short' ? [] : slots)
     realistic.push(await runOnce({ ...realisticMix, slots: m }));
-  const real = 'copies 10–300 s: ';
-  return {
-    runs,
-    realistic,
-    fireAll: fire,
-    makespan: [
-      ...runs.flatMap((r) => makespanFigures(r, '')),
-      ...realistic.flatMap((r) => makespanFigures(r, real)),
-      ...fire.flatMap((f) => [
-        atMost(`M=${f.slots}: drainer / fire-everything makespan`, round(f.drainerMs / f.fireAllMs), 1),
-        info(
-          `M=${f.slots}: drainer, fire-everything (simulated; requests)`,
-          `${s1(f.drainerMs)} s, ${s1(f.fireAllMs)} s (fire-everything: ${f.fireAllRequests} requests)`,
-        ),
-        info(
-          `M=${f.slots}: to the first slot, slots idle, last move to the end: drainer; fire-everything (simulated)`,
-          `${phaseText(f.drainerPhases)}; ${phaseText(f.fireAllPhases)}`,
-        ),
-      ]),
-    ],
-    apiCost: [...runs.flatMap((r) => apiFigures(r, '')), ...realistic.flatMap((r) => apiFigures(r, real))],
-  };
-}
-
-function whereTimeGoes(runs: readonly MakespanRun[], label: string): string {
-  const s = (ms: number) => round(ms / 1000, 2);
-  return runs
-    .map(
-      (r) =>
-        `${label}M=${r.slots}: slot held ${s(r.meanSlotMs)} s per server, ${s(r.meanAcceptedToSlotMs)} s from the ` +
-        `os-migrateLive to a slot (scheduler, then Nova's queue), ${s(r.meanNoticeMs)} s from a server reaching its ` +
-        `new host to drainer's next poll; slots busy ${round(r.utilization * 100, 1)} % of the makespan`,
-    )
-    .join('; ');
-}
-
-export function makespanNotes(o: MixOptions, realisticMix: MixOptions, r: MakespanResult): string[] {
-  const notes = [
-    `${o.servers} ACTIVE servers on one host; memory-copy times uniform ${o.minMs / 1000}–${o.maxMs / 1000} s ` +
-      `(seed ${o.seed}), and ("copies 10–300 s") log-uniform ${realisticMix.minMs / 1000}–${realisticMix.maxMs / 1000} s ` +
-      `(seed ${realisticMix.seed}). Nova's slot (max_concurrent_live_migrations = M) is held for prepare ` +
-      `${TIMINGS.prepareMs / 1000} s + copy + post-migration ${TIMINGS.postMigrationMs / 1000} s; the scheduler's ` +
-      `${TIMINGS.scheduleMs / 1000} s comes before it. ideal = max(Σ slot time / M, longest slot time), the ` +
-      'list-scheduling lower bound.',
-    'drainer: the Nova plugin through the PluginHost (as the agent runs it), nova.maxConcurrentMigrations = M, every ' +
-      "other setting at its default (nova.submitAhead unset = 3 × M, at least 5, plus M for the slots' " +
-      "post-migrations, at the emulation's 2.100, so 7 submitted at M=1 and 20 at M=4; a migration counts until " +
-      'its record ends, the landed ones as at most M without a read; nova.pollInterval 120 s as the upper bound ' +
-      'of the adaptive poll). The poll ' +
-      "times each end by the server's `updated` against Nova's Date header (the emulation's clock). Makespan = " +
-      'evacuate() call to return. One unmeasured evacuation of 4 servers runs first, so no case pays for ' +
-      'loading and compiling the code.',
-    `Time: the emulation's ScaledClock, ×${o.scale} for the 1–4 s mix and ×${realisticMix.scale} for the 10–300 s mix ` +
-      '(so the scenario stays within minutes); the plugin sleeps and reads time on that clock. Real HTTP time is ' +
-      'stretched by the same factor, so the larger scale makes every request look ×20 slower than at ×10; the ' +
-      'machine is shared with other work, which adds noise to both.',
-    'fire-everything: on the same emulated host and mix, disable the service, every os-migrateLive at once (as ' +
-      "`nova host-evacuate-live`), then a listing of the host every 2 s until it is empty; the ratio is drainer's " +
-      'makespan over that one. "to the first slot, slots idle, last move to the end" splits each makespan: from ' +
-      "the start to Nova's first migration holding a slot; the slot time left idle (Σ idle slot time / M) from " +
-      'then until the last server reached its new host; and from that to the end (noticing it).',
-  ];
-  const all = [...r.runs, ...r.realistic];
-  // the same test as the figures' (a ratio rounded to 3 decimals), so the note never contradicts them
-  const missed =
-    all.some((x) => x.ratio > 1.05) || r.fireAll.some((f) => round(f.drainerMs / f.fireAllMs) > 1);
-  for (const f of r.fireAll.filter(
-    (x) => x.drainerMs > x.fireAllMs && round(x.drainerMs / x.fireAllMs) <= 1,
-  )) {
-    notes.push(
-      `M=${f.slots}: drainer ended ${round((f.drainerMs - f.fireAllMs) / 1000, 1)} s (simulated) after ` +
-        "fire-everything: less than the ratio's third decimal, and less than the run-to-run noise (±0.003).",
-    );
-  }
-  if (missed) {
-    notes.push(
-      'Missed. Where the time goes: ' +
-        whereTimeGoes(r.runs, '') +
-        '; ' +
-        whereTimeGoes(r.realistic, 'copies 10–300 s, ') +
-        ". A slot idles when Nova's queue for the host runs dry before drainer's next poll has topped it up " +
-        '(the poll waits for about half the in-flight work to end) and the new submits got through the scheduler ' +
-        '(the split above shows how much); and at the very end the last end is noticed one poll late.',
-    );
-  }
-  return notes;
-}
-
-export function apiCostNotes(r: MakespanResult): string[] {
-  const notes = [
-    'Every request the emulation logged (Keystone included) from the start of evacuate() to its end, divided by the ' +
-      'servers moved. Per server drainer makes 1 os-migrateLive; the polls (`changes`: one ' +
-      "`/servers/detail?changes-since=…` each, telling every in-flight server's state) are shared by all servers, " +
-      'and the host is listed (`list`) at the start and before the end.',
-  ];
-  const missed = [...r.runs, ...r.realistic].filter((x) => x.requestsPerServer > 2);
-  if (missed.length) {
-    notes.push(
-      'Missed at ' +
-        missed.map((x) => `M=${x.slots} (${x.byKind.changes ?? 0} polls for ${x.moved} servers)`).join(', ') +
-        ': the polls come about every half of the in-flight work (3 ends at M=1 with 6 in flight, 8 at M=4), ' +
-        'or every nova.pollInterval when that is sooner; add the tail and the start, and the polls approach one per server.',
-    );
-  }
-  return notes;
+  return { runs, realistic, fireAll: fire, ...makespanFigureSets(runs, realistic, fire) };
 }
