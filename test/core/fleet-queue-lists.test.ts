@@ -11,6 +11,7 @@ import { FleetBudget, microTime } from '../../src/core/fleet/budget.ts';
 import { kubeFleetApi } from '../../src/core/fleet/kube-port.ts';
 import type { FleetApi, Slot, SlotWait } from '../../src/core/fleet/types.ts';
 import { waitText } from '../../src/core/fleet/step.ts';
+import { announceReturn, RETURN_LEASE } from '../../src/core/fleet/queue-return.ts';
 import { node, queueNode, startFleetFixture, type KubeFixture } from '../kube/sandbox.ts';
 import { quietLogger } from './fakes.ts';
 
@@ -135,6 +136,55 @@ describe('a node that comes back to the queue in its old place', () => {
     expect(third).toBeUndefined();
     expect(second?.name).toBe('drainer-evacuation-0');
 
+    await second!.release();
+    await n3;
+    third!.abandon();
+  }, 20_000);
+});
+
+describe('a node that comes back while a waiter reads the queue', () => {
+  it('is seen: the waiter whose list answered after the word of its return reads the queue again', async () => {
+    const held = await acquire(agent({ n: 0 }), 'n1', 1000);
+    await unqueue('n1');
+    // n3 waits alone; n2 (queued before it) was refused and is out of the queue
+    const api = kubeFleetApi({ k: fx.k, namespace: 'drainer', daemonSet: 'drainer', log: quietLogger() });
+    let lists = 0;
+    const n3Budget = new FleetBudget({
+      api: {
+        ...api,
+        queuedAhead: async (o) => {
+          const read = await api.queuedAhead(o);
+          // n3's list was read without n2; before its answer arrives, n2's retry writes its label
+          // back (its old place) and the word of its return, which n3's Lease watch brings
+          if (++lists === 1) {
+            await queue('n2', 2000);
+            await announceReturn(api, await api.getLease(RETURN_LEASE), {
+              node: 'n2',
+              place: 2000,
+              now: new Date(),
+            });
+            await sleep(300);
+          }
+          return read;
+        },
+      },
+      budget: 1,
+      leaseDuration: 1.5,
+      log: quietLogger(),
+      signal: stop.signal,
+    });
+    let third: Slot | undefined;
+    const n3 = acquire(n3Budget, 'n3', 3000).then((s) => (third = s));
+    await sleep(200);
+    await held!.release();
+    await until(() => lists > 1 || third !== undefined);
+    expect(third).toBeUndefined();
+    // n2 goes on, in its place; its own word of return is no reason to read the queue again
+    const n2Lists = { n: 0 };
+    const second = await acquire(agent(n2Lists), 'n2', 2000, undefined, true);
+    expect(second?.name).toBe('drainer-evacuation-0');
+    expect(n2Lists.n).toBe(1);
+    await unqueue('n2');
     await second!.release();
     await n3;
     third!.abandon();

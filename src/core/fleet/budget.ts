@@ -86,8 +86,6 @@ interface QueueState {
   /** Leases to read from the API, not the watch, on the next turn (a lost race: 409 or 404). */
   recheck: string[];
   relist: boolean;
-  /** The queue was read in this turn of the wait. */
-  fresh: boolean;
   /** The nodes ahead, as listed, less those seen taking a slot since. */
   ahead?: Set<string>;
   /** `ahead` holds only the nodes queued just before this one: others are ahead of them. */
@@ -157,14 +155,12 @@ export class FleetBudget implements EvacuationBudget {
       lastWait: '',
       recheck: [],
       relist: true,
-      fresh: false,
       more: false,
       from: this.#cache.version,
       returns: '',
     };
     while (!o.signal.aborted) {
       const seen = this.#cache.version;
-      q.fresh = false;
       const total = await this.#total();
       // the first wait opens the agent's Lease watch (one request); later waits read it for free
       const byName = new Map((await this.#cache.current()).map((l) => [l.name, l]));
@@ -178,35 +174,39 @@ export class FleetBudget implements EvacuationBudget {
       // resume: a slot still ours (not expired) is renewed, never doubled
       const mine = slots.find((l) => l.holder && holderNode(l.holder) === o.node && !this.#expired(l));
       const free = mine ? [] : await this.#free(slots, o.node);
+      // the returns this turn's list will show: its own word's (written before the list) is no news
+      let returns = this.#returns(byName);
       if (!q.queued && !mine) {
         await o.enqueue();
         q.queued = true;
-        if (o.returning)
-          await announceReturn(this.#o.api, byName.get(RETURN_LEASE), {
+        if (o.returning) {
+          const word = await announceReturn(this.#o.api, byName.get(RETURN_LEASE), {
             node: o.node,
             place: since,
             now: this.#now(),
           });
+          if (word) returns = this.#returns(new Map([[RETURN_LEASE, word]]));
+        }
       }
       const aheadN = await this.#ahead(q, {
         node: o.node,
         since,
         seen,
-        returns: `${returnMark(byName)} ${this.#cache.opens}`,
+        returns,
         slots,
         total,
         free: mine ? 0 : free.length,
       });
       const stale = this.#stale(q, free.length, aheadN, now);
       const candidates = mine ? [mine] : stale ? free : free.slice(aheadN);
-      // its turn by a list read earlier: read it again before taking if a node came back into
-      // the queue since, in its old place (queue-return.ts): the list cannot have shown it
+      // its turn by a list: read it again before taking if a node came back into the queue, in its
+      // old place, since the list was asked for (queue-return.ts): the list cannot have shown it. By
+      // the watch as it is now: a word that came while this turn's list was read counts too
       if (
         !mine &&
         !stale &&
         candidates.length &&
-        !q.fresh &&
-        q.returns !== `${returnMark(byName)} ${this.#cache.opens}`
+        q.returns !== this.#returns(new Map((await this.#cache.current()).map((l) => [l.name, l])))
       ) {
         q.relist = true;
         continue;
@@ -233,6 +233,11 @@ export class FleetBudget implements EvacuationBudget {
       if (!changed && waitMs >= resyncMs) q.relist = true;
     }
     return undefined;
+  }
+
+  /** The word of returns in these Leases, and the watch's opens (a re-opened watch may have missed one). */
+  #returns(leases: ReadonlyMap<string, LeaseView>): string {
+    return `${returnMark(leases)} ${this.#cache.opens}`;
   }
 
   /**
@@ -267,7 +272,6 @@ export class FleetBudget implements EvacuationBudget {
       q.ahead = new Set(nodes);
       q.more = more;
       q.relist = false;
-      q.fresh = true;
       // the Leases were read at `seen`: holders from then on are counted, not just after the list
       q.from = o.seen;
       q.returns = o.returns;

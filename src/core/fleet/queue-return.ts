@@ -18,12 +18,13 @@ export const returnMark = (leases: ReadonlyMap<string, LeaseView>): string =>
 /**
  * Writes the word (create or update at the read resourceVersion; another node's word at the same
  * time wins a 409, and the Lease is read again). Only after this node's queue label is written.
+ * Returns the Lease as written (undefined: not written), every earlier word in it.
  */
 export async function announceReturn(
   api: Pick<FleetApi, 'getLease' | 'createLease' | 'replaceLease'>,
   seen: LeaseView | undefined,
   o: { node: string; place: number; now: Date },
-): Promise<void> {
+): Promise<LeaseView | undefined> {
   let current = seen;
   for (let tries = 0; tries < 5; tries++) {
     const next: LeaseView = {
@@ -33,11 +34,11 @@ export async function announceReturn(
       renewTime: microTime(o.now),
     };
     try {
-      await (current?.resourceVersion === undefined ? api.createLease(next) : api.replaceLease(next));
-      return;
+      return await (current?.resourceVersion === undefined ? api.createLease(next) : api.replaceLease(next));
     } catch (err) {
       if (!isConflictError(err) && !isNotFoundError(err)) throw err;
       current = await api.getLease(RETURN_LEASE);
     }
   }
+  return undefined;
 }
