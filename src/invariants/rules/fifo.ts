@@ -43,8 +43,16 @@ export function queueOrder(world: World, opts: CheckOptions): Violation[] {
     const mine = q.queued.filter((s) => s.node === take.node && (s.since ?? s.from) <= t).at(-1);
     if (!mine || (mine.until !== undefined && mine.until < t)) continue; // took it without queueing
     const holding = (node: string) => q.slots.some((s) => s !== take && s.node === node && during(s, t));
+    // back in its old place within a second before the take: no order the taker could know (the
+    // label and the word of return are two writes, and the word reaches waiters by their watch)
+    const knownBack = (s: { since?: number }) => s.since === undefined || s.since <= t - resolution;
     const ahead = q.queued.filter(
-      (s) => s.node !== take.node && s.from <= mine.from - resolution && during(s, t) && !holding(s.node),
+      (s) =>
+        s.node !== take.node &&
+        s.from <= mine.from - resolution &&
+        during(s, t) &&
+        knownBack(s) &&
+        !holding(s.node),
     );
     const held = new Set(
       q.slots.filter((s) => s !== take && s.slot !== take.slot && during(s, t)).map((s) => s.slot),
@@ -58,7 +66,7 @@ export function queueOrder(world: World, opts: CheckOptions): Violation[] {
       violation(
         'queue-out-of-order',
         `node/${take.node}`,
-        `${take.node} (queued at ${new Date(mine.from).toISOString()} by the API server's clock) took slot ${take.slot} at ${new Date(t).toISOString()} while ${[...new Set(ahead.map((s) => s.node))].join(', ')} queued before it (${first.node} at ${new Date(first.from).toISOString()}) still waited, with ${free} slot(s) free`,
+        `${take.node} (queued at ${new Date(mine.from).toISOString()} by the API server's clock) took slot ${take.slot} at ${new Date(t).toISOString()} while ${[...new Set(ahead.map((s) => s.node))].join(', ')} queued before it (${first.node} at ${new Date(first.from).toISOString()}${first.since !== undefined ? `, back since ${new Date(first.since).toISOString()}` : ''}) still waited, with ${free} slot(s) free`,
         "the fair queue must order by the API server's time, not each agent's clock; compare the nodes' drainer.dev/queued labels with when they were written",
       ),
     );
