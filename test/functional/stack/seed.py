@@ -122,4 +122,5 @@ def images():
             "os_command_line": "console=ttyS0 quiet panic=-1 " + behaviour})
 
 
-{"catalog": catalog, "computes-up": computes_up, "images": images}[sys.argv[1]]()
+if __name__ == "__main__":  # ready.py imports the session and helpers
+    {"catalog": catalog, "computes-up": computes_up, "images": images}[sys.argv[1]]()

@@ -147,13 +147,38 @@ wait_for glance 60 http_ok http://127.0.0.1:9292/
 wait_for nova-api 90 http_ok http://127.0.0.1:8774/
 computes_up() { [ "$(ADMIN_PASS=$ADMIN_PASS python3 "$STACK_HOME/seed.py" computes-up)" -ge 2 ]; }
 wait_for "both nova-compute services" 180 computes_up
-nova-manage $NC cell_v2 discover_hosts >> "$LOG/discover-hosts.out" 2>&1
 step nova
 
 # ---- the guest image and flavor
 if [ "$DRIVER" = libvirt ]; then "$STACK_HOME/guest/build.sh" "$DATA/guest"; fi
 ADMIN_PASS=$ADMIN_PASS GUEST_DIR=$DATA/guest NOVA_DRIVER=$DRIVER python3 "$STACK_HOME/seed.py" images >> "$LOG/seed.out"
 step seed
+
+# ---- ready: up only once a boot on either host can succeed (ready.py lists what it still lacks). A
+# nova-compute reads "up" before it has its compute node, provider and RPC server; discover_hosts maps a
+# host only once its compute node exists, so it runs again while a host is unmapped.
+not_ready() {
+  local mapped
+  mapped=$(sql -N -e 'SELECT host FROM nova_api.host_mappings' | tr '\n' ' ')
+  ADMIN_PASS=$ADMIN_PASS COMPUTE_HOSTS=$COMPUTE_HOSTS MAPPED_HOSTS=$mapped SINCE=$T0 \
+    python3 "$STACK_HOME/ready.py" 2>&1 | tail -n 8 || true # a failing read is one more thing missing
+}
+left="not checked" deadline=$(($(date +%s) + 180))
+while [ "$(date +%s)" -lt $deadline ]; do
+  left=$(not_ready)
+  [ -z "$left" ] && break
+  { date +%T; echo "$left"; } >> "$LOG/ready.out"
+  if grep -q "not mapped to a cell" <<< "$left"; then
+    nova-manage $NC cell_v2 discover_hosts --verbose >> "$LOG/discover-hosts.out" 2>&1 || true
+  fi
+  sleep 2
+done
+if [ -n "$left" ]; then
+  echo "openstack:up: a boot would still fail after 180s; what it lacks:" >&2
+  sed 's/^/  /' <<< "$left" >&2
+  exit 1
+fi
+step ready
 
 cat > "$STATE/openrc" << OPENRC
 export OS_AUTH_URL=$KEYSTONE
