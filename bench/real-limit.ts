@@ -6,6 +6,7 @@
 // which no API shows: REAL_LIMIT_M must say what the source runs (default 1). REAL_LIMIT_HOSTS names
 // the two hosts (default compute-a compute-b) and REAL_LIMIT_AZ the zone to boot in (both hosts in it,
 // no other: the scheduler then keeps every move between the two, away from other users of the stack).
+// REAL_LIMIT_PEER=0 leaves `nova host-evacuate-live` out (its columns say —).
 // Nova's stack keeps the records' times in whole seconds (MariaDB DATETIME); sub-second figures need
 //   ALTER TABLE nova.migrations MODIFY created_at DATETIME(6), MODIFY updated_at DATETIME(6);
 //   ALTER TABLE nova.instance_actions_events MODIFY start_time DATETIME(6), MODIFY finish_time DATETIME(6);
@@ -33,6 +34,8 @@ const run = promisify(execFile);
 const M = Number(process.env.REAL_LIMIT_M ?? 1);
 const [A = 'compute-a', B = 'compute-b'] = (process.env.REAL_LIMIT_HOSTS ?? '').split(/\s+/).filter(Boolean);
 const AZ = process.env.REAL_LIMIT_AZ;
+/** REAL_LIMIT_PEER=0: drainer's side only (repeated runs of it in half the time). */
+const PEER = process.env.REAL_LIMIT_PEER !== '0';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Nova's times are UTC without a zone. */
 const novaTime = (t: string) => Date.parse(`${t.replace(' ', 'T')}Z`);
@@ -174,13 +177,15 @@ async function one(admin: Session, n: number, image: string, flavor: string): Pr
       );
     for (const id of ids) await waitServer(admin, id, 'ACTIVE', 300_000);
     const d = await drainer(admin, ids);
-    const p = await peer(admin, ids);
+    const p = PEER ? await peer(admin, ids) : undefined;
     for (const [who, s] of [
       ['drainer', d],
       ['nova', p],
     ] as const)
-      process.stderr.write(`${JSON.stringify({ who, n, m: M, ...s, figures: undefined, ...s.figures })}\n`);
-    return `| ${n} servers, M = ${M} | ${cell(d)} | ${cell(p)} | ${round((d.makespanMs - d.leadMs) / d.figures.limitMs, 3)} | ${gaps(d)} | ${gaps(p)} | ${Math.round(d.leadMs)} / ${Math.round(d.tailMs)} | ${Math.round(p.leadMs)} / ${Math.round(p.tailMs)} | ${d.load} · ${p.load} |`;
+      if (s)
+        process.stderr.write(`${JSON.stringify({ who, n, m: M, ...s, figures: undefined, ...s.figures })}\n`);
+    const of = <T>(f: (s: Side) => T) => (p ? f(p) : '—');
+    return `| ${n} servers, M = ${M} | ${cell(d)} | ${of(cell)} | ${round((d.makespanMs - d.leadMs) / d.figures.limitMs, 3)} | ${gaps(d)} | ${of(gaps)} | ${Math.round(d.leadMs)} / ${Math.round(d.tailMs)} | ${of((x) => `${Math.round(x.leadMs)} / ${Math.round(x.tailMs)}`)} | ${d.load} · ${of((x) => x.load)} |`;
   } finally {
     for (const id of ids) await deleteServer(admin, id).catch(() => undefined);
     await setService(admin, A, true).catch(() => undefined);
