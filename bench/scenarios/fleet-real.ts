@@ -4,11 +4,8 @@
 // budget (requests per queued node, hand-off latency, makespan / ideal); at the largest size, an
 // API-server restart (time until every watch is back, the peak request rate). The bench builds
 // nothing: it takes the kubeconfig of a control plane someone else runs (DRAINER_FLEET_KUBECONFIG).
-import { parseRecord, STATE_ANNOTATION } from '../../src/core/record/record.ts';
 import { mergeConfig } from '../../src/demo/agents.ts';
 import { createKubeClients, type KubeClients } from '../../src/kube/client.ts';
-import type { KubeNode, KubeObject } from '../../src/kube/types.ts';
-import { runWatch } from '../../src/kube/watch.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { ScaledClock } from '../../src/sandbox/clock.ts';
 import { startOpenStack } from '../../src/sandbox/openstack/index.ts';
@@ -30,6 +27,7 @@ import { gatePodsRunning, OwnRequests, statusReports } from '../lib/kubelets.ts'
 import { idealMakespan } from '../lib/stats.ts';
 import { sleep, until } from '../lib/wait.ts';
 import { restartApiServer, type RestartFigures } from './fleet-real-restart.ts';
+import { FleetWatch } from './fleet-real-watch.ts';
 
 export type { RestartFigures } from './fleet-real-restart.ts';
 
@@ -109,14 +107,6 @@ const nodeName = (size: number, i: number) => `fleet-${size}-${String(i + 1).pad
 
 // ---- one size ----------------------------------------------------------------------------------
 
-interface Phase {
-  phase: string;
-  queuedAt?: number;
-  queued: [number, number][];
-  evacuating?: number;
-  took?: number;
-}
-
 async function runSize(o: FleetRealOptions, size: number, k: KubeClients): Promise<SizeRun> {
   const c = credentials(o.kubeconfigYaml);
   const names = Array.from({ length: size }, (_, i) => nodeName(size, i));
@@ -167,51 +157,8 @@ async function runSize(o: FleetRealOptions, size: number, k: KubeClients): Promi
     gatePodsRunning({ k, own, namespace: NS, log }, stop.signal);
     statusReports(own, names, stop.signal);
     // the bench's own watch of the Nodes and slot Leases (open before the baseline: in it)
-    const phases = new Map<string, Phase>(names.map((n) => [n, { phase: 'InService', queued: [] }]));
-    const freed: number[] = [];
-    const began: number[] = [];
-    let evacuating = 0;
-    let maxEvacuating = 0;
-    void runWatch<KubeNode>({
-      k,
-      path: '/api/v1/nodes',
-      signal: stop.signal,
-      log,
-      onEvent: (_t, n) => {
-        const p = phases.get(n.metadata.name ?? '');
-        if (!p) return;
-        const next = parseRecord(n.metadata.annotations?.[STATE_ANNOTATION])?.phase ?? 'InService';
-        if (next === p.phase) return;
-        const now = Date.now();
-        if (p.phase === 'Queued' && p.queuedAt !== undefined) p.queued.push([p.queuedAt, now]);
-        if (p.phase === 'Evacuating') {
-          evacuating--;
-          if (p.evacuating !== undefined) p.took = now - p.evacuating;
-        }
-        if (next === 'Queued') p.queuedAt = now;
-        if (next === 'Evacuating') {
-          p.evacuating = now;
-          began.push(now);
-          evacuating++;
-          maxEvacuating = Math.max(maxEvacuating, evacuating);
-        }
-        p.phase = next;
-      },
-    });
-    const holders = new Map<string, string>();
-    void runWatch<KubeObject & { spec?: { holderIdentity?: string } }>({
-      k,
-      path: `/apis/coordination.k8s.io/v1/namespaces/${NS}/leases`,
-      signal: stop.signal,
-      log,
-      onEvent: (type, l) => {
-        const name = l.metadata.name ?? '';
-        if (!name.startsWith('drainer-evacuation-')) return;
-        const holder = type === 'DELETED' ? '' : (l.spec?.holderIdentity ?? '');
-        if (holders.get(name) && !holder) freed.push(Date.now());
-        holders.set(name, holder);
-      },
-    });
+    const watch = new FleetWatch(names);
+    watch.open(k, stop.signal, log);
     await sleep(2000);
 
     // the control plane alone: its own requests (controllers, the API server's own Leases, this bench)
@@ -274,51 +221,31 @@ async function runSize(o: FleetRealOptions, size: number, k: KubeClients): Promi
         body: { spec: { unschedulable: true } },
       }),
     );
-    await until(
-      'every node evacuated',
-      () => [...phases.values()].every((x) => x.phase === 'Evacuated' || x.phase === 'Failed'),
-      Math.max(300_000, size * 3000),
-      500,
-    );
+    await until('every node evacuated', () => watch.settled(), Math.max(300_000, size * 3000), 500);
     const rollEnd = Date.now();
     say(size, 'every node evacuated');
     const r1 = await window(c);
     const s2 = sumStats(await pack.stats());
     const rollS = (rollEnd - rollStart) / 1000;
-    let queuedMs = 0;
-    let queuedRequests = 0;
-    for (const [n, x] of phases) {
-      for (const [a, z] of x.queued) {
-        queuedMs += z - a;
-        queuedRequests += (s2.requests[n] ?? []).filter((t) => t >= a && t < z).length;
-      }
-    }
-    const took = [...phases.values()].map((x) => x.took ?? 0).filter((t) => t > 0);
-    // each start after the first `budget` follows a slot freed before it (first freed, first taken)
-    const handoffs: number[] = [];
-    const frees = [...freed].sort((a, b) => a - b);
-    for (const t of began.slice(o.budget).sort((a, b) => a - b)) {
-      const f = frees.findIndex((x) => x <= t);
-      if (f >= 0) handoffs.push(t - frees.splice(f, 1)[0]!);
-    }
-    const queuedNodes = [...phases.values()].filter((x) => x.queued.length > 0).length;
+    const queued = watch.queued(s2.requests);
+    const queuedMs = queued.ms;
     const roll: RollFigures = {
       nodes: size,
-      evacuated: [...phases.values()].filter((x) => x.phase === 'Evacuated').length,
+      evacuated: watch.evacuated(),
       makespanS: rollS,
-      idealS: idealMakespan(took, o.budget) / 1000,
+      idealS: idealMakespan(watch.took(), o.budget) / 1000,
       queuedNodeMinutes: queuedMs / 60_000,
-      queuedRequests,
+      queuedRequests: queued.requests,
       // per simulated minute, as the sandbox's fleet scenario counts: the waits last as long as the
       // evacuations ahead, which run on the sandbox's clock (×scale); real minutes in perRealMinute
-      perQueuedNodeMinute: queuedMs > 0 ? queuedRequests / ((queuedMs / 60_000) * o.scale) : 0,
-      perRealMinute: queuedMs > 0 ? queuedRequests / (queuedMs / 60_000) : 0,
-      perQueuedNode: queuedNodes ? queuedRequests / queuedNodes : 0,
-      handoffs,
+      perQueuedNodeMinute: queuedMs > 0 ? queued.requests / ((queuedMs / 60_000) * o.scale) : 0,
+      perRealMinute: queuedMs > 0 ? queued.requests / (queuedMs / 60_000) : 0,
+      perQueuedNode: queued.nodes ? queued.requests / queued.nodes : 0,
+      handoffs: watch.handoffs(o.budget),
       requestsPerSecond:
         (requestsOf(r1.samples) - requestsOf(r0.samples) - own.count(r0.at, r1.at)) / rollS -
         baselinePerSecond,
-      maxEvacuating,
+      maxEvacuating: watch.maxEvacuating,
     };
     const cpuRoll = ((s2.cpu - s1.cpu) / rollS / size) * 1000;
 
