@@ -3,58 +3,32 @@
 // its deadline, after an uncordon, after a lost answer, after a restart of the agent); and a move that
 // is not drainer's (an owner's resize, an operator's live migration) is followed, never aborted nor
 // confirmed by drainer. Against the sandbox Nova, on a clock 100× faster.
-import { afterEach, describe, expect, it } from 'vitest';
-import type { Outcome } from '../../../src/core/backends/plugin.ts';
+import { describe, expect, it } from 'vitest';
 import { CancelledError } from '../../../src/errors.ts';
 import { ComputeClient } from '../../../src/plugins/nova/compute.ts';
 import { MAINTENANCE_KEY } from '../../../src/plugins/nova/policy.ts';
 import type { NovaServer } from '../../../src/plugins/nova/types.ts';
-import { ScaledClock } from '../../../src/sandbox/clock.ts';
-import {
-  startOpenStack,
-  type NovaFaults,
-  type OpenStackSandbox,
-  type ServerSpec,
-} from '../../../src/sandbox/openstack/index.ts';
-import { nova as call, token, until } from '../../sandbox/openstack/client.ts';
-import { sandboxDrainer } from './sandbox-drainer.ts';
+import type { NovaFaults, ServerSpec } from '../../../src/sandbox/openstack/index.ts';
+import { until } from '../../sandbox/openstack/client.ts';
+import { sandboxDrainer, type SandboxDrainer } from './sandbox-drainer.ts';
+import { line, onComputeA, sandboxNova } from './sandbox-nova.ts';
 
-let cloud: OpenStackSandbox | undefined;
-afterEach(async () => {
-  await cloud?.close();
-  cloud = undefined;
-});
+const sb = sandboxNova();
 
 /** A server on compute-a whose owner chose the cold way out; a cold move takes `migrationMs`. */
-const cold = (name: string, migrationMs = 20_000): ServerSpec => ({
-  id: name,
-  name,
-  projectId: 'demo',
-  host: 'compute-a',
-  migrationMs,
-  metadata: { [MAINTENANCE_KEY]: 'cold' },
-});
+const cold = (name: string, migrationMs = 20_000): ServerSpec =>
+  onComputeA(name, { migrationMs, metadata: { [MAINTENANCE_KEY]: 'cold' } });
 
 async function sandbox(
   servers: ServerSpec[],
   faults: Partial<NovaFaults> = {},
   hosts = ['compute-a', 'compute-b'],
 ) {
-  const clock = new ScaledClock(100);
-  cloud = await startOpenStack({
-    clock,
-    hosts: hosts.map((name) => ({ name })),
-    servers,
-    faults,
-  });
-  return clock;
+  return sb.start({ hosts: hosts.map((name) => ({ name })), servers, faults });
 }
 
 /** Someone else's call through Nova's API (the admin token). */
-async function someone(path: string, body: unknown) {
-  const res = await call(cloud!, 'POST', path, { token: await token(cloud!), version: '2.93', body });
-  if (res.status >= 300) throw new Error(`${path}: ${res.status}`);
-}
+const someone = (path: string, body: unknown) => sb.asAdmin('POST', path, body);
 
 /** The first POST to `path` is applied, but its answer is lost on the way. */
 const dropFirst = (path: string) => {
@@ -66,15 +40,29 @@ const dropFirst = (path: string) => {
   };
 };
 
-const line = (o: Outcome, name: string) => o.workloads.find((w) => w.name === name);
-const migrations = (id: string) => cloud!.state.migrations(id).map((m) => [m.type, m.status]);
+const migrations = (id: string) => sb.cloud.state.migrations(id).map((m) => [m.type, m.status]);
 const moving = (id: string, status: string) =>
-  until(() => (cloud!.state.migrations(id).at(-1)?.status === status ? true : undefined), `${id} ${status}`);
+  until(
+    () => (sb.cloud.state.migrations(id).at(-1)?.status === status ? true : undefined),
+    `${id} ${status}`,
+  );
+const resized = (id: string, what: string) =>
+  until(() => (sb.cloud.state.server(id)?.status === 'VERIFY_RESIZE' ? true : undefined), what);
+
+/** The agent shuts down while Nova cold-migrates vm; the resize lands (VERIFY_RESIZE) while none runs. */
+async function stoppedMidMove(d: SandboxDrainer): Promise<void> {
+  const shutdown = new AbortController();
+  const run = d.evacuate({ signal: shutdown.signal });
+  await moving('vm', 'migrating');
+  shutdown.abort(new Error('agent shut down'));
+  await run;
+  await resized('vm', 'landed');
+}
 
 describe('a cold migration is judged by where it lands', () => {
   it('past nova.migrationTimeout it is overdue, still followed, and drainer confirms it where it lands', async () => {
     const clock = await sandbox([cold('vm', 120_000)]);
-    const d = sandboxDrainer(cloud!, clock, { migrationTimeout: 30 });
+    const d = sandboxDrainer(sb.cloud, clock, { migrationTimeout: 30 });
 
     const outcome = await d.evacuate();
 
@@ -86,12 +74,12 @@ describe('a cold migration is judged by where it lands', () => {
     expect(line(outcome, 'vm')?.message).toMatch(/after its deadline/);
     expect(outcome.succeeded).toBe(true);
     expect(migrations('vm')).toEqual([['migration', 'confirmed']]);
-    expect(cloud!.state.server('vm')).toMatchObject({ host: 'compute-b', status: 'ACTIVE' });
+    expect(sb.cloud.state.server('vm')).toMatchObject({ host: 'compute-b', status: 'ACTIVE' });
   });
 
   it('an uncordon with abortOnCancel during it aborts nothing: the move is followed to its end and confirmed', async () => {
     const clock = await sandbox([cold('vm', 12_000)]);
-    const d = sandboxDrainer(cloud!, clock);
+    const d = sandboxDrainer(sb.cloud, clock);
     const uncordon = new AbortController();
 
     const run = d.evacuate({ signal: uncordon.signal, abortOnCancel: true });
@@ -101,12 +89,12 @@ describe('a cold migration is judged by where it lands', () => {
 
     expect(line(outcome, 'vm')).toMatchObject({ state: 'succeeded', target: 'compute-b' });
     expect(migrations('vm')).toEqual([['migration', 'confirmed']]);
-    expect(cloud!.state.server('vm')?.status).toBe('ACTIVE');
+    expect(sb.cloud.state.server('vm')?.status).toBe('ACTIVE');
   });
 
   it('an uncordon during a long one: the cancel follows it a while, not failed, and the restore that follows confirms it', async () => {
     const clock = await sandbox([cold('vm', 120_000)]);
-    const d = sandboxDrainer(cloud!, clock);
+    const d = sandboxDrainer(sb.cloud, clock);
     const uncordon = new AbortController();
 
     const run = d.evacuate({ signal: uncordon.signal, abortOnCancel: true });
@@ -122,15 +110,10 @@ describe('a cold migration is judged by where it lands', () => {
 
   it('a restarted agent confirms the resize its predecessor asked for, which landed while no agent ran', async () => {
     const clock = await sandbox([cold('vm')]);
-    const first = sandboxDrainer(cloud!, clock);
-    const shutdown = new AbortController();
-    const run = first.evacuate({ signal: shutdown.signal });
-    await moving('vm', 'migrating');
-    shutdown.abort(new Error('agent shut down'));
-    await run;
-    await until(() => (cloud!.state.server('vm')?.status === 'VERIFY_RESIZE' ? true : undefined), 'landed');
+    const first = sandboxDrainer(sb.cloud, clock);
+    await stoppedMidMove(first);
 
-    const next = sandboxDrainer(cloud!, clock);
+    const next = sandboxDrainer(sb.cloud, clock);
     next.resumeFrom(first.record());
     const outcome = await next.evacuate();
 
@@ -142,18 +125,13 @@ describe('a cold migration is judged by where it lands', () => {
 describe('a record of the previous version (no move kind)', () => {
   it('is adopted: the restarted agent confirms the resize its predecessor asked for', async () => {
     const clock = await sandbox([cold('vm')]);
-    const first = sandboxDrainer(cloud!, clock);
-    const shutdown = new AbortController();
-    const run = first.evacuate({ signal: shutdown.signal });
-    await moving('vm', 'migrating');
-    shutdown.abort(new Error('agent shut down'));
-    await run;
-    await until(() => (cloud!.state.server('vm')?.status === 'VERIFY_RESIZE' ? true : undefined), 'landed');
+    const first = sandboxDrainer(sb.cloud, clock);
+    await stoppedMidMove(first);
     const written = first.record()!;
     const { vm } = written.migrations as Record<string, Record<string, unknown>>;
     const { move: _move, ...previous } = vm!;
 
-    const next = sandboxDrainer(cloud!, clock);
+    const next = sandboxDrainer(sb.cloud, clock);
     next.resumeFrom({ ...written, migrations: { vm: previous } });
     const outcome = await next.evacuate();
 
@@ -166,37 +144,27 @@ describe('a record of the previous version (no move kind)', () => {
 describe('restore confirms the resizes drainer asked for', () => {
   it('the agent stopped mid-move and the node was uncordoned meanwhile: the restore confirms the resize that landed', async () => {
     const clock = await sandbox([cold('vm')]);
-    const first = sandboxDrainer(cloud!, clock);
-    const shutdown = new AbortController();
-    const run = first.evacuate({ signal: shutdown.signal });
-    await moving('vm', 'migrating');
-    shutdown.abort(new Error('agent shut down'));
-    await run;
-    await until(() => (cloud!.state.server('vm')?.status === 'VERIFY_RESIZE' ? true : undefined), 'landed');
+    const first = sandboxDrainer(sb.cloud, clock);
+    await stoppedMidMove(first);
 
-    const next = sandboxDrainer(cloud!, clock);
+    const next = sandboxDrainer(sb.cloud, clock);
     next.resumeFrom(first.record());
     await next.restore();
 
     await until(
-      () => (cloud!.state.migrations('vm')[0]?.status === 'confirmed' ? true : undefined),
+      () => (sb.cloud.state.migrations('vm')[0]?.status === 'confirmed' ? true : undefined),
       'confirmed',
     );
-    expect(cloud!.state.server('vm')).toMatchObject({ host: 'compute-b', status: 'ACTIVE' });
+    expect(sb.cloud.state.server('vm')).toMatchObject({ host: 'compute-b', status: 'ACTIVE' });
   });
 
   it("a server drainer moved away, then moved on by the next host's agent: that agent's resize is its to confirm, not this host's restore", async () => {
     // seed 491248's soak: both agents confirmed it, the later one answered 400 "Instance has not been resized"
     const clock = await sandbox([cold('vm', 2_000)], {}, ['compute-a', 'compute-b', 'compute-c']);
-    const a = sandboxDrainer(cloud!, clock);
+    const a = sandboxDrainer(sb.cloud, clock);
     await a.evacuate();
-    const b = sandboxDrainer(cloud!, clock, {}, ComputeClient, 'compute-b');
-    const shutdown = new AbortController();
-    const run = b.evacuate({ signal: shutdown.signal });
-    await moving('vm', 'migrating');
-    shutdown.abort(new Error('agent shut down'));
-    await run;
-    await until(() => (cloud!.state.server('vm')?.status === 'VERIFY_RESIZE' ? true : undefined), 'landed');
+    const b = sandboxDrainer(sb.cloud, clock, {}, ComputeClient, 'compute-b');
+    await stoppedMidMove(b);
 
     await a.restore();
 
@@ -208,10 +176,10 @@ describe('restore confirms the resizes drainer asked for', () => {
 
   it("an owner's resize of a server drainer once cold-migrated is theirs to confirm: restore leaves it", async () => {
     const clock = await sandbox([cold('vm')], {}, ['compute-a', 'compute-b', 'compute-c']);
-    const d = sandboxDrainer(cloud!, clock);
+    const d = sandboxDrainer(sb.cloud, clock);
     await d.evacuate();
     await someone('/servers/vm/action', { resize: { flavorRef: 'flavor-c2-r1024-d10' } });
-    await until(() => (cloud!.state.server('vm')?.status === 'VERIFY_RESIZE' ? true : undefined), 'resized');
+    await resized('vm', 'resized');
 
     await d.restore();
 
@@ -230,14 +198,14 @@ describe("a 409 on drainer's move: whose move is it?", () => {
     let readBackLost = false;
     class LostReadBack extends ComputeClient {
       override async getServer(id: string, signal?: AbortSignal) {
-        if (!readBackLost && cloud!.state.migrations('vm').length > 0) {
+        if (!readBackLost && sb.cloud.state.migrations('vm').length > 0) {
           readBackLost = true;
           throw new Error('socket hang up');
         }
         return super.getServer(id, signal);
       }
     }
-    const d = sandboxDrainer(cloud!, clock, {}, LostReadBack);
+    const d = sandboxDrainer(sb.cloud, clock, {}, LostReadBack);
 
     const outcome = await d.evacuate();
 
@@ -253,7 +221,7 @@ describe("a 409 on drainer's move: whose move is it?", () => {
     let stale: NovaServer | undefined;
     class Behind extends ComputeClient {
       override async getServer(id: string, signal?: AbortSignal) {
-        if (!stale && cloud!.state.migrations('vm').length > 0) {
+        if (!stale && sb.cloud.state.migrations('vm').length > 0) {
           stale = (await super.listServersOnHost('compute-a', signal)).find((s) => s.id === 'vm');
           if (stale) stale = { ...stale, status: 'SHUTOFF', 'OS-EXT-STS:task_state': null };
           throw new Error('socket hang up');
@@ -280,7 +248,7 @@ describe("a 409 on drainer's move: whose move is it?", () => {
       }
     }
     let conflicts = 0;
-    const d = sandboxDrainer(cloud!, clock, {}, Behind);
+    const d = sandboxDrainer(sb.cloud, clock, {}, Behind);
 
     const outcome = await d.evacuate();
 
@@ -311,7 +279,7 @@ describe("a 409 on drainer's move: whose move is it?", () => {
         }
       }
     }
-    const d = sandboxDrainer(cloud!, clock, {}, OwnerResizesFirst);
+    const d = sandboxDrainer(sb.cloud, clock, {}, OwnerResizesFirst);
     const uncordon = new AbortController();
     let followed = false;
     const progress = (items: readonly { name: string; state: string }[]) =>
@@ -321,7 +289,7 @@ describe("a 409 on drainer's move: whose move is it?", () => {
     await until(() => followed || undefined, "the owner's resize followed");
     uncordon.abort(new CancelledError('node uncordoned'));
     const outcome = await run;
-    await until(() => (cloud!.state.server('vm')?.status === 'VERIFY_RESIZE' ? true : undefined), 'landed');
+    await resized('vm', 'landed');
 
     expect(line(outcome, 'vm')?.state).not.toBe('failed');
     expect(line(outcome, 'vm')?.attempts).toBe(0);
@@ -334,7 +302,7 @@ describe("a 409 on drainer's move: whose move is it?", () => {
     ]);
     await someone('/servers/vm/action', { 'os-migrateLive': { host: null, block_migration: 'auto' } });
     await moving('vm', 'running');
-    const d = sandboxDrainer(cloud!, clock);
+    const d = sandboxDrainer(sb.cloud, clock);
     const uncordon = new AbortController();
 
     let adopted = false;
@@ -343,7 +311,7 @@ describe("a 409 on drainer's move: whose move is it?", () => {
     await until(() => adopted || undefined, 'adopted');
     uncordon.abort(new CancelledError('node uncordoned'));
     const outcome = await run;
-    await until(() => (cloud!.state.migrations('vm')[0]?.status !== 'running' ? true : undefined), 'ended');
+    await until(() => (sb.cloud.state.migrations('vm')[0]?.status !== 'running' ? true : undefined), 'ended');
 
     expect(line(outcome, 'vm')?.state).not.toBe('failed');
     expect(migrations('vm')).toEqual([['live-migration', 'completed']]);
@@ -355,10 +323,10 @@ describe("a 409 on drainer's move: whose move is it?", () => {
     ]);
     await someone('/servers/vm/action', { 'os-migrateLive': { host: null, block_migration: 'auto' } });
     await moving('vm', 'running');
-    const d = sandboxDrainer(cloud!, clock, { migrationTimeout: 30 });
+    const d = sandboxDrainer(sb.cloud, clock, { migrationTimeout: 30 });
 
     const outcome = await d.evacuate();
-    await until(() => (cloud!.state.migrations('vm')[0]?.status !== 'running' ? true : undefined), 'ended');
+    await until(() => (sb.cloud.state.migrations('vm')[0]?.status !== 'running' ? true : undefined), 'ended');
 
     expect(line(outcome, 'vm')).toMatchObject({ state: 'succeeded', target: 'compute-b' });
     expect(migrations('vm')).toEqual([['live-migration', 'completed']]);

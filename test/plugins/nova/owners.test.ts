@@ -1,40 +1,21 @@
 // Servers have owners who act at any moment, and Nova takes its time (the sandbox Nova, on a clock
 // 100× faster): the owner's stop, shelve and delete mid-evacuation are the owner's, never drainer's
 // failure, and restore starts only what drainer itself stopped.
-import { afterEach, describe, expect, it } from 'vitest';
-import type { Outcome } from '../../../src/core/backends/plugin.ts';
+import { describe, expect, it } from 'vitest';
 import { ComputeClient } from '../../../src/plugins/nova/compute.ts';
 import { MAINTENANCE_KEY } from '../../../src/plugins/nova/policy.ts';
 import { STOP_MARK_KEY } from '../../../src/plugins/nova/stop-mark.ts';
-import { ScaledClock } from '../../../src/sandbox/clock.ts';
-import {
-  startOpenStack,
-  type OpenStackSandbox,
-  type ServerSpec,
-} from '../../../src/sandbox/openstack/index.ts';
+import type { ServerSpec } from '../../../src/sandbox/openstack/index.ts';
 import { nova as call, token, until } from '../../sandbox/openstack/client.ts';
 import { sandboxDrainer } from './sandbox-drainer.ts';
+import { line, onComputeA, sandboxNova } from './sandbox-nova.ts';
 
-let cloud: OpenStackSandbox | undefined;
-afterEach(async () => {
-  await cloud?.close();
-  cloud = undefined;
-});
-
-const server = (name: string, extra: Partial<ServerSpec> = {}): ServerSpec => ({
-  id: name,
-  name,
-  projectId: 'demo',
-  host: 'compute-a',
-  ...extra,
-});
+const sb = sandboxNova();
+const server = onComputeA;
 const way = (w: string) => ({ metadata: { [MAINTENANCE_KEY]: w } });
 
 /** The owner's call, through Nova's API like any owner's (the admin token: any project). */
-async function owner(method: string, path: string, body?: unknown) {
-  const res = await call(cloud!, method, path, { token: await token(cloud!), version: '2.93', body });
-  if (res.status >= 300) throw new Error(`owner's ${path}: ${res.status}`);
-}
+const owner = sb.asAdmin;
 
 /**
  * drainer's Nova plugin against the sandbox, on the sandbox's clock. `Compute` lets a test put an
@@ -45,18 +26,14 @@ async function drainer(
   config: Record<string, unknown> = {},
   Compute: typeof ComputeClient = ComputeClient,
 ) {
-  const clock = new ScaledClock(100);
   // the scheduler takes 5 s (Nova's takes 0.5 to 1.5): an owner's move is still in flight when drainer acts
-  cloud = await startOpenStack({
-    clock,
+  const clock = await sb.start({
     hosts: [{ name: 'compute-a' }, { name: 'compute-b' }],
     servers,
     timings: { scheduleMs: 5000 },
   });
-  return sandboxDrainer(cloud, clock, config, Compute);
+  return sandboxDrainer(sb.cloud, clock, config, Compute);
 }
-
-const line = (o: Outcome, name: string) => o.workloads.find((w) => w.name === name);
 
 /** drainer has asked the server's owner (way out notify): its clock is in the record. */
 const asked = (d: Awaited<ReturnType<typeof drainer>>, id: string) =>
@@ -83,7 +60,7 @@ describe('an owner who acts mid-evacuation (sandbox Nova)', () => {
     expect(outcome.succeeded).toBe(true);
     expect(line(outcome, 'vm-stop')).toMatchObject({ state: 'skipped', action: 'skip' });
     expect(entry?.stopped).not.toBe(true);
-    expect(cloud!.state.server('vm-stop')?.status).toBe('SHUTOFF'); // as its owner left it
+    expect(sb.cloud.state.server('vm-stop')?.status).toBe('SHUTOFF'); // as its owner left it
   });
 
   it('drainer’s own stop is started again on restore, once Nova has powered it off', async () => {
@@ -97,14 +74,14 @@ describe('an owner who acts mid-evacuation (sandbox Nova)', () => {
       action: 'stop',
       message: expect.stringMatching(/stopped on the host for the declared reboot/),
     });
-    expect(cloud!.state.server('vm-stop')?.status).toBe('ACTIVE');
+    expect(sb.cloud.state.server('vm-stop')?.status).toBe('ACTIVE');
   });
 
   it('the owner resizes a server drainer stopped: Nova keeps it SHUTOFF on its new host, and restore starts it there', async () => {
     // resizing is not asking for it to stay off: drainer's stop is still its newest power action
     const d = await drainer([server('vm-stop', { ...way('stop'), ramMb: 2048, vcpus: 1, diskGb: 10 })]);
     const idle = (status: string) => () => {
-      const s = cloud!.state.server('vm-stop');
+      const s = sb.cloud.state.server('vm-stop');
       return s?.status === status && !s.taskState ? true : undefined;
     };
 
@@ -116,13 +93,13 @@ describe('an owner who acts mid-evacuation (sandbox Nova)', () => {
     await until(idle('SHUTOFF'), 'confirmed, still off');
     await d.restore();
 
-    expect(cloud!.state.server('vm-stop')).toMatchObject({ host: 'compute-b', status: 'ACTIVE' });
+    expect(sb.cloud.state.server('vm-stop')).toMatchObject({ host: 'compute-b', status: 'ACTIVE' });
   });
 
   it('the owner starts a server drainer stopped and stops it again: their stop, restore leaves it off', async () => {
     const d = await drainer([server('vm-stop', way('stop'))]);
     const idle = (status: string) => () => {
-      const s = cloud!.state.server('vm-stop');
+      const s = sb.cloud.state.server('vm-stop');
       return s?.status === status && !s.taskState ? true : undefined;
     };
 
@@ -134,16 +111,16 @@ describe('an owner who acts mid-evacuation (sandbox Nova)', () => {
     await until(idle('SHUTOFF'), 'stopped by its owner');
     await d.restore();
 
-    expect(cloud!.state.server('vm-stop')).toMatchObject({ host: 'compute-a', status: 'SHUTOFF' });
+    expect(sb.cloud.state.server('vm-stop')).toMatchObject({ host: 'compute-a', status: 'SHUTOFF' });
     // their stop ended drainer's claim: its mark is off, so no later look starts it either
-    expect(cloud!.state.server('vm-stop')?.metadata).not.toHaveProperty([STOP_MARK_KEY]);
+    expect(sb.cloud.state.server('vm-stop')?.metadata).not.toHaveProperty([STOP_MARK_KEY]);
   });
 
   it('the owner starts a server drainer stopped before the listing that ends the evacuation: it is stopped again, never left running', async () => {
     // chaos seed 2 round 6: the run ended on that listing with the server running on the host, and
     // the gate opened for a drain of a host about to reboot
     const idle = (status: string) => () => {
-      const s = cloud!.state.server('vm-stop');
+      const s = sb.cloud.state.server('vm-stop');
       return s?.status === status && !s.taskState ? true : undefined;
     };
     let startedByOwner = false;
@@ -163,7 +140,7 @@ describe('an owner who acts mid-evacuation (sandbox Nova)', () => {
 
     expect(startedByOwner).toBe(true);
     expect(line(outcome, 'vm-stop')).toMatchObject({ state: 'skipped', action: 'stop' });
-    expect(cloud!.state.server('vm-stop')).toMatchObject({ host: 'compute-a', status: 'SHUTOFF' });
+    expect(sb.cloud.state.server('vm-stop')).toMatchObject({ host: 'compute-a', status: 'SHUTOFF' });
   });
 
   it('the owner shelves a server while drainer waits for them (notify): it left the host, counted moved, not failed', async () => {
@@ -174,7 +151,7 @@ describe('an owner who acts mid-evacuation (sandbox Nova)', () => {
     await owner('POST', '/servers/vm-ask/action', { shelve: null });
     const outcome = await run;
 
-    expect(cloud!.state.server('vm-ask')).toMatchObject({ status: 'SHELVED_OFFLOADED', host: '' });
+    expect(sb.cloud.state.server('vm-ask')).toMatchObject({ status: 'SHELVED_OFFLOADED', host: '' });
     expect(outcome.succeeded).toBe(true);
     expect(line(outcome, 'vm-ask')).toMatchObject({
       state: 'succeeded',
@@ -188,7 +165,7 @@ describe('an owner who acts mid-evacuation (sandbox Nova)', () => {
 
     const run = d.evacuate();
     await until(
-      () => (cloud!.state.migrations('vm-big')[0]?.status === 'running' ? true : undefined),
+      () => (sb.cloud.state.migrations('vm-big')[0]?.status === 'running' ? true : undefined),
       'vm-big migrating',
     );
     await owner('DELETE', '/servers/vm-big');
@@ -229,7 +206,7 @@ describe('an owner who acts mid-evacuation (sandbox Nova)', () => {
       attempts: 0,
       message: 'resized or migrated off the host by someone else (the confirm is theirs)',
     });
-    expect(cloud!.state.server('vm')).toMatchObject({ host: 'compute-b', status: 'VERIFY_RESIZE' });
+    expect(sb.cloud.state.server('vm')).toMatchObject({ host: 'compute-b', status: 'VERIFY_RESIZE' });
   });
 
   it('the owner’s resize has landed elsewhere before drainer’s live-migrate (409, vm_state resized): moved by them, not drainer’s failure', async () => {
@@ -240,7 +217,7 @@ describe('an owner who acts mid-evacuation (sandbox Nova)', () => {
           done = true;
           await owner('POST', `/servers/${id}/action`, { resize: { flavorRef: 'flavor-c2-r4096-d10' } });
           await until(
-            () => (cloud!.state.server(id)?.status === 'VERIFY_RESIZE' ? true : undefined),
+            () => (sb.cloud.state.server(id)?.status === 'VERIFY_RESIZE' ? true : undefined),
             'landed',
           );
         }
@@ -253,7 +230,7 @@ describe('an owner who acts mid-evacuation (sandbox Nova)', () => {
 
     expect(outcome.succeeded).toBe(true);
     expect(line(outcome, 'vm')).toMatchObject({ state: 'succeeded', attempts: 0 });
-    expect(cloud!.state.server('vm')).toMatchObject({ host: 'compute-b', status: 'VERIFY_RESIZE' });
+    expect(sb.cloud.state.server('vm')).toMatchObject({ host: 'compute-b', status: 'VERIFY_RESIZE' });
   });
 
   it('the owner’s resize finds no room and ends on the host: no failed attempt of drainer’s; drainer moves it itself', async () => {
@@ -265,10 +242,10 @@ describe('an owner who acts mid-evacuation (sandbox Nova)', () => {
     expect(line(outcome, 'vm')).toMatchObject({ state: 'succeeded', action: 'live-migrate', attempts: 1 });
     // the server runs on compute-b; its record ends after Nova's post-migration on the source
     await until(
-      () => cloud!.state.migrations('vm').at(-1)?.status !== 'running' || undefined,
+      () => sb.cloud.state.migrations('vm').at(-1)?.status !== 'running' || undefined,
       'record ended',
     );
-    expect(cloud!.state.migrations('vm').map((m) => [m.type, m.status])).toEqual([
+    expect(sb.cloud.state.migrations('vm').map((m) => [m.type, m.status])).toEqual([
       ['resize', 'error'],
       ['live-migration', 'completed'],
     ]);
@@ -279,18 +256,18 @@ describe('an owner who acts mid-evacuation (sandbox Nova)', () => {
     const d = await drainer([server('vm-a'), server('vm-in', { host: 'compute-b', migrationMs: 60_000 })]);
     await owner('POST', '/servers/vm-in/action', { resize: { flavorRef: 'flavor-c2-r4096-d10' } });
     await until(
-      () => (cloud!.state.migrations('vm-in')[0]?.status === 'migrating' ? true : undefined),
+      () => (sb.cloud.state.migrations('vm-in')[0]?.status === 'migrating' ? true : undefined),
       'vm-in on its way to compute-a',
     );
     // its owner confirms once it has landed, as owners do; drainer, finding it waiting on the host, may
     // confirm first, and Nova then answers the owner's 400 "Instance has not been resized."
     const confirmed = until(async () => {
       // drainer confirmed it between two looks (a loaded machine): nothing is left for the owner to do
-      const resize = cloud!.state.migrations('vm-in').find((m) => m.type === 'resize');
+      const resize = sb.cloud.state.migrations('vm-in').find((m) => m.type === 'resize');
       if (resize?.status === 'confirmed') return true;
-      if (cloud!.state.server('vm-in')?.status !== 'VERIFY_RESIZE') return undefined;
-      const res = await call(cloud!, 'POST', '/servers/vm-in/action', {
-        token: await token(cloud!),
+      if (sb.cloud.state.server('vm-in')?.status !== 'VERIFY_RESIZE') return undefined;
+      const res = await call(sb.cloud, 'POST', '/servers/vm-in/action', {
+        token: await token(sb.cloud),
         version: '2.93',
         body: { confirmResize: null },
       });
@@ -298,12 +275,12 @@ describe('an owner who acts mid-evacuation (sandbox Nova)', () => {
     }, 'vm-in landed');
 
     const outcome = await d.evacuate();
-    const leftOnHost = cloud!.state.serversOnHost('compute-a').map((s) => s.name);
+    const leftOnHost = sb.cloud.state.serversOnHost('compute-a').map((s) => s.name);
     await confirmed;
 
     expect(outcome.succeeded).toBe(true);
     expect(leftOnHost).toEqual([]);
     expect(line(outcome, 'vm-in')?.state).toBe('succeeded');
-    expect(cloud!.state.server('vm-in')?.host).toBe('compute-b');
+    expect(sb.cloud.state.server('vm-in')?.host).toBe('compute-b');
   });
 });

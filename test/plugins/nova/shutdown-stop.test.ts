@@ -3,40 +3,23 @@
 // Nova knows it is stopped and the restore after boot starts it; a live migration under way is left to
 // finish; one queued behind it, which would never start before the host goes down, is taken out of the
 // queue and stopped; a server already off is left as it is. Against the sandbox Nova, on a clock 100× faster.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { STOP_MARK_KEY, stopMarkOf } from '../../../src/plugins/nova/stop-mark.ts';
-import { ScaledClock } from '../../../src/sandbox/clock.ts';
-import {
-  startOpenStack,
-  type OpenStackSandbox,
-  type ServerSpec,
-} from '../../../src/sandbox/openstack/index.ts';
-import { nova as call, token, until } from '../../sandbox/openstack/client.ts';
+import type { ServerSpec } from '../../../src/sandbox/openstack/index.ts';
+import { until } from '../../sandbox/openstack/client.ts';
 import { sandboxDrainer } from './sandbox-drainer.ts';
+import { onComputeA, sandboxNova } from './sandbox-nova.ts';
 
-let cloud: OpenStackSandbox | undefined;
-afterEach(async () => {
-  await cloud?.close();
-  cloud = undefined;
-});
+const sb = sandboxNova();
+const vm = (name: string, extra: Partial<ServerSpec> = {}) =>
+  onComputeA(name, { shutdownMs: 5000, ...extra });
 
-const vm = (name: string, extra: Partial<ServerSpec> = {}): ServerSpec => ({
-  id: name,
-  name,
-  projectId: 'demo',
-  host: 'compute-a',
-  shutdownMs: 5000,
-  ...extra,
-});
-
-const server = (id: string) => cloud!.state.server(id)!;
+const server = (id: string) => sb.cloud.state.server(id)!;
 const idle = (id: string, status: string) => () =>
   server(id).status === status && !server(id).taskState ? true : undefined;
 
 async function world() {
-  const clock = new ScaledClock(100);
-  cloud = await startOpenStack({
-    clock,
+  const clock = await sb.start({
     hosts: [{ name: 'compute-a' }, { name: 'compute-b' }],
     servers: [
       vm('vm-1'),
@@ -48,15 +31,11 @@ async function world() {
   });
   // live migrations of vm-moving, under way when the time is up, and of vm-queued, queued behind it
   // (Nova runs one at a time per host by default)
-  for (const id of ['vm-moving', 'vm-queued']) {
-    const res = await call(cloud, 'POST', `/servers/${id}/action`, {
-      token: await token(cloud),
-      version: '2.93',
-      body: { 'os-migrateLive': { host: null, block_migration: 'auto' } },
+  for (const id of ['vm-moving', 'vm-queued'])
+    await sb.asAdmin('POST', `/servers/${id}/action`, {
+      'os-migrateLive': { host: null, block_migration: 'auto' },
     });
-    expect(res.status).toBe(202);
-  }
-  return sandboxDrainer(cloud, clock);
+  return sandboxDrainer(sb.cloud, clock);
 }
 
 describe("a host shutdown's fallback for Nova", () => {
