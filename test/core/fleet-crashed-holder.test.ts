@@ -4,44 +4,27 @@
 // Evacuating on that slot and n1's agent may come back. n2 takes it once the agent is known gone:
 // its agent Lease drainer-node-n1 unchanged for fleet.agentLeaseDuration, or its pod gone. The
 // restarted agent takes its own slot back at once; a slot given back normally costs n2 no look.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { NODE_LEASE_COMPONENT, nodeLeaseName } from '../../src/core/agent/node-lease.ts';
 import { FleetBudget, microTime } from '../../src/core/fleet/budget.ts';
-import { kubeFleetApi } from '../../src/core/fleet/kube-port.ts';
 import type { LeaseView, Slot } from '../../src/core/fleet/types.ts';
 import { newRecord, serializeRecord, STATE_ANNOTATION } from '../../src/core/record/record.ts';
-import { queueNode, startFleetFixture, type KubeFixture } from '../kube/sandbox.ts';
+import { queueNode } from '../kube/sandbox.ts';
 import { until } from '../kube/helpers.ts';
 import { quietLogger } from './fakes.ts';
+import { fleetWorld } from './fleet-world.ts';
 
 const SLOT = 'drainer-evacuation-0';
 
-let fx: KubeFixture;
-let stop: AbortController;
-const held: Slot[] = [];
-beforeEach(async () => {
-  stop = new AbortController();
-  fx = await startFleetFixture(['n1', 'n2']);
-});
-afterEach(async () => {
-  for (const s of held.splice(0)) s.abandon();
-  stop.abort();
-  await fx.close();
-});
+const world = fleetWorld(['n1', 'n2']);
+const { held } = world;
 
 /** Our own clock, moved by the test: a slot or agent Lease runs out only when the test says. */
 let clock = 0;
 /** How often the waiter read it: each turn of its loop reads it. */
 let reads = 0;
-const slots = () => kubeFleetApi({ k: fx.k, namespace: 'drainer', daemonSet: 'drainer', log: quietLogger() });
-const agentLeases = () =>
-  kubeFleetApi({
-    k: fx.k,
-    namespace: 'drainer',
-    daemonSet: 'drainer',
-    log: quietLogger(),
-    component: NODE_LEASE_COMPONENT,
-  });
+const slots = () => world.api();
+const agentLeases = () => world.api(NODE_LEASE_COMPONENT);
 
 /** An agent's budget: slots of 3 s, agents of 6 s, a loop that looks again every few ms. */
 function agent(instance: string): FleetBudget {
@@ -53,7 +36,7 @@ function agent(instance: string): FleetBudget {
     resyncMs: 20,
     instance,
     log: quietLogger(),
-    signal: stop.signal,
+    signal: world.stop.signal,
     monotonic: () => {
       reads++;
       return clock;
@@ -66,10 +49,10 @@ const acquire = (b: FleetBudget, n: string, since: number, enqueued: string[] = 
     .acquire({
       node: n,
       queuedSince: new Date(since),
-      signal: stop.signal,
+      signal: world.stop.signal,
       enqueue: async () => {
         enqueued.push(n);
-        await queueNode(fx, n, since);
+        await queueNode(world.fx, n, since);
       },
       onWait: () => undefined,
     })
@@ -80,14 +63,14 @@ const acquire = (b: FleetBudget, n: string, since: number, enqueued: string[] = 
 
 const holder = () =>
   (
-    fx.server.store.get('leases.coordination.k8s.io', 'drainer', SLOT) as {
+    world.fx.server.store.get('leases.coordination.k8s.io', 'drainer', SLOT) as {
       spec?: { holderIdentity?: string };
     }
   ).spec?.holderIdentity;
 
 /** n1 evacuating on the slot, as its record (the Node annotation) says; out of the queue in the same write. */
 const evacuating = (n: string) =>
-  fx.k.request({
+  world.fx.k.request({
     method: 'PATCH',
     path: `/api/v1/nodes/${n}`,
     contentType: 'application/merge-patch+json',
@@ -110,7 +93,7 @@ const renew = async (n: string) => {
 };
 
 const gets = (path: string) =>
-  fx.server.requestLog.filter((r) => r.method === 'GET' && r.path === path).length;
+  world.fx.server.requestLog.filter((r) => r.method === 'GET' && r.path === path).length;
 const nodeReads = () => gets('/api/v1/nodes/n1');
 const agentLeaseReads = () =>
   gets(`/apis/coordination.k8s.io/v1/namespaces/drainer/leases/${nodeLeaseName('n1')}`);

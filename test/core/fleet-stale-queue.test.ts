@@ -3,40 +3,23 @@
 // queue moves, and the nodes still ahead get a full lease duration of a free slot again: a free slot
 // seen earlier, before the queue moved, does not count (chaos seeds 2 and 3: the soak's
 // queue-out-of-order rule judges each slot from when it was given back).
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FleetBudget, microTime } from '../../src/core/fleet/budget.ts';
-import { kubeFleetApi } from '../../src/core/fleet/kube-port.ts';
 import type { Slot } from '../../src/core/fleet/types.ts';
 import { MERGE_PATCH } from '../../src/kube/http.ts';
-import { queueNode, startFleetFixture, type KubeFixture } from '../kube/sandbox.ts';
+import { queueNode } from '../kube/sandbox.ts';
 import { quietLogger } from './fakes.ts';
+import { fleetWorld } from './fleet-world.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const LEASES = '/apis/coordination.k8s.io/v1/namespaces/drainer/leases';
 
-let fx: KubeFixture;
-let stop: AbortController;
-const held: Slot[] = [];
-
-beforeEach(async () => {
-  stop = new AbortController();
-  fx = await startFleetFixture(['quiet', 'early', 'late']);
-});
-afterEach(async () => {
-  for (const s of held.splice(0)) s.abandon();
-  stop.abort();
-  await fx.close();
-});
-
-const holderOf = (name: string) =>
-  (
-    fx.server.store.find('leases.coordination.k8s.io', 'drainer', name) as
-      { spec?: { holderIdentity?: string } } | undefined
-  )?.spec?.holderIdentity;
+const world = fleetWorld(['quiet', 'early', 'late']);
+const { held, holderOf } = world;
 
 /** Another node's agent takes a slot Lease (its write, as the API server sees it). */
 const take = (slot: string, node: string) =>
-  fx.k.request({
+  world.fx.k.request({
     method: 'POST',
     path: LEASES,
     body: {
@@ -44,9 +27,9 @@ const take = (slot: string, node: string) =>
       spec: { holderIdentity: node, leaseDurationSeconds: 30, renewTime: microTime(new Date()) },
     },
   });
-const giveBack = (slot: string) => fx.k.request({ method: 'DELETE', path: `${LEASES}/${slot}` });
+const giveBack = (slot: string) => world.fx.k.request({ method: 'DELETE', path: `${LEASES}/${slot}` });
 const unqueue = (n: string) =>
-  fx.k.request({
+  world.fx.k.request({
     method: 'PATCH',
     path: `/api/v1/nodes/${n}`,
     contentType: MERGE_PATCH,
@@ -58,15 +41,15 @@ describe('the stale jump of a waiter over the nodes ahead', () => {
     // two slots: "busy" evacuates on slot 1; "quiet" queued first and never takes a slot; then
     // "early"; then "late", whose agent is the one under test, on its own monotonic time
     await take('drainer-evacuation-1', 'busy');
-    await queueNode(fx, 'quiet', 1000);
-    await queueNode(fx, 'early', 2000);
+    await queueNode(world.fx, 'quiet', 1000);
+    await queueNode(world.fx, 'early', 2000);
     let mono = 0;
     const late = new FleetBudget({
-      api: kubeFleetApi({ k: fx.k, namespace: 'drainer', daemonSet: 'drainer', log: quietLogger() }),
+      api: world.api(),
       budget: 2,
       leaseDuration: 30,
       log: quietLogger(),
-      signal: stop.signal,
+      signal: world.stop.signal,
       monotonic: () => mono,
     });
     let got: Slot | undefined;
@@ -74,8 +57,8 @@ describe('the stale jump of a waiter over the nodes ahead', () => {
       .acquire({
         node: 'late',
         queuedSince: new Date(3000),
-        signal: stop.signal,
-        enqueue: () => queueNode(fx, 'late', 3000),
+        signal: world.stop.signal,
+        enqueue: () => queueNode(world.fx, 'late', 3000),
         onWait: () => undefined,
       })
       .then((s) => (got = s));

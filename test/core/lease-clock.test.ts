@@ -3,54 +3,36 @@
 // dead holder's slot after the lease duration. A run-once on a laptop 120 s ahead does not take
 // the node Lease of a live agent; it watches the Lease and sees it renewed. Expiry is timed, as
 // client-go's leader election does, from when this process saw the Lease's record change.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FleetBudget } from '../../src/core/fleet/budget.ts';
-import { kubeFleetApi } from '../../src/core/fleet/kube-port.ts';
 import type { Slot } from '../../src/core/fleet/types.ts';
 import { NodeLease } from '../../src/core/agent/node-lease.ts';
-import { node, queueNode, startFleetFixture, type KubeFixture } from '../kube/sandbox.ts';
+import { node, queueNode } from '../kube/sandbox.ts';
 import { quietLogger } from './fakes.ts';
+import { fleetWorld } from './fleet-world.ts';
 
 const skewed = (ms: number) => () => new Date(Date.now() + ms);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-let fx: KubeFixture;
-let stop: AbortController;
-const held: Slot[] = [];
-
-beforeEach(async () => {
-  stop = new AbortController();
-  fx = await startFleetFixture(['n1', 'n2']);
-});
-afterEach(async () => {
-  for (const s of held.splice(0)) s.abandon();
-  stop.abort();
-  await fx.close();
-});
-
-const holderOf = (name: string) =>
-  (
-    fx.server.store.get('leases.coordination.k8s.io', 'drainer', name) as {
-      spec?: { holderIdentity?: string };
-    }
-  ).spec?.holderIdentity;
+const world = fleetWorld(['n1', 'n2']);
+const { held, holderOf } = world;
 
 describe('fleet slots between agents whose clocks differ', () => {
-  const api = () => kubeFleetApi({ k: fx.k, namespace: 'drainer', daemonSet: 'drainer', log: quietLogger() });
+  const api = () => world.api();
   const agent = (clockMs: number) =>
     new FleetBudget({
       api: api(),
       budget: 1,
       leaseDuration: 1.5,
       log: quietLogger(),
-      signal: stop.signal,
+      signal: world.stop.signal,
       now: skewed(clockMs),
     });
   const wait = (a: FleetBudget, n: string, since: number) =>
     a.acquire({
       node: n,
       queuedSince: new Date(since),
-      signal: stop.signal,
+      signal: world.stop.signal,
       enqueue: async () => undefined,
       onWait: () => undefined,
     });
@@ -91,27 +73,27 @@ describe('fleet slots between agents whose clocks differ', () => {
 describe('a waiter behind a node that does not come for the free slot', () => {
   // n2 is queued ahead of n3 (its label) but never takes the free slot (its agent is gone): n3 takes
   // it after a lease duration of its own monotonic time, never because its wall clock stepped.
-  const queue = (n: string, since: number) => queueNode(fx, n, since);
+  const queue = (n: string, since: number) => queueNode(world.fx, n, since);
 
   /** A holder change in the fleet namespace: every waiter looks again. */
   const wakeWaiters = async (name: string) =>
-    fx.k.request({
+    world.fx.k.request({
       method: 'POST',
       path: '/apis/coordination.k8s.io/v1/namespaces/drainer/leases',
       body: { metadata: { name }, spec: { holderIdentity: 'someone-else' } },
     });
 
   it('an NTP step of an hour does not make it jump the queue; its own time passing a lease duration does', async () => {
-    await fx.k.request({ method: 'POST', path: '/api/v1/nodes', body: node('n3') });
+    await world.fx.k.request({ method: 'POST', path: '/api/v1/nodes', body: node('n3') });
     await queue('n2', 1000);
     let wall = Date.now();
     let mono = 0;
     const budget = new FleetBudget({
-      api: kubeFleetApi({ k: fx.k, namespace: 'drainer', daemonSet: 'drainer', log: quietLogger() }),
+      api: world.api(),
       budget: 1,
       leaseDuration: 30,
       log: quietLogger(),
-      signal: stop.signal,
+      signal: world.stop.signal,
       now: () => new Date(wall),
       monotonic: () => mono,
     });
@@ -120,7 +102,7 @@ describe('a waiter behind a node that does not come for the free slot', () => {
       .acquire({
         node: 'n3',
         queuedSince: new Date(2000),
-        signal: stop.signal,
+        signal: world.stop.signal,
         enqueue: () => queue('n3', 2000),
         onWait: () => undefined,
       })
@@ -132,7 +114,7 @@ describe('a waiter behind a node that does not come for the free slot', () => {
     await sleep(300);
     expect(got).toBeUndefined();
     expect(
-      fx.server.store.find('leases.coordination.k8s.io', 'drainer', 'drainer-evacuation-0'),
+      world.fx.server.store.find('leases.coordination.k8s.io', 'drainer', 'drainer-evacuation-0'),
     ).toBeUndefined();
 
     mono += 31_000; // a lease duration of n3's own time, and n2 never came
@@ -146,13 +128,7 @@ describe('a waiter behind a node that does not come for the free slot', () => {
 describe('the node Lease seen from a run-once on another machine', () => {
   const nodeLease = (instance: string, clockMs: number) =>
     new NodeLease({
-      api: kubeFleetApi({
-        k: fx.k,
-        namespace: 'drainer',
-        daemonSet: 'drainer',
-        log: quietLogger(),
-        component: 'node-agent',
-      }),
+      api: world.api('node-agent'),
       node: 'n1',
       instance,
       durationSeconds: 1.5,
@@ -168,7 +144,7 @@ describe('the node Lease seen from a run-once on another machine', () => {
     const first = await nodeLease('laptop/42', 120_000).tryTake();
     expect(first).toMatchObject({ holder: 'drainer-abc/uid-1' });
 
-    const watched = await nodeLease('laptop/42', 120_000).takeWatching(stop.signal);
+    const watched = await nodeLease('laptop/42', 120_000).takeWatching(world.stop.signal);
     expect(watched).toMatchObject({ holder: 'drainer-abc/uid-1', live: true });
     expect(holderOf('drainer-node-n1')).toBe('drainer-abc/uid-1');
   }, 15_000);
@@ -178,7 +154,7 @@ describe('the node Lease seen from a run-once on another machine', () => {
     if ('held' in daemon) daemon.held.abandon(); // kill -9
     const started = performance.now();
 
-    const take = await nodeLease('laptop/42', 120_000).takeWatching(stop.signal);
+    const take = await nodeLease('laptop/42', 120_000).takeWatching(world.stop.signal);
 
     expect('held' in take).toBe(true);
     if ('held' in take) held.push(take.held);

@@ -3,28 +3,19 @@
 // holder's pod: gone, or a pod of that name with another uid, is a holder that will never renew,
 // and the successor takes the Lease at once instead of waiting out its 300 s. A live pod, or a
 // holder that is no pod (a run-once on a laptop), is waited for as before.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { kubeHolderPod, NodeLease, type LeaseTake } from '../../src/core/agent/node-lease.ts';
-import { kubeFleetApi } from '../../src/core/fleet/kube-port.ts';
-import type { Slot } from '../../src/core/fleet/types.ts';
-import { startFleetFixture, type KubeFixture } from '../kube/sandbox.ts';
 import { quietLogger } from './fakes.ts';
+import { fleetWorld } from './fleet-world.ts';
 
 const PODS = '/api/v1/namespaces/drainer/pods';
 
-let fx: KubeFixture;
-const held: Slot[] = [];
-beforeEach(async () => {
-  fx = await startFleetFixture(['n1']);
-});
-afterEach(async () => {
-  for (const s of held.splice(0)) s.abandon();
-  await fx.close();
-});
+const world = fleetWorld(['n1']);
+const { held } = world;
 
 /** An agent pod of the DaemonSet on n1; answers its "<name>/<uid>" instance. */
 async function agentPod(name: string): Promise<string> {
-  const pod = await fx.k.request<{ metadata: { uid: string } }>({
+  const pod = await world.fx.k.request<{ metadata: { uid: string } }>({
     method: 'POST',
     path: PODS,
     body: {
@@ -38,17 +29,17 @@ async function agentPod(name: string): Promise<string> {
 }
 
 const forceDelete = (name: string) =>
-  fx.k.request({ method: 'DELETE', path: `${PODS}/${name}`, query: { gracePeriodSeconds: '0' } });
+  world.fx.k.request({ method: 'DELETE', path: `${PODS}/${name}`, query: { gracePeriodSeconds: '0' } });
 
 /** The agent of `instance`, whose own clock never moves: only the API server can tell it the holder is gone. */
 const lease = (instance: string) =>
   new NodeLease({
-    api: kubeFleetApi({ k: fx.k, namespace: 'drainer', daemonSet: 'drainer', log: quietLogger() }),
+    api: world.api(),
     node: 'n1',
     instance,
     durationSeconds: 300,
     log: quietLogger(),
-    holderPod: kubeHolderPod(fx.k, 'drainer'),
+    holderPod: kubeHolderPod(world.fx.k, 'drainer'),
     monotonic: () => 0,
   });
 
@@ -81,7 +72,7 @@ describe("a successor agent and the holder's pod", () => {
   it('takes it when the holder pod has finished (no container restart will renew it)', async () => {
     const old = keep(await lease(await agentPod('drainer-old')).tryTake());
     if ('held' in old) old.held.abandon();
-    await fx.k.request({
+    await world.fx.k.request({
       method: 'PATCH',
       path: `${PODS}/drainer-old/status`,
       contentType: 'application/merge-patch+json',
