@@ -34,14 +34,41 @@ const inPool = (s: Stack) =>
     body: { metadata: { labels: { 'karpenter.sh/nodepool': 'hypervisors' } } },
   });
 
-describe('drainer plan finds the fleet tools that would delete the node with VMs on it', () => {
-  let stack: Stack | undefined;
-  afterEach(async () => stack?.close());
+let stack: Stack | undefined;
+afterEach(async () => stack?.close());
 
+/** node-a with five servers, the stack this test's (closed after it); the fleet tools' CRDs installed unless told. */
+async function fiveServers(tools = true): Promise<Stack> {
+  const s = await startStack({ scenario: smallWorld({ servers: 5 }) });
+  stack = s;
+  if (tools) await installFleetTools(s);
+  return s;
+}
+
+/** node-a's agent, started and ready. */
+async function agentReady(s: Stack): Promise<void> {
+  const agent = s.startAgent('node-a');
+  await until('agent ready', () => agent.agent.ready().ready);
+}
+
+/** node-a in a NodePool that gives Karpenter 10m, its agent ready. */
+async function inTenMinutePool(): Promise<Stack> {
+  const s = await fiveServers();
+  await nodePool(s, '10m');
+  await inPool(s);
+  await agentReady(s);
+  return s;
+}
+
+const drainTimeoutShort = (s: Stack) =>
+  until('DrainTimeoutShort Event', async () => {
+    const found = await nodeEvents(s, 'node-a', 'DrainTimeoutShort');
+    return found.length ? found : undefined;
+  });
+
+describe('drainer plan finds the fleet tools that would delete the node with VMs on it', () => {
   const start = async () => {
-    const s = await startStack({ scenario: smallWorld({ servers: 5 }) });
-    stack = s;
-    await installFleetTools(s);
+    const s = await fiveServers();
     return { s, plan: () => stackCli(s, { logLevel: 'warn' })('plan', '--node', 'node-a') };
   };
 
@@ -106,35 +133,17 @@ describe('drainer plan finds the fleet tools that would delete the node with VMs
 });
 
 describe('a maintenance start warns of a fleet tool that would delete the node with VMs on it', () => {
-  let stack: Stack | undefined;
-  afterEach(async () => stack?.close());
-
   it('a cordon of a node whose NodePool gives Karpenter 10m: a DrainTimeoutShort Event on the Node', async () => {
-    const s = await startStack({ scenario: smallWorld({ servers: 5 }) });
-    stack = s;
-    await installFleetTools(s);
-    await nodePool(s, '10m');
-    await inPool(s);
-    const agent = s.startAgent('node-a');
-    await until('agent ready', () => agent.agent.ready().ready);
+    const s = await inTenMinutePool();
 
     await s.cordon('node-a');
-    const [warning, ...more] = await until('DrainTimeoutShort Event', async () => {
-      const found = await nodeEvents(s, 'node-a', 'DrainTimeoutShort');
-      return found.length ? found : undefined;
-    });
+    const [warning, ...more] = await drainTimeoutShort(s);
     expect(more).toEqual([]);
     expect(warning).toMatch(/^Karpenter: NodePool hypervisors has terminationGracePeriod 10m, shorter than/);
   });
 
   it('reads no Machines at the cordon: the Machine watch of the pre-drain hook has them (issue 51)', async () => {
-    const s = await startStack({ scenario: smallWorld({ servers: 5 }) });
-    stack = s;
-    await installFleetTools(s);
-    await nodePool(s, '10m');
-    await inPool(s);
-    const agent = s.startAgent('node-a');
-    await until('agent ready', () => agent.agent.ready().ready);
+    const s = await inTenMinutePool();
     const machineLists = () =>
       s.sandbox.kube.requestLog.filter(
         (r) => r.method === 'GET' && r.path.startsWith(machinesPath) && !/[?&]watch=/.test(r.path),
@@ -146,18 +155,13 @@ describe('a maintenance start warns of a fleet tool that would delete the node w
     const before = machineLists();
 
     await s.cordon('node-a');
-    await until('DrainTimeoutShort Event', async () => {
-      const found = await nodeEvents(s, 'node-a', 'DrainTimeoutShort');
-      return found.length ? found : undefined;
-    });
+    await drainTimeoutShort(s);
     expect(machineLists()).toBe(before);
   });
 
   it('reads no Machines at the cordon where Cluster API is not installed (issue 51)', async () => {
-    const s = await startStack({ scenario: smallWorld({ servers: 5 }) });
-    stack = s;
-    const agent = s.startAgent('node-a');
-    await until('agent ready', () => agent.agent.ready().ready);
+    const s = await fiveServers(false);
+    await agentReady(s);
     // the hook looked once: Machines are not served
     await until('the look for Machines', () =>
       s.sandbox.kube.requestLog.some((r) => r.path.startsWith(machinesPath)),
