@@ -2,24 +2,13 @@
 // the disable of its nova-compute, and the moves that take one of Nova's free slots go out side by
 // side; the ones queued behind the slots follow one at a time, in order. The promise holds: a server
 // that lands on the host after that first listing, before the disable took, is still moved.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ComputeClient } from '../../../src/plugins/nova/compute.ts';
 import type { NovaService } from '../../../src/plugins/nova/types.ts';
-import { ScaledClock } from '../../../src/sandbox/clock.ts';
-import {
-  startOpenStack,
-  type OpenStackSandbox,
-  type ServerSpec,
-} from '../../../src/sandbox/openstack/index.ts';
 import { sandboxDrainer } from './sandbox-drainer.ts';
+import { onComputeA as server, sandboxNova } from './sandbox-nova.ts';
 
-let cloud: OpenStackSandbox | undefined;
-afterEach(async () => {
-  await cloud?.close();
-  cloud = undefined;
-});
-
-const server = (id: string): ServerSpec => ({ id, name: id, projectId: 'demo', host: 'compute-a' });
+const sb = sandboxNova();
 
 /** What drainer's calls did, in the order it happened: "<call> sent" and "<call> answered". */
 function calls() {
@@ -35,13 +24,11 @@ function calls() {
 
 /** n servers on compute-a, whose nova-compute runs `slots` live migrations at once (and drainer M as many). */
 async function evacuation(n: number, slots: number, Compute: typeof ComputeClient) {
-  const clock = new ScaledClock(100);
-  cloud = await startOpenStack({
-    clock,
+  const clock = await sb.start({
     hosts: [{ name: 'compute-a', maxConcurrentLiveMigrations: slots }, { name: 'compute-b' }],
     servers: Array.from({ length: n }, (_, i) => server(`vm-${i + 1}`)),
   });
-  return sandboxDrainer(cloud, clock, { maxConcurrentMigrations: slots }, Compute).evacuate();
+  return sandboxDrainer(sb.cloud, clock, { maxConcurrentMigrations: slots }, Compute).evacuate();
 }
 
 describe('the parallel start of an evacuation (sandbox Nova)', () => {
@@ -61,7 +48,7 @@ describe('the parallel start of an evacuation (sandbox Nova)', () => {
     expect(outcome.succeeded, outcome.message).toBe(true);
     expect(seen.indexOf('listing sent')).toBeGreaterThanOrEqual(0);
     expect(seen.indexOf('listing sent')).toBeLessThan(seen.indexOf('disable answered'));
-    expect(cloud!.state.service('compute-a')?.status).toBe('disabled');
+    expect(sb.cloud.state.service('compute-a')?.status).toBe('disabled');
   });
 
   it('sends the first M live migrations side by side, then the queued ones one at a time', async () => {
@@ -80,7 +67,7 @@ describe('the parallel start of an evacuation (sandbox Nova)', () => {
     expect(seen.slice(0, 2)).toEqual([`${a} sent`, `${b} sent`]);
     expect(seen.slice(4)).toEqual([`${c} sent`, `${c} answered`, `${d} sent`, `${d} answered`]);
     for (const id of ['vm-1', 'vm-2', 'vm-3', 'vm-4'])
-      expect(cloud!.state.server(id)).toMatchObject({ host: 'compute-b', status: 'ACTIVE' });
+      expect(sb.cloud.state.server(id)).toMatchObject({ host: 'compute-b', status: 'ACTIVE' });
   });
 
   it('moves a server that lands on the host after the first listing, before the disable took', async () => {
@@ -95,7 +82,7 @@ describe('the parallel start of an evacuation (sandbox Nova)', () => {
       }
       override async disableService(svc: NovaService, reason: string, signal?: AbortSignal) {
         await listed;
-        if (!landed) cloud!.state.addServer(server('vm-late'));
+        if (!landed) sb.cloud.state.addServer(server('vm-late'));
         landed = true;
         return super.disableService(svc, reason, signal);
       }
@@ -106,6 +93,6 @@ describe('the parallel start of an evacuation (sandbox Nova)', () => {
     expect(landed).toBe(true);
     expect(outcome.succeeded, outcome.message).toBe(true);
     expect(outcome.workloads.map((w) => [w.name, w.state])).toEqual([['vm-late', 'succeeded']]);
-    expect(cloud!.state.server('vm-late')).toMatchObject({ host: 'compute-b', status: 'ACTIVE' });
+    expect(sb.cloud.state.server('vm-late')).toMatchObject({ host: 'compute-b', status: 'ACTIVE' });
   });
 });
