@@ -13,6 +13,7 @@ import {
 } from '../../src/invariants/index.ts';
 import { gateName } from '../../src/kube/gate.ts';
 import type {
+  ObservedOwnerAction,
   ObservedPowerChange,
   ObservedRelease,
   ObservedRequest,
@@ -136,6 +137,29 @@ export function ownerStarted(
   );
 }
 
+/**
+ * The servers on a declared reboot's host at a drain's return whose guest is off while a resize runs
+ * on them that their owner asked for, while the drain ran or within an agent's notice before it (chaos
+ * seed 424242 round 4: the owner resized a server drainer had stopped for the reboot). Nova keeps a
+ * stopped server stopped through a resize: the owner's resize neither starts the guest nor is
+ * drainer's doing. Without such an ask the resize is drainer's cold migration, which must end first.
+ */
+export function ownerResizedOff(
+  d: Pick<DrainReturn, 'startedAt' | 'returnedAt' | 'onHost'>,
+  actions: readonly ObservedOwnerAction[],
+  noticeMs: number,
+): Set<string> {
+  const off = d.onHost.offInResize ?? {};
+  return new Set(
+    actions
+      .filter(
+        (a) =>
+          a.action === 'resize' && a.name in off && a.at >= d.startedAt - noticeMs && a.at <= d.returnedAt,
+      )
+      .map((a) => off[a.name]!),
+  );
+}
+
 /** The soak's own findings on top of the invariants of src/invariants. */
 export const DRAIN_RETURNED_OCCUPIED = DRAIN_RETURNED_OCCUPIED_ID;
 export const NOT_SETTLED = 'not-settled';
@@ -246,14 +270,17 @@ export class Checker {
   }
 
   #drainReturns(round: number): void {
-    const { powerChanges: changes = [], releases = [] } = this.#more();
+    const { powerChanges: changes = [], releases = [], ownerActions = [] } = this.#more();
     const returns = this.#drains.returns;
     for (let i = this.#drainAt; i < returns.length; i++) {
       const d = withReleases(returns[i]!, releases, this.#lapse);
       returns[i] = d; // the report counts it as released too
       // a server its owner started while the drain ran, or just before, is the owner's; one made
       // before the gate went is judged by gate-disrupted-while-occupied
-      const owners = ownerStarted(d, changes, this.#noticeMs);
+      const owners = new Set([
+        ...ownerStarted(d, changes, this.#noticeMs),
+        ...ownerResizedOff(d, ownerActions, this.#noticeMs),
+      ]);
       const occupying = d.onHost.occupying.filter((vm) => !owners.has(vm));
       // Cluster API gave up although drainer's hook held its Machine (rules/capi-overruled.ts)
       const overruled = d.kind === 'capi' ? overruledUnderHook({ ...d, occupying }) : undefined;

@@ -16,6 +16,7 @@ import { drainNode } from '../../src/kube/drain.ts';
 import type { KubePod } from '../../src/kube/types.ts';
 import { REBOOT_KEY } from '../../src/names.ts';
 import { MAINTENANCE_KEY } from '../../src/plugins/nova/policy.ts';
+import type { ServerView } from '../../src/sandbox/openstack/index.ts';
 import type { Fleet } from './fleet.ts';
 import type { Maintenances } from './maintenances.ts';
 import type { Operator } from './operator.ts';
@@ -51,6 +52,12 @@ export interface OnHost {
    * declared reboot, VMIs that ended (Succeeded, Failed) or are being deleted.
    */
   readonly stopped: string[];
+  /**
+   * Of `occupying`, by server name: servers on a declared reboot whose guest is off (vm_state
+   * stopped) while a resize runs on them. Stopped, they may stay; the resize is whoever asked for it
+   * (check.ts excuses their owner's; a cold migration of drainer's must end before its gate opens).
+   */
+  readonly offInResize?: Readonly<Record<string, string>>;
 }
 
 export interface DrainReturn {
@@ -101,13 +108,11 @@ export function refusedByPlan(fleet: Fleet, node: string): boolean {
 
 /** What of the node's VMs is on it now: Nova servers by host, VMIs by their node label. */
 export function onHost(fleet: Fleet, node: string): OnHost {
-  const reboot = declaresReboot(fleet, node);
-  const occupying: string[] = [];
-  const stopped: string[] = [];
-  for (const s of fleet.sandbox.openstack.state.serversOnHost(node)) {
-    if (reboot && s.status === 'SHUTOFF') stopped.push(`server ${s.name}`);
-    else occupying.push(`server ${s.name}${s.status === 'ACTIVE' ? '' : ` (${s.status})`}`);
-  }
+  const servers = serversAtReturn(
+    fleet.sandbox.openstack.state.serversOnHost(node),
+    declaresReboot(fleet, node),
+  );
+  const { occupying, stopped } = servers;
   for (const v of fleet.sandbox.kube.store.list('virtualmachineinstances.kubevirt.io')) {
     if (v.metadata.labels?.['kubevirt.io/nodeName'] !== node) continue;
     // a VMI whose eviction strategy is None stops with its launcher pod: the drain ends it
@@ -118,7 +123,28 @@ export function onHost(fleet: Fleet, node: string): OnHost {
     if (FINAL_VMI.has(phase) || v.metadata.deletionTimestamp) stopped.push(`${name} (${phase || 'deleted'})`);
     else occupying.push(name);
   }
-  return { occupying, stopped };
+  return { ...servers, occupying, stopped };
+}
+
+/** The node's Nova servers at a drain's return: on a declared reboot a stopped guest may stay. */
+export function serversAtReturn(
+  servers: readonly Pick<ServerView, 'name' | 'status' | 'vmState'>[],
+  reboot: boolean,
+): OnHost {
+  const occupying: string[] = [];
+  const stopped: string[] = [];
+  const offInResize: Record<string, string> = {};
+  for (const s of servers) {
+    if (reboot && s.status === 'SHUTOFF') {
+      stopped.push(`server ${s.name}`);
+      continue;
+    }
+    const entry = `server ${s.name}${s.status === 'ACTIVE' ? '' : ` (${s.status})`}`;
+    occupying.push(entry);
+    // Nova's status of a stopped server in a resize is RESIZE; its vm_state stays stopped
+    if (reboot && s.vmState === 'stopped') offInResize[s.name] = entry;
+  }
+  return { occupying, stopped, ...(Object.keys(offInResize).length ? { offInResize } : {}) };
 }
 
 /** Every VM on the node, as one list (the checks' end state). */
