@@ -7,8 +7,9 @@ import type { ChildProcess } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { KubeLease } from '../../src/kube/lease.ts';
 import type { KubeObject } from '../../src/kube/types.ts';
-import { hasKubectl, kubectl } from '../daemonset/kubectl.ts';
+import { hasKubectl } from '../daemonset/kubectl.ts';
 import { daemonFiles, spawnDaemon } from './daemon-run.ts';
+import { heldDrain, migrationsStarted } from './held-drain.ts';
 import { smallWorld } from './scenario.ts';
 import { startStack, until, type Stack } from './stack.ts';
 
@@ -55,24 +56,8 @@ run('an agent pod force-deleted mid-evacuation (real daemon processes, real kube
 
     const first = await agentPod('drainer-aaaaa');
     await until('the first agent holds node-a', async () => (await holder()) === first.instance, 30_000);
-    let returned = 0;
-    let lastLeft = 0;
-    const unsubscribe = os.subscribe(() => {
-      if (!lastLeft && os.serversOnHost('node-a').length === 0) lastLeft = Date.now();
-    });
-    const drain = kubectl([
-      '--kubeconfig',
-      kubeconfig,
-      ...['drain', 'node-a', '--ignore-daemonsets', '--delete-emptydir-data', '--force', '--timeout=180s'],
-    ]).then((r) => {
-      returned = Date.now();
-      return r;
-    });
-    await until(
-      'two migrations started',
-      () => os.servers().filter((v) => os.migrateCalls(v.id) > 0).length >= 2,
-      30_000,
-    );
+    const drain = heldDrain(os, kubeconfig);
+    await migrationsStarted(os, 2);
     first.child.kill('SIGKILL');
     await new Promise((r) => first.child.once('exit', r));
     await s.k.request({
@@ -87,12 +72,11 @@ run('an agent pod force-deleted mid-evacuation (real daemon processes, real kube
     await until('the successor holds node-a', async () => (await holder()) === second.instance, 30_000);
     const tookOverMs = Date.now() - gone;
 
-    const drained = await drain;
-    unsubscribe();
+    const drained = await drain.done;
     expect(tookOverMs).toBeLessThan(30_000);
     expect(drained.code, drained.stderr).toBe(0);
     expect(os.serversOnHost('node-a')).toEqual([]);
-    expect(returned).toBeGreaterThanOrEqual(lastLeft);
+    expect(drain.returned()).toBeGreaterThanOrEqual(drain.lastLeft());
     for (const v of os.servers()) expect(os.migrateCalls(v.id), v.name).toBe(1);
   }, 240_000);
 });

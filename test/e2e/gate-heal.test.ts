@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { KubeObject, KubePod } from '../../src/kube/types.ts';
 import { hasKubectl, kubectl } from '../daemonset/kubectl.ts';
 import { DRAIN, GATE, gateAgent, PDB, POD } from './gate-stack.ts';
+import { lastLeft } from './held-drain.ts';
 import { smallWorld } from './scenario.ts';
 import { finished, startStack, until, type EventObject, type Stack } from './stack.ts';
 
@@ -27,15 +28,12 @@ run('drain gate heals itself and holds for every taker (full stack, real kubectl
     const os = s.sandbox.openstack.state;
     /** kubectl drain, with Nova's servers on node-a at the moment it returned, and when the last left. */
     const drain = async (args = DRAIN) => {
-      let lastLeft = 0;
-      const off = os.subscribe(() => {
-        if (!lastLeft && os.serversOnHost('node-a').length === 0) lastLeft = Date.now();
-      });
+      const left = lastLeft(os);
       const r = await kubectl(['--kubeconfig', kubeconfig, ...args]);
       const returned = Date.now();
       const onHost = os.serversOnHost('node-a').map((v) => v.name);
-      off();
-      return { ...r, returned, onHost, lastLeft };
+      left.off();
+      return { ...r, returned, onHost, lastLeft: left.at() };
     };
     return {
       s,

@@ -5,8 +5,9 @@ import type { ChildProcess } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { gateName } from '../../src/kube/gate.ts';
 import type { KubeObject, KubePod } from '../../src/kube/types.ts';
-import { hasKubectl, kubectl } from '../daemonset/kubectl.ts';
+import { hasKubectl } from '../daemonset/kubectl.ts';
 import { daemonFiles, spawnDaemon } from './daemon-run.ts';
+import { heldDrain, migrationsStarted } from './held-drain.ts';
 import { smallWorld } from './scenario.ts';
 import { startStack, until, type Stack } from './stack.ts';
 
@@ -43,24 +44,8 @@ run('drain gate across a kill -9 of the agent (real daemon process, real kubectl
 
     const first = daemon();
     await until('gate pod running', async () => (await gatePod())?.status?.phase === 'Running', 30_000);
-    let returned = 0;
-    let lastLeft = 0;
-    const unsubscribe = os.subscribe(() => {
-      if (!lastLeft && os.serversOnHost('node-a').length === 0) lastLeft = Date.now();
-    });
-    const drain = kubectl([
-      '--kubeconfig',
-      kubeconfig,
-      ...['drain', 'node-a', '--ignore-daemonsets', '--delete-emptydir-data', '--force', '--timeout=180s'],
-    ]).then((r) => {
-      returned = Date.now();
-      return r;
-    });
-    await until(
-      'two migrations started',
-      () => os.servers().filter((v) => os.migrateCalls(v.id) > 0).length >= 2,
-      30_000,
-    );
+    const drain = heldDrain(os, kubeconfig);
+    await migrationsStarted(os, 2);
     first.kill('SIGKILL');
     await new Promise((r) => first.once('exit', r));
 
@@ -77,15 +62,14 @@ run('drain gate across a kill -9 of the agent (real daemon process, real kubectl
     expect((await gatePod())?.metadata.deletionTimestamp).toBeUndefined();
     const pdb = await s.k.request<KubeObject>({ path: PDB });
     expect(pdb.status).toMatchObject({ disruptionsAllowed: 0 });
-    expect(returned).toBe(0);
+    expect(drain.returned()).toBe(0);
 
     daemon();
-    const drained = await drain;
-    unsubscribe();
+    const drained = await drain.done;
     expect(drained.code, drained.stderr).toBe(0);
     expect(os.serversOnHost('node-a')).toEqual([]);
-    expect(lastLeft).toBeGreaterThan(0);
-    expect(returned).toBeGreaterThanOrEqual(lastLeft);
+    expect(drain.lastLeft()).toBeGreaterThan(0);
+    expect(drain.returned()).toBeGreaterThanOrEqual(drain.lastLeft());
     for (const v of os.servers()) expect(os.migrateCalls(v.id), v.name).toBe(1);
   });
 });

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { KubeObject, KubePod } from '../../src/kube/types.ts';
 import { hasKubectl } from '../daemonset/kubectl.ts';
 import { DRAIN, GATE, gateAgent, PDB } from './gate-stack.ts';
+import { lastLeft } from './held-drain.ts';
 import { smallWorld } from './scenario.ts';
 import { finished, startStack, until, type Stack } from './stack.ts';
 
@@ -41,23 +42,20 @@ run('drain gate: kubectl drain waits for the VMs (full stack, real kubectl)', ()
       ];
     expect(vmiNode()).toBe('node-a');
     const os = s.sandbox.openstack.state;
-    let lastLeft = 0;
-    const unsubscribe = os.subscribe(() => {
-      if (os.serversOnHost('node-a').length === 0 && lastLeft === 0) lastLeft = Date.now();
-    });
+    const left = lastLeft(os);
     const drained = await kube(DRAIN);
     const returned = Date.now();
     const onHost = os.serversOnHost('node-a').map((v) => v.name);
     const vmiAt = vmiNode();
     const migrations = os.servers().map((v) => os.migrations(v.id).map((m) => m.status));
-    unsubscribe();
+    left.off();
 
     expect(drained.code, drained.stderr).toBe(0);
     expect(onHost).toEqual([]);
     expect(vmiAt).toBe('node-b');
     for (const m of migrations) expect(m).toContain('completed');
-    expect(lastLeft).toBeGreaterThan(0);
-    expect(returned).toBeGreaterThanOrEqual(lastLeft);
+    expect(left.at()).toBeGreaterThan(0);
+    expect(returned).toBeGreaterThanOrEqual(left.at());
     // the drain was held by the gate, and said so
     expect(drained.stderr + drained.stdout).toMatch(
       new RegExp(`evict.*${GATE}|${GATE}.*disruption budget`, 's'),

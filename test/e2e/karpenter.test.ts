@@ -16,6 +16,7 @@ import {
 import { gateName, gatePod } from '../../src/kube/gate.ts';
 import type { KubeObject, KubePod } from '../../src/kube/types.ts';
 import { smallWorld } from './scenario.ts';
+import { lastLeft } from './held-drain.ts';
 import { startStack, until, type Stack } from './stack.ts';
 import { stackTakerPort } from './taker-port.ts';
 
@@ -73,10 +74,7 @@ describe('Karpenter disrupts a node with servers (full stack)', () => {
         .catch(() => undefined);
     await until('gate pod running', async () => (await gate())?.status?.phase === 'Running');
     const os = s.sandbox.openstack.state;
-    let lastLeft = 0;
-    const off = os.subscribe(() => {
-      if (!lastLeft && os.serversOnHost('node-a').length === 0) lastLeft = Date.now();
-    });
+    const left = lastLeft(os);
 
     // Karpenter taints (it does not cordon), then its terminator drains the node
     await s.k.request({
@@ -88,11 +86,11 @@ describe('Karpenter disrupts a node with servers (full stack)', () => {
     const done = await karpenterOn(s, 'node-a', 100);
     const terminatedAt = Date.now();
     const onHost = os.serversOnHost('node-a').map((v) => v.name);
-    off();
+    left.off();
 
     expect(onHost).toEqual([]);
-    expect(lastLeft).toBeGreaterThan(0);
-    expect(terminatedAt).toBeGreaterThanOrEqual(lastLeft);
+    expect(left.at()).toBeGreaterThan(0);
+    expect(terminatedAt).toBeGreaterThanOrEqual(left.at());
     // it met the gate's PDB (429) and waited; the gate opened once the VMs had left
     expect(done.retries).toBeGreaterThan(0);
     expect(await gate()).toBeUndefined();
