@@ -49,6 +49,14 @@ const moving = (id: string, status: string) =>
 const resized = (id: string, what: string) =>
   until(() => (sb.cloud.state.server(id)?.status === 'VERIFY_RESIZE' ? true : undefined), what);
 
+/** vm's agent shut down mid-move and the resize landed while none ran; `next` is the agent started again. */
+async function restartedAfterLanding(): Promise<{ first: SandboxDrainer; next: SandboxDrainer }> {
+  const clock = await sandbox([cold('vm')]);
+  const first = sandboxDrainer(sb.cloud, clock);
+  await stoppedMidMove(first);
+  return { first, next: sandboxDrainer(sb.cloud, clock) };
+}
+
 /** The agent shuts down while Nova cold-migrates vm; the resize lands (VERIFY_RESIZE) while none runs. */
 async function stoppedMidMove(d: SandboxDrainer): Promise<void> {
   const shutdown = new AbortController();
@@ -109,11 +117,8 @@ describe('a cold migration is judged by where it lands', () => {
   });
 
   it('a restarted agent confirms the resize its predecessor asked for, which landed while no agent ran', async () => {
-    const clock = await sandbox([cold('vm')]);
-    const first = sandboxDrainer(sb.cloud, clock);
-    await stoppedMidMove(first);
+    const { first, next } = await restartedAfterLanding();
 
-    const next = sandboxDrainer(sb.cloud, clock);
     next.resumeFrom(first.record());
     const outcome = await next.evacuate();
 
@@ -124,14 +129,11 @@ describe('a cold migration is judged by where it lands', () => {
 
 describe('a record of the previous version (no move kind)', () => {
   it('is adopted: the restarted agent confirms the resize its predecessor asked for', async () => {
-    const clock = await sandbox([cold('vm')]);
-    const first = sandboxDrainer(sb.cloud, clock);
-    await stoppedMidMove(first);
+    const { first, next } = await restartedAfterLanding();
     const written = first.record()!;
     const { vm } = written.migrations as Record<string, Record<string, unknown>>;
     const { move: _move, ...previous } = vm!;
 
-    const next = sandboxDrainer(sb.cloud, clock);
     next.resumeFrom({ ...written, migrations: { vm: previous } });
     const outcome = await next.evacuate();
 
@@ -143,11 +145,8 @@ describe('a record of the previous version (no move kind)', () => {
 
 describe('restore confirms the resizes drainer asked for', () => {
   it('the agent stopped mid-move and the node was uncordoned meanwhile: the restore confirms the resize that landed', async () => {
-    const clock = await sandbox([cold('vm')]);
-    const first = sandboxDrainer(sb.cloud, clock);
-    await stoppedMidMove(first);
+    const { first, next } = await restartedAfterLanding();
 
-    const next = sandboxDrainer(sb.cloud, clock);
     next.resumeFrom(first.record());
     await next.restore();
 
