@@ -147,6 +147,16 @@ export function serversAtReturn(
   return { occupying, stopped, ...(Object.keys(offInResize).length ? { offInResize } : {}) };
 }
 
+/**
+ * The DaemonSet runs an agent on the node again once the operator's drainer.dev/agent=disabled is
+ * gone: taken off by `kubectl label`, or with the Node object itself (registered again without it).
+ */
+export async function agentBack(fleet: Fleet, node: string): Promise<void> {
+  if (!fleet.disabled.delete(node)) return;
+  fleet.offWithVms.delete(node);
+  if (!fleet.agents.get(node)?.length) await fleet.startAgent(node);
+}
+
 /** Every VM on the node, as one list (the checks' end state). */
 export const vmsOn = (fleet: Fleet, node: string): string[] => {
   const h = onHost(fleet, node);
@@ -244,12 +254,14 @@ export class Drains {
       case 'karpenter':
         // the instance is terminated and a new one registers under the name
         await op.recreateNode(node);
+        await agentBack(this.#fleet, node);
         return;
       case 'capi':
         // the Machine's instance is terminated (even past nodeDrainTimeout), the Machine goes, and a
         // new Machine's node registers under the name
         await this.#machines?.finish(node).catch(() => undefined);
         await op.recreateNode(node);
+        await agentBack(this.#fleet, node);
         await this.#machines?.make(node).catch(() => undefined);
         return;
       case 'kured':

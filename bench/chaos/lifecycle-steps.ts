@@ -4,7 +4,7 @@
 // owner onto a host that then goes into maintenance, a VMI made again under its name mid-evacuation,
 // and KubeVirt's migration queue full while a migration in flight fails.
 import { FLEET_NODES, AGENT_LABEL } from './fleet.ts';
-import { vmsOn } from './drains.ts';
+import { agentBack, vmsOn } from './drains.ts';
 import type { StepContext } from './faults.ts';
 import type { RecreateAt, Step, StepKind } from './schedule.ts';
 
@@ -59,6 +59,7 @@ export async function runLifecycleStep(step: Step, c: StepContext): Promise<bool
       const node = await recreateTarget(c, step.node, step.at);
       if (!node) return false;
       await operator.recreateNode(node);
+      await agentBack(fleet, node);
       return true;
     }
     case 'agent-off': {
@@ -109,7 +110,5 @@ export async function runLifecycleStep(step: Step, c: StepContext): Promise<bool
 /** `kubectl label node N drainer.dev/agent-`: the DaemonSet runs an agent there again. */
 export async function enableAgent(c: Pick<StepContext, 'fleet' | 'operator'>, node: string): Promise<void> {
   await c.operator.label(node, AGENT_LABEL, null);
-  c.fleet.disabled.delete(node);
-  c.fleet.offWithVms.delete(node);
-  if (!c.fleet.agents.get(node)?.length) await c.fleet.startAgent(node);
+  await agentBack(c.fleet, node);
 }

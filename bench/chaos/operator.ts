@@ -3,6 +3,8 @@
 // DaemonSet with --cascade=orphan and applying it again. Straight to the API server with a
 // User-Agent of its own, so the checks can tell the soak's requests from drainer's.
 import { gateName } from '../../src/kube/gate.ts';
+import type { Scenario } from '../../src/sandbox/index.ts';
+import { nodeObject } from '../../src/sandbox/scenario-objects.ts';
 import { agentDaemonSet } from './fleet.ts';
 
 export const CHAOS_USER_AGENT = 'drainer-chaos/1';
@@ -27,13 +29,39 @@ type NodeObject = {
   status?: unknown;
 };
 
+/** What a node's kubelet registers its Node with: its labels and its --register-with-taints. */
+export interface KubeletNode {
+  readonly labels: Record<string, string>;
+  readonly taints: readonly { key: string; value?: string; effect: string }[];
+}
+
+/**
+ * Each node's kubelet as the scenario set it up: the well-known labels and its --node-labels (the
+ * soak's drainer.dev/reboot=true among them), its own taints; not a cordon's.
+ */
+export const kubeletRegistration =
+  (scenario: Scenario) =>
+  (node: string): KubeletNode | undefined => {
+    const i = scenario.nodes.findIndex((n) => n.name === node);
+    const n = scenario.nodes[i];
+    if (!n) return undefined;
+    const registered = nodeObject({ ...n, unschedulable: false }, i, new Date().toISOString()) as {
+      metadata: { labels?: Record<string, string> };
+      spec?: { taints?: KubeletNode['taints'] };
+    };
+    return { labels: registered.metadata.labels ?? {}, taints: registered.spec?.taints ?? [] };
+  };
+
 export class Operator {
   readonly #url: string;
   readonly #namespace: string;
 
-  constructor(apiUrl: string, namespace: string) {
+  readonly #kubelet: (node: string) => KubeletNode | undefined;
+
+  constructor(apiUrl: string, namespace: string, kubelet: (node: string) => KubeletNode | undefined) {
     this.#url = apiUrl;
     this.#namespace = namespace;
+    this.#kubelet = kubelet;
   }
 
   async #call(
@@ -141,18 +169,23 @@ export class Operator {
     return this.#call('POST', `/apis/apps/v1/namespaces/${this.#namespace}/daemonsets`, agentDaemonSet(name));
   }
 
-  /** The Node object is deleted and registered again as a kubelet does: same name and labels, no annotations, schedulable. */
+  /**
+   * The Node object is deleted and registered again as its kubelet does: same name, the kubelet's
+   * own labels and taints (kubeletRegistration), no annotations, schedulable. Nothing drainer or an
+   * operator wrote on the old Node (the queue label, the record, a cordon, an agent-off label) comes back.
+   */
   async recreateNode(node: string): Promise<Answer> {
     const got = await this.#call('GET', `/api/v1/nodes/${node}`);
     if (got.status !== 200 || !got.body) return got;
     const old = got.body as unknown as NodeObject;
     const gone = await this.#call('DELETE', `/api/v1/nodes/${node}`);
     if (gone.status >= 300) return gone;
+    const kubelet = this.#kubelet(node) ?? { labels: {}, taints: [] };
     return this.#call('POST', '/api/v1/nodes', {
       apiVersion: 'v1',
       kind: 'Node',
-      metadata: { name: node, labels: old.metadata.labels ?? {} },
-      spec: {},
+      metadata: { name: node, labels: kubelet.labels },
+      spec: kubelet.taints.length ? { taints: kubelet.taints } : {},
       status: old.status,
     });
   }

@@ -13,7 +13,7 @@ import { FLEET_NODES, REBOOT_NODES, SCALE, serverWays, startFleet, type Fleet } 
 import { GateWatch } from './gate-watch.ts';
 import { enableAgent } from './lifecycle-steps.ts';
 import { Maintenances } from './maintenances.ts';
-import { Operator } from './operator.ts';
+import { kubeletRegistration, Operator } from './operator.ts';
 import { OWNER_ACTIONS, Owners, type OwnerActionKind, type OwnerOutcome } from './owners.ts';
 import { prng } from './prng.ts';
 import { QueueWatch } from './queue-watch.ts';
@@ -221,7 +221,11 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     },
     { namespace: fleet.config.fleet.namespace, nodes: FLEET_NODES },
   );
-  const operator = new Operator(fleet.sandbox.kube.url, fleet.config.fleet.namespace);
+  const operator = new Operator(
+    fleet.sandbox.kube.url,
+    fleet.config.fleet.namespace,
+    kubeletRegistration(fleet.sandbox.scenario),
+  );
   // Cluster API's Machines, one per node: the agents hold their pre-drain hook on them
   const machines = new Machines(fleet.k);
   await machines.install(FLEET_NODES);

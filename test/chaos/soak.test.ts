@@ -8,7 +8,7 @@ import { Drains, refusedByPlan } from '../../bench/chaos/drains.ts';
 import { FLEET_NODES, REBOOT_NODES, serverWays, startFleet, type Fleet } from '../../bench/chaos/fleet.ts';
 import { Owners } from '../../bench/chaos/owners.ts';
 import { MAINTENANCE_KEY } from '../../src/plugins/nova/policy.ts';
-import { Operator } from '../../bench/chaos/operator.ts';
+import { kubeletRegistration, Operator } from '../../bench/chaos/operator.ts';
 import { makeSchedule } from '../../bench/chaos/schedule.ts';
 import {
   awaitTarget,
@@ -53,14 +53,15 @@ describe('chaos soak (sandbox fleet)', () => {
     const f = await startFleet();
     fleet = f;
     for (const node of FLEET_NODES) await f.startAgent(node);
-    const drains = new Drains(f, new Operator(f.sandbox.kube.url, 'drainer'), maintenancesOf(f));
+    const operator = new Operator(f.sandbox.kube.url, 'drainer', kubeletRegistration(f.sandbox.scenario));
+    const drains = new Drains(f, operator, maintenancesOf(f));
     const checker = new Checker(f, drains, { graceMs: 10_000 });
     const gate = () => f.sandbox.kube.store.find('pods', 'drainer', gateName('hv-2'));
     for (let i = 0; i < 200 && (gate()?.status as { phase?: string } | undefined)?.phase !== 'Running'; i++)
       await new Promise((r) => setTimeout(r, 50));
     expect(await checker.check(0)).toEqual([]);
 
-    await new Operator(f.sandbox.kube.url, 'drainer').cordon('hv-2', true);
+    await operator.cordon('hv-2', true);
     // not the soak's own hand: a tool of its own, ignoring the gate, that strips the finalizer a plain
     // delete would wait on, then deletes
     const url = `${f.sandbox.kube.url}/api/v1/namespaces/drainer/pods/${gateName('hv-2')}`;
