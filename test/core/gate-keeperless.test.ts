@@ -10,38 +10,13 @@ import { DrainGate } from '../../src/core/gate/gate.ts';
 import { gateKeeper } from '../../src/core/gate/keeper.ts';
 import { kubeGateApi } from '../../src/core/gate/kube-port.ts';
 import type { Remaining } from '../../src/core/gate/remaining.ts';
-import { gateSelector, podsPath, pdbsPath } from '../../src/kube/gate.ts';
-import type { KubeList, KubeObject } from '../../src/kube/types.ts';
 import { silentLog } from '../kube/helpers.ts';
+import { agentDaemonSet, gateObjects as gateObjectsOf } from '../kube/keeperless.ts';
 import { node, startFixture, type KubeFixture } from '../kube/sandbox.ts';
 
 const NS = 'drainer';
 const DS = `/apis/apps/v1/namespaces/${NS}/daemonsets`;
 const MERGE = 'application/merge-patch+json';
-
-/** The DaemonSet with the runbook's affinity: no agent on a node labelled drainer.dev/agent=disabled. */
-const daemonSet = {
-  metadata: { name: 'drainer' },
-  spec: {
-    selector: { matchLabels: { app: 'drainer' } },
-    template: {
-      metadata: { labels: { app: 'drainer' } },
-      spec: {
-        nodeSelector: { 'openstack-compute-node': 'enabled' },
-        affinity: {
-          nodeAffinity: {
-            requiredDuringSchedulingIgnoredDuringExecution: {
-              nodeSelectorTerms: [
-                { matchExpressions: [{ key: 'drainer.dev/agent', operator: 'NotIn', values: ['disabled'] }] },
-              ],
-            },
-          },
-        },
-        containers: [{ name: 'a', image: 'x' }],
-      },
-    },
-  },
-};
 
 describe('the gate of a node whose agent stops for good', () => {
   let fx: KubeFixture;
@@ -53,17 +28,15 @@ describe('the gate of a node whose agent stops for good', () => {
       path: '/api/v1/nodes',
       body: node('node-1', { metadata: { name: 'node-1', labels: { 'openstack-compute-node': 'enabled' } } }),
     });
-    await fx.k.request({ method: 'POST', path: DS, body: daemonSet });
+    await fx.k.request({
+      method: 'POST',
+      path: DS,
+      body: agentDaemonSet({ nodeSelector: { 'openstack-compute-node': 'enabled' } }),
+    });
   });
   afterEach(async () => fx.close());
 
-  const gateObjects = async () => {
-    const query = { labelSelector: gateSelector('node-1') };
-    const [pods, pdbs] = await Promise.all(
-      [podsPath(NS), pdbsPath(NS)].map((path) => fx.k.request<KubeList<KubeObject>>({ path, query })),
-    );
-    return [...(pods?.items ?? []), ...(pdbs?.items ?? [])].map((o) => o.metadata.name);
-  };
+  const gateObjects = () => gateObjectsOf(fx, 'node-1', NS);
 
   /** The node's agent, its gate held; `left` is what its plugins find on the host at the stop. */
   async function agentWithGate(left: Remaining, noSuccessor?: () => Promise<void>) {

@@ -10,9 +10,8 @@ import { kubeGateApi } from '../../src/core/gate/kube-port.ts';
 import { releaseGateNow } from '../../src/core/gate/release.ts';
 import { microTime } from '../../src/core/fleet/budget.ts';
 import { ConfigError } from '../../src/errors.ts';
-import { gateSelector, podsPath, pdbsPath } from '../../src/kube/gate.ts';
-import type { KubeList, KubeObject } from '../../src/kube/types.ts';
 import { silentLog } from '../kube/helpers.ts';
+import { agentDaemonSet, gateObjects as gateObjectsOf } from '../kube/keeperless.ts';
 import { node, startFixture, type KubeFixture } from '../kube/sandbox.ts';
 
 const NS = 'drainer';
@@ -33,31 +32,7 @@ describe('drainer release of a gate no agent keeps', () => {
     await fx.k.request({
       method: 'POST',
       path: `/apis/apps/v1/namespaces/${NS}/daemonsets`,
-      body: {
-        metadata: { name: 'drainer', namespace: NS },
-        spec: {
-          selector: { matchLabels: { app: 'drainer' } },
-          template: {
-            metadata: { labels: { app: 'drainer' } },
-            spec: {
-              containers: [{ name: 'agent', image: 'drainer' }],
-              affinity: {
-                nodeAffinity: {
-                  requiredDuringSchedulingIgnoredDuringExecution: {
-                    nodeSelectorTerms: [
-                      {
-                        matchExpressions: [
-                          { key: 'drainer.dev/agent', operator: 'NotIn', values: ['disabled'] },
-                        ],
-                      },
-                    ],
-                  },
-                },
-              },
-            },
-          },
-        },
-      },
+      body: agentDaemonSet(),
     });
     const log = silentLog();
     const api = kubeGateApi({ k: fx.k, namespace: NS, daemonSet: 'drainer', image: 'pause', log });
@@ -65,13 +40,7 @@ describe('drainer release of a gate no agent keeps', () => {
   });
   afterEach(async () => fx.close());
 
-  const gateObjects = async () => {
-    const query = { labelSelector: gateSelector('node-1') };
-    const lists = await Promise.all(
-      [podsPath(NS), pdbsPath(NS)].map((path) => fx.k.request<KubeList<KubeObject>>({ path, query })),
-    );
-    return lists.flatMap((l) => l.items.map((o) => o.metadata.name));
-  };
+  const gateObjects = () => gateObjectsOf(fx, 'node-1', NS);
   const release = (names: string[], force = false) =>
     releaseGateNow({
       k: fx.k,

@@ -10,6 +10,7 @@ import yaml from 'js-yaml';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { KubePod } from '../../src/kube/types.ts';
 import { cli } from '../cli/harness.ts';
+import { agentDaemonSet } from '../kube/keeperless.ts';
 import { gateAgent, POD } from './gate-stack.ts';
 import { smallWorld } from './scenario.ts';
 import { startStack, type Stack } from './stack.ts';
@@ -18,29 +19,6 @@ let stack: Stack | undefined;
 afterEach(async () => {
   await stack?.close();
   stack = undefined;
-});
-
-/** The agent DaemonSet with the runbook's affinity: no agent on a node labelled drainer.dev/agent=disabled. */
-const daemonSet = () => ({
-  metadata: { name: 'drainer' },
-  spec: {
-    selector: { matchLabels: { app: 'drainer' } },
-    template: {
-      metadata: { labels: { app: 'drainer' } },
-      spec: {
-        containers: [{ name: 'agent', image: 'drainer' }],
-        affinity: {
-          nodeAffinity: {
-            requiredDuringSchedulingIgnoredDuringExecution: {
-              nodeSelectorTerms: [
-                { matchExpressions: [{ key: 'drainer.dev/agent', operator: 'NotIn', values: ['disabled'] }] },
-              ],
-            },
-          },
-        },
-      },
-    },
-  },
 });
 
 function cliFor(s: Stack) {
@@ -58,7 +36,7 @@ describe('restore --force on a node no agent keeps', () => {
     await s.k.request({
       method: 'POST',
       path: '/apis/apps/v1/namespaces/drainer/daemonsets',
-      body: daemonSet(),
+      body: agentDaemonSet(),
     });
     const { agent } = await gateAgent(s, {});
     const gateUid = async () =>
