@@ -11,7 +11,8 @@ import { gateKeeper } from '../../src/core/gate/keeper.ts';
 import { kubeGateApi } from '../../src/core/gate/kube-port.ts';
 import type { Remaining } from '../../src/core/gate/remaining.ts';
 import { silentLog } from '../kube/helpers.ts';
-import { agentDaemonSet, gateObjects as gateObjectsOf } from '../kube/keeperless.ts';
+import { runbookDaemonSet } from '../kube/agent-daemonset.ts';
+import { gateObjects as gateObjectsOf } from '../kube/gate-objects.ts';
 import { node, startFixture, type KubeFixture } from '../kube/sandbox.ts';
 
 const NS = 'drainer';
@@ -31,7 +32,7 @@ describe('the gate of a node whose agent stops for good', () => {
     await fx.k.request({
       method: 'POST',
       path: DS,
-      body: agentDaemonSet({ nodeSelector: { 'openstack-compute-node': 'enabled' } }),
+      body: runbookDaemonSet({ nodeSelector: { 'openstack-compute-node': 'enabled' } }),
     });
   });
   afterEach(async () => fx.close());

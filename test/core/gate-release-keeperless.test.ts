@@ -11,7 +11,8 @@ import { releaseGateNow } from '../../src/core/gate/release.ts';
 import { microTime } from '../../src/core/fleet/budget.ts';
 import { ConfigError } from '../../src/errors.ts';
 import { silentLog } from '../kube/helpers.ts';
-import { agentDaemonSet, gateObjects as gateObjectsOf } from '../kube/keeperless.ts';
+import { runbookDaemonSet } from '../kube/agent-daemonset.ts';
+import { gateObjects as gateObjectsOf } from '../kube/gate-objects.ts';
 import { node, startFixture, type KubeFixture } from '../kube/sandbox.ts';
 
 const NS = 'drainer';
@@ -32,7 +33,7 @@ describe('drainer release of a gate no agent keeps', () => {
     await fx.k.request({
       method: 'POST',
       path: `/apis/apps/v1/namespaces/${NS}/daemonsets`,
-      body: agentDaemonSet(),
+      body: runbookDaemonSet(),
     });
     const log = silentLog();
     const api = kubeGateApi({ k: fx.k, namespace: NS, daemonSet: 'drainer', image: 'pause', log });

@@ -11,20 +11,13 @@ import { kubeGateApi } from '../../src/core/gate/kube-port.ts';
 import { gateName } from '../../src/kube/gate.ts';
 import type { KubeObject } from '../../src/kube/types.ts';
 import { silentLog, until } from '../kube/helpers.ts';
+import { agentDaemonSet } from '../kube/agent-daemonset.ts';
 import { startFixture, type KubeFixture } from '../kube/sandbox.ts';
 
 const NS = 'drainer';
 const DS = `/apis/apps/v1/namespaces/${NS}/daemonsets`;
 const PDB = `/apis/policy/v1/namespaces/${NS}/poddisruptionbudgets/${gateName('n1')}`;
 const POD = `/api/v1/namespaces/${NS}/pods/${gateName('n1')}`;
-const daemonSet = {
-  metadata: { name: 'drainer' },
-  spec: {
-    selector: { matchLabels: { app: 'drainer' } },
-    template: { metadata: { labels: { app: 'drainer' } }, spec: { containers: [{ name: 'a', image: 'x' }] } },
-  },
-};
-
 describe('the agent DaemonSet re-created with --cascade=orphan while the gate holds', () => {
   let fx: KubeFixture;
   const stop = new AbortController();
@@ -51,7 +44,7 @@ describe('the agent DaemonSet re-created with --cascade=orphan while the gate ho
   };
 
   it('the agent gives the gate PDB to the new DaemonSet by itself, and the gate holds throughout', async () => {
-    const first = await fx.k.request<KubeObject>({ method: 'POST', path: DS, body: daemonSet });
+    const first = await fx.k.request<KubeObject>({ method: 'POST', path: DS, body: agentDaemonSet() });
     const log = silentLog();
     const api = kubeGateApi({ k: fx.k, namespace: NS, daemonSet: 'drainer', image: 'pause', log });
     const gate = new DrainGate({
@@ -78,7 +71,7 @@ describe('the agent DaemonSet re-created with --cascade=orphan while the gate ho
     // kubectl delete ds drainer --cascade=orphan: the garbage collector takes the owner off the PDB
     await fx.k.request({ method: 'DELETE', path: `${DS}/drainer`, body: { propagationPolicy: 'Orphan' } });
     await until(async () => (await owners()).length === 0, 'the PDB orphaned');
-    const again = await fx.k.request<KubeObject>({ method: 'POST', path: DS, body: daemonSet });
+    const again = await fx.k.request<KubeObject>({ method: 'POST', path: DS, body: agentDaemonSet() });
 
     await until(
       async () => (await owners()).includes(again.metadata.uid ?? ''),

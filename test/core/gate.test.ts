@@ -8,6 +8,7 @@ import { GATE_FINALIZER, gateName, gatePdbSpec, gatePodName } from '../../src/ku
 import { kubeGateApi } from '../../src/core/gate/kube-port.ts';
 import type { KubeObject } from '../../src/kube/types.ts';
 import { createLogger } from '../../src/observability/logger.ts';
+import { agentDaemonSet } from '../kube/agent-daemonset.ts';
 import { startFixture, type KubeFixture } from '../kube/sandbox.ts';
 
 const log = createLogger({ level: 'silent' });
@@ -37,16 +38,7 @@ describe('drain gate objects (sandbox API server)', () => {
     const ds = await fx.k.request<KubeObject>({
       method: 'POST',
       path: `/apis/apps/v1/namespaces/${NS}/daemonsets`,
-      body: {
-        metadata: { name: 'drainer' },
-        spec: {
-          selector: { matchLabels: { app: 'drainer' } },
-          template: {
-            metadata: { labels: { app: 'drainer' } },
-            spec: { containers: [{ name: 'a', image: 'x' }] },
-          },
-        },
-      },
+      body: agentDaemonSet(),
     });
     await api().hold('n1');
     const pdb = await get(PDB);
@@ -171,16 +163,7 @@ describe('drain gate objects (sandbox API server)', () => {
     await fx.k.request({
       method: 'POST',
       path: `/apis/apps/v1/namespaces/${NS}/daemonsets`,
-      body: {
-        metadata: { name: 'drainer' },
-        spec: {
-          selector: { matchLabels: { app: 'drainer' } },
-          template: {
-            metadata: { labels: { app: 'drainer' } },
-            spec: { containers: [{ name: 'a', image: 'x' }] },
-          },
-        },
-      },
+      body: agentDaemonSet(),
     });
     const gate = api();
     await gate.hold('n1');
@@ -192,16 +175,7 @@ describe('drain gate objects (sandbox API server)', () => {
   });
 
   it('a DaemonSet re-created (--cascade=orphan then apply, replace --force) is no uninstall; the PDB follows its new owner', async () => {
-    const ds = {
-      metadata: { name: 'drainer' },
-      spec: {
-        selector: { matchLabels: { app: 'drainer' } },
-        template: {
-          metadata: { labels: { app: 'drainer' } },
-          spec: { containers: [{ name: 'a', image: 'x' }] },
-        },
-      },
-    };
+    const ds = agentDaemonSet();
     const DS = `/apis/apps/v1/namespaces/${NS}/daemonsets`;
     await fx.k.request({ method: 'POST', path: DS, body: ds });
     const gate = api();

@@ -5,6 +5,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { KubeObject, KubePod } from '../../src/kube/types.ts';
 import { hasKubectl, kubectl } from '../daemonset/kubectl.ts';
+import { agentDaemonSet } from '../kube/agent-daemonset.ts';
 import { DRAIN, GATE, gateAgent, PDB, POD } from './gate-stack.ts';
 import { lastLeft } from './held-drain.ts';
 import { smallWorld } from './scenario.ts';
@@ -208,7 +209,7 @@ run('drain gate heals itself and holds for every taker (full stack, real kubectl
     await s.k.request({
       method: 'POST',
       path: '/apis/apps/v1/namespaces/drainer/daemonsets',
-      body: daemonSet(),
+      body: agentDaemonSet(),
     });
     // a new agent reads the DaemonSet (it owns the PDB from now on)
     await agent.stop();
@@ -264,12 +265,4 @@ run('drain gate heals itself and holds for every taker (full stack, real kubectl
     expect(drained.code, drained.stderr).toBe(0);
     expect(drained.stdout).toContain('node/node-a drained');
   });
-});
-
-const daemonSet = () => ({
-  metadata: { name: 'drainer' },
-  spec: {
-    selector: { matchLabels: { app: 'drainer' } },
-    template: { metadata: { labels: { app: 'drainer' } }, spec: { containers: [{ name: 'a', image: 'x' }] } },
-  },
 });

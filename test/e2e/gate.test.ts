@@ -4,6 +4,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { KubeObject, KubePod } from '../../src/kube/types.ts';
 import { hasKubectl } from '../daemonset/kubectl.ts';
+import { agentDaemonSet } from '../kube/agent-daemonset.ts';
 import { DRAIN, GATE, gateAgent, PDB } from './gate-stack.ts';
 import { lastLeft } from './held-drain.ts';
 import { smallWorld } from './scenario.ts';
@@ -233,16 +234,7 @@ run('drain gate: kubectl drain waits for the VMs (full stack, real kubectl)', ()
     await s.k.request({
       method: 'POST',
       path: '/apis/apps/v1/namespaces/drainer/daemonsets',
-      body: {
-        metadata: { name: 'drainer' },
-        spec: {
-          selector: { matchLabels: { app: 'drainer' } },
-          template: {
-            metadata: { labels: { app: 'drainer' } },
-            spec: { containers: [{ name: 'a', image: 'x' }] },
-          },
-        },
-      },
+      body: agentDaemonSet(),
     });
     // the agent that reads the DaemonSet at start owns its PDB by it
     await agent.stop();

@@ -10,7 +10,7 @@ import yaml from 'js-yaml';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { KubePod } from '../../src/kube/types.ts';
 import { cli } from '../cli/harness.ts';
-import { agentDaemonSet } from '../kube/keeperless.ts';
+import { runbookDaemonSet } from '../kube/agent-daemonset.ts';
 import { gateAgent, POD } from './gate-stack.ts';
 import { smallWorld } from './scenario.ts';
 import { startStack, type Stack } from './stack.ts';
@@ -36,7 +36,7 @@ describe('restore --force on a node no agent keeps', () => {
     await s.k.request({
       method: 'POST',
       path: '/apis/apps/v1/namespaces/drainer/daemonsets',
-      body: agentDaemonSet(),
+      body: runbookDaemonSet(),
     });
     const { agent } = await gateAgent(s, {});
     const gateUid = async () =>
