@@ -6,7 +6,8 @@
 // drainer's mark, stop-mark.ts) is started wherever it is now (its owner's resize or another
 // evacuation may have moved it: Nova keeps a stopped server stopped) and followed until it runs;
 // one its owner started, stopped, shelved or deleted meanwhile is the owner's, and either way the
-// mark comes off. One now on a host in maintenance keeps its mark and stays stopped: that host's
+// mark comes off. An owner's resize of it is followed to its end too, their confirm included (at
+// VERIFY_RESIZE Nova keeps it off). One now on a host in maintenance keeps its mark and stays stopped: that host's
 // restore starts it (marked.ts). Without the log, the caller's claim decides (the record: on the
 // host, or moved by this record). The entry stays in the record until one or the other is seen,
 // so a restore cut short starts it on its next pass.
@@ -112,8 +113,7 @@ export async function restartOne(
     const mark = stopMarkOf(s);
     const request = claim.request ?? mark?.request;
     if (request) ours.add(request);
-    if (taskStateOf(s) !== null) {
-      // drainer's stop still powering off, or a start (ours or its owner's) on its way: wait for its end
+    if (inFlight(s)) {
       await waitForTask(s, until, ctx, opts);
       continue;
     }
@@ -178,12 +178,18 @@ async function readServer(compute: Compute, id: string, ctx: Ctx): Promise<NovaS
   }
 }
 
+/**
+ * drainer's stop still powering off, a start (ours or its owner's) on its way, or its owner's resize:
+ * at VERIFY_RESIZE still off, waiting for their confirm (theirs to give, never drainer's).
+ */
+const inFlight = (s: NovaServer): boolean => taskStateOf(s) !== null || s.status === 'VERIFY_RESIZE';
+
 /** One poll's wait for a task to end; past FOLLOW_TASK_MS the pass fails (the next one looks again). */
 async function waitForTask(s: NovaServer, until: number, ctx: Ctx, opts: RestartOptions): Promise<void> {
   if (opts.now() >= until) {
     throw new ApiError(
       'API',
-      `server ${s.name} (${s.id}) is still in task_state ${taskStateOf(s)} after ${FOLLOW_TASK_MS / 1000}s: ` +
+      `server ${s.name} (${s.id}) is still ${s.status === 'VERIFY_RESIZE' ? "at VERIFY_RESIZE (its owner's resize waits for their confirm)" : `in task_state ${taskStateOf(s)}`} after ${FOLLOW_TASK_MS / 1000}s: ` +
         'started again on the next restore pass',
       { api: 'nova' },
     );
