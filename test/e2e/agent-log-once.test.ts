@@ -2,9 +2,8 @@
 // twice, that its drain gate's PDB has no owner (issue 52: the daemon logged it twice, once for the
 // reconciler's gate and once for the gate keeper, each with its own API port).
 import { afterEach, describe, expect, it } from 'vitest';
-import { gateName } from '../../src/kube/gate.ts';
-import type { KubePod } from '../../src/kube/types.ts';
 import { smallWorld } from './scenario.ts';
+import { gateRunning } from './gate-stack.ts';
 import { startStack, until, type Stack } from './stack.ts';
 
 describe('the agent says a thing once', () => {
@@ -15,11 +14,7 @@ describe('the agent says a thing once', () => {
     const s = await startStack({ scenario: smallWorld({ servers: 1 }) });
     stack = s;
     const agent = s.startAgent('node-a');
-    const gatePod = () =>
-      s.k
-        .request<KubePod>({ path: `/api/v1/namespaces/drainer/pods/${gateName('node-a')}` })
-        .catch(() => undefined);
-    await until('gate pod running', async () => (await gatePod())?.status?.phase === 'Running');
+    await gateRunning(s);
     await s.cordon('node-a');
     await until('evacuated', async () => (await s.record('node-a'))?.phase === 'Evacuated', 60_000);
     await agent.stop();

@@ -1,4 +1,4 @@
-// What the drain gate stories (gate.test.ts, gate-heal.test.ts) share: the gate's names on node-a,
+// What the drain gate stories share: the gate's names on node-a, its pod and the wait for it to run,
 // the kubectl drain they run, and an agent on node-a with kubectl and the drainer CLI pointed at the
 // stack's API server.
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -22,6 +22,13 @@ export const DRAIN = [
   '--timeout=120s',
 ];
 
+/** node-a's gate pod as the API server has it, or undefined (none). */
+export const gatePodOf = (s: Stack) => s.k.request<KubePod>({ path: POD }).catch(() => undefined);
+
+/** Until node-a's gate pod runs: its agent holds the gate. */
+export const gateRunning = (s: Stack, ms?: number) =>
+  until('gate pod running', async () => (await gatePodOf(s))?.status?.phase === 'Running', ms);
+
 /** Starts the agent of node-a on `s` and waits until it is ready (and, if `running`, its gate pod runs). */
 export async function gateAgent(s: Stack, overrides: Record<string, unknown>, running = true) {
   const dir = mkdtempSync(path.join(tmpdir(), 'drainer-gate-'));
@@ -29,8 +36,8 @@ export async function gateAgent(s: Stack, overrides: Record<string, unknown>, ru
   writeFileSync(kubeconfig, s.sandbox.kube.kubeconfig());
   const agent = s.startAgent('node-a', overrides);
   await until('agent ready', () => agent.agent.ready().ready);
-  const gatePod = () => s.k.request<KubePod>({ path: POD }).catch(() => undefined);
-  if (running) await until('gate pod running', async () => (await gatePod())?.status?.phase === 'Running');
+  const gatePod = () => gatePodOf(s);
+  if (running) await gateRunning(s);
   return {
     agent,
     gatePod,

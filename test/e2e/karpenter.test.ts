@@ -13,9 +13,10 @@ import {
   DISRUPTED,
   type Toleration,
 } from '../../bench/chaos/takers.ts';
-import { gateName, gatePod } from '../../src/kube/gate.ts';
-import type { KubeObject, KubePod } from '../../src/kube/types.ts';
+import { gatePod } from '../../src/kube/gate.ts';
+import type { KubeObject } from '../../src/kube/types.ts';
 import { smallWorld } from './scenario.ts';
+import { gatePodOf, gateRunning } from './gate-stack.ts';
 import { lastLeft } from './held-drain.ts';
 import { startStack, until, type Stack } from './stack.ts';
 import { stackTakerPort } from './taker-port.ts';
@@ -68,11 +69,8 @@ describe('Karpenter disrupts a node with servers (full stack)', () => {
     stack = s;
     const agent = s.startAgent('node-a');
     await until('agent ready', () => agent.agent.ready().ready);
-    const gate = () =>
-      s.k
-        .request<KubePod>({ path: `/api/v1/namespaces/drainer/pods/${gateName('node-a')}` })
-        .catch(() => undefined);
-    await until('gate pod running', async () => (await gate())?.status?.phase === 'Running');
+    const gate = () => gatePodOf(s);
+    await gateRunning(s);
     const os = s.sandbox.openstack.state;
     const left = lastLeft(os);
 

@@ -17,6 +17,7 @@ import type { KubePod } from '../../src/kube/types.ts';
 import { cli } from '../cli/harness.ts';
 import { hasKubectl, kubectl } from '../daemonset/kubectl.ts';
 import { smallWorld } from './scenario.ts';
+import { gatePodOf, gateRunning } from './gate-stack.ts';
 import { finished, startStack, until, type Stack } from './stack.ts';
 
 const run = hasKubectl || process.env.CI ? describe : describe.skip;
@@ -142,11 +143,8 @@ run("an operator's second day (issue 30), sandbox and real kubectl", () => {
 
   it('release refuses while a server is on the host, then with --force releases for people; restore re-arms', async () => {
     const agent = stack.startAgent('node-a');
-    const gatePod = () =>
-      stack.k
-        .request<KubePod>({ path: `/api/v1/namespaces/drainer/pods/${gateName('node-a')}` })
-        .catch(() => undefined);
-    await until('gate pod running', async () => (await gatePod())?.status?.phase === 'Running');
+    const gatePod = () => gatePodOf(stack);
+    await gateRunning(stack);
     const { drainer, kube } = operator(stack);
     expect((await kube(['cordon', 'node-a'])).code).toBe(0);
     const rec = await finished(stack, 'node-a');

@@ -4,9 +4,8 @@
 // (drain.requirePluginsSucceeded false) holds its gate, and `status`, `plan`, `release` and the
 // agent's metric all say the same: 3 VMs, of them 1 stopped.
 import { afterEach, describe, expect, it } from 'vitest';
-import { gateName } from '../../src/kube/gate.ts';
-import type { KubePod } from '../../src/kube/types.ts';
 import { smallWorld } from './scenario.ts';
+import { gateRunning } from './gate-stack.ts';
 import { stackCli } from './stack-cli.ts';
 import { startStack, until, type Stack } from './stack.ts';
 
@@ -34,11 +33,7 @@ describe('one count of VMs (issue 52 item 2)', () => {
     const s = await startStack({ scenario: world(), config: POLICY });
     stack = s;
     const agent = s.startAgent('node-a');
-    const gatePod = () =>
-      s.k
-        .request<KubePod>({ path: `/api/v1/namespaces/drainer/pods/${gateName('node-a')}` })
-        .catch(() => undefined);
-    await until('gate pod running', async () => (await gatePod())?.status?.phase === 'Running');
+    await gateRunning(s);
     await s.cordon('node-a');
     // the failing server's retries take a while on a loaded machine
     const phase = await until(
