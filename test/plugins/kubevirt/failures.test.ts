@@ -70,7 +70,9 @@ describe('KubeVirt plugin, failing migrations', () => {
       timeout: 10_000,
       interval: 5,
     });
-    w.sb.kube.faults.failRequests({ status: 503, forMs: 1000, match: /kubevirt\.io/ });
+    // the fault runs on the scenario clock: 20 s simulated is 0.4 s real, which the plugin's polls (every
+    // 0.5 s simulated) and its watch re-opens cannot all miss, as they could a 1 s (20 ms real) burst
+    w.sb.kube.faults.failRequests({ status: 503, forMs: 20_000, match: /kubevirt\.io/ });
 
     const outcome = await running;
 
