@@ -1,7 +1,7 @@
 // Story: `npm test` runs the typecheck and the lint beside vitest, not before it (scripts/test.ts). It
 // still fails when any of them fails, says which and why, and lets the tests run to their end.
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { getPriority, tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checks, runBeside, vitest, type Step } from '../../scripts/test.ts';
@@ -56,6 +56,15 @@ describe('npm test: the checks beside the tests', () => {
       node('lint', `process.exit(require('fs').existsSync(${file('first')}) ? 0 : 3)`),
     ]);
     expect(r.said).toMatch(/lint passed/);
+    expect(r.code).toBe(0);
+  });
+
+  it('runs the checks at the lowest CPU priority: the tests, which wait on real time, never queue behind them', async () => {
+    const r = await runStory(
+      node('vitest', `process.exit(require("os").getPriority() === ${getPriority()} ? 0 : 4)`),
+      [node('typecheck', 'process.exit(require("os").getPriority() === 19 ? 0 : 5)')],
+    );
+    expect(r.said).toMatch(/typecheck passed in \d+ s, vitest passed/);
     expect(r.code).toBe(0);
   });
 
