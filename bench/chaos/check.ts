@@ -69,9 +69,10 @@ export const SAFETY: ReadonlySet<string> = new Set<string>([
 
 /**
  * A drain return the promise is about: it returned success, nobody put the node back in service
- * while it ran, and no operator released the node's gate in this maintenance.
+ * while it ran, no operator released the node's gate in this maintenance, and the operator had not
+ * taken the node's agent off with nothing on it (drains.ts agentTakenOffEmpty).
  */
-export const judged = (d: DrainReturn): boolean => d.ok && !d.contradicted && !d.released;
+export const judged = (d: DrainReturn): boolean => d.ok && !d.contradicted && !d.released && !d.agentOff;
 
 /**
  * Real ms an operator's release still excuses a drain's return after its maintenance ended, unless

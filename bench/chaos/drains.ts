@@ -77,6 +77,11 @@ export interface DrainReturn {
   readonly contradicted: boolean;
   /** An operator released the node's gate in this maintenance (drainer release): drains go on by their word. */
   readonly released: boolean;
+  /**
+   * When it returned, the operator had taken the node's agent off with nothing on the node
+   * (agentTakenOffEmpty): no gate there, by the operator's choice.
+   */
+  readonly agentOff?: boolean;
   readonly ms: number;
   /** When the drain started and returned, on the sandbox's clock (the one owners' actions are timed on). */
   readonly startedAt: number;
@@ -157,6 +162,16 @@ export async function agentBack(fleet: Fleet, node: string): Promise<void> {
   if (!fleet.agents.get(node)?.length) await fleet.startAgent(node);
 }
 
+/**
+ * The operator took the node's agent off (drainer.dev/agent=disabled) with nothing on the node: its
+ * stop dropped the gate, as it must, and no agent holds one there again. The host stays in service,
+ * so Nova may place servers there (other evacuations' moves) and a drain then returns with them: the
+ * operator's doing, like the findings operatorsOwnDoing leaves to them. Taken off with VMs on it, the
+ * agent kept the gate for them, so a drain's return still answers to drainer's promise.
+ */
+export const agentTakenOffEmpty = (fleet: Pick<Fleet, 'disabled' | 'offWithVms'>, node: string): boolean =>
+  fleet.disabled.has(node) && !fleet.offWithVms.has(node);
+
 /** Every VM on the node, as one list (the checks' end state). */
 export const vmsOn = (fleet: Fleet, node: string): string[] => {
   const h = onHost(fleet, node);
@@ -236,6 +251,8 @@ export class Drains {
       startedWith,
       contradicted: this.#maintenances.givenBack(node) > back,
       released: this.#maintenances.releasedNow(node),
+      // read before the way back: a Node registered again brings its agent back (agentBack)
+      ...(agentTakenOffEmpty(this.#fleet, node) ? { agentOff: true } : {}),
       ms: Date.now() - t0,
       startedAt,
       returnedAt: this.#fleet.sandbox.clock.now(),
