@@ -79,15 +79,17 @@ run("an operator's third day (issue 37), sandbox and real kubectl", () => {
       ['plan', '--node', 'node-a'],
       ['run-once', '--dry-run', '--node', 'node-a'],
     ];
-    for (const command of commands) {
-      const r = await drainer(...command, '-n', 'wrongns');
+    // side by side: each is a kubectl and a Node start (2-7 s on a loaded 2-core machine), and each only reads
+    const answers = await Promise.all(commands.map((command) => drainer(...command, '-n', 'wrongns')));
+    commands.forEach((command, i) => {
+      const r = answers[i]!;
       expect({ command, code: r.code, stdout: r.stdout, stderr: r.stderr }).toEqual({
         command,
         code: 2,
         stdout: '',
         stderr: line,
       });
-    }
+    });
   }, 30_000);
 
   it('a namespace without an agent: status exits 3 saying so, doctor has a no-agent finding', async () => {
