@@ -1,8 +1,9 @@
 // `npm test`: the typecheck and the lint run while vitest runs, not before it. Most of vitest's time is
 // the sandbox's real time (0.7 of the 2 cores busy on average), and the checks are CPU: run first, they
 // added 3.5 min at load 8 (typecheck 44 s, eslint 125 s, prettier 40 s without its cache). The checks
-// go one after the other (each alone is CPU bound), at the lowest CPU priority; a failed one is printed as soon as it ends and fails
-// the run once vitest is done. Arguments go to vitest: `npm test -- test/e2e/gate.test.ts`.
+// go one after the other (each alone is CPU bound), at the lowest CPU priority; a failed one is printed
+// as soon as it ends and fails the run once vitest is done. Arguments go to vitest:
+// `npm test -- test/e2e/gate.test.ts`.
 import { spawn } from 'node:child_process';
 import { setPriority } from 'node:os';
 import path from 'node:path';
