@@ -86,7 +86,13 @@ describe('a cold migration is judged by where it lands', () => {
   });
 
   it('an uncordon with abortOnCancel during it aborts nothing: the move is followed to its end and confirmed', async () => {
-    const clock = await sandbox([cold('vm', 12_000)]);
+    // on a ×5 clock: the cancel follows a cold move 20 s (simulated), the move lands at most 8 s after the
+    // uncordon, and the 12 s between are 2.4 s real, which a loaded machine cannot eat (at ×100 they
+    // were 0.12 s, and the cancel gave up with the move still landing: state migrating)
+    const clock = await sb.start(
+      { hosts: [{ name: 'compute-a' }, { name: 'compute-b' }], servers: [cold('vm', 8_000)] },
+      5,
+    );
     const d = sandboxDrainer(sb.cloud, clock);
     const uncordon = new AbortController();
 
