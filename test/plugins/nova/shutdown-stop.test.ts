@@ -2,7 +2,9 @@
 // Nova plugin stops each one that runs idle, marking it first (drainer.dev:stopped, trigger shutdown), so
 // Nova knows it is stopped and the restore after boot starts it; a live migration under way is left to
 // finish; one queued behind it, which would never start before the host goes down, is taken out of the
-// queue and stopped; a server already off is left as it is. Against the sandbox Nova, on a clock 100× faster.
+// queue and stopped; a server already off is left as it is. Against the sandbox Nova, on a clock 20× faster:
+// vm-moving's 60 s are 3 s real, for drainer's reads at the deadline to find it still moving (at ×100,
+// 0.6 s real, which a loaded machine can use up, and vm-queued's move runs instead of waiting).
 import { describe, expect, it } from 'vitest';
 import { STOP_MARK_KEY, stopMarkOf } from '../../../src/plugins/nova/stop-mark.ts';
 import type { ServerSpec } from '../../../src/sandbox/openstack/index.ts';
@@ -19,22 +21,31 @@ const idle = (id: string, status: string) => () =>
   server(id).status === status && !server(id).taskState ? true : undefined;
 
 async function world() {
-  const clock = await sb.start({
-    hosts: [{ name: 'compute-a' }, { name: 'compute-b' }],
-    servers: [
-      vm('vm-1'),
-      vm('vm-2'),
-      vm('vm-moving', { migrationMs: 60_000 }),
-      vm('vm-queued'),
-      vm('vm-off', { status: 'SHUTOFF' }),
-    ],
-  });
+  const clock = await sb.start(
+    {
+      hosts: [{ name: 'compute-a' }, { name: 'compute-b' }],
+      servers: [
+        vm('vm-1'),
+        vm('vm-2'),
+        vm('vm-moving', { migrationMs: 60_000 }),
+        vm('vm-queued'),
+        vm('vm-off', { status: 'SHUTOFF' }),
+      ],
+    },
+    20,
+  );
   // live migrations of vm-moving, under way when the time is up, and of vm-queued, queued behind it
   // (Nova runs one at a time per host by default)
   for (const id of ['vm-moving', 'vm-queued'])
     await sb.asAdmin('POST', `/servers/${id}/action`, {
       'os-migrateLive': { host: null, block_migration: 'auto' },
     });
+  // Nova schedules each first (task migrating, migration accepted) and only then queues vm-queued
+  // behind the one running: read before, its move is not queued, so drainer leaves it to Nova
+  await until(
+    () => (sb.cloud.state.migrations('vm-queued').at(-1)?.status === 'queued' ? true : undefined),
+    'vm-queued queued',
+  );
   return sandboxDrainer(sb.cloud, clock);
 }
 
