@@ -37,7 +37,7 @@ interface Ended {
 }
 
 /** Runs one step to its end; `quiet` keeps its output (both streams, in order) for the caller. */
-function run(step: Step, quiet: boolean, background = false): Promise<Ended> {
+function run(step: Step, quiet: boolean, niceness = 0): Promise<Ended> {
   const started = Date.now();
   const child = spawn(step.command, step.args, {
     cwd: root,
@@ -46,9 +46,9 @@ function run(step: Step, quiet: boolean, background = false): Promise<Ended> {
   // Lowest priority, set before npm starts the check's own processes (they inherit it): the checks take
   // only CPU the tests leave. Beside vitest at normal priority on a loaded machine they pushed kubectl
   // and CLI stories past their timeouts (third-day, demo at load 11).
-  if (background && child.pid !== undefined) {
+  if (niceness !== 0 && child.pid !== undefined) {
     try {
-      setPriority(child.pid, 19);
+      setPriority(child.pid, niceness);
     } catch {
       // already ended: nothing left to lower
     }
@@ -80,11 +80,12 @@ export async function runBeside(
   main: Step,
   checkSteps: readonly Step[],
   say: (text: string) => void,
+  niceness = 19,
 ): Promise<number> {
   const checked = (async () => {
     const ended: Ended[] = [];
     for (const step of checkSteps) {
-      const e = await run(step, true, true);
+      const e = await run(step, true, niceness);
       if (e.code !== 0)
         say(
           `\nnpm test: ${e.name} failed (exit ${e.code}); the tests go on, the run fails at their end:\n${e.output}\n`,
