@@ -30,6 +30,9 @@ export type Desired =
   | { readonly state: 'Evacuated'; readonly trigger: string; readonly maintenance?: MaintenanceObject }
   | { readonly state: 'InService' };
 
+/** The desire to evacuate, as the evacuation and its pre-checks take it. */
+export type EvacuatedDesire = Extract<Desired, { state: 'Evacuated' }>;
+
 export interface MaintenanceView {
   /** The NodeMaintenance that drives this node (the oldest valid one). */
   readonly active?: MaintenanceObject;

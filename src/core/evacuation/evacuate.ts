@@ -4,7 +4,7 @@
 import { isAuthError } from '../../errors.ts';
 import { blockerGate } from '../preflight/blockers.ts';
 import { capacityGate } from '../preflight/capacity.ts';
-import type { Desired } from '../agent/desired.ts';
+import type { EvacuatedDesire } from '../agent/desired.ts';
 import { evacuatedMaintenance } from '../maintenance/maintenance-status.ts';
 import { takeMaintenance, writeMaintenanceStatus } from '../maintenance/maintenance-sync.ts';
 import { nodeRef } from '../backends/node-policy.ts';
@@ -26,7 +26,7 @@ import { failureText, summarize } from './outcomes.ts';
 import { plan, type Planned } from './plan.ts';
 import { stillBlocked } from './still-blocked.ts';
 
-export type EvacuatedDesire = Extract<Desired, { state: 'Evacuated' }>;
+export type { EvacuatedDesire };
 
 export async function evacuate(
   run: NodeRun,

@@ -9,7 +9,7 @@ import { nodeRef } from '../backends/node-policy.ts';
 import type { NodeRun } from '../agent/run-context.ts';
 import { blockerGate } from '../preflight/blockers.ts';
 import { errorText, firstAttempt } from '../record/record.ts';
-import type { EvacuatedDesire } from './evacuate.ts';
+import type { EvacuatedDesire } from '../agent/desired.ts';
 import type { EvacuationControl } from './control.ts';
 
 /**
