@@ -124,7 +124,9 @@ describe('the kept sandbox stamps real time', () => {
     expect(told?.at).toBeGreaterThanOrEqual(before);
     expect(told?.at).toBeLessThanOrEqual(after);
     const move = world.vmiMoves?.find((m) => m.vmi === 'vm-web-1');
-    expect(Math.abs((move?.endedAt ?? 0) - (endedAt ?? NaN))).toBeLessThan(1000);
+    // within 10 scenario seconds (0.2 s real: a loaded machine's delay between the write and its watcher),
+    // far inside the 50 s a whole-second stamp would be off by
+    expect(Math.abs((move?.endedAt ?? 0) - (endedAt ?? NaN))).toBeLessThan(10_000);
   });
 
   it('while the scenario clock runs fast', () => {
