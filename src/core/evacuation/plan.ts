@@ -14,6 +14,12 @@ export interface Planned {
   readonly authFailed?: boolean;
 }
 
+/** The plugins' plans for this node, as the evacuation asks for them (the capacity check as configured). */
+export function askPlans(run: NodeRun, signal: AbortSignal): Promise<Plan[]> {
+  const capacity = run.deps.config.evacuation.capacityCheck !== 'off';
+  return run.deps.host.plan(nodeRef(run.nodeName, run.node), signal, { capacity });
+}
+
 /**
  * 2. plan (a plugin that cannot plan still gets to try, and fails in its Outcome, unless the
  * capacity check refuses an unknown capacity). Undefined when stopped.
@@ -24,8 +30,7 @@ export async function plan(
   fresh: boolean,
 ): Promise<Planned | undefined> {
   try {
-    const capacity = run.deps.config.evacuation.capacityCheck !== 'off';
-    const plans = await run.deps.host.plan(nodeRef(run.nodeName, run.node), ctl.signal, { capacity });
+    const plans = await askPlans(run, ctl.signal);
     const { message, blockers } = summarizePlans(plans);
     if (fresh) await run.event('Normal', 'EvacuationPlanned', message);
     if (blockers.length)

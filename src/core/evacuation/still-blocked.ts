@@ -5,12 +5,12 @@
 // record written, no fleet slot taken, no Event. Through the whole way the record said Queued and
 // Evacuating for a moment at each resync, took a slot another node may have waited for, and a
 // reader caught it there (chaos seed 460708: the soak's last look found hv-1 Evacuating).
-import { nodeRef } from '../backends/node-policy.ts';
 import type { NodeRun } from '../agent/run-context.ts';
 import { blockerGate } from '../preflight/blockers.ts';
 import { errorText, firstAttempt } from '../record/record.ts';
 import type { EvacuatedDesire } from '../agent/desired.ts';
 import type { EvacuationControl } from './control.ts';
+import { askPlans } from './plan.ts';
 
 /**
  * True when the record's refusal stands as written: the evacuation is left Failed as it is. False
@@ -26,8 +26,7 @@ export async function stillBlocked(
   if (rec?.phase !== 'Failed' || rec.failureReason !== 'EvacuationBlocked') return false;
   if (rec.trigger !== desired.trigger || !firstAttempt(rec)) return false;
   try {
-    const capacity = run.deps.config.evacuation.capacityCheck !== 'off';
-    const plans = await run.deps.host.plan(nodeRef(run.nodeName, run.node), ctl.signal, { capacity });
+    const plans = await askPlans(run, ctl.signal);
     const refusal = blockerGate(run, { plans }, true);
     return refusal !== undefined && errorText(refusal) === rec.lastError;
   } catch {

@@ -175,7 +175,7 @@ export class FleetBudget implements EvacuationBudget {
       const mine = slots.find((l) => l.holder && holderNode(l.holder) === o.node && !this.#expired(l));
       const free = mine ? [] : await this.#free(slots, o.node);
       // the returns this turn's list will show: its own word's (written before the list) is no news
-      let returns = this.#returns(byName);
+      let returns = this.#returns(byName.get(RETURN_LEASE));
       if (!q.queued && !mine) {
         await o.enqueue();
         q.queued = true;
@@ -185,7 +185,7 @@ export class FleetBudget implements EvacuationBudget {
             place: since,
             now: this.#now(),
           });
-          if (word) returns = this.#returns(new Map([[RETURN_LEASE, word]]));
+          if (word) returns = this.#returns(word);
         }
       }
       const aheadN = await this.#ahead(q, {
@@ -206,7 +206,7 @@ export class FleetBudget implements EvacuationBudget {
         !mine &&
         !stale &&
         candidates.length &&
-        q.returns !== this.#returns(new Map((await this.#cache.current()).map((l) => [l.name, l])))
+        q.returns !== this.#returns((await this.#cache.current()).find((l) => l.name === RETURN_LEASE))
       ) {
         q.relist = true;
         continue;
@@ -235,9 +235,9 @@ export class FleetBudget implements EvacuationBudget {
     return undefined;
   }
 
-  /** The word of returns in these Leases, and the watch's opens (a re-opened watch may have missed one). */
-  #returns(leases: ReadonlyMap<string, LeaseView>): string {
-    return `${returnMark(leases)} ${this.#cache.opens}`;
+  /** The word of returns in this Lease, and the watch's opens (a re-opened watch may have missed one). */
+  #returns(lease: LeaseView | undefined): string {
+    return `${returnMark(lease)} ${this.#cache.opens}`;
   }
 
   /**

@@ -11,9 +11,8 @@ export const RETURN_LEASE = 'drainer-queue-return';
 /** "<node> <place, epoch ms>": who came back last, for people reading the Lease. */
 export const RETURN_ANNOTATION = 'drainer.dev/queue-return';
 
-/** The queue's word of returns as a waiter saw it: changes with every return. */
-export const returnMark = (leases: ReadonlyMap<string, LeaseView>): string =>
-  leases.get(RETURN_LEASE)?.resourceVersion ?? '';
+/** The queue's word of returns (its Lease) as a waiter saw it: changes with every return. */
+export const returnMark = (lease: LeaseView | undefined): string => lease?.resourceVersion ?? '';
 
 /**
  * Writes the word (create or update at the read resourceVersion; another node's word at the same
