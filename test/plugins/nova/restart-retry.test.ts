@@ -25,6 +25,13 @@ const isStart = (method: string, path: string, body: unknown) =>
   body !== null &&
   'os-start' in body;
 
+/** Nova answers the first `times` os-start calls with `answer` instead of starting the server. */
+const refuseStarts = (times: number, answer: { status: number; message: string }): void => {
+  let left = times;
+  cloud!.faults.refuse = (method, path, body) =>
+    isStart(method, path, body) && left-- > 0 ? answer : undefined;
+};
+
 /** compute-a's drainer stopped vm-stop (marked), then its Node was deleted and registered again: no record. */
 async function strandedStop(nova: Record<string, unknown> = {}) {
   const clock = new ScaledClock(100);
@@ -45,11 +52,7 @@ async function strandedStop(nova: Record<string, unknown> = {}) {
 describe('a failed start of a server drainer stopped', () => {
   it('Nova answers the first os-start 500: said at warn with the reason, tried again, and the server runs, its mark off', async () => {
     const { a, lines } = await strandedStop();
-    let refusals = 1;
-    cloud!.faults.refuse = (method, path, body) =>
-      isStart(method, path, body) && refusals-- > 0
-        ? { status: 500, message: 'Unexpected API Error: MessagingTimeout' }
-        : undefined;
+    refuseStarts(1, { status: 500, message: 'Unexpected API Error: MessagingTimeout' });
 
     await a.stranded(true);
 
@@ -62,11 +65,7 @@ describe('a failed start of a server drainer stopped', () => {
 
   it('Nova refuses os-start (409) while nova-compute comes up: asked again after a wait each time, until it runs', async () => {
     const { a } = await strandedStop({ pollInterval: 10 });
-    let refusals = 8;
-    cloud!.faults.refuse = (method, path, body) =>
-      isStart(method, path, body) && refusals-- > 0
-        ? { status: 409, message: 'Service is unavailable at this time.' }
-        : undefined;
+    refuseStarts(8, { status: 409, message: 'Service is unavailable at this time.' });
 
     await a.stranded(true);
 
