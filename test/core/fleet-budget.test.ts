@@ -54,11 +54,12 @@ describe('fleet budget over the API server', () => {
         contentType: MERGE_PATCH,
         body: { metadata: { labels: { [QUEUED_LABEL]: since === null ? null : String(since) } } },
       }));
-    const wait = async (a: FleetBudget, n: string, since: number, waits: SlotWait[] = []) => {
+    const wait = async (a: FleetBudget, n: string, since: number, waits: SlotWait[] = [], resume?: string) => {
       const slot = await a.acquire({
         node: n,
         queuedSince: new Date(since),
         signal: stop.signal,
+        ...(resume ? { resume } : {}),
         enqueue: () => label(n, since),
         onWait: (w) => waits.push(w),
       });
@@ -82,8 +83,8 @@ describe('fleet budget over the API server', () => {
 
     const first = await wait(old, 'n1', 1000);
     expect(holder()).toBe('n1/drainer-old/uid-1');
-    // the new pod of the same node resumes: the slot is its node's, so it takes it at once
-    const second = await wait(fresh, 'n1', 1000);
+    // the new pod of the same node resumes: the slot its record names is its node's, so it takes it at once
+    const second = await wait(fresh, 'n1', 1000, [], 'drainer-evacuation-0');
     expect(holder()).toBe('n1/drainer-new/uid-2');
     // the old pod's next renewal finds another holder: it has lost the slot (not both believing they hold it)
     await until(() => first?.lost.aborted === true, 'old lost the slot');

@@ -44,7 +44,8 @@ function agent(instance: string): FleetBudget {
   });
 }
 
-const acquire = (b: FleetBudget, n: string, since: number, enqueued: string[] = []) =>
+/** `resume`: the slot the node's record says it evacuates on (a restarted agent resumes it). */
+const acquire = (b: FleetBudget, n: string, since: number, enqueued: string[] = [], resume?: string) =>
   b
     .acquire({
       node: n,
@@ -54,6 +55,7 @@ const acquire = (b: FleetBudget, n: string, since: number, enqueued: string[] = 
         enqueued.push(n);
         await queueNode(world.fx, n, since);
       },
+      ...(resume ? { resume } : {}),
       onWait: () => undefined,
     })
     .then((s) => {
@@ -138,9 +140,9 @@ describe("a slot holder killed while its host's migrations go on", () => {
     await turns();
     expect(n2Slot).toBeUndefined();
 
-    // the restarted agent resumes: the slot is still its node's, taken back without queueing
+    // the restarted agent resumes: the slot its record names is still its node's, taken back without queueing
     const enqueued: string[] = [];
-    const back = await acquire(agent('n1-pod-1'), 'n1', 1000, enqueued);
+    const back = await acquire(agent('n1-pod-1'), 'n1', 1000, enqueued, SLOT);
     expect(back?.name).toBe(SLOT);
     expect(enqueued).toEqual([]);
     expect(holder()).toBe('n1/n1-pod-1');
@@ -181,5 +183,33 @@ describe("a slot holder killed while its host's migrations go on", () => {
     await n2;
     expect(n2Slot?.name).toBe(SLOT);
     expect(holder()).toBe('n2/n2-pod-1');
+  }, 20_000);
+
+  it('a slot left by a stopped agent whose host was restored since is given back: a new maintenance queues behind n2', async () => {
+    // seed 7: n1's agent was stopped holding the slot; its successor restored n1 (no evacuation on
+    // the slot any more) and is asked again at once, by a new trigger, while n2 waits first in line
+    await killedHolder('n1-pod-1');
+    let n2Slot: Slot | undefined;
+    const n2 = acquire(agent('n2-pod-1'), 'n2', 2000).then((s) => (n2Slot = s));
+    await turns();
+    expect(n2Slot).toBeUndefined();
+
+    // the new maintenance is queued after n2's: its record names no slot, so the Lease naming n1 is not its own
+    const enqueued: string[] = [];
+    let n1Slot: Slot | undefined;
+    const n1 = acquire(agent('n1-pod-2'), 'n1', 3000, enqueued).then((s) => (n1Slot = s));
+    await n2;
+    expect(n2Slot?.name).toBe(SLOT);
+    expect(holder()).toBe('n2/n2-pod-1');
+    await evacuating('n2');
+    expect(enqueued).toEqual(['n1']);
+    await turns();
+    expect(n1Slot).toBeUndefined();
+
+    // n2 done: n1's turn
+    await n2Slot!.release();
+    await n1;
+    expect(n1Slot?.name).toBe(SLOT);
+    expect(holder()).toBe('n1/n1-pod-2');
   }, 20_000);
 });

@@ -147,6 +147,7 @@ export class FleetBudget implements EvacuationBudget {
     signal: AbortSignal;
     enqueue(): Promise<void>;
     returning?: boolean;
+    resume?: string;
     onWait(w: SlotWait): void;
   }): Promise<Slot | undefined> {
     const since = o.queuedSince.getTime();
@@ -171,8 +172,18 @@ export class FleetBudget implements EvacuationBudget {
       // the queue's stale timer runs on the clock expiry runs on (ours, monotonic), as its wake-up does
       const now = this.#observed.now();
       const slots = Array.from({ length: total }, (_, i) => byName.get(slotName(i)) ?? { name: slotName(i) });
-      // resume: a slot still ours (not expired) is renewed, never doubled
-      const mine = slots.find((l) => l.holder && holderNode(l.holder) === o.node && !this.#expired(l));
+      const ours = slots.filter((l) => l.holder && holderNode(l.holder) === o.node && !this.#expired(l));
+      // resume: the slot this evacuation began on, still ours (not expired), is renewed, never doubled
+      const mine = ours.find((l) => l.name === o.resume);
+      // any other slot naming our node was left by an agent stopped while it held one (its record
+      // since restored): given back, and taken in our turn like anyone's, never jumped to
+      if (ours.some((l) => l !== mine)) {
+        await this.#giveBackLeft(
+          ours.filter((l) => l !== mine),
+          q,
+        );
+        continue;
+      }
       const free = mine ? [] : await this.#free(slots, o.node);
       // the returns this turn's list will show: its own word's (written before the list) is no news
       let returns = this.#returns(byName.get(RETURN_LEASE));
@@ -340,6 +351,18 @@ export class FleetBudget implements EvacuationBudget {
       }
     }
     return undefined;
+  }
+
+  /** Clears the holder of slots left naming our node, guarded by their resourceVersion; read again next turn. */
+  async #giveBackLeft(left: readonly LeaseView[], q: QueueState): Promise<void> {
+    for (const l of left) {
+      const { holder: _h, ...rest } = l;
+      this.#o.log.info({ slot: l.name }, 'gave back a fleet slot left by an earlier agent of this node');
+      await this.#o.api.replaceLease({ ...rest, renewTime: microTime(this.#now()) }).catch((err: unknown) => {
+        if (!isConflictError(err) && !isNotFoundError(err)) throw err;
+      });
+      q.recheck.push(l.name);
+    }
   }
 
   /** The Leases on the recheck list as the API has them now (undefined: there is none). */

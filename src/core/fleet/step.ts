@@ -68,6 +68,8 @@ export async function takeSlot(
       // that read the queue meanwhile must hear of it (queue-return.ts). Not by the clock: under
       // load a fresh node's record write alone can take seconds, and it is at the tail
       returning: resumed || !!rec.attemptedAt || held || slot !== undefined,
+      // a restart in the middle of it takes its own slot back; no other slot naming this node
+      ...(resumed && rec.slot && !slot ? { resume: rec.slot } : {}),
       onWait: (w) => {
         metrics?.fleetSlots?.(w.holders.length, w.total);
         const text = waitText(w);

@@ -50,6 +50,11 @@ export interface EvacuationBudget {
      * the queue without it must hear of it (queue-return.ts). A node new at the tail is not.
      */
     returning?: boolean;
+    /**
+     * The slot the record says this evacuation holds (a restart resumes it): the only slot naming
+     * this node that is taken back without queueing. Another one naming it is given back.
+     */
+    resume?: string;
     /** Each time the holders (or the place in the queue) changed. */
     onWait(w: SlotWait): void;
   }): Promise<Slot | undefined>;
