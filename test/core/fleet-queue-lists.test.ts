@@ -4,7 +4,9 @@
 // holders renewing meanwhile, and the wake-ups to check whether one of them stopped, cost it no list
 // (issue 38: a wait's wake-up on a timer relisted the queue at the next hand-off). It reads it again
 // before it takes the slot only when a node said it came back in its old place (queue-return.ts):
-// reading it before every take cost two requests per queued node (issue 51).
+// reading it before every take cost two requests per queued node (issue 51). A node that finds the
+// slot free when it queues reads the queue in one request (a page from etcd); one that first reads
+// at a hand-off begins with the nodes queued just before it, as deep in a roll's long queue.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { NODE_LEASE_COMPONENT, nodeLeaseName } from '../../src/core/agent/node-lease.ts';
 import { FleetBudget, microTime } from '../../src/core/fleet/budget.ts';
@@ -12,7 +14,7 @@ import { kubeFleetApi } from '../../src/core/fleet/kube-port.ts';
 import type { FleetApi, Slot, SlotWait } from '../../src/core/fleet/types.ts';
 import { waitText } from '../../src/core/fleet/step.ts';
 import { announceReturn, RETURN_LEASE } from '../../src/core/fleet/queue-return.ts';
-import { node, queueNode, startFleetFixture, type KubeFixture } from '../kube/sandbox.ts';
+import { node, queueNode, queueReadsSince, startFleetFixture, type KubeFixture } from '../kube/sandbox.ts';
 import { quietLogger } from './fakes.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -221,6 +223,44 @@ describe('a node deep in a long queue', () => {
       { got: 0, more: false },
     ]);
   }, 20_000);
+});
+
+describe('a node that finds the slot free when it queues', () => {
+  it('reads the queue with one request when it is a page or shorter: the page from etcd', async () => {
+    // n1 and n2 were queued a moment before (their agents are on their way to the slot)
+    await queue('n1', 1000);
+    await queue('n2', 2000);
+    const from = fx.server.requestLog.length;
+    let waited!: () => void;
+    const told = new Promise<void>((r) => (waited = r));
+
+    void acquire(agent({ n: 0 }), 'n3', 3000, () => waited());
+    await told; // it read the queue and waits behind n1 and n2
+
+    expect(queueReadsSince(fx, from)).toEqual([
+      { selector: 'drainer.dev/queued<3001', cached: false, limit: '52' },
+    ]);
+  });
+});
+
+describe('a node that queued while every slot was held', () => {
+  it('reads the nodes queued just before it first, at the hand-off, as a node deep in a long queue must', async () => {
+    const held = await acquire(agent({ n: 0 }), 'n1', 1000);
+    await unqueue('n1');
+    await queue('n2', 2000);
+    const waits: SlotWait[] = [];
+    void acquire(agent({ n: 0 }), 'n3', 3000, (w) => waits.push(w));
+    await until(() => waits.length > 0); // it waits for the slot n1 holds, having read nothing
+    const from = fx.server.requestLog.length;
+
+    await held!.release();
+    await until(() => waits.length > 1); // the hand-off: it reads the queue, and waits behind n2
+
+    expect(queueReadsSince(fx, from).map((r) => [r.selector, r.cached])).toEqual([
+      ['drainer.dev/queued>2000,drainer.dev/queued<3001', true],
+      ['drainer.dev/queued<3001', false],
+    ]);
+  });
 });
 
 describe("a waiter's Lease watch", () => {

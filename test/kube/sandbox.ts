@@ -48,3 +48,23 @@ export async function queueNode(fx: KubeFixture, n: string, since: number): Prom
     body: { metadata: { labels: { 'drainer.dev/queued': String(since) } } },
   });
 }
+
+/** The reads of the fleet queue since request `from`, as label selectors, and whether each came from the cache. */
+export function queueReadsSince(
+  fx: KubeFixture,
+  from: number,
+): { selector: string; cached: boolean; limit: string | null }[] {
+  return fx.server.requestLog.slice(from).flatMap((r) => {
+    const url = new URL(decodeURIComponent(r.path), 'http://x');
+    const selector = url.searchParams.get('labelSelector') ?? '';
+    if (r.method !== 'GET' || url.pathname !== '/api/v1/nodes' || !selector.includes('drainer.dev/queued'))
+      return [];
+    return [
+      {
+        selector,
+        cached: url.searchParams.get('resourceVersion') === '0',
+        limit: url.searchParams.get('limit'),
+      },
+    ];
+  });
+}

@@ -275,10 +275,14 @@ export class FleetBudget implements EvacuationBudget {
     const atFront = q.more && q.ahead !== undefined && q.ahead.size < o.free && !q.relist;
     if (o.free > 0 && (!q.ahead || q.relist || atFront)) {
       const want = Math.max(2 * o.total, this.#o.queuePage ?? 50);
+      // a slot free when it queued (no wait told yet): those ahead came at about the same moment, or
+      // they would have taken it, so the queue is likely short; a first read at a hand-off may be
+      // deep in a roll's long queue
+      const fewAhead = !q.ahead && q.lastWait === '';
       const { nodes, more } = await this.#o.api.queuedAhead({
         node: o.node,
         since: o.since,
-        ...(atFront ? {} : { want }),
+        ...(atFront ? {} : { want, fewAhead }),
       });
       q.ahead = new Set(nodes);
       q.more = more;

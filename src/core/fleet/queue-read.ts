@@ -1,6 +1,7 @@
 // Who is ahead of a waiter in the fleet queue: the queued Nodes (drainer.dev/queued=<ms>), read by
 // label selector, never a list of every Node. In a long queue a waiter reads only the nodes queued
-// just before it, from the API server's watch cache (issue 38).
+// just before it, from the API server's watch cache (issue 38); one that likely has few ahead reads a
+// page from etcd first, which alone shows a queue of a page or fewer (issue 51).
 import type { KubeTransport } from '../../kube/http.ts';
 import { listQueuedNodes, listQueuedPage, QUEUED_LABEL } from '../../kube/lease.ts';
 import type { KubeNode } from '../../kube/types.ts';
@@ -30,7 +31,7 @@ export async function queuedNodes(k: KubeTransport): Promise<{ node: string; sin
 /** FleetApi.queuedAhead: see its contract in types.ts. */
 export async function queuedAhead(
   k: KubeTransport,
-  { node, since, want }: { node: string; since: number; want?: number },
+  { node, since, want, fewAhead }: { node: string; since: number; want?: number; fewAhead?: boolean },
 ): Promise<{ nodes: string[]; more: boolean }> {
   // ahead: queued before this node, or at the same time with a smaller name (hence `< since + 1`);
   // neither this node nor one held at the gate is
@@ -48,8 +49,13 @@ export async function queuedAhead(
   // the nodes queued just before this one, from the API server's cache: in a roll they are many
   const near = async (ms: number) =>
     ahead((await listQueuedPage(k, { after: since - ms, before: since + 1, cached: true })).items);
-  const close = await near(QUEUE_WINDOW_MS[0] ?? 1_000);
-  if (close.length > want) return { nodes: close, more: true };
+  // few likely ahead: the page alone tells a short queue (one read), so it comes first; else the
+  // window of the last second, which alone tells a long one (the roll's hand-off: one cached read)
+  const windows = fewAhead ? QUEUE_WINDOW_MS : QUEUE_WINDOW_MS.slice(1);
+  if (!fewAhead) {
+    const close = await near(QUEUE_WINDOW_MS[0] ?? 1_000);
+    if (close.length > want) return { nodes: close, more: true };
+  }
   // a page from etcd, read only until it is full (want + 1 ahead, and this node): a queue no
   // longer than a page is read whole. The API server gives a continue token whenever Nodes are
   // left unread, matching or not: only a page with more than `want` ahead is a long queue
@@ -57,7 +63,7 @@ export async function queuedAhead(
   const first = ahead(page.items);
   if (!page.metadata.continue) return { nodes: first, more: false };
   if (first.length <= want) return whole();
-  for (const ms of QUEUE_WINDOW_MS.slice(1)) {
+  for (const ms of windows) {
     const nodes = await near(ms);
     if (nodes.length > want) return { nodes, more: true };
   }

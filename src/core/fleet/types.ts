@@ -84,9 +84,15 @@ export interface FleetApi {
   /**
    * The queued nodes ahead of this one (queued before it; at the same time, a smaller name). With
    * `want`: every one if they are at most `want`; else more than `want` of those queued just before
-   * it, and `more` (others are ahead of them). Without: every one.
+   * it, and `more` (others are ahead of them). Without: every one. `fewAhead`: a hint that the
+   * queue is likely short, so what tells a short queue is read first (only the cost changes).
    */
-  queuedAhead(o: { node: string; since: number; want?: number }): Promise<{ nodes: string[]; more: boolean }>;
+  queuedAhead(o: {
+    node: string;
+    since: number;
+    want?: number;
+    fewAhead?: boolean;
+  }): Promise<{ nodes: string[]; more: boolean }>;
   /**
    * One watch of the Leases, opened without a resourceVersion: the existing ones come first as
    * ADDED events (no list), then the changes; re-watches heal. `onOpen` each time a stream opens.
