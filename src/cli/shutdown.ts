@@ -73,7 +73,7 @@ export async function startShutdownTrigger(o: ShutdownSetup): Promise<void> {
           (e: unknown) => (e instanceof Error ? e.message : 'no answer'),
         );
       },
-      fallback: (s) => fallBack(o.plugins, { name: o.nodeName }, { log, signal: s }),
+      fallback: (s, marginMs) => fallBack(o.plugins, { name: o.nodeName }, { log, signal: s, marginMs }),
       mark: async (value) => void (await setAnnotation(o.k, o.nodeName, SHUTDOWN_ANNOTATION, value)),
       marked: async () =>
         (await getNode(o.k, o.nodeName, signal)).metadata?.annotations?.[SHUTDOWN_ANNOTATION] !== undefined,

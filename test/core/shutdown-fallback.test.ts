@@ -15,7 +15,11 @@ const plugin = (name: string, atShutdown?: () => Promise<ShutdownFallback>): Bac
 });
 
 const run = (...plugins: BackendPlugin[]) =>
-  fallBack(plugins, { name: 'node-7' }, { log: quietLogger(), signal: AbortSignal.timeout(1000) });
+  fallBack(
+    plugins,
+    { name: 'node-7' },
+    { log: quietLogger(), signal: AbortSignal.timeout(1000), marginMs: 1000 },
+  );
 
 describe("the fallback at a host shutdown's deadline", () => {
   it('says what each plugin stopped, left to finish and left as it was', async () => {

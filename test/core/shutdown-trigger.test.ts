@@ -14,6 +14,7 @@ function setup(o: {
   fallback?: boolean | 'throws';
 }) {
   const events: string[] = [];
+  const margins: number[] = [];
   let clock = 10_000;
   const vms = [...o.vms];
   const ready = [...(o.ready ?? [])];
@@ -35,8 +36,9 @@ function setup(o: {
     },
     ...(o.fallback
       ? {
-          fallback: (signal: AbortSignal) => {
+          fallback: (signal: AbortSignal, marginMs: number) => {
             if (o.fallback === 'throws') throw new Error('the plugins could not be asked');
+            margins.push(marginMs);
             events.push(`fallback at ${clock}, ${signal.aborted ? 'no time' : 'in time'}`);
             return Promise.resolve('nova: 2 stopped (marked: started again after boot)');
           },
@@ -47,7 +49,13 @@ function setup(o: {
     sleep: (ms) => ((clock += ms), Promise.resolve()),
     pollMs: 1000,
   };
-  return { trigger: new ShutdownTrigger(ports), events, lines, setMarked: (v: string) => (marked = v) };
+  return {
+    trigger: new ShutdownTrigger(ports),
+    events,
+    margins,
+    lines,
+    setMarked: (v: string) => (marked = v),
+  };
 }
 
 describe('the shutdown trigger', () => {
@@ -85,11 +93,12 @@ describe('the shutdown trigger', () => {
     expect(lines.join('\n')).toMatch(/delay lock released with VMs still on the host: nova: 2 stopped/);
   });
 
-  it('gives its fallback half the time left before the deadline, to the millisecond', async () => {
-    const { trigger, events } = setup({ vms: [3], fallback: true });
+  it('gives its fallback half the time left before the deadline, to the millisecond, and tells it how long', async () => {
+    const { trigger, events, margins } = setup({ vms: [3], fallback: true });
     const r = await trigger.onShutdown({ at: 10_000, releaseBy: 14_500, deadline: 17_501 });
     expect(r.released).toBe('deadline');
     expect(events.slice(-2)).toEqual(['fallback at 14500, in time', 'release at 14500']);
+    expect(margins).toEqual([1500]); // its own waits end within it (an accepted Nova migration's)
   });
 
   it('gives the lock back whatever fails on the way, and says what failed', async () => {

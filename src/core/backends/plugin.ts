@@ -183,6 +183,11 @@ export interface ShutdownFallbackContext {
   readonly log: Logger;
   /** Ends before logind's deadline: the lock is given back then, done or not. */
   readonly signal: AbortSignal;
+  /**
+   * How long the fallback has (the signal fires then), in the plugin's own clock's milliseconds: a
+   * wait inside it ends early enough to act on what it waited for.
+   */
+  readonly marginMs: number;
   readonly trigger: string;
 }
 

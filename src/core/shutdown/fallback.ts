@@ -25,7 +25,7 @@ function said(r: ShutdownFallback): string {
 export async function fallBack(
   plugins: readonly BackendPlugin[],
   node: NodeRef,
-  ctx: { readonly log: Logger; readonly signal: AbortSignal },
+  ctx: { readonly log: Logger; readonly signal: AbortSignal; readonly marginMs: number },
 ): Promise<string> {
   const lines = await Promise.all(
     plugins.map(async (p) => {

@@ -23,9 +23,10 @@ export interface ShutdownPorts {
   marked(): Promise<boolean>;
   /**
    * logind's time is up with VMs still on the host: each plugin's fallback (fallback.ts); answers
-   * the line that says what it did. Ends by the signal: the lock goes back then, done or not.
+   * the line that says what it did. Ends by the signal, `marginMs` from the call: the lock goes back
+   * then, done or not.
    */
-  fallback?(signal: AbortSignal): Promise<string>;
+  fallback?(signal: AbortSignal, marginMs: number): Promise<string>;
   /** The node is Ready and its compute services are up (after boot). */
   ready(signal: AbortSignal): Promise<boolean>;
   readonly log: Logger;
@@ -137,7 +138,7 @@ export class ShutdownTrigger {
     // whole milliseconds: AbortSignal.timeout throws on a fraction
     const ms = Math.max(500, Math.floor(((t.deadline ?? t.releaseBy) - now()) / 2));
     return Promise.resolve()
-      .then(() => p.fallback?.(AbortSignal.timeout(ms)))
+      .then(() => p.fallback?.(AbortSignal.timeout(ms), ms))
       .catch((e: unknown) => `fallback failed: ${e instanceof Error ? e.message : String(e)}`);
   }
 

@@ -238,7 +238,7 @@ export class NovaPlugin implements BackendPlugin {
 
   /** The host goes down and logind's time is up: the servers still running there are stopped, marked. */
   atShutdown(node: NodeRef, ctx: ShutdownFallbackContext): Promise<ShutdownFallback> {
-    return stopForShutdown(this.#o.compute, this.#o.nova, node, ctx);
+    return stopForShutdown(this.#o.compute, this.#o.nova, node, ctx, this.#o);
   }
 
   /**

@@ -5,8 +5,10 @@
 import type { NodeRef, ShutdownFallback, ShutdownFallbackContext } from '../../core/backends/plugin.ts';
 import type { NovaConfig } from '../../config/schema.ts';
 import type { ComputeClient } from './compute.ts';
+import type { Sleep } from './http.ts';
 import { resolveServiceHost } from './mapping.ts';
 import { markingStops } from './mark-stops.ts';
+import { settleMove } from './shutdown-move.ts';
 import { taskStateOf } from './types.ts';
 
 export async function stopForShutdown(
@@ -14,8 +16,18 @@ export async function stopForShutdown(
   nova: NovaConfig,
   node: NodeRef,
   ctx: ShutdownFallbackContext,
+  clock: { readonly now: () => number; readonly sleep: Sleep },
 ): Promise<ShutdownFallback> {
   const { signal, log } = ctx;
+  // an accepted migration is waited for through half the margin, and an unqueued one's task until
+  // three quarters: what is left is for the mark and the stop
+  const t0 = clock.now();
+  const wait = {
+    signal,
+    ...clock,
+    acceptedBy: t0 + ctx.marginMs / 2,
+    clearedBy: t0 + (ctx.marginMs * 3) / 4,
+  };
   await compute.init(signal);
   const { host } = await resolveServiceHost(compute, node.name, nova.hostMapping, signal);
   const servers = await compute.listServersOnHost(host, signal);
@@ -23,42 +35,34 @@ export async function stopForShutdown(
   const stopped: string[] = [];
   const migrating: string[] = [];
   const left: { id: string; why: string }[] = [];
+  const said = (id: string, did: string) => log.info({ server: id }, `shutdown fallback: ${id}: ${did}`);
+  const leave = (id: string, why: string) => (left.push({ id, why }), said(id, `left as it is: ${why}`));
   // side by side: the time left is the margin before logind's deadline
   await Promise.all(
-    servers.map(async (s) => {
-      const task = taskStateOf(s);
+    servers.map(async (found) => {
+      let s = found;
+      let moved = '';
       // A live migration under way is left to finish: Nova refuses os-stop during it (409), and an
       // abort would need the source's libvirt and keep the guest on the host that goes down. Done
       // before libvirt stops, the guest runs on; cut short, Nova fails it and the guest stays here.
       // One still queued (drainer submits ahead) would never start: it leaves the queue, then stops.
       try {
-        if (task === 'migrating' && !(await unqueued(compute, s.id, signal)))
-          return void migrating.push(s.id);
-        if (task !== 'migrating' && (s.status !== 'ACTIVE' || task !== null))
-          return void left.push({ id: s.id, why: task ? `busy: task_state ${task}` : s.status });
+        if (taskStateOf(s) === 'migrating') {
+          const v = await settleMove(compute, s.id, host, wait);
+          if (v.then === 'finish') return void (migrating.push(s.id), said(s.id, v.said));
+          if (v.then === 'leave') return leave(s.id, v.why);
+          [s, moved] = [v.server, `${v.said}; `];
+        }
+        const task = taskStateOf(s);
+        if (s.status !== 'ACTIVE' || task !== null)
+          return leave(s.id, `${moved}${task ? `busy: task_state ${task}` : s.status}`);
         await marking.compute.stopServer(s.id, signal);
         stopped.push(s.id);
+        said(s.id, `${moved}stopped (marked: started again after boot)`);
       } catch (err) {
-        left.push({ id: s.id, why: `not stopped: ${(err as Error).message}` });
+        leave(s.id, `${moved}not stopped: ${(err as Error).message}`);
       }
     }),
   );
   return { stopped, migrating, left };
-}
-
-/** How often a server taken out of the queue is read until Nova has cleared its task. */
-const READ_MS = 100;
-
-/**
- * Takes the server's queued live migration out of Nova's queue (2.65+) and waits until Nova has
- * cleared its task; false when its migration runs (or Nova is older): that one is left to finish.
- */
-async function unqueued(compute: ComputeClient, id: string, signal: AbortSignal): Promise<boolean> {
-  if (!compute.atLeast(65)) return false;
-  const queued = (await compute.listServerMigrations(id, signal)).find((m) => m.status === 'queued');
-  if (!queued) return false;
-  await compute.abortMigration(id, queued.id, signal);
-  while (taskStateOf(await compute.getServer(id, signal)) !== null)
-    await new Promise((r) => setTimeout(r, READ_MS));
-  return true;
 }

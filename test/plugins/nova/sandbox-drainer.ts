@@ -33,8 +33,8 @@ export interface SandboxDrainer {
   /** The stranded check of the node with no record, the node in service or not. */
   stranded(inService: boolean): Promise<StrandedChange | undefined>;
   plan(): Promise<Plan>;
-  /** The fallback at a host shutdown's deadline (what is still on the host). */
-  atShutdown(): Promise<ShutdownFallback>;
+  /** The fallback at a host shutdown's deadline (what is still on the host), with `marginMs` (simulated) to do it. */
+  atShutdown(marginMs?: number): Promise<ShutdownFallback>;
 }
 
 /**
@@ -90,7 +90,8 @@ export function sandboxDrainer(
     },
     stranded: (inService) => plugin.stranded(node, { ...context(), inService }),
     plan: () => plugin.plan(node, new AbortController().signal),
-    atShutdown: () => plugin.atShutdown(node, { ...context(), trigger: 'shutdown' }),
+    atShutdown: (marginMs = 60_000) =>
+      plugin.atShutdown(node, { ...context(), trigger: 'shutdown', marginMs }),
   };
 }
 

@@ -41,7 +41,7 @@ async function world() {
       'os-migrateLive': { host: null, block_migration: 'auto' },
     });
   // Nova schedules each first (task migrating, migration accepted) and only then queues vm-queued
-  // behind the one running: read before, its move is not queued, so drainer leaves it to Nova
+  // behind the one running; this story starts from the queue (the accepted case: shutdown-accepted)
   await until(
     () => (sb.cloud.state.migrations('vm-queued').at(-1)?.status === 'queued' ? true : undefined),
     'vm-queued queued',
