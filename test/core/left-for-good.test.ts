@@ -6,12 +6,14 @@
 // agent that is put back (it resumes).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { endEvacuationForGood } from '../../src/core/agent/left-for-good.ts';
+import { attemptRecord } from '../../src/core/evacuation/attempt.ts';
 import { kubeCluster } from '../../src/core/cluster/kube-cluster.ts';
 import { configSchema } from '../../src/config/schema.ts';
 import { EventRecorder } from '../../src/kube/events.ts';
 import {
   newRecord,
   parseRecord,
+  QUEUED_LABEL,
   serializeRecord,
   STATE_ANNOTATION,
   type NodeRecord,
@@ -25,10 +27,13 @@ beforeEach(async () => {
 });
 afterEach(() => f.close());
 
-async function stopForGood(record: NodeRecord): Promise<NodeRecord | undefined> {
+async function stopForGood(
+  record: NodeRecord,
+  labels: Record<string, string> = {},
+): Promise<NodeRecord | undefined> {
   f.server.store.create('nodes', {
     ...node('node-1'),
-    metadata: { name: 'node-1', annotations: { [STATE_ANNOTATION]: serializeRecord(record) } },
+    metadata: { name: 'node-1', labels, annotations: { [STATE_ANNOTATION]: serializeRecord(record) } },
     spec: { unschedulable: true },
   });
   const log = quietLogger();
@@ -57,7 +62,34 @@ describe('an agent that stops for good in the middle of an evacuation', () => {
     expect(rec?.plugins).toEqual({ nova: { disabledByUs: true } });
   });
 
-  it('leaves any other record as it is (Evacuated, Queued)', async () => {
+  it('takes a Queued record out of the fleet queue: Failed, its label off, its place kept for the agent put back', async () => {
+    // chaos seed 13 round 19-20: two nodes whose agents were taken off while they queued kept
+    // drainer.dev/queued; the waiters behind them waited a lease duration for nodes nobody would start
+    const place = Date.parse('2026-11-28T13:46:26.693Z');
+    const queued: NodeRecord = {
+      ...newRecord('Machine/fleet/blade-2-m7', new Date()),
+      phase: 'Queued',
+      queuedAt: new Date(place).toISOString(),
+      queueStamp: place,
+      // queued again after an error while it evacuated: it had begun
+      resumes: true,
+      plugins: { nova: { disabledByUs: true } },
+    };
+
+    const rec = await stopForGood(queued, { [QUEUED_LABEL]: String(place) });
+
+    expect(rec?.phase).toBe('Failed');
+    expect(rec?.lastError).toMatch(/agent stopped for good while the node queued for a fleet slot/);
+    expect(f.server.store.get('nodes', undefined, 'node-1').metadata.labels?.[QUEUED_LABEL]).toBeUndefined();
+    // the agent put back tries the same evacuation again, in its old place
+    expect(attemptRecord(rec, rec!.trigger, new Date(), true)).toMatchObject({
+      phase: 'Queued',
+      queueStamp: place,
+      plugins: { nova: { disabledByUs: true } },
+    });
+  });
+
+  it('leaves any other record as it is (Evacuated)', async () => {
     const evacuated: NodeRecord = { ...newRecord('cordon', new Date()), phase: 'Evacuated' };
 
     const rec = await stopForGood(evacuated);

@@ -3,6 +3,10 @@
 // record must not say Evacuating for good: its slot Lease runs out, the next nodes take the slots,
 // and status, the metrics' reader and the budget would count one evacuation too many (issue 48
 // item 5). It says Failed, and why; what drainer changed stays in it, so an agent put back resumes.
+// So does a record Queued for a fleet slot: nobody will take a slot for it, and while its
+// drainer.dev/queued label stayed, the waiters behind it waited a lease duration for it at every
+// hand-off (chaos seed 13). Failed, the label goes in the same write; the record keeps its place
+// (queueStamp), so the agent put back queues again where it was.
 import type { Logger } from '../../observability/logger.ts';
 import type { Cluster } from '../cluster/cluster.ts';
 import { guardedPersist } from '../record/record-write.ts';
@@ -19,7 +23,9 @@ export async function endEvacuationForGood(o: {
 }): Promise<boolean> {
   const node = await o.cluster.getNode(o.nodeName);
   const read = readRecord(node?.metadata?.annotations?.[STATE_ANNOTATION]);
-  if (!node || read.kind !== 'ok' || read.record.phase !== 'Evacuating') return false;
+  if (!node || read.kind !== 'ok') return false;
+  const { phase } = read.record;
+  if (phase !== 'Evacuating' && phase !== 'Queued') return false;
   const store = new NodeRecordStore({
     record: read.record,
     persist: guardedPersist({
@@ -29,10 +35,17 @@ export async function endEvacuationForGood(o: {
       signal: AbortSignal.timeout(STOP_WRITE_MS),
     }),
   });
-  const text = `its agent stopped for good in the middle of the evacuation (no agent DaemonSet places one on node ${o.nodeName}): nobody goes on with it; put the agent back (kubectl label node ${o.nodeName} drainer.dev/agent-) and it resumes`;
+  const why = `(no agent DaemonSet places one on node ${o.nodeName})`;
+  const back = `put the agent back (kubectl label node ${o.nodeName} drainer.dev/agent-) and it`;
+  const text =
+    phase === 'Queued'
+      ? `its agent stopped for good while the node queued for a fleet slot ${why}: it left the queue, as nobody would take a slot for it; ${back} queues again in its place`
+      : `its agent stopped for good in the middle of the evacuation ${why}: nobody goes on with it; ${back} resumes`;
   await store.update({
     phase: 'Failed',
     slot: undefined,
+    // Failed as any attempt that ended: the agent put back tries it again from the record (attempt.ts)
+    resumes: undefined,
     lastError: errorText(text),
     attemptedAt: o.now().toISOString(),
   });
