@@ -169,7 +169,9 @@ describe('sandbox Nova live migration', () => {
     expect(s2Started.updatedAt).toBeGreaterThanOrEqual(done.updatedAt);
   });
 
-  it('an abort that comes after the guest switched hosts changes nothing: the migration completes', async () => {
+  // nova/compute/api.py live_migrate_abort: check_instance_state(task_state=[MIGRATING]) comes before
+  // the migration's own status, and the destination cleared the task when the guest switched
+  it('refuses an abort that comes after the guest switched hosts (409: the task is no longer migrating); the migration completes', async () => {
     os = await start({
       servers: [{ id: 's1', name: 's1', projectId: 'admin', host: 'compute-a' }],
       timings: { postMigrationMs: 3_000 }, // a window wide enough to abort in
@@ -188,9 +190,33 @@ describe('sandbox Nova live migration', () => {
     });
     await until(() => migrationOf('s1', 'completed'), 'completed migration');
 
-    expect(abort.status).toBe(202);
+    expect(abort.status).toBe(409);
+    expect(abort.body.conflictingRequest.message).toBe(
+      "Cannot 'abort live migration' instance s1 while it is in task_state None",
+    );
     expect(migrationOf('s1', 'cancelled')).toBeUndefined();
     expect(os.state.server('s1')).toMatchObject({ host: 'compute-b', status: 'ACTIVE', taskState: null });
+  });
+
+  it('refuses to abort a migration still accepted (400): the conductor has not queued it yet', async () => {
+    os = await start({
+      servers: [{ id: 's1', name: 's1', projectId: 'admin', host: 'compute-a' }],
+      timings: { scheduleMs: 3_600_000 },
+    });
+    const t = await token(os);
+    await nova(os, 'POST', '/servers/s1/action', { token: t, version: '2.93', body: liveMigrate() });
+    const accepted = migrationOf('s1', 'accepted');
+
+    const abort = await nova(os, 'DELETE', `/servers/s1/migrations/${accepted?.id}`, {
+      token: t,
+      version: '2.93',
+    });
+
+    expect(abort.status).toBe(400);
+    expect(abort.body.badRequest.message).toBe(
+      `Migration ${accepted?.id} state of instance s1 is accepted. Cannot abort live migration while the migration is in this state.`,
+    );
+    expect(os.state.server('s1')).toMatchObject({ status: 'MIGRATING', taskState: 'migrating' });
   });
 
   it('aborts a queued migration only from 2.65', async () => {

@@ -46,8 +46,14 @@ function invalidState(m: Migration, method: string): Error {
 
 export function abortServerMigration(ctx: NovaContext, serverId: string, mid: string): Reply {
   if (!atLeast(ctx.version, 24)) throw notFound();
-  findServer(ctx, serverId);
+  const server = findServer(ctx, serverId);
   requireAdmin(ctx, 'os_compute_api:servers:migrations:delete');
+  // nova/compute/api.py live_migrate_abort: check_instance_state (task_state migrating: the
+  // destination clears it when the guest switches) comes before the migration's own status (400)
+  if (server.taskState !== 'migrating')
+    throw conflict(
+      `Cannot 'abort live migration' instance ${server.id} while it is in task_state ${server.taskState ?? 'None'}`,
+    );
   const m = migrationOf(ctx, serverId, mid);
   const abortable = atLeast(ctx.version, 65) ? ['running', 'queued', 'preparing'] : ['running'];
   if (m.type !== 'live-migration' || !abortable.includes(m.status))
