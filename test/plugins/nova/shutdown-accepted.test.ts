@@ -8,7 +8,7 @@
 // migration `accepted` for scheduleMs (30 s: 1.5 s real, for drainer's first read to find it there).
 import { describe, expect, it } from 'vitest';
 import { stopMarkOf } from '../../../src/plugins/nova/stop-mark.ts';
-import type { ServerSpec } from '../../../src/sandbox/openstack/index.ts';
+import type { HostSpec, ServerSpec } from '../../../src/sandbox/openstack/index.ts';
 import { until } from '../../sandbox/openstack/client.ts';
 import { captureLogger } from '../../core/fakes.ts';
 import { sandboxDrainer } from './sandbox-drainer.ts';
@@ -23,9 +23,13 @@ const liveMigrate = (id: string) =>
   });
 
 /** compute-a with `servers`, Nova's scheduler taking `scheduleMs`; drainer's log is kept. */
-async function world(servers: ServerSpec[], scheduleMs = 30_000) {
+async function world(
+  servers: ServerSpec[],
+  scheduleMs = 30_000,
+  hosts: HostSpec[] = [{ name: 'compute-b' }],
+) {
   const clock = await sb.start(
-    { hosts: [{ name: 'compute-a' }, { name: 'compute-b' }], servers, timings: { scheduleMs } },
+    { hosts: [{ name: 'compute-a' }, ...hosts], servers, timings: { scheduleMs } },
     20,
   );
   const { log, lines } = captureLogger();
@@ -69,6 +73,20 @@ describe('a live migration still accepted by Nova at the shutdown deadline', () 
     expect(lastMigration('vm-late')).toMatch(/^(preparing|running)$/);
     expect(server('vm-late').metadata).toEqual({});
     expect(said('vm-late').join('\n')).toMatch(/accepted.*(preparing|running).*left to finish/);
+  });
+
+  it('that then finds no host is stopped: the server is back to ACTIVE here', async () => {
+    const { drainer, said } = await world([onComputeA('vm-late', { shutdownMs: 5000 })], 30_000, [
+      { name: 'compute-b', disabled: { reason: 'maintenance' } },
+    ]);
+    await liveMigrate('vm-late'); // accepted for 30 s, then NoValidHost: error, the server ACTIVE on compute-a
+
+    const r = await drainer.atShutdown(120_000);
+
+    expect(r).toEqual({ stopped: ['vm-late'], migrating: [], left: [] });
+    expect(lastMigration('vm-late')).toBe('error');
+    expect(stopMarkOf(server('vm-late'))).toMatchObject({ node: 'compute-a', trigger: 'shutdown' });
+    expect(said('vm-late').join('\n')).toMatch(/accepted.*ended here.*stopped/);
   });
 
   it('is waited for only within the margin: still accepted then, the server is left and named', async () => {
