@@ -4,11 +4,12 @@
 // queued behind a running move it may never start before the host goes down. So the fallback waits a
 // little, within its margin, for the migration to leave `accepted`: queued, it is taken out of the queue
 // and the server stopped (marked); running, it is left to finish; still accepted at the bound, the server
-// is named as left, with why. Against the sandbox Nova on a clock 20× faster, whose scheduler holds a
-// migration `accepted` for scheduleMs (30 s: 1.5 s real, for drainer's first read to find it there).
+// is named as left, with why; so is a server whose queued move Nova is slow to take out of the queue.
+// Against the sandbox Nova on a clock 20× faster, whose scheduler holds a migration `accepted` for
+// scheduleMs (30 s: 1.5 s real, for drainer's first read to find it there).
 import { describe, expect, it } from 'vitest';
 import { stopMarkOf } from '../../../src/plugins/nova/stop-mark.ts';
-import type { HostSpec, ServerSpec } from '../../../src/sandbox/openstack/index.ts';
+import type { ComputeTimings, HostSpec, ServerSpec } from '../../../src/sandbox/openstack/index.ts';
 import { until } from '../../sandbox/openstack/client.ts';
 import { captureLogger } from '../../core/fakes.ts';
 import { sandboxDrainer } from './sandbox-drainer.ts';
@@ -22,14 +23,17 @@ const liveMigrate = (id: string) =>
     'os-migrateLive': { host: null, block_migration: 'auto' },
   });
 
-/** compute-a with `servers`, Nova's scheduler taking `scheduleMs`; drainer's log is kept. */
+/** compute-a with `servers`, Nova's scheduler taking 30 s unless told; drainer's log is kept. */
 async function world(
   servers: ServerSpec[],
-  scheduleMs = 30_000,
-  hosts: HostSpec[] = [{ name: 'compute-b' }],
+  o: { timings?: Partial<ComputeTimings>; hosts?: HostSpec[] } = {},
 ) {
   const clock = await sb.start(
-    { hosts: [{ name: 'compute-a' }, ...hosts], servers, timings: { scheduleMs } },
+    {
+      hosts: [{ name: 'compute-a' }, ...(o.hosts ?? [{ name: 'compute-b' }])],
+      servers,
+      timings: { scheduleMs: 30_000, ...o.timings },
+    },
     20,
   );
   const { log, lines } = captureLogger();
@@ -76,9 +80,9 @@ describe('a live migration still accepted by Nova at the shutdown deadline', () 
   });
 
   it('that then finds no host is stopped: the server is back to ACTIVE here', async () => {
-    const { drainer, said } = await world([onComputeA('vm-late', { shutdownMs: 5000 })], 30_000, [
-      { name: 'compute-b', disabled: { reason: 'maintenance' } },
-    ]);
+    const { drainer, said } = await world([onComputeA('vm-late', { shutdownMs: 5000 })], {
+      hosts: [{ name: 'compute-b', disabled: { reason: 'maintenance' } }],
+    });
     await liveMigrate('vm-late'); // accepted for 30 s, then NoValidHost: error, the server ACTIVE on compute-a
 
     const r = await drainer.atShutdown(120_000);
@@ -91,7 +95,7 @@ describe('a live migration still accepted by Nova at the shutdown deadline', () 
 
   it('is waited for only within the margin: still accepted then, the server is left and named', async () => {
     // Nova's conductor takes an hour; drainer has 20 s (1 s real) and no signal ends its wait for it
-    const { drainer } = await world([onComputeA('vm-late')], 3_600_000);
+    const { drainer } = await world([onComputeA('vm-late')], { timings: { scheduleMs: 3_600_000 } });
     await liveMigrate('vm-late');
 
     const r = await drainer.atShutdown(20_000);
@@ -100,6 +104,31 @@ describe('a live migration still accepted by Nova at the shutdown deadline', () 
     expect(r.migrating).toEqual([]);
     expect(r.left).toEqual([{ id: 'vm-late', why: expect.stringMatching(/still accepted/) as string }]);
     expect(lastMigration('vm-late')).toBe('accepted');
+    expect(server('vm-late').metadata).toEqual({});
+  });
+});
+
+describe('a queued live migration at the shutdown deadline', () => {
+  it('taken out of the queue, is waited for only within the margin too: Nova slow to clear its task, the server is left and named', async () => {
+    // Nova's compute takes an hour to cancel the queued move; drainer has 20 s (1 s real), no signal
+    const { drainer } = await world(
+      [onComputeA('vm-moving', { migrationMs: 600_000 }), onComputeA('vm-late')],
+      { timings: { scheduleMs: 1000, abortMs: 3_600_000 } },
+    );
+    await liveMigrate('vm-moving');
+    await until(() => (lastMigration('vm-moving') === 'running' ? true : undefined), 'vm-moving running');
+    await liveMigrate('vm-late');
+    await until(() => (lastMigration('vm-late') === 'queued' ? true : undefined), 'vm-late queued');
+
+    const r = await drainer.atShutdown(20_000);
+
+    expect(r.stopped).toEqual([]);
+    expect(r.left).toEqual([
+      {
+        id: 'vm-late',
+        why: expect.stringMatching(/taken out of the queue; Nova had not cleared its task/) as string,
+      },
+    ]);
     expect(server('vm-late').metadata).toEqual({});
   });
 });
