@@ -3,9 +3,10 @@
 // `kubectl drain node-1` waited on it with no VMs on the node, while doctor said every promise held.
 import { describe, expect, it } from 'vitest';
 import { selectsNode } from '../../src/invariants/daemonset.ts';
+import { gatesHold } from '../../src/invariants/rules/gate-held.ts';
 import { gatesWithoutKeeper } from '../../src/invariants/rules/gate-keeper.ts';
 import type { World, WorldDaemonSet } from '../../src/invariants/world.ts';
-import { holdingGate, liveAgent, node, OPTS, world } from './world.ts';
+import { holdingGate, liveAgent, node, OPTS, rec, world } from './world.ts';
 
 const DS: WorldDaemonSet = {
   name: 'drainer',
@@ -118,5 +119,31 @@ describe('which nodes a DaemonSet places a pod on', () => {
 
   it('a DaemonSet being deleted places nothing', () => {
     expect(selectsNode({ name: 'd', deleting: true }, { labels: {} })).toBe(false);
+  });
+});
+
+describe('a gate the agent dropped as it stopped for good', () => {
+  // chaos seed 13 at ac23661: blade-1's agent taken off mid-evacuation marked its record Failed and,
+  // nothing being left on the host, removed its gate (keeper.ts), as gate-without-keeper asks; then
+  // gate-missing said the Failed record wanted it held. Two rules asking opposite things of one node
+  const failed = node('node-1', rec('Failed', { plugins: {} }), {
+    labels: { ...compute, 'drainer.dev/agent': 'disabled' },
+  });
+  const both = (w: Partial<World>) => {
+    const all = world({ leases: [], daemonSets: [DS], nodes: [failed], ...w });
+    return [...gatesHold(all, OPTS), ...gatesWithoutKeeper(all, OPTS)].map((v) => v.id);
+  };
+
+  it.each([
+    ['nothing left on the node: the drop was right', {}, []],
+    ['a server still there: a drain would not wait for it', { nova: nova('ACTIVE') }, ['gate-missing']],
+    ['its agent still runs (it keeps the gate)', { leases: [liveAgent('node-1')] }, ['gate-missing']],
+    [
+      'a successor is expected (the DaemonSet still selects the node)',
+      { nodes: [node('node-1', rec('Failed', { plugins: {} }), { labels: compute })] },
+      ['gate-missing'],
+    ],
+  ] as [string, Partial<World>, string[]][])('%s → %j', (_what, w, expected) => {
+    expect(both(w)).toEqual(expected);
   });
 });

@@ -4,6 +4,7 @@ import { gateHeld } from '../../core/gate/step.ts';
 import { gateName, isGatePodName, legacyGateNames } from '../../kube/gate.ts';
 import { agentAlive } from '../agents.ts';
 import { recordOf } from '../hosts.ts';
+import { guestsOn, noKeeper } from './gate-keeper.ts';
 import { violation, type Violation } from '../violation.ts';
 import type { CheckOptions, World, WorldNode } from '../world.ts';
 
@@ -15,6 +16,9 @@ function heldClaim(world: World, n: WorldNode, opts: CheckOptions): string | und
   const value = metric ? HELD_METRIC.exec(metric)?.[1] : undefined;
   if (value !== undefined) return Number(value) === 1 ? 'drainer_drain_gate_held is 1' : undefined;
   const rec = recordOf(n);
+  // no agent keeps the gate and none will, and nothing is on the node: its stopping agent drops it
+  // (gate-keeper.ts asks exactly that), whatever its record wants
+  if (rec && noKeeper(world, n, opts) && !guestsOn(world, n.name, opts).length) return undefined;
   if (rec)
     return gateHeld(rec, { metadata: { annotations: n.annotations } })
       ? `drainer status says held (phase ${rec.phase})`

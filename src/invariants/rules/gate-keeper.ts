@@ -20,7 +20,7 @@ import type { CheckOptions, World, WorldNode } from '../world.ts';
 const GONE = new Set(['DELETED', 'SOFT_DELETED']);
 
 /** The VMs still on the node: Nova servers on its host (running or not), VMIs not final. */
-function guestsOn(world: World, node: string, opts: CheckOptions): string[] {
+export function guestsOn(world: World, node: string, opts: CheckOptions): string[] {
   const host = hostOfNode(world, node, opts);
   const servers = (world.nova?.servers ?? [])
     .filter((s) => host !== undefined && s.host === host && !GONE.has(s.status))
@@ -35,11 +35,15 @@ export const hasGate = (world: World, node: string): boolean =>
   world.gatePods.some((p) => isGatePodName(node, p.name) && !p.deleting) ||
   world.gatePdbs.some((p) => p.name === gateName(node));
 
-function keeperless(world: World, n: WorldNode, opts: CheckOptions): boolean {
-  if (!world.daemonSets?.length || !hasGate(world, n.name)) return false;
+/** No agent runs on the node and none will: no DaemonSet of drainer's places one there. */
+export function noKeeper(world: World, n: WorldNode, opts: CheckOptions): boolean {
+  if (!world.daemonSets?.length) return false;
   if (agentAlive(world, n.name, opts) !== false) return false;
   return !world.daemonSets.some((ds) => selectsNode(ds, n));
 }
+
+const keeperless = (world: World, n: WorldNode, opts: CheckOptions): boolean =>
+  hasGate(world, n.name) && noKeeper(world, n, opts);
 
 export function gatesWithoutKeeper(world: World, opts: CheckOptions): Violation[] {
   if (!opts.gate) return [];
