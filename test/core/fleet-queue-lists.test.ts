@@ -6,7 +6,8 @@
 // before it takes the slot only when a node said it came back in its old place (queue-return.ts):
 // reading it before every take cost two requests per queued node (issue 51). A node that finds the
 // slot free when it queues reads the queue in one request (a page from etcd); one that first reads
-// at a hand-off begins with the nodes queued just before it, as deep in a roll's long queue.
+// at a hand-off, or comes back in its old place, begins with the nodes queued just before it, as
+// deep in a roll's long queue.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { NODE_LEASE_COMPONENT, nodeLeaseName } from '../../src/core/agent/node-lease.ts';
 import { FleetBudget, microTime } from '../../src/core/fleet/budget.ts';
@@ -225,20 +226,31 @@ describe('a node deep in a long queue', () => {
   }, 20_000);
 });
 
+/**
+ * n1 and n2 were queued a moment before (their agents are on their way to the slot, or were held at
+ * the start gate with n3 and go on with it); n3 finds the slot free. Its queue reads until it waits.
+ */
+async function n3BehindTwo(returning: boolean) {
+  await queue('n1', 1000);
+  await queue('n2', 2000);
+  const from = fx.server.requestLog.length;
+  await new Promise<void>((told) => void acquire(agent({ n: 0 }), 'n3', 3000, () => told(), returning));
+  return queueReadsSince(fx, from);
+}
+
 describe('a node that finds the slot free when it queues', () => {
   it('reads the queue with one request when it is a page or shorter: the page from etcd', async () => {
-    // n1 and n2 were queued a moment before (their agents are on their way to the slot)
-    await queue('n1', 1000);
-    await queue('n2', 2000);
-    const from = fx.server.requestLog.length;
-    let waited!: () => void;
-    const told = new Promise<void>((r) => (waited = r));
-
-    void acquire(agent({ n: 0 }), 'n3', 3000, () => waited());
-    await told; // it read the queue and waits behind n1 and n2
-
-    expect(queueReadsSince(fx, from)).toEqual([
+    expect(await n3BehindTwo(false)).toEqual([
       { selector: 'drainer.dev/queued<3001', cached: false, limit: '52' },
+    ]);
+  });
+});
+
+describe('a node back in its old place that finds the slot free', () => {
+  it('reads the nodes queued just before it first: the start gate lets a whole queue go at once', async () => {
+    expect((await n3BehindTwo(true)).map((r) => [r.selector, r.cached])).toEqual([
+      ['drainer.dev/queued>2000,drainer.dev/queued<3001', true],
+      ['drainer.dev/queued<3001', false],
     ]);
   });
 });

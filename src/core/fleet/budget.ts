@@ -181,6 +181,7 @@ export class FleetBudget implements EvacuationBudget {
         slots,
         total,
         free: mine ? 0 : free.length,
+        returning: o.returning === true,
       });
       const stale = this.#stale(q, free.length, aheadN, now);
       const candidates = mine ? [mine] : stale ? free : free.slice(aheadN);
@@ -243,16 +244,17 @@ export class FleetBudget implements EvacuationBudget {
       slots: readonly LeaseView[];
       total: number;
       free: number;
+      returning: boolean;
     },
   ): Promise<number> {
     this.#dropHolders(q, o.slots);
     const atFront = q.more && q.ahead !== undefined && q.ahead.size < o.free && !q.relist;
     if (o.free > 0 && (!q.ahead || q.relist || atFront)) {
       const want = Math.max(2 * o.total, this.#o.queuePage ?? 50);
-      // a slot free when it queued (no wait told yet): those ahead came at about the same moment, or
-      // they would have taken it, so the queue is likely short; a first read at a hand-off may be
-      // deep in a roll's long queue
-      const fewAhead = !q.ahead && q.lastWait === '';
+      // new at the tail and a slot free (no wait told yet): those ahead came at about the same moment,
+      // or they would have taken it, so the queue is likely short. A first read at a hand-off may be
+      // deep in a roll's long queue; nodes back in old places come in crowds (a window opens)
+      const fewAhead = !o.returning && !q.ahead && q.lastWait === '';
       const { nodes, more } = await this.#o.api.queuedAhead({
         node: o.node,
         since: o.since,
