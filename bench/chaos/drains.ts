@@ -17,6 +17,7 @@ import type { KubePod } from '../../src/kube/types.ts';
 import { REBOOT_KEY } from '../../src/names.ts';
 import { MAINTENANCE_KEY } from '../../src/plugins/nova/policy.ts';
 import type { ServerView } from '../../src/sandbox/openstack/index.ts';
+import { agentBack, agentTakenOffEmpty } from './agent-off.ts';
 import type { Fleet } from './fleet.ts';
 import type { Maintenances } from './maintenances.ts';
 import type { Operator } from './operator.ts';
@@ -151,26 +152,6 @@ export function serversAtReturn(
   }
   return { occupying, stopped, ...(Object.keys(offInResize).length ? { offInResize } : {}) };
 }
-
-/**
- * The DaemonSet runs an agent on the node again once the operator's drainer.dev/agent=disabled is
- * gone: taken off by `kubectl label`, or with the Node object itself (registered again without it).
- */
-export async function agentBack(fleet: Fleet, node: string): Promise<void> {
-  if (!fleet.disabled.delete(node)) return;
-  fleet.offWithVms.delete(node);
-  if (!fleet.agents.get(node)?.length) await fleet.startAgent(node);
-}
-
-/**
- * The operator took the node's agent off (drainer.dev/agent=disabled) with nothing on the node: its
- * stop dropped the gate, as it must, and no agent holds one there again. The host stays in service,
- * so Nova may place servers there (other evacuations' moves) and a drain then returns with them: the
- * operator's doing, like the findings operatorsOwnDoing leaves to them. Taken off with VMs on it, the
- * agent kept the gate for them, so a drain's return still answers to drainer's promise.
- */
-export const agentTakenOffEmpty = (fleet: Pick<Fleet, 'disabled' | 'offWithVms'>, node: string): boolean =>
-  fleet.disabled.has(node) && !fleet.offWithVms.has(node);
 
 /** Every VM on the node, as one list (the checks' end state). */
 export const vmsOn = (fleet: Fleet, node: string): string[] => {

@@ -1,7 +1,8 @@
 // Runs one step of a schedule against the fleet. A step that opens a fault window waits it out and
 // closes it, so each step leaves no fault behind (the schedule's steps stay independent).
 import type { DrainerCli } from './cli.ts';
-import type { Drains } from './drains.ts';
+import { leftWithoutAgent } from './agent-off.ts';
+import { vmsOn, type Drains } from './drains.ts';
 import { FLEET_NODES, SCALE, type Fleet } from './fleet.ts';
 import type { Maintenances } from './maintenances.ts';
 import type { Operator } from './operator.ts';
@@ -64,7 +65,9 @@ export async function runStep(step: Step, c: StepContext): Promise<boolean> {
     case 'restore-force': {
       const node = inMaintenance(step.node, c.maintenances);
       if (!node) return false;
-      await c.cli('restore', '--node', node, '--force');
+      const restored = await c.cli('restore', '--node', node, '--force');
+      // a node whose agent the operator took off, given back into service: a gate stays only for VMs left
+      if (restored.code === 0) leftWithoutAgent(fleet, node, vmsOn(fleet, node));
       return true;
     }
     case 'start-now-twice':

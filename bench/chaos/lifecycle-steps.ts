@@ -4,7 +4,8 @@
 // owner onto a host that then goes into maintenance, a VMI made again under its name mid-evacuation,
 // and KubeVirt's migration queue full while a migration in flight fails.
 import { FLEET_NODES, AGENT_LABEL } from './fleet.ts';
-import { agentBack, vmsOn } from './drains.ts';
+import { agentBack, leftWithoutAgent } from './agent-off.ts';
+import { vmsOn } from './drains.ts';
 import type { StepContext } from './faults.ts';
 import type { RecreateAt, Step, StepKind } from './schedule.ts';
 
@@ -68,7 +69,7 @@ export async function runLifecycleStep(step: Step, c: StepContext): Promise<bool
       await operator.label(step.node, AGENT_LABEL, 'disabled');
       // the DaemonSet controller deletes the pod: SIGTERM, the agent stops as the daemon does
       await Promise.all((fleet.agents.get(step.node) ?? []).map((a) => a.stop()));
-      if (vmsOn(fleet, step.node).length) fleet.offWithVms.add(step.node);
+      leftWithoutAgent(fleet, step.node, vmsOn(fleet, step.node));
       return true;
     }
     case 'agent-on':

@@ -4,7 +4,7 @@
 // with what drainer (its queue label, its record, its taint) or an operator (an agent taken off by
 // label, a cordon, Karpenter's taint) wrote on the Node that was deleted.
 import { afterEach, describe, expect, it } from 'vitest';
-import { agentBack } from '../../bench/chaos/drains.ts';
+import { agentBack } from '../../bench/chaos/agent-off.ts';
 import { AGENT_LABEL, type Fleet } from '../../bench/chaos/fleet.ts';
 import { kubeletRegistration, Operator } from '../../bench/chaos/operator.ts';
 import { EVACUATING_TAINT, QUEUED_LABEL, REBOOT_KEY, STATE_ANNOTATION } from '../../src/names.ts';

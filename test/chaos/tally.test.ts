@@ -4,7 +4,8 @@
 // Cluster API the others; an operator's command goes to a node in maintenance.
 import { describe, expect, it } from 'vitest';
 import { judged, withReleases } from '../../bench/chaos/check.ts';
-import { agentTakenOffEmpty, type DrainReturn } from '../../bench/chaos/drains.ts';
+import { agentTakenOffEmpty, leftWithoutAgent } from '../../bench/chaos/agent-off.ts';
+import type { DrainReturn } from '../../bench/chaos/drains.ts';
 import { inMaintenance } from '../../bench/chaos/faults.ts';
 import { FLEET_NODES, REBOOT_NODES } from '../../bench/chaos/fleet.ts';
 import { drainable } from '../../bench/chaos/soak.ts';
@@ -61,6 +62,27 @@ describe('a drain of a node whose agent the operator took off', () => {
     const agentOff = agentTakenOffEmpty(fleet(['hv-3'], ['hv-3']), 'hv-3');
     expect(agentOff).toBe(false);
     expect(judged(ret({ node: 'hv-3', vms: 9, agentOff }))).toBe(true);
+  });
+
+  // chaos seed 13 at ac23661: blade-1's agent taken off with VMs on it (round 20), then `drainer restore
+  // --node blade-1 --force` (round 31) gave the host back with none left: the restore drops a gate no
+  // agent keeps on an empty host, Nova placed servers there, and two drains returned with them
+  it('is not judged once the operator gave such a node back into service empty (restore --force)', () => {
+    const f = fleet(['hv-3'], ['hv-3']);
+    leftWithoutAgent(f, 'hv-3', []);
+    const agentOff = agentTakenOffEmpty(f, 'hv-3');
+    expect(agentOff).toBe(true);
+    expect(judged(ret({ node: 'hv-3', vms: 3, agentOff }))).toBe(false);
+  });
+
+  it('is judged when the restore left VMs on the host (its gate stays for them)', () => {
+    const f = fleet(['hv-3'], ['hv-3']);
+    leftWithoutAgent(f, 'hv-3', ['server s0']);
+    expect(agentTakenOffEmpty(f, 'hv-3')).toBe(false);
+    // a node whose agent runs has nothing to give back this way
+    const running = fleet([]);
+    leftWithoutAgent(running, 'hv-3', []);
+    expect(agentTakenOffEmpty(running, 'hv-3')).toBe(false);
   });
 
   it('is judged on a node whose agent runs, whatever another node went through', () => {

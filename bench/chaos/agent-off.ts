@@ -1,0 +1,41 @@
+// A node without its agent: the operator took it off (drainer.dev/agent=disabled), gave such a node
+// back into service, or the DaemonSet runs one there again. The soak keeps which nodes are off, and of
+// them which kept a gate for VMs on them, to judge a drain's return the way the operator left the node.
+import type { Fleet } from './fleet.ts';
+
+/**
+ * The DaemonSet runs an agent on the node again once the operator's drainer.dev/agent=disabled is
+ * gone: taken off by `kubectl label`, or with the Node object itself (registered again without it).
+ */
+export async function agentBack(fleet: Fleet, node: string): Promise<void> {
+  if (!fleet.disabled.delete(node)) return;
+  fleet.offWithVms.delete(node);
+  if (!fleet.agents.get(node)?.length) await fleet.startAgent(node);
+}
+
+/**
+ * The operator took the node's agent off (drainer.dev/agent=disabled) with nothing on the node: its
+ * stop dropped the gate, as it must, and no agent holds one there again. The host stays in service,
+ * so Nova may place servers there (other evacuations' moves) and a drain then returns with them: the
+ * operator's doing, like the findings operatorsOwnDoing leaves to them. Taken off with VMs on it, the
+ * agent kept the gate for them, so a drain's return still answers to drainer's promise.
+ */
+export const agentTakenOffEmpty = (fleet: Pick<Fleet, 'disabled' | 'offWithVms'>, node: string): boolean =>
+  fleet.disabled.has(node) && !fleet.offWithVms.has(node);
+
+/**
+ * A node without its agent, as the operator leaves it: taking the agent off, or giving the node back
+ * into service with no agent (`drainer restore --force`). With VMs on it then, a gate stays for them
+ * (the stopping agent's, the restore's); with none, nobody keeps one there from then on (both drop a
+ * gate no agent keeps on an empty host), and a drain that returns with VMs Nova placed there since is
+ * the operator's doing (agentTakenOffEmpty).
+ */
+export function leftWithoutAgent(
+  fleet: Pick<Fleet, 'disabled' | 'offWithVms'>,
+  node: string,
+  vms: readonly string[],
+): void {
+  if (!fleet.disabled.has(node)) return;
+  if (vms.length) fleet.offWithVms.add(node);
+  else fleet.offWithVms.delete(node);
+}
