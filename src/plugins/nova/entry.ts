@@ -30,8 +30,11 @@ export class Entry {
   target: string | undefined;
   message: string | undefined;
   migrationId: number | string | undefined;
-  confirmSentAt: number | undefined;
+  /** When a confirm may go again: a resend window after one Nova took, soon after one that failed. */
+  confirmAgainAt: number | undefined;
   confirmsSent = 0;
+  /** Confirms in a row that failed (the answer lost, a 5xx): the next one waits twice as long. */
+  confirmsFailed = 0;
   /** Past its deadline: what the abort did, and until when its rollback is followed. */
   abort: { note: string; sent: boolean; until: number } | undefined;
   /** When this attempt's migration record is next read, and the gap to the one after. */
@@ -196,9 +199,10 @@ export class Entry {
 
   #newAttempt(now: number): void {
     this.overdue = undefined;
-    this.confirmSentAt = undefined;
+    this.confirmAgainAt = undefined;
     this.deadlineFrom = undefined;
     this.confirmsSent = 0;
+    this.confirmsFailed = 0;
     this.abort = undefined;
     this.record = undefined;
     this.copy = undefined;

@@ -224,6 +224,7 @@ export class Migrator {
         : [
             e.state === 'pending' ? e.notBefore : undefined,
             e.abort?.until,
+            e.confirmsFailed > 0 ? e.confirmAgainAt : undefined, // a lost confirm, sent again soon
             (this.#watch.nextDue([e]) ?? Infinity) < (e.recordCheckAt ?? -Infinity)
               ? undefined
               : e.recordCheckAt,

@@ -6,7 +6,7 @@ import type { Entry } from './entry.ts';
 import type { Follow } from './follow.ts';
 import type { Landings } from './landing.ts';
 import type { MigratorOptions } from './migrator-options.ts';
-import type { Pace } from './pace.ts';
+import { MIN_POLL_MS, type Pace } from './pace.ts';
 import { HOST_UNKNOWN, knownHost, novaSays } from './reasons.ts';
 import { CLOCK_SKEW_MS, STUCK_AFTER_MS, newestRecord, unmovedAfterMs } from './records.ts';
 import { hostOf, taskStateOf } from './types.ts';
@@ -212,11 +212,12 @@ export class Tracker {
     // second confirm answers 400. Send again only if the first seems lost.
     const now = this.#o.now();
     const resendAfter = Math.max(CONFIRM_RESEND_MS, 5 * this.#o.nova.pollInterval * 1000);
-    if (e.confirmSentAt !== undefined && now - e.confirmSentAt < resendAfter) return;
-    e.confirmSentAt = now;
+    if (e.confirmAgainAt !== undefined && now < e.confirmAgainAt) return;
+    e.confirmAgainAt = now + resendAfter;
     const repeat = e.confirmsSent++ > 0;
     try {
       await this.#o.compute.confirmResize(e.id, signal);
+      e.confirmsFailed = 0;
       this.#o.log.info({ server: e.id }, 'resize confirmed');
     } catch (err) {
       if (isAuthError(err) || isForbiddenError(err)) throw err;
@@ -232,7 +233,16 @@ export class Tracker {
           'resize already being confirmed',
         );
       } else {
-        this.#o.log.warn({ err, server: e.id }, 'confirmResize failed; trying again later');
+        // Lost or refused (a 503 "may have been applied", a reset): the next look reads the server
+        // back, and still VERIFY_RESIZE it is confirmed again, soon; a confirm that did take answers
+        // that one 400 "not resized" (above). The resend window is for a confirm Nova took.
+        const firstMs = Math.min(MIN_POLL_MS, this.#o.nova.pollInterval * 1000);
+        const retryMs = Math.min(resendAfter, firstMs * 2 ** e.confirmsFailed++);
+        e.confirmAgainAt = now + retryMs;
+        this.#o.log.warn(
+          { err, server: e.id, retryMs },
+          'confirmResize failed; trying again at the next look',
+        );
       }
     }
   }

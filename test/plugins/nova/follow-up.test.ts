@@ -173,4 +173,33 @@ describe('confirming a cold migration', () => {
     expect(fake.servers.get(s.id)).toMatchObject({ status: 'SHUTOFF', host: 'compute-b' });
     expect(h.lines.some((l) => l.includes('confirmResize failed'))).toBe(false);
   });
+
+  it.each([1, 120])(
+    'confirms again at the next look when the answer to its confirm was lost, not a resend window later (pollInterval %i s)',
+    async (pollInterval) => {
+      // chaos seed 16 round 22: Nova's 503 to hv-3-vm2's confirm ("may have been applied; not sent
+      // again"), and the agent confirmed only 30 s later, the window meant for a confirm Nova took
+      const s = fake.addServer({ name: 'stopped', host: 'compute-a', status: 'SHUTOFF' });
+      const confirmsAt: number[] = [];
+      fake.onRequest = (r) => {
+        const body = r.body as Record<string, unknown> | undefined;
+        if (r.method !== 'POST' || body === undefined) return;
+        if (!('confirmResize' in body)) return;
+        // the first confirm is answered 503, nothing applied
+        if (confirmsAt.length === 0) fake.fail('POST', new RegExp(`/servers/${s.id}/action$`), 503);
+        confirmsAt.push(h.clock.now());
+      };
+      const h = harness(fake, { nova: { pollInterval } });
+
+      const outcome = await h.plugin.evacuate(node, evacuationContext(h));
+
+      expect(outcome.workloads[0]).toMatchObject({ state: 'succeeded', target: 'compute-b', attempts: 1 });
+      expect(fake.servers.get(s.id)).toMatchObject({ status: 'SHUTOFF', host: 'compute-b' });
+      expect(h.apiCodes).toContain('nova 503');
+      expect(confirmsAt).toHaveLength(2);
+      // read back at the next look (still VERIFY_RESIZE) and sent again: a poll later, well within
+      // what an operator watching `openstack server show` would take
+      expect(confirmsAt[1]! - confirmsAt[0]!).toBeLessThanOrEqual(2_000);
+    },
+  );
 });
