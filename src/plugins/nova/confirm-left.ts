@@ -3,7 +3,7 @@
 // that does not stop soon after its signal), or one that landed while no agent ran. Each server the
 // record cold-migrated is read: waiting in VERIFY_RESIZE after drainer's own call (whose.ts), it is
 // confirmed; still moving, it is followed until it lands, within nova.migrationTimeout.
-import { isAuthError, isNotFoundError } from '../../errors.ts';
+import { isApiError, isAuthError, isNotFoundError, isTransientError } from '../../errors.ts';
 import type { Logger } from '../../observability/logger.ts';
 import type { ComputeClient } from './compute.ts';
 import type { Sleep } from './http.ts';
@@ -56,11 +56,17 @@ export async function confirmLeft(
     (id) => migrations[id]?.move === 'cold-migrate' && !migrations[id]?.stopped,
   );
   const ours = new Set<string>(); // asked once: whose a move is does not change while it runs
+  const lost = new Set<string>(); // the last look failed (a confirm's answer lost, a 5xx)
   for (;;) {
     const moving: string[] = [];
-    for (const id of left)
-      if ((await look(compute, id, migrations[id]!, ours, { ...ctx, host: opts.host })) === 'moving')
-        moving.push(id);
+    for (const id of left) {
+      const again = lost.has(id);
+      const seen = await look(compute, id, migrations[id]!, ours, { ...ctx, host: opts.host, again });
+      if (seen === 'done') continue;
+      moving.push(id);
+      if (seen === 'lost') lost.add(id);
+      else lost.delete(id);
+    }
     left = moving;
     if (left.length === 0 || ctx.dryRun) return;
     if (opts.now() >= until) break;
@@ -69,7 +75,9 @@ export async function confirmLeft(
   for (const id of left)
     ctx.log.warn(
       { server: id },
-      `drainer's cold migration still runs after nova.migrationTimeout: confirm its resize once it lands (openstack server resize confirm ${id})`,
+      lost.has(id)
+        ? `drainer's cold migration landed, but Nova kept failing its confirm until nova.migrationTimeout: confirm its resize (openstack server resize confirm ${id})`
+        : `drainer's cold migration still runs after nova.migrationTimeout: confirm its resize once it lands (openstack server resize confirm ${id})`,
     );
 }
 
@@ -78,8 +86,8 @@ async function look(
   id: string,
   r: MigrationRecord,
   ours: Set<string>,
-  ctx: Ctx & { host: string },
-): Promise<'moving' | 'done'> {
+  ctx: Ctx & { host: string; again: boolean },
+): Promise<'moving' | 'lost' | 'done'> {
   const { log, signal } = ctx;
   try {
     const s = await compute.getServer(id, signal);
@@ -108,8 +116,17 @@ async function look(
     );
   } catch (err) {
     if (signal.aborted || isAuthError(err)) throw err;
-    // deleted, or confirmed by someone first (400): nothing left to confirm; else said, for the operator
-    if (!isNotFoundError(err)) log.warn({ err, server: id }, "confirming drainer's resize failed");
+    if (isTransientError(err)) {
+      // the answer lost (it may have been applied) or Nova busy: read back at the next look, and
+      // still waiting in VERIFY_RESIZE it is confirmed again (one that took answers that 400, below)
+      log.warn({ err, server: id }, "reading or confirming drainer's resize failed; looking again");
+      return 'lost';
+    }
+    // deleted, or confirmed by someone first (400; or by the lost confirm, Nova still showing it
+    // waiting): nothing left to confirm; else said, for the operator
+    if (ctx.again && isApiError(err) && err.status === 400)
+      log.info({ server: id }, 'resize already confirmed (the confirm whose answer was lost took)');
+    else if (!isNotFoundError(err)) log.warn({ err, server: id }, "confirming drainer's resize failed");
   }
   return 'done';
 }

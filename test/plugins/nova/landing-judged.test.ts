@@ -40,6 +40,8 @@ const dropFirst = (path: string) => {
   };
 };
 
+const isConfirm = (body: unknown): boolean =>
+  typeof body === 'object' && body !== null && 'confirmResize' in body;
 const migrations = (id: string) => sb.cloud.state.migrations(id).map((m) => [m.type, m.status]);
 const moving = (id: string, status: string) =>
   until(
@@ -50,8 +52,10 @@ const resized = (id: string, what: string) =>
   until(() => (sb.cloud.state.server(id)?.status === 'VERIFY_RESIZE' ? true : undefined), what);
 
 /** vm's agent shut down mid-move and the resize landed while none ran; `next` is the agent started again. */
-async function restartedAfterLanding(): Promise<{ first: SandboxDrainer; next: SandboxDrainer }> {
-  const clock = await sandbox([cold('vm')]);
+async function restartedAfterLanding(
+  faults: Partial<NovaFaults> = {},
+): Promise<{ first: SandboxDrainer; next: SandboxDrainer }> {
+  const clock = await sandbox([cold('vm')], faults);
   const first = sandboxDrainer(sb.cloud, clock);
   await stoppedMidMove(first);
   return { first, next: sandboxDrainer(sb.cloud, clock) };
@@ -161,6 +165,23 @@ describe('restore confirms the resizes drainer asked for', () => {
       'confirmed',
     );
     expect(sb.cloud.state.server('vm')).toMatchObject({ host: 'compute-b', status: 'ACTIVE' });
+  });
+
+  it("the restore's confirm answered 503 (the answer lost, nothing applied): read back, still waiting, confirmed again", async () => {
+    // a lost answer was the end of it: the server stayed in VERIFY_RESIZE, with only a warning said
+    let refused = 0;
+    const { first, next } = await restartedAfterLanding({
+      refuse: (method, path, body) =>
+        method === 'POST' && path.endsWith('/servers/vm/action') && isConfirm(body) && refused++ === 0
+          ? { status: 503, message: 'Service Unavailable' }
+          : undefined,
+    });
+
+    next.resumeFrom(first.record());
+    await next.restore();
+
+    expect(refused).toBe(2); // the refused one, and the one sent again
+    expect(migrations('vm')).toEqual([['migration', 'confirmed']]);
   });
 
   it("a server drainer moved away, then moved on by the next host's agent: that agent's resize is its to confirm, not this host's restore", async () => {
