@@ -3,7 +3,7 @@
 import { maintenanceStatus } from '../maintenance/maintenance-status.ts';
 import { writeMaintenanceStatus } from '../maintenance/maintenance-sync.ts';
 import { maintenanceRef, type MaintenanceObject } from '../cluster/objects.ts';
-import { queuePlace, resumes } from '../record/record.ts';
+import { queuePlace, resumes, type NodeRecord } from '../record/record.ts';
 import type { NodeRun } from '../agent/run-context.ts';
 import type { Slot, SlotWait } from './types.ts';
 import { clearToStart, waitToStart } from './wait.ts';
@@ -56,6 +56,7 @@ export async function takeSlot(
   const place = queuePlace(rec) ?? serverNow(run).getTime();
   // resumed (restart, lost slot): it began before, and keeps its start when it goes on
   const resumed = resumes(rec);
+  const resume = resumeSlot(rec);
   let told = false;
   let slot: Slot | undefined;
   for (;;) {
@@ -68,8 +69,9 @@ export async function takeSlot(
       // that read the queue meanwhile must hear of it (queue-return.ts). Not by the clock: under
       // load a fresh node's record write alone can take seconds, and it is at the tail
       returning: resumed || !!rec.attemptedAt || held || slot !== undefined,
-      // a restart in the middle of it takes its own slot back; no other slot naming this node
-      ...(resumed && rec.slot && !slot ? { resume: rec.slot } : {}),
+      // a restart in the middle of it takes its own slot back; no other slot naming this node (a slot
+      // given back for a blocker names it no more, so asking again is harmless)
+      ...resume,
       onWait: (w) => {
         metrics?.fleetSlots?.(w.holders.length, w.total);
         const text = waitText(w);
@@ -113,6 +115,10 @@ export async function takeSlot(
   run.deps.metrics?.phase('Evacuating');
   return slot;
 }
+
+/** The slot a resumed evacuation holds, as its record says: the only one it takes back without queueing. */
+const resumeSlot = (rec: NodeRecord): { resume?: string } =>
+  resumes(rec) && rec.slot ? { resume: rec.slot } : {};
 
 /**
  * Into the queue: the record's phase Queued carries the queue label in the same Node write. A
