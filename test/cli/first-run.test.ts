@@ -71,6 +71,23 @@ describe('bin/drainer.js: the Node version gate', () => {
     expect(r.stderr).toBe(`drainer needs Node.js ≥ 22.18 (24 LTS recommended); this is ${systemVersion}\n`);
   });
 
+  it("npm test's command starts with the same gate: the real old Node gets the one line, not a TypeScript stack", async () => {
+    const test = (
+      JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { test: string } }
+    ).scripts.test;
+    const [node, ...args] = test.split(' ');
+    expect(node).toBe('node');
+    // posed as Node 20 here; on this system's own old Node as well, where it has one
+    const posed = await run(process.execPath, args, { env: { DRAINER_TEST_NODE_VERSION: 'v20.20.2' } });
+    expect(posed.code).toBe(1);
+    expect(posed.stdout).toBe('');
+    expect(posed.stderr).toBe('drainer needs Node.js ≥ 22.18 (24 LTS recommended); this is v20.20.2\n');
+    if (!systemTooOld) return;
+    const old = await run(SYSTEM_NODE, args);
+    expect(old.code).toBe(1);
+    expect(old.stderr).toBe(`drainer needs Node.js ≥ 22.18 (24 LTS recommended); this is ${systemVersion}\n`);
+  });
+
   it.skipIf(!systemTooOld || !existsSync('/usr/bin/npm'))(
     'npm ci on the old Node fails before installing anything, naming the engines range',
     async () => {
@@ -111,6 +128,7 @@ describe('bin/drainer.js: a broken install', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'drainer-broken-'));
     mkdirSync(path.join(dir, 'bin'));
     copyFileSync(BIN, path.join(dir, 'bin/drainer.js'));
+    copyFileSync(path.join(ROOT, 'bin/node-gate.js'), path.join(dir, 'bin/node-gate.js'));
     writeFileSync(path.join(dir, 'package.json'), '{"type":"module"}');
     return path.join(dir, 'bin/drainer.js');
   };

@@ -89,7 +89,7 @@ describe('npm test: the checks beside the tests', () => {
     ]);
     expect(pkg.scripts.typecheck).toBe('tsc -p tsconfig.json --noEmit');
     expect(pkg.scripts.lint).toMatch(/^eslint \. && prettier --check/);
-    expect(pkg.scripts.test).toBe('node scripts/test.ts');
+    expect(pkg.scripts.test).toBe('node --import ./bin/node-gate.js scripts/test.ts');
     const step = vitest(['test/e2e/gate.test.ts']);
     expect(step.args.slice(-2)).toEqual(['run', 'test/e2e/gate.test.ts']);
     expect(existsSync(step.args[0]!)).toBe(true);
