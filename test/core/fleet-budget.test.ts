@@ -54,7 +54,13 @@ describe('fleet budget over the API server', () => {
         contentType: MERGE_PATCH,
         body: { metadata: { labels: { [QUEUED_LABEL]: since === null ? null : String(since) } } },
       }));
-    const wait = async (a: FleetBudget, n: string, since: number, waits: SlotWait[] = [], resume?: string) => {
+    const wait = async (
+      a: FleetBudget,
+      n: string,
+      since: number,
+      waits: SlotWait[] = [],
+      resume?: string,
+    ) => {
       const slot = await a.acquire({
         node: n,
         queuedSince: new Date(since),
