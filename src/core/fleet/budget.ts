@@ -151,11 +151,9 @@ export class FleetBudget implements EvacuationBudget {
       const mine = ours.find((l) => l.name === o.resume);
       // any other slot naming our node was left by an agent stopped while it held one (its record
       // since restored): given back, and taken in our turn like anyone's, never jumped to
-      if (ours.some((l) => l !== mine)) {
-        await this.#giveBackLeft(
-          ours.filter((l) => l !== mine),
-          q,
-        );
+      const left = ours.filter((l) => l !== mine);
+      if (left.length) {
+        await this.#giveBackLeft(left, q);
         continue;
       }
       const free = mine ? [] : await this.#free(slots, o.node);
