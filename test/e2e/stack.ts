@@ -3,6 +3,7 @@
 import { Writable } from 'node:stream';
 import { configSchema, type Config } from '../../src/config/schema.ts';
 import type { Agent } from '../../src/core/agent/agent.ts';
+import type { BackendPlugin } from '../../src/core/backends/plugin.ts';
 import { createNodeAgent } from '../../src/core/agent/node-agent.ts';
 import { parseRecord, STATE_ANNOTATION, type NodeRecord } from '../../src/core/record/record.ts';
 import { createKubeClients, type KubeClients } from '../../src/kube/client.ts';
@@ -40,6 +41,8 @@ export interface RunningAgent {
   /** The holder of the node's Lease (config instance). */
   readonly instance: string;
   readonly metrics: Metrics;
+  /** Its plugins: the daemon's shutdown trigger shares them (a fallback holds the evacuation's moves). */
+  readonly plugins: readonly BackendPlugin[];
   /** SIGTERM: stop and wait until it has stopped. */
   stop(): Promise<void>;
 }
@@ -156,6 +159,7 @@ export async function startStack(
         node,
         instance: cfg.instance ?? instance,
         metrics,
+        plugins,
         stop: async () => {
           stop.abort();
           running.delete(handle);

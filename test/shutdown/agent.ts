@@ -4,7 +4,6 @@
 // "boot" is a new host and a new agent (bootAgain).
 import { startShutdownTrigger } from '../../src/cli/shutdown.ts';
 import { configSchema } from '../../src/config/schema.ts';
-import { buildPlugins } from '../../src/plugins/registry.ts';
 import type { RunningAgent, Stack } from '../e2e/stack.ts';
 import { until } from '../e2e/stack.ts';
 import { bootHost, type Host } from './host.ts';
@@ -32,7 +31,7 @@ export async function agentOnHost(stack: Stack, delaySec: number): Promise<Agent
     config,
     nodeName: NODE,
     k: stack.k,
-    plugins: buildPlugins(config, { log: stack.log, kube: stack.k }),
+    plugins: agent.plugins, // one set per pod, as the daemon shares them
     log: stack.log,
     signal: ac.signal,
   });
@@ -50,6 +49,15 @@ export async function agentOnHost(stack: Stack, delaySec: number): Promise<Agent
 /** True once logind lists drainer's delay lock. */
 export const lockListed = (host: Host): boolean =>
   /drainer/.test(host.run('systemd-inhibit', '--list', '--no-pager').stdout);
+
+/** The message of the first log line that matches, or ''. */
+export function lineOf(stack: Stack, msg: RegExp): string {
+  for (const line of stack.logLines) {
+    const l = JSON.parse(line) as { msg?: string };
+    if (l.msg && msg.test(l.msg)) return l.msg;
+  }
+  return '';
+}
 
 /** The time of the first log line whose message matches (ms since the epoch), or NaN. */
 export function timeOf(stack: Stack, msg: RegExp): number {

@@ -75,4 +75,9 @@ export interface MigratorOptions {
   progress(items: readonly WorkloadProgress[]): void;
   /** A server seen settled off the host after a move (drainer's or someone else's), as last read. */
   landed?(server: NovaServer): void;
+  /**
+   * Until when nothing is started on the host: a host shutdown's fallback has it (shutdown-stop.ts),
+   * and a move submitted now would take back the server it stops.
+   */
+  heldUntil?(): number | undefined;
 }

@@ -327,6 +327,9 @@ export class Migrator {
 
   async #startMore(): Promise<void> {
     const { now, signal } = this.#o;
+    // the fallback at a host shutdown's deadline stops what is still here: a move (or a queued one
+    // taken out and submitted again) would keep the server running and unstopped as the host goes down
+    if ((this.#o.heldUntil?.() ?? -Infinity) > now()) return;
     // Moves that take a free slot of Nova's go out side by side (an evacuation's first M), as soon
     // as Nova takes them; those queued behind the slots one at a time, in order, as Nova runs them.
     const starting = new Starting();

@@ -72,6 +72,8 @@ export class NovaPlugin implements BackendPlugin {
   #saidUnchecked = false;
   /** The last plan's node → service lookup, so the disable right after it needs no second one. */
   #planned: { node: string; at: number; mapping: HostMapping } | undefined;
+  /** Node → until when its host shutdown's fallback holds it: its evacuation starts nothing then. */
+  readonly #held = new Map<string, number>();
 
   constructor(opts: NovaPluginOptions) {
     this.#o = opts;
@@ -175,6 +177,7 @@ export class NovaPlugin implements BackendPlugin {
       },
       progress: (items) => ctx.progress(items),
       landed: (s) => moved.landed(s),
+      heldUntil: () => this.#held.get(node.name),
     });
     const workloads = await migrator.run();
     await dropClaims(await moved.settle(), () => record, save);
@@ -238,6 +241,9 @@ export class NovaPlugin implements BackendPlugin {
 
   /** The host goes down and logind's time is up: the servers still running there are stopped, marked. */
   atShutdown(node: NodeRef, ctx: ShutdownFallbackContext): Promise<ShutdownFallback> {
+    // until logind's deadline (twice the margin the trigger gives): after it the host is down, or
+    // the shutdown was called off and the evacuation goes on
+    this.#held.set(node.name, this.#o.now() + 2 * ctx.marginMs);
     return stopForShutdown(this.#o.compute, this.#o.nova, node, ctx, this.#o);
   }
 
