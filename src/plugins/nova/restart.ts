@@ -6,7 +6,8 @@
 // drainer's mark, stop-mark.ts) is started wherever it is now (its owner's resize or another
 // evacuation may have moved it: Nova keeps a stopped server stopped) and followed until it runs;
 // one its owner started, stopped, shelved or deleted meanwhile is the owner's, and either way the
-// mark comes off. An owner's resize of it is followed to its end too, their confirm included (at
+// mark comes off; one drainer stopped again since for another maintenance keeps that stop's mark,
+// that maintenance's to start (a forced restore raced by the agent's next evacuation). An owner's resize of it is followed to its end too, their confirm included (at
 // VERIFY_RESIZE Nova keeps it off). One now on a host in maintenance keeps its mark and stays stopped: that host's
 // restore starts it (marked.ts). Without the log, the caller's claim decides (the record: on the
 // host, or moved by this record). The entry stays in the record until one or the other is seen,
@@ -17,7 +18,7 @@ import type { ComputeClient } from './compute.ts';
 import type { Sleep } from './http.ts';
 import { toPluginRecord, type NovaRecord } from './record.ts';
 import { removeStopMark, setStopMark, stopMarkOf, type StopMark } from './stop-mark.ts';
-import { stopStillOurs } from './stop-owner.ts';
+import { markedStopNewest, stopStillOurs } from './stop-owner.ts';
 import { hostOf, taskStateOf, type NovaServer } from './types.ts';
 
 /**
@@ -128,11 +129,7 @@ export async function restartOne(
       );
       return 'elsewhere';
     }
-    if (!mine) {
-      ctx.log.info({ server: id, status: s.status, host: hostOf(s) }, notMine(s, starts));
-      if (!ctx.dryRun) await removeStopMark(compute, s, ctx.log, ctx.signal);
-      return starts ? 'started' : 'theirs';
-    }
+    if (!mine) return endClaim(compute, s, mark, starts, ctx);
     if (ctx.dryRun) {
       ctx.log.info({ server: id }, 'dry run: would start the server drainer stopped');
       return 'kept';
@@ -196,6 +193,31 @@ async function waitForTask(s: NovaServer, until: number, ctx: Ctx, opts: Restart
   }
   await opts.sleep(opts.pollMs, ctx.signal);
 }
+
+/**
+ * The SHUTOFF (or the run) is not this claim's: the owner's, and the mark comes off; or drainer's
+ * stop for another maintenance since (its mark names it), whose mark stays for that one to start.
+ */
+async function endClaim(
+  compute: Compute,
+  s: NovaServer,
+  mark: StopMark | undefined,
+  starts: number,
+  ctx: Ctx,
+): Promise<Restarted> {
+  const another =
+    s.status === 'SHUTOFF' && !!mark && (await markedStopNewest(compute, s.id, mark, ctx.signal));
+  ctx.log.info(
+    { server: s.id, status: s.status, host: hostOf(s) },
+    another ? STOPPED_AGAIN : notMine(s, starts),
+  );
+  if (another) return 'theirs';
+  if (!ctx.dryRun) await removeStopMark(compute, s, ctx.log, ctx.signal);
+  return starts ? 'started' : 'theirs';
+}
+
+const STOPPED_AGAIN =
+  'stopped again by drainer since, for another maintenance (its mark names that stop): left stopped with that mark, for that maintenance to start';
 
 const notMine = (s: NovaServer, starts: number): string =>
   starts

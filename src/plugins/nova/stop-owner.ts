@@ -6,6 +6,7 @@
 // drainer stopped stays drainer's wherever its owner or another evacuation moved it.
 import { isForbiddenError, isNotFoundError } from '../../errors.ts';
 import type { ComputeClient } from './compute.ts';
+import type { StopMark } from './stop-mark.ts';
 import type { NovaInstanceAction } from './types.ts';
 
 /** nova/compute/instance_actions.py: the actions that change whether the guest runs. */
@@ -67,4 +68,21 @@ export async function stopStillOurs(
   if (anchor < 0) return undefined;
   const since = log.slice(0, anchor).filter((a) => POWER.has(a.action));
   return since.length === 1 && since[0]?.action === 'stop';
+}
+
+/**
+ * A SHUTOFF that is no longer the caller's may still be drainer's: another maintenance's stop, whose
+ * mark the server carries now (the agent of a node an operator restored by force while it stayed
+ * cordoned evacuates again, and stops it again while the restore still follows its start). True
+ * when the mark's own stop is the newest power action: by its request id, else as the one power
+ * action since its anchor.
+ */
+export async function markedStopNewest(
+  compute: Pick<ComputeClient, 'listInstanceActions'>,
+  id: string,
+  mark: Pick<StopMark, 'after' | 'request'>,
+  signal?: AbortSignal,
+): Promise<boolean> {
+  const byRequest = new Set(mark.request ? [mark.request] : []);
+  return (await stopStillOurs(compute, id, byRequest, mark.after, signal)) === true;
 }

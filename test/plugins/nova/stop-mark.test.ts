@@ -168,6 +168,41 @@ describe("drainer's stop mark", () => {
     expect(mark()).toBeUndefined();
   });
 
+  it('a forced restore that the agent’s next evacuation races: its new stop keeps its mark, and the host the server is moved to starts it', async () => {
+    const clock = new ScaledClock(100);
+    cloud = await startOpenStack({
+      clock,
+      hosts: [{ name: 'compute-a' }, { name: 'compute-b' }],
+      servers: [vm()],
+    });
+    // the node is still cordoned: its agent evacuates again the moment the operator's restore has
+    // started the server, and stops it again (a mark of its own) while the restore still follows it
+    const agent = sandboxDrainer(cloud, clock);
+    class AgentEvacuatesAgain extends ComputeClient {
+      override async startServer(id: string, signal?: AbortSignal): Promise<string | undefined> {
+        const request = await super.startServer(id, signal);
+        await until(idle('ACTIVE'), 'started by the restore');
+        agent.resumeFrom(undefined);
+        await agent.evacuate();
+        return request;
+      }
+    }
+    const operator = sandboxDrainer(cloud, clock, {}, AgentEvacuatesAgain);
+    await operator.evacuate();
+    await until(idle('SHUTOFF'), 'stopped by drainer');
+
+    await operator.restore();
+
+    const again = (agent.record()?.migrations as Record<string, { stopRequest?: string }>)['vm-stop'];
+    expect(server().status).toBe('SHUTOFF');
+    expect(stopMarkOf(server())).toMatchObject({ request: again?.stopRequest });
+    // its owner moves it (Nova keeps it off) onto compute-b, whose restore (no record) finds the mark
+    await movedWhileOff({ migrate: { host: 'compute-b' } });
+    await sandboxDrainer(cloud, clock, {}, ComputeClient, 'compute-b').restore();
+    await until(idle('ACTIVE'), 'started by compute-b’s restore');
+    expect(mark()).toBeUndefined();
+  });
+
   it('the record lost: the stranded check starts a marked server once the node is in service, not before', async () => {
     const { a } = await world();
     await a.evacuate();
