@@ -129,7 +129,7 @@ export async function restartOne(
       );
       return 'elsewhere';
     }
-    if (!mine) return endClaim(compute, s, mark, starts, ctx);
+    if (!mine) return endClaim(compute, s, mark, ours, starts, ctx);
     if (ctx.dryRun) {
       ctx.log.info({ server: id }, 'dry run: would start the server drainer stopped');
       return 'kept';
@@ -196,28 +196,33 @@ async function waitForTask(s: NovaServer, until: number, ctx: Ctx, opts: Restart
 
 /**
  * The SHUTOFF (or the run) is not this claim's: the owner's, and the mark comes off; or drainer's
- * stop for another maintenance since (its mark names it), whose mark stays for that one to start.
+ * stop for another maintenance since, whose mark stays for that one to start: the mark names the
+ * newest power action, or is anchored on one of ours (written after it, its os-stop still to come).
  */
 async function endClaim(
   compute: Compute,
   s: NovaServer,
   mark: StopMark | undefined,
+  ours: ReadonlySet<string>,
   starts: number,
   ctx: Ctx,
 ): Promise<Restarted> {
   const another =
-    s.status === 'SHUTOFF' && !!mark && (await markedStopNewest(compute, s.id, mark, ctx.signal));
-  ctx.log.info(
-    { server: s.id, status: s.status, host: hostOf(s) },
-    another ? STOPPED_AGAIN : notMine(s, starts),
-  );
-  if (another) return 'theirs';
-  if (!ctx.dryRun) await removeStopMark(compute, s, ctx.log, ctx.signal);
+    !!mark &&
+    ((mark.after !== undefined && ours.has(mark.after)) ||
+      (s.status === 'SHUTOFF' && (await markedStopNewest(compute, s.id, mark, ctx.signal))));
+  const said = !another ? notMine(s, starts) : s.status === 'SHUTOFF' ? STOPPED_AGAIN : STOP_COMING;
+  ctx.log.info({ server: s.id, status: s.status, host: hostOf(s) }, said);
+  if (!another && !ctx.dryRun) await removeStopMark(compute, s, ctx.log, ctx.signal);
+  // stopped again for another maintenance: this start did not last, that one's to start it
+  if (another && s.status === 'SHUTOFF') return 'theirs';
   return starts ? 'started' : 'theirs';
 }
 
 const STOPPED_AGAIN =
   'stopped again by drainer since, for another maintenance (its mark names that stop): left stopped with that mark, for that maintenance to start';
+const STOP_COMING =
+  'server started again; drainer marked it since for another maintenance’s stop: that mark stays';
 
 const notMine = (s: NovaServer, starts: number): string =>
   starts

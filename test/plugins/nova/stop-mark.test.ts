@@ -203,6 +203,31 @@ describe("drainer's stop mark", () => {
     expect(mark()).toBeUndefined();
   });
 
+  it('a forced restore that reads the server between the agent’s new mark and its os-stop leaves that mark on', async () => {
+    const { a } = await world();
+    // the agent's next evacuation marks the server the restore just started (anchored on that
+    // start), and its os-stop is still to come when the restore reads the server running
+    class AgentMarksAfterStart extends ComputeClient {
+      override async startServer(id: string, signal?: AbortSignal): Promise<string | undefined> {
+        const request = await super.startServer(id, signal);
+        await until(idle('ACTIVE'), 'started by the restore');
+        await owner('PUT', `/servers/${id}/metadata/${STOP_MARK_KEY}`, {
+          meta: { [STOP_MARK_KEY]: `node=compute-a trigger=cordon after=${request}` },
+        });
+        return request;
+      }
+    }
+    await a.evacuate();
+    await until(idle('SHUTOFF'), 'stopped by drainer');
+    const operator = sandboxDrainer(cloud!, new ScaledClock(100), {}, AgentMarksAfterStart);
+    operator.resumeFrom(a.record());
+
+    await operator.restore();
+
+    expect(server().status).toBe('ACTIVE');
+    expect(stopMarkOf(server())).toMatchObject({ after: expect.stringMatching(/^req-/) });
+  });
+
   it('the record lost: the stranded check starts a marked server once the node is in service, not before', async () => {
     const { a } = await world();
     await a.evacuate();
