@@ -14,11 +14,7 @@ describe('an API-server restart mid-evacuation', () => {
     // a kube-apiserver just started serves before its RBAC authorizer's caches have synced: for
     // that moment it answers 403 to rights the agent has, on any resource it reads or watches (its
     // Node at load ~9; the CRDs and the gate's pods at load 2), and the agent retries
-    r.expect4xx(
-      403,
-      /^\/apis?\//,
-      'the restarted API server answers 403 until its RBAC caches sync',
-    );
+    r.expect4xx(403, /^\/apis?\//, 'the restarted API server answers 403 until its RBAC caches sync');
     const api = apiServerControl();
     await r.cluster.waitGateHeld();
     const servers = await r.nova.boot('apiserver', 4);
