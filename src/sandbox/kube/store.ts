@@ -13,6 +13,7 @@ import {
 import { conformToSchema } from './schema.ts';
 import { Bucket, objectKey, type ChangeListener } from './bucket.ts';
 import { ChangeDelivery } from './delivery.ts';
+import { dropOwnerReferences, ORPHAN_FINALIZER, orphans } from './orphan.ts';
 import { listPage, type ListOptions, type ListPage } from './list-page.ts';
 import { APPLY_PATCH, deepEqual } from './patch.ts';
 import { patched, patchType } from './patch-request.ts';
@@ -33,13 +34,6 @@ export type Subscriber = (type: WatchEventType, obj: KubeObject) => void;
 
 const SYSTEM_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
 const CRD_ID = 'customresourcedefinitions.apiextensions.k8s.io';
-/** The finalizer an owner carries while the garbage collector orphans its dependents. */
-const ORPHAN_FINALIZER = 'orphan';
-
-/** Does this deletion leave the object's dependents behind (their references to it removed)? */
-const orphans = (opts: DeleteOptions): boolean =>
-  opts.propagationPolicy === 'Orphan' ||
-  (opts.propagationPolicy === undefined && opts.orphanDependents === true);
 
 export class ObjectStore {
   readonly #buckets = new Map<string, Bucket>();
@@ -359,21 +353,12 @@ export class ObjectStore {
         finalizers: [...(m.finalizers ?? []).filter((f) => f !== ORPHAN_FINALIZER), ORPHAN_FINALIZER],
       },
     });
-    for (const dependents of this.#buckets.values()) {
-      const namespace = b.rt.namespaced ? m.namespace : undefined;
-      if (namespace !== undefined && !dependents.rt.namespaced) continue;
-      for (const k of [...dependents.keys(namespace !== undefined ? { namespace } : {})]) {
-        const o = dependents.objects.get(k);
-        const refs = o?.metadata.ownerReferences;
-        if (!o || !refs?.some((r) => r.uid === m.uid)) continue;
-        const { ownerReferences: _gone, ...meta } = o.metadata;
-        const rest = refs.filter((r) => r.uid !== m.uid);
-        this.#commit(dependents, k, o, {
-          ...o,
-          metadata: rest.length ? { ...meta, ownerReferences: rest } : meta,
-        });
-      }
-    }
+    dropOwnerReferences(
+      this.#buckets.values(),
+      b.rt.namespaced ? m.namespace : undefined,
+      m.uid,
+      (d, k, o, next) => this.#commit(d, k, o, next),
+    );
     const finalizers = (marked.metadata.finalizers ?? []).filter((f) => f !== ORPHAN_FINALIZER);
     this.#commit(b, key, marked, { ...marked, metadata: { ...marked.metadata, finalizers } });
     return { object: marked, deleted: false };
