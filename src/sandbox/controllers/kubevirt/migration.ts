@@ -10,10 +10,11 @@ import type { KubeObject } from '../../kube/types.ts';
 import { Timers } from '../loop.ts';
 import { pickNode } from '../scheduling.ts';
 import { RES, mutate, mutateStatus, tryDelete, tryGet, type StoreLike } from '../store.ts';
-import { podNode, runningPodStatus, nextPodIp } from '../util.ts';
+import { podNode } from '../util.ts';
 import { readSettings } from './config.ts';
 import { recordEvent } from './events.ts';
 import { IN_FLIGHT, isFinal, phaseOf } from './migration-phase.ts';
+import { createTargetPod, migrationMs } from './migration-target.ts';
 import type { VirtControllerDeps } from './virt-deps.ts';
 import {
   ANN,
@@ -22,7 +23,6 @@ import {
   MIGRATION_JOB_LABEL,
   activeLauncher,
   isRunning,
-  launcherPod,
   vmiStatus,
   type MigrationState,
   type VmiStatus,
@@ -162,15 +162,6 @@ export function createMigrationController(deps: VirtControllerDeps, signal: Abor
     }
   };
 
-  const durationOf = (vmi: KubeObject): number => {
-    const s = Number(vmi.metadata.annotations?.[ANN.migrationSeconds]);
-    return (
-      (Number.isFinite(s) && s >= 0 && vmi.metadata.annotations?.[ANN.migrationSeconds]
-        ? s
-        : timings.migrationSeconds) * 1000
-    );
-  };
-
   const schedule = (m: KubeObject, ms: number) => timers.set(m.metadata.uid ?? '', ms, () => advance(m));
 
   /** Scheduling: binds the target pod once a node has room; fails after 5 min unschedulable. */
@@ -243,7 +234,7 @@ export function createMigrationController(deps: VirtControllerDeps, signal: Abor
       history.attempts.set(uid, (history.attempts.get(uid) ?? 0) + 1);
       setVmiState(vmi, { ...vmiStatus(vmi).migrationState, startTimestamp: now() });
       setPhase(m, 'Running');
-      return schedule(m, durationOf(vmi));
+      return schedule(m, migrationMs(vmi, timings.migrationSeconds));
     }
     if (phase === 'Running') {
       const attempt = history.attempts.get(vmi.metadata.uid ?? '') ?? 1;
@@ -259,35 +250,13 @@ export function createMigrationController(deps: VirtControllerDeps, signal: Abor
 
   /** Pending → Scheduling: the target pod is created, bound where a node has room. */
   const start = (m: KubeObject, vmi: KubeObject): void => {
-    const source = vmiStatus(vmi).nodeName ?? '';
-    const node = pickNode(store, { siblings: launchers(), exclude: [source] });
-    const spec = launcherPod(vmi, node ?? '', m.metadata.uid);
-    if (!node) delete (spec.spec as { nodeName?: string }).nodeName;
-    const pod = store.create(RES.pods, spec);
-    if (node) {
-      store.updateStatus(RES.pods, { ...pod, status: runningPodStatus(pod, now(), nextPodIp()) });
-    } else {
-      mutateStatus(store, RES.pods, pod, (p) => {
-        p.status = {
-          phase: 'Pending',
-          conditions: [
-            {
-              type: 'PodScheduled',
-              status: 'False',
-              reason: 'Unschedulable',
-              message: '0/0 nodes are available: no node has room.',
-              lastTransitionTime: now(),
-            },
-          ],
-        };
-      });
+    if (!createTargetPod(store, vmi, m.metadata.uid, launchers(), now()))
       event(
         m,
         'Warning',
         'MigrationTargetPodUnschedulable',
         `Migration target pod for VMI [${vmi.metadata.namespace}/${vmi.metadata.name}] is currently unschedulable.`,
       );
-    }
     setPhase(m, 'Scheduling');
     schedule(m, timings.migrationStepSeconds * 1000);
   };
