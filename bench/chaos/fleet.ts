@@ -106,6 +106,8 @@ function merge(a: Plain, b: Plain): Plain {
 const SOAK_CONFIG: Plain = {
   logLevel: 'info',
   resyncInterval: 3,
+  // a server drainer stopped that its owner moved onto a node in service after the record was lost
+  strandedCheckInterval: 9,
   server: { enabled: false },
   // an owner asked (notify) gets 3 s (a minute of the scenario's time) before drainer moves the server itself
   nova: { pollInterval: 0.05, retryBackoff: 0.1, notifyTimeout: 3 },

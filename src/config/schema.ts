@@ -261,6 +261,11 @@ export const configSchema = z.strictObject({
     "per-request timeout of the CLI commands' Kubernetes API calls (not watches), seconds",
   ),
   resyncInterval: dflt(duration(), 300, 'periodic re-check of the node, so missed events heal'),
+  strandedCheckInterval: dflt(
+    duration(),
+    900,
+    "how often an agent whose node is in service with no record looks again for drainer's changes left on it (a server drainer stopped elsewhere, whose record was lost with its Node, that its owner moved here cold; a service disabled by drainer): 1-2 cloud requests a look; 0: only at the agent's start and when the Node is registered anew",
+  ),
   server: section(serverSchema),
   evacuation: section(evacuationSchema),
   drain: section(drainSchema),

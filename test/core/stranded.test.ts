@@ -27,7 +27,11 @@ describe('strandedAction: the one predicate the agent and drainer doctor share',
   });
 });
 
-function setup(found: (inService: boolean) => StrandedChange | undefined, gate?: DrainGate) {
+function setup(
+  found: (inService: boolean) => StrandedChange | undefined,
+  gate?: DrainGate,
+  o: { config?: object; now?: () => Date } = {},
+) {
   const cluster = new FakeCluster();
   const asked: boolean[] = [];
   const host = new FakeHost([
@@ -40,8 +44,15 @@ function setup(found: (inService: boolean) => StrandedChange | undefined, gate?:
       },
     },
   ]);
-  const config = configSchema.parse({});
-  const reconciler = new Reconciler({ cluster, host, config, log: quietLogger(), ...(gate ? { gate } : {}) });
+  const config = configSchema.parse(o.config ?? {});
+  const reconciler = new Reconciler({
+    cluster,
+    host,
+    config,
+    log: quietLogger(),
+    ...(gate ? { gate } : {}),
+    ...(o.now ? { now: o.now } : {}),
+  });
   const reconcile = () => reconciler.reconcile('node-7', new AbortController().signal);
   return { cluster, asked, reconcile };
 }
@@ -85,6 +96,44 @@ describe('the agent on a node with no record', () => {
     expect(asked).toHaveLength(2);
     expect(cluster.events).toEqual([]);
     expect(cluster.node('node-7').metadata.annotations?.[STRANDED_ANNOTATION]).toBeUndefined();
+  });
+
+  it('looks again once strandedCheckInterval has passed: a server its owner moved here after its record was lost', async () => {
+    let t = Date.parse('2026-11-28T10:00:00Z');
+    let moved = false;
+    const { cluster, asked, reconcile } = setup(
+      (inService) => (moved ? change(inService) : undefined),
+      undefined,
+      {
+        config: { strandedCheckInterval: 900 },
+        now: () => new Date(t),
+      },
+    );
+    cluster.addNode('node-7');
+
+    await reconcile();
+    moved = true; // the owner's cold move lands a server drainer stopped and marked elsewhere
+    t += 899_000;
+    await reconcile();
+    expect(asked).toEqual([true]);
+
+    t += 1000;
+    await reconcile();
+    expect(asked).toEqual([true, true]);
+    expect(cluster.events.map((e) => e.reason)).toEqual(['StrandedService']);
+  });
+
+  it('strandedCheckInterval 0: only once per Node object', async () => {
+    let t = 0;
+    const { cluster, asked, reconcile } = setup(() => undefined, undefined, {
+      config: { strandedCheckInterval: 0 },
+      now: () => new Date(t),
+    });
+    cluster.addNode('node-7');
+    await reconcile();
+    t += 30 * 24 * 3600_000;
+    await reconcile();
+    expect(asked).toEqual([true]);
   });
 
   it('asks again at the next pass when the plugin could not look (its cloud did not answer)', async () => {

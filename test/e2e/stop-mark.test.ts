@@ -7,6 +7,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { MAINTENANCE_KEY } from '../../src/plugins/nova/policy.ts';
 import { STOP_MARK_KEY } from '../../src/plugins/nova/stop-mark.ts';
+import { nova, token } from '../sandbox/openstack/client.ts';
 import { smallWorld } from './scenario.ts';
 import { nodeEvents, startStack, until, type Stack } from './stack.ts';
 import { deleteNode, registerAgain } from './re-register.ts';
@@ -64,5 +65,54 @@ describe('a server drainer stopped outlives its Node (full stack)', () => {
     expect(told).toMatch(
       /server\(s\) drainer stopped on node-a: vm-stop .* restored, the node is in service/,
     );
+  });
+
+  it('its owner moves it cold onto a node in service after the record was lost: that node’s agent starts it at its next look', async () => {
+    const s = (stack = await startStack({
+      scenario: world(),
+      config: { resyncInterval: 1, strandedCheckInterval: 3 },
+    }));
+    const os = s.sandbox.openstack.state;
+    const vm = () => os.servers().find((x) => x.name === 'vm-stop')!;
+    const owner = async (body: object) => {
+      const r = await nova(s.sandbox.openstack, 'POST', `/servers/${vm().id}/action`, {
+        token: await token(s.sandbox.openstack),
+        version: '2.93',
+        body,
+      });
+      expect(r.status).toBeLessThan(300);
+    };
+    await s.k.request({
+      method: 'PATCH',
+      path: '/api/v1/nodes/node-a',
+      contentType: 'application/merge-patch+json',
+      body: { metadata: { annotations: { 'drainer.dev/reboot': 'true' } } },
+    });
+    s.expectBroken('gate-disrupted-while-occupied', 'a declared reboot keeps vm-stop on the host on purpose');
+    // node-b's agent looked for leftovers at its start: nothing then
+    const b = s.startAgent('node-b');
+    const a = s.startAgent('node-a');
+    await until('agents ready', () => a.agent.ready().ready && b.agent.ready().ready);
+    await s.cordon('node-a');
+    await until('vm-stop stopped', () => vm().status === 'SHUTOFF', 30_000);
+    expect(vm().metadata[STOP_MARK_KEY]).toBeDefined();
+
+    // node-a's agent is taken off and its Node deleted: the record that claimed vm-stop is gone
+    await a.stop();
+    const old = await deleteNode(s, 'node-a');
+    // its owner moves it cold to node-b (Nova keeps it off) and confirms
+    await owner({ migrate: { host: 'node-b' } });
+    await until('moved', () => vm().status === 'VERIFY_RESIZE' && !vm().taskState, 30_000);
+    await owner({ confirmResize: null });
+    await until('confirmed, still off', () => vm().status === 'SHUTOFF' && !vm().taskState, 30_000);
+    expect(vm().host).toBe('node-b');
+
+    await until('vm-stop running again on node-b', () => vm().status === 'ACTIVE', 30_000);
+    expect(vm().host).toBe('node-b');
+    await until('its mark taken off', () => vm().metadata[STOP_MARK_KEY] === undefined);
+    // node-a comes back (a re-installed kubelet) and its agent with it: nothing of drainer's is left there
+    await registerAgain(s, old);
+    s.startAgent('node-a');
+    await until('node-a in service', async () => os.service('node-a')?.status === 'enabled', 30_000);
   });
 });

@@ -23,7 +23,6 @@ import {
   type RecordRead,
 } from '../record/record.ts';
 import { restoreNode } from '../restore/restore.ts';
-import { checkStranded } from '../restore/stranded-check.ts';
 import { retryDelayMs } from './retry-backoff.ts';
 import { guardedPersist } from '../record/record-write.ts';
 import { reopen, strayOnHost } from '../gate/recheck.ts';
@@ -32,6 +31,7 @@ import type { LiveView, NodeRun, ReconcilerDeps } from './run-context.ts';
 import type { DrainGate } from '../gate/gate.ts';
 import { forceRestore, reportUnreadable } from '../record/unreadable.ts';
 import { dropStaleStartNow } from '../fleet/start-now.ts';
+import { StrandedLooks } from './stranded-looks.ts';
 
 export type { ReconcilerDeps, EvacuationHost, ReconcilerMetrics } from './run-context.ts';
 
@@ -44,13 +44,15 @@ export class Reconciler {
   readonly #live = new Map<string, LiveState>();
   /** Events being written: never awaited on the way (a cordon must reach Nova first), only at a pass's end. */
   readonly #events = new Set<Promise<void>>();
-  /** The Node (uid) whose stranded changes this process has looked for: once per Node object. */
-  readonly #strandedSeen = new Map<string, string>();
+  readonly #strandedLooks: StrandedLooks;
   /** When an Evacuated node's host was last listed (after Evacuated: once per resync). */
   readonly #checkedAt = new Map<string, number>();
 
   constructor(deps: ReconcilerDeps) {
     this.#deps = deps;
+    this.#strandedLooks = new StrandedLooks(deps.config.strandedCheckInterval ?? 0, () =>
+      this.#now().getTime(),
+    );
   }
 
   /** The cluster port the passes use (its Node reads and guarded record writes). */
@@ -153,21 +155,9 @@ export class Reconciler {
     return resync;
   }
 
-  /**
-   * No record: is a change of drainer's stranded on the node (a Node deleted and registered again)?
-   * Looked for once per Node object (its uid) in this process: at the agent's start and when the
-   * Node comes back, not at every pass (it costs the cloud a request); again while a plugin could not look.
-   */
-  async #stranded(run: NodeRun, inService: boolean): Promise<boolean> {
-    const uid = run.node.metadata?.uid ?? '';
-    if (this.#strandedSeen.get(run.nodeName) === uid) return true;
-    // giving a service back lets servers land: only under a gate that holds, so that a drain right
-    // after it waits for them (a Node registered anew comes up before its gate pod does). Not waited
-    // for here: the pass would hold up a cordon behind it
-    if (inService && run.deps.gate && !(await run.deps.gate.whenHeld(run.nodeName, 0))) return false;
-    // a plugin that could not look (its cloud down) is asked again at the next pass
-    if (await checkStranded(run, inService)) this.#strandedSeen.set(run.nodeName, uid);
-    return true;
+  /** No record: is a change of drainer's stranded on the node (stranded-looks.ts says when it looks)? */
+  #stranded(run: NodeRun, inService: boolean): Promise<boolean> {
+    return this.#strandedLooks.look(run, inService);
   }
 
   /**

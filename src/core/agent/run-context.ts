@@ -41,7 +41,7 @@ export type ReconcilerConfig = Pick<
   Config,
   'evacuation' | 'drain' | 'nodeMaintenance' | 'dryRun' | 'resyncInterval'
 > &
-  Partial<Pick<Config, 'triggers' | 'drainGate'>>;
+  Partial<Pick<Config, 'triggers' | 'drainGate' | 'strandedCheckInterval'>>;
 
 export type { EvacuationBudget } from '../fleet/types.ts';
 
