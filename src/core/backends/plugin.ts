@@ -9,6 +9,13 @@ export interface NodeRef {
   readonly mode?: 'manual';
   /** drainer.dev/reboot=true: the maintenance is a reboot, so a VM stopped on the host may stay. */
   readonly reboot?: boolean;
+  /**
+   * Restore only: the node is still to be evacuated (cordoned by someone else, a NodeMaintenance, a
+   * trigger taint), e.g. `drainer restore --force` before the uncordon, while a drain may run. The
+   * host takes nothing back from the plugin: a VM drainer stopped there stays stopped, marked, for
+   * the restore after the uncordon to start.
+   */
+  readonly inMaintenance?: boolean;
 }
 
 /** What a plugin will do with one workload (a Nova server, a KubeVirt VMI). */

@@ -9,6 +9,7 @@ import { holdGate } from '../gate/step.ts';
 import { START_NOW_ANNOTATION } from '../fleet/start-now.ts';
 import type { NodeRun } from '../agent/run-context.ts';
 import type { RunResult } from '../agent/queue.ts';
+import { desiredState } from '../agent/desired.ts';
 
 /** Restores the node; answers the plugins' results with the next run (a resync). */
 export async function restoreNode(run: NodeRun): Promise<RunResult & { results: RestoreResult[] }> {
@@ -22,8 +23,13 @@ export async function restoreNode(run: NodeRun): Promise<RunResult & { results: 
   // (nova-compute enabled, taint off, uncordon), or holdTimeout has passed (a warning Event)
   await holdGate(run);
 
+  const trigger = stillInMaintenance(run);
+  const kept = trigger
+    ? `still to be evacuated (${trigger}; a drain may run): the VMs drainer stopped on it stay stopped until its restore after that`
+    : undefined;
+  if (kept) run.log.warn(`node ${run.nodeName} ${kept}`);
   const results = await host.restore(
-    { name: run.nodeName },
+    { name: run.nodeName, ...(trigger ? { inMaintenance: true } : {}) },
     { signal: run.signal, dryRun: config.dryRun, records: run.store },
   );
   const failed = results.filter((r) => !r.ok);
@@ -49,12 +55,34 @@ export async function restoreNode(run: NodeRun): Promise<RunResult & { results: 
     await cluster.setNodeAnnotation(run.nodeName, START_NOW_ANNOTATION, null);
   metrics?.phase(undefined);
   const undone = [...results.map((r) => r.plugin), ...cordon];
+  const what = `(${undone.join(', ') || 'nothing to undo'})`;
   await run.event(
-    'Normal',
+    kept ? 'Warning' : 'Normal',
     'RestoreSucceeded',
-    `node ${run.nodeName} back in service (${undone.join(', ') || 'nothing to undo'})`,
+    kept
+      ? `node ${run.nodeName} restored ${what}, but ${kept}`
+      : `node ${run.nodeName} back in service ${what}`,
   );
   return { requeueAfterMs: config.resyncInterval * 1000, results };
+}
+
+/**
+ * The trigger that still wants the node evacuated (cordoned by someone else, a NodeMaintenance, a
+ * trigger taint), or undefined. The agent restores only once there is none; `drainer restore --force`
+ * may come before the uncordon, while a drain may run (chaos seed 16: kured's drain returned over a
+ * server that restore had started on the host).
+ */
+function stillInMaintenance(run: NodeRun): string | undefined {
+  const { config } = run.deps;
+  const desired = desiredState({
+    nodeName: run.nodeName,
+    node: run.node,
+    maintenances: run.maintenances,
+    record: run.store.current,
+    mode: config.nodeMaintenance.mode,
+    taints: config.triggers?.taints ?? [],
+  });
+  return desired.state === 'Evacuated' ? desired.trigger : undefined;
 }
 
 /**

@@ -231,7 +231,8 @@ export class NovaPlugin implements BackendPlugin {
 
   #restartOptions(node: NodeRef): RestartOptions {
     const { sleep, now, nova } = this.#o;
-    return { node: node.name, sleep, now, pollMs: nova.pollInterval * 1000 };
+    const held = node.inMaintenance === true ? { hostInMaintenance: true } : {};
+    return { node: node.name, sleep, now, pollMs: nova.pollInterval * 1000, ...held };
   }
 
   /** No record on the node: the service disabled with drainer's reason is stranded (enabled when in service). */

@@ -9,7 +9,8 @@
 // mark comes off; one drainer stopped again since for another maintenance keeps that stop's mark,
 // that maintenance's to start (a forced restore raced by the agent's next evacuation). An owner's resize of it is followed to its end too, their confirm included (at
 // VERIFY_RESIZE Nova keeps it off). One now on a host in maintenance keeps its mark and stays stopped: that host's
-// restore starts it (marked.ts). Without the log, the caller's claim decides (the record: on the
+// restore starts it (marked.ts); so does one on this node while it is still to be evacuated (a
+// forced restore before the uncordon: a drain may run). Without the log, the caller's claim decides (the record: on the
 // host, or moved by this record). The entry stays in the record until one or the other is seen,
 // so a restore cut short starts it on its next pass.
 import type { RestoreContext } from '../../core/backends/plugin.ts';
@@ -37,6 +38,11 @@ export interface RestartOptions {
   now: () => number;
   /** Between two reads of a server with a task in flight (nova.pollInterval). */
   pollMs: number;
+  /**
+   * The restored node is still to be evacuated (a forced restore before the uncordon, a drain may
+   * run): a server on its own host is left stopped, marked, like one on another host in maintenance.
+   */
+  hostInMaintenance?: boolean;
 }
 
 export type Compute = Pick<
@@ -119,13 +125,17 @@ export async function restartOne(
       continue;
     }
     const mine = s.status === 'SHUTOFF' && (await stillDrainers(compute, s, claim, mark, ours, ctx));
-    if (mine && hostOf(s) !== host && !(await inService(compute, hostOf(s), ctx))) {
-      // moved onto a host in maintenance itself (its nova-compute disabled): started there it would
-      // run on a host being emptied. It stays stopped with drainer's mark: that host's restore starts it
+    const here = hostOf(s) === host;
+    if (mine && (here ? opts.hostInMaintenance === true : !(await inService(compute, hostOf(s), ctx)))) {
+      // on a host in maintenance (moved onto one, its nova-compute disabled; or this node, still
+      // cordoned): started there it would run on a host being emptied, maybe drained right now. It
+      // stays stopped with drainer's mark: that host's restore (after its uncordon) starts it
       if (!ctx.dryRun) await keepMark(compute, s, mark, request, opts, ctx);
       ctx.log.info(
         { server: id, host: hostOf(s) },
-        'stopped by drainer, now on a host that is not in service: left stopped, its restore starts it',
+        here
+          ? 'stopped by drainer on a node still in maintenance: left stopped, the restore after its uncordon starts it'
+          : 'stopped by drainer, now on a host that is not in service: left stopped, its restore starts it',
       );
       return 'elsewhere';
     }

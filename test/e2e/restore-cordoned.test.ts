@@ -1,0 +1,95 @@
+// Story (issue 48; chaos seed 16 at 351988f, round 8): node-a is cordoned for a declared reboot;
+// its agent moves vm-live off and stops vm-stop where it is (marked), then opens the drain gate.
+// While node-a is still cordoned (kured's drain may be running), an operator runs
+// `drainer restore --force` there. The restore started vm-stop on the cordoned host, under a gate
+// its agent had released: kured's drain returned with vm-stop running on the host it reboots. A
+// node still in maintenance takes nothing back: vm-stop stays stopped with its mark, and the
+// restore after the uncordon starts it.
+import { afterEach, describe, expect, it } from 'vitest';
+import { STOP_MARK_KEY } from '../../src/plugins/nova/stop-mark.ts';
+import { gatePodOf } from './gate-stack.ts';
+import { declareReboot, stopAndLiveWorld } from './reboot-world.ts';
+import { finished, nodeEvents, startStack, until, type Stack } from './stack.ts';
+import { stackCli } from './stack-cli.ts';
+
+let stack: Stack | undefined;
+afterEach(async () => {
+  await stack?.close();
+  stack = undefined;
+});
+
+describe('restore --force of a node still cordoned (full stack)', () => {
+  it('starts nothing on the host; the restore after the uncordon starts the server drainer stopped', async () => {
+    const s = (stack = await startStack({ scenario: stopAndLiveWorld(), config: { resyncInterval: 2 } }));
+    const os = s.sandbox.openstack.state;
+    const vm = () => os.servers().find((x) => x.name === 'vm-stop')!;
+    await declareReboot(s);
+    const agent = s.startAgent('node-a');
+    await until('agent ready', () => agent.agent.ready().ready);
+
+    await s.cordon('node-a');
+    expect((await finished(s, 'node-a')).phase).toBe('Evacuated');
+    await until('vm-stop stopped', () => vm().status === 'SHUTOFF', 30_000);
+    await until('the gate open', async () => (await gatePodOf(s)) === undefined, 30_000);
+
+    // from here until the uncordon, node-a is cordoned: vm-stop must not run there
+    let ranWhileCordoned = false;
+    const off = os.subscribe(() => {
+      if (vm().host === 'node-a' && vm().status !== 'SHUTOFF') ranWhileCordoned = true;
+    });
+    const restored = await stackCli(s, {
+      logLevel: 'warn',
+      nova: { pollInterval: 0.05 },
+      drainGate: { holdTimeout: 2 },
+    })('restore', '--node', 'node-a', '--force');
+    // its exit code is the race's: 1 when the agent's next evacuation took the record over first
+    expect(ranWhileCordoned, restored.stderr).toBe(false);
+    expect(vm().status).toBe('SHUTOFF');
+    expect(vm().metadata[STOP_MARK_KEY]).toMatch(/^node=node-a /);
+    // the agent takes the maintenance over again (the node is still cordoned)
+    await finished(s, 'node-a');
+    off();
+    expect(ranWhileCordoned).toBe(false);
+
+    await s.cordon('node-a', false);
+    await until('vm-stop running again', () => vm().status === 'ACTIVE', 30_000);
+    expect(vm().host).toBe('node-a');
+    await until('its mark taken off', () => vm().metadata[STOP_MARK_KEY] === undefined);
+  }, 90_000);
+
+  it('with no agent on the node: restores the rest, says why the server stays stopped, and the agent back after the uncordon starts it', async () => {
+    const s = (stack = await startStack({ scenario: stopAndLiveWorld(), config: { resyncInterval: 2 } }));
+    const os = s.sandbox.openstack.state;
+    const vm = () => os.servers().find((x) => x.name === 'vm-stop')!;
+    await declareReboot(s);
+    const agent = s.startAgent('node-a');
+    await until('agent ready', () => agent.agent.ready().ready);
+    await s.cordon('node-a');
+    expect((await finished(s, 'node-a')).phase).toBe('Evacuated');
+    await until('vm-stop stopped', () => vm().status === 'SHUTOFF', 30_000);
+    // the agent is gone (its pod evicted, the DaemonSet being rolled): nothing races the restore
+    await agent.stop();
+
+    const restored = await stackCli(s, {
+      nova: { pollInterval: 0.05 },
+      drainGate: { holdTimeout: 2 },
+    })('restore', '--node', 'node-a', '--force');
+
+    expect(restored.code, restored.stderr).toBe(0);
+    expect(restored.stdout).toContain('nova: restored');
+    expect(vm().status).toBe('SHUTOFF');
+    expect(vm().metadata[STOP_MARK_KEY]).toMatch(/^node=node-a /);
+    expect(await nodeEvents(s, 'node-a', 'RestoreSucceeded')).toContainEqual(
+      expect.stringMatching(
+        /^node node-a restored \(nova\), but still to be evacuated \(cordon; a drain may run\): the VMs drainer stopped on it stay stopped/,
+      ),
+    );
+
+    await s.cordon('node-a', false);
+    const back = s.startAgent('node-a');
+    await until('agent ready', () => back.agent.ready().ready);
+    await until('vm-stop running again', () => vm().status === 'ACTIVE', 30_000);
+    expect(vm().host).toBe('node-a');
+    await until('its mark taken off', () => vm().metadata[STOP_MARK_KEY] === undefined);
+  }, 90_000);
+});
