@@ -73,12 +73,14 @@ export const movesOf = (world: World, serverId: string): WorldMigration[] =>
 
 /**
  * Where the server ran at time t: its host now, walked back through every move that landed after t.
- * Undefined when Nova does not show its host, or the server was created after t.
+ * Undefined when Nova does not show its host, or the server was created or placed (an unshelve: it
+ * was offloaded, on no host) after t; where it ran before such a placement is not known.
  */
 export function serverHostAt(world: World, serverId: string, t: number): string | undefined {
   const server = world.nova?.servers.find((s) => s.id === serverId);
   let host = server?.host;
   if (host === undefined || (server?.createdAt !== undefined && t < server.createdAt)) return undefined;
+  if (server?.placedAt !== undefined && t < server.placedAt) return undefined;
   const later = movesOf(world, serverId).filter((m) => movedAt(m) > t);
   for (const m of later.reverse()) host = m.source;
   return host;

@@ -80,6 +80,12 @@ export interface WorldServer {
   readonly status: string;
   /** epoch ms of Nova's `created`: it was on no host before. */
   readonly createdAt?: number;
+  /**
+   * epoch ms when something other than a migration last put it on a host (an unshelve of an
+   * offloaded server: on no host just before), where known (the sandbox; a real Nova's is not read,
+   * as it would cost an action-log read per server).
+   */
+  readonly placedAt?: number;
   /** Its metadata, where it was read (drainer's stop mark among it). */
   readonly metadata?: Readonly<Record<string, string>>;
 }

@@ -23,6 +23,7 @@ const server = (s: ServerView): WorldServer => ({
   status: s.status,
   memoryMb: s.ramMb,
   createdAt: s.createdAt,
+  ...(s.placedAt !== undefined ? { placedAt: s.placedAt } : {}),
   metadata: { ...s.metadata },
 });
 

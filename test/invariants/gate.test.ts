@@ -191,6 +191,66 @@ describe('nothing evicts or deletes the gate while a VM is on the node', () => {
     expect(gateDisruptedWhileOccupied(later, OPTS)).toEqual([]);
   });
 
+  describe("an owner's unshelve puts a server on a host with no migration (chaos seed 4, round 183)", () => {
+    // web-1 was shelved and offloaded (on no host); its owner's unshelve placed it on host-a at placedAt
+    const unshelved = (placedAt: number, migrations: World['nova'] = moved().nova) =>
+      moved({
+        nova: {
+          ...migrations!,
+          servers: [
+            { id: 's1', name: 'web-1', host: 'host-a', status: 'ACTIVE', createdAt: T0 - 9000, placedAt },
+          ],
+        },
+        observations: {
+          requests: [{ method: 'DELETE', path: POD, status: 200, at: T0, userAgent: 'drainer' }],
+        },
+      });
+    const noMoves = { ...moved().nova!, migrations: [] };
+
+    it('a gate deleted while the server was offloaded, unshelved onto the host after: no VM was there', () => {
+      expect(gateDisruptedWhileOccupied(unshelved(T0 + 5000, noMoves), OPTS)).toEqual([]);
+    });
+
+    it('a gate deleted after the unshelve placed the server on the host: the breach is still found', () => {
+      expect(gateDisruptedWhileOccupied(unshelved(T0 - 5000, noMoves), OPTS).map((v) => v.evidence)).toEqual([
+        expect.stringContaining('1 VM(s) were on node node-a: server web-1'),
+      ]);
+    });
+
+    it('a migration after the unshelve is walked back: on host-a from the unshelve until it left', () => {
+      // unshelved onto host-b at T0 - 5000, moved host-b → host-a at T0 + 500: at T0 on host-b, not host-a
+      const intoA = {
+        ...moved().nova!,
+        migrations: [
+          {
+            id: '2',
+            serverId: 's1',
+            status: 'completed',
+            source: 'host-b',
+            dest: 'host-a',
+            updatedAt: T0 + 500,
+          },
+        ],
+      };
+      expect(gateDisruptedWhileOccupied(unshelved(T0 - 5000, intoA), OPTS)).toEqual([]);
+      // unshelved onto host-a at T0 - 5000, moved to host-b at T0 + 500: on host-a at T0
+      const w = unshelved(T0 - 5000);
+      const onB = { ...w, nova: { ...w.nova!, servers: [{ ...w.nova!.servers[0]!, host: 'host-b' }] } };
+      expect(gateDisruptedWhileOccupied(onB, OPTS)).toHaveLength(1);
+    });
+
+    it('the walk back through migrations stops at the unshelve: before it the server was on no host', () => {
+      // unshelved onto host-a at T0 + 3000, moved to host-b at T0 + 4000 and back at T0 + 6000
+      const move = (id: string, source: string, dest: string, updatedAt: number) =>
+        ({ id, serverId: 's1', status: 'completed', source, dest, updatedAt }) as const;
+      const there = {
+        ...moved().nova!,
+        migrations: [move('2', 'host-a', 'host-b', T0 + 4000), move('3', 'host-b', 'host-a', T0 + 6000)],
+      };
+      expect(gateDisruptedWhileOccupied(unshelved(T0 + 3000, there), OPTS)).toEqual([]);
+    });
+  });
+
   it("excuses a delete after an operator's drainer release (the documented override), not an eviction", () => {
     const released = {
       reason: 'DrainGateReleased',

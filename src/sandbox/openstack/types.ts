@@ -187,6 +187,8 @@ export interface ServerView {
   metadata: Record<string, string>;
   /** epoch ms (Nova's `created`). */
   createdAt: number;
+  /** epoch ms when an unshelve placed it on its host (no migration says so). */
+  placedAt?: number;
 }
 
 export interface ServiceView {

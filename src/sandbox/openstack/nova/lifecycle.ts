@@ -141,7 +141,7 @@ export class Lifecycle {
         this.#model.setServer(server, { taskState: null, fault: 'No valid host was found. ' });
         return;
       }
-      spawn({ host: dest.serviceHost, node: dest.hostname });
+      spawn({ host: dest.serviceHost, node: dest.hostname, placedAt: this.#clock.now() });
     });
   }
 

@@ -62,6 +62,8 @@ export interface Server {
   locked: boolean;
   createdAt: number;
   updatedAt: number;
+  /** When an unshelve's claim put it on its host (it was offloaded, on no host, before). */
+  placedAt?: number;
   instanceName: string;
   reservationId: string;
   /** The fault Nova shows for a server in ERROR (`fault.message`). */
@@ -368,6 +370,7 @@ export class NovaModel {
       locked: s.locked,
       metadata: { ...s.metadata },
       createdAt: s.createdAt,
+      ...(s.placedAt !== undefined ? { placedAt: s.placedAt } : {}),
     };
   }
 }
