@@ -13,6 +13,8 @@ import { missingCredentials } from '../plugins/registry.ts';
 const MOVED_SERVERS_READ = 50;
 const FINISHED = new Set(['completed', 'confirmed', 'finished', 'done']);
 
+// placedAt (an unshelve's placement) stays unset: only the server's action log says it, a read per
+// server; serverHostAt then walks back through migrations alone, as before issue 48.
 const toServer = (s: NovaServer): WorldServer => {
   const host = s['OS-EXT-SRV-ATTR:host'];
   const created = s.created ? Date.parse(s.created) : NaN;

@@ -4,6 +4,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ScaledClock } from '../../../src/sandbox/clock.ts';
 import type { OpenStackSandbox } from '../../../src/sandbox/openstack/index.ts';
+import { sandboxNova } from '../../../src/sandbox/world.ts';
 import { liveMigrate, nova, start, token, until } from './client.ts';
 
 let os: OpenStackSandbox;
@@ -152,6 +153,8 @@ describe('sandbox Nova: the owner shelves, unshelves and deletes', () => {
     const placed = os.state.server('vm')?.placedAt ?? 0;
     expect(placed).toBeGreaterThan(asked);
     expect(placed).toBeLessThanOrEqual(clock.now());
+    // and the soak's World carries it
+    expect(sandboxNova(os.state).servers.find((s) => s.id === 'vm')?.placedAt).toBe(placed);
   });
 
   it('shelved_offload_time -1 keeps a shelved server on its host (SHELVED)', async () => {
