@@ -46,6 +46,11 @@ describe('restore --force of a node still cordoned (full stack)', () => {
     expect(ranWhileCordoned, restored.stderr).toBe(false);
     expect(vm().status).toBe('SHUTOFF');
     expect(vm().metadata[STOP_MARK_KEY]).toMatch(/^node=node-a /);
+    // nor does Nova place anything there: nova-compute stays disabled with drainer's reason
+    expect(os.service('node-a')).toMatchObject({
+      status: 'disabled',
+      disabledReason: expect.stringMatching(/^drainer/),
+    });
     // the agent takes the maintenance over again (the node is still cordoned)
     await finished(s, 'node-a');
     off();
@@ -55,6 +60,7 @@ describe('restore --force of a node still cordoned (full stack)', () => {
     await until('vm-stop running again', () => vm().status === 'ACTIVE', 30_000);
     expect(vm().host).toBe('node-a');
     await until('its mark taken off', () => vm().metadata[STOP_MARK_KEY] === undefined);
+    await until('nova-compute enabled', () => os.service('node-a')?.status === 'enabled');
   }, 90_000);
 
   it('with no agent on the node: restores the rest, says why the server stays stopped, and the agent back after the uncordon starts it', async () => {
@@ -78,10 +84,11 @@ describe('restore --force of a node still cordoned (full stack)', () => {
     expect(restored.code, restored.stderr).toBe(0);
     expect(restored.stdout).toContain('nova: restored');
     expect(vm().status).toBe('SHUTOFF');
+    expect(os.service('node-a')?.status).toBe('disabled');
     expect(vm().metadata[STOP_MARK_KEY]).toMatch(/^node=node-a /);
     expect(await nodeEvents(s, 'node-a', 'RestoreSucceeded')).toContainEqual(
       expect.stringMatching(
-        /^node node-a restored \(nova\), but still to be evacuated \(cordon; a drain may run\): the VMs drainer stopped on it stay stopped/,
+        /^node node-a restored \(nova\), but still to be evacuated \(cordon; a drain may run\): the host takes no VMs back until its restore after that \(the VMs drainer stopped on it stay stopped, a hypervisor service drainer disabled stays disabled\)$/,
       ),
     );
 
@@ -91,5 +98,6 @@ describe('restore --force of a node still cordoned (full stack)', () => {
     await until('vm-stop running again', () => vm().status === 'ACTIVE', 30_000);
     expect(vm().host).toBe('node-a');
     await until('its mark taken off', () => vm().metadata[STOP_MARK_KEY] === undefined);
+    expect(os.service('node-a')?.status).toBe('enabled');
   }, 90_000);
 });

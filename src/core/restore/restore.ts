@@ -25,7 +25,7 @@ export async function restoreNode(run: NodeRun): Promise<RunResult & { results: 
 
   const trigger = stillInMaintenance(run);
   const kept = trigger
-    ? `still to be evacuated (${trigger}; a drain may run): the VMs drainer stopped on it stay stopped until its restore after that`
+    ? `still to be evacuated (${trigger}; a drain may run): the host takes no VMs back until its restore after that (the VMs drainer stopped on it stay stopped, a hypervisor service drainer disabled stays disabled)`
     : undefined;
   if (kept) run.log.warn(`node ${run.nodeName} ${kept}`);
   const results = await host.restore(

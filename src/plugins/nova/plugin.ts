@@ -32,6 +32,7 @@ import { parseNovaRecord, toPluginRecord, type NovaRecord } from './record.ts';
 import { novaStranded } from './stranded.ts';
 import { startStopped, type RestartOptions } from './restart.ts';
 import { startMarked } from './marked.ts';
+import { leftDisabled, restoreUnrecorded } from './restore-unrecorded.ts';
 import { dropClaims, restartOnLanding } from './moved-marked.ts';
 import { confirmLeft } from './confirm-left.ts';
 import { listAhead } from './list-ahead.ts';
@@ -188,7 +189,7 @@ export class NovaPlugin implements BackendPlugin {
   async restore(node: NodeRef, ctx: RestoreContext): Promise<void> {
     const { compute, nova } = this.#o;
     const recorded = parseNovaRecord(ctx.record);
-    if (!recorded) return this.#restoreUnrecorded(node, ctx);
+    if (!recorded) return restoreUnrecorded(compute, nova, node, ctx, this.#restartOptions(node));
     const rec = await startStopped(this.#o.compute, recorded, ctx, this.#restartOptions(node));
     // and what other maintenances stopped and left marked here (moved here, or their record lost)
     const own = new Set(Object.keys(recorded.migrations).filter((id) => recorded.migrations[id]?.stopped));
@@ -216,6 +217,9 @@ export class NovaPlugin implements BackendPlugin {
         { host: rec.host, status: svc?.status, reason: svc?.disabled_reason },
         'nova-compute service left alone: no longer disabled by drainer',
       );
+    } else if (node.inMaintenance) {
+      // kept as this record's, so a restore that comes back to it (another plugin failed) enables it
+      return leftDisabled(ctx, rec.host, reason);
     } else if (ctx.dryRun) {
       ctx.log.info({ host: rec.host }, 'dry run: would enable the nova-compute service');
       return;
@@ -246,39 +250,6 @@ export class NovaPlugin implements BackendPlugin {
     // the shutdown was called off and the evacuation goes on
     this.#held.set(node.name, this.#o.now() + 2 * ctx.marginMs);
     return stopForShutdown(this.#o.compute, this.#o.nova, node, ctx, this.#o);
-  }
-
-  /**
-   * No record (lost, or unreadable and `restore --force`): a service disabled with our reason
-   * prefix is recognisably ours and is enabled; any other is left alone.
-   */
-  async #restoreUnrecorded(node: NodeRef, ctx: RestoreContext): Promise<void> {
-    const { compute, nova } = this.#o;
-    await compute.init(ctx.signal);
-    const { host, service: svc } = await resolveServiceHost(compute, node.name, nova.hostMapping, ctx.signal);
-    // the servers drainer stopped and marked here are started as well: the mark is their memory
-    await startMarked(compute, host, new Set(), ctx, this.#restartOptions(node));
-    const ours =
-      svc.status === 'disabled' && (svc.disabled_reason ?? '').startsWith(nova.disabledReasonPrefix);
-    if (!ours) {
-      ctx.log.info(
-        { host, status: svc.status },
-        'nova: no record, and the service is not disabled by drainer',
-      );
-      return;
-    }
-    if (ctx.dryRun) {
-      ctx.log.info(
-        { host },
-        'dry run: would enable the nova-compute service (disabled by drainer, no record)',
-      );
-      return;
-    }
-    await compute.enableService(svc, ctx.signal);
-    ctx.log.info(
-      { host, reason: svc.disabled_reason },
-      'nova-compute service enabled (disabled by drainer, no record)',
-    );
   }
 
   async #mapping(node: NodeRef, prev: NovaRecord | undefined, signal: AbortSignal): Promise<HostMapping> {
