@@ -7,6 +7,8 @@
 // the two hosts (default compute-a compute-b) and REAL_LIMIT_AZ the zone to boot in (both hosts in it,
 // no other: the scheduler then keeps every move between the two, away from other users of the stack).
 // REAL_LIMIT_PEER=0 leaves `nova host-evacuate-live` out (its columns say —).
+// drainer's token comes from a sign-in before the clock starts, as the daemon's start-up check
+// (core/cluster/cloud-auth.ts) leaves one for the first cordon; REAL_LIMIT_COLD=1 puts Keystone in the lead.
 // Nova's stack keeps the records' times in whole seconds (MariaDB DATETIME); sub-second figures need
 //   ALTER TABLE nova.migrations MODIFY created_at DATETIME(6), MODIFY updated_at DATETIME(6);
 //   ALTER TABLE nova.instance_actions_events MODIFY start_time DATETIME(6), MODIFY finish_time DATETIME(6);
@@ -36,6 +38,8 @@ const [A = 'compute-a', B = 'compute-b'] = (process.env.REAL_LIMIT_HOSTS ?? '').
 const AZ = process.env.REAL_LIMIT_AZ;
 /** REAL_LIMIT_PEER=0: drainer's side only (repeated runs of it in half the time). */
 const PEER = process.env.REAL_LIMIT_PEER !== '0';
+/** REAL_LIMIT_COLD=1: no sign-in before drainer's clock starts (a token is what a running agent has). */
+const COLD = process.env.REAL_LIMIT_COLD === '1';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Nova's times are UTC without a zone. */
 const novaTime = (t: string) => Date.parse(`${t.replace(' ', 'T')}Z`);
@@ -132,6 +136,7 @@ function side(start: number, end: number, work: SlotWork[], load: string): Side 
 async function drainer(admin: Session, ids: string[]): Promise<Side> {
   const load = await loadavg();
   const plugin = await novaPlugin(admin.cloud, { maxConcurrentMigrations: M, pollInterval: 2 });
+  if (!COLD) await plugin.checkAuth?.(AbortSignal.timeout(30_000));
   const start = Date.now();
   const { outcome } = await evacuate(plugin, A);
   const end = Date.now();
@@ -183,7 +188,9 @@ async function one(admin: Session, n: number, image: string, flavor: string): Pr
       ['nova', p],
     ] as const)
       if (s)
-        process.stderr.write(`${JSON.stringify({ who, n, m: M, ...s, figures: undefined, ...s.figures })}\n`);
+        process.stderr.write(
+          `${JSON.stringify({ who, n, m: M, cold: who === 'nova' || COLD, ...s, figures: undefined, ...s.figures })}\n`,
+        );
     const of = <T>(f: (s: Side) => T) => (p ? f(p) : '—');
     return `| ${n} servers, M = ${M} | ${cell(d)} | ${of(cell)} | ${round((d.makespanMs - d.leadMs) / d.figures.limitMs, 3)} | ${gaps(d)} | ${of(gaps)} | ${Math.round(d.leadMs)} / ${Math.round(d.tailMs)} | ${of((x) => `${Math.round(x.leadMs)} / ${Math.round(x.tailMs)}`)} | ${d.load} · ${of((x) => x.load)} |`;
   } finally {
