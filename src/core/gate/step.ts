@@ -114,12 +114,13 @@ export async function syncGate(run: NodeRun): Promise<void> {
 /**
  * On restore, before any plugin gives the node back (nova-compute enabled, taint and cordon off):
  * wait until the gate really holds, at most drainGate.holdTimeout; a longer wait goes on with a
- * warning (the node must come back into service even when the gate image can never run).
+ * warning (the node must come back into service even when the gate image can never run). With
+ * `wait` false (a restore that gives nothing back) it is only wanted held.
  */
-export async function holdGate(run: NodeRun): Promise<void> {
+export async function holdGate(run: NodeRun, wait = true): Promise<void> {
   const gate = run.deps.gate;
-  if (gate) {
-    gate.want(run.nodeName, true);
+  gate?.want(run.nodeName, true);
+  if (gate && wait) {
     const timeout = run.deps.config.drainGate?.holdTimeout ?? 120;
     if (!(await gate.whenHeld(run.nodeName, timeout * 1000, run.signal)) && !run.signal.aborted) {
       const why = gate.seen(run.nodeName)?.text ?? 'not held: its objects could not be read';

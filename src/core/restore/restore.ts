@@ -19,11 +19,12 @@ export async function restoreNode(run: NodeRun): Promise<RunResult & { results: 
   // uncordon while Queued leaves the fleet queue here: the queue label goes with this write
   if (rec.phase !== 'Restoring') await run.store.update({ phase: 'Restoring' });
   metrics?.phase('Restoring');
-  // the drain gate holds (pod Running and Ready, PDB observed) before a plugin gives the node back
-  // (nova-compute enabled, taint off, uncordon), or holdTimeout has passed (a warning Event)
-  await holdGate(run);
-
   const trigger = stillInMaintenance(run);
+  // the drain gate holds (pod Running and Ready, PDB observed) before a plugin gives the node back
+  // (nova-compute enabled, taint off, uncordon), or holdTimeout has passed (a warning Event). A node
+  // still to be evacuated takes nothing back: no wait (its agent would release the gate meanwhile)
+  await holdGate(run, !trigger);
+
   const kept = trigger
     ? `still to be evacuated (${trigger}; a drain may run): the host takes no VMs back until its restore after that (the VMs drainer stopped on it stay stopped, a hypervisor service drainer disabled stays disabled)`
     : undefined;
