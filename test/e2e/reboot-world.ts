@@ -2,7 +2,7 @@
 // vm-live, and the reboot declared on node-a (drainer.dev/reboot), so vm-stop is stopped where it is.
 import { MAINTENANCE_KEY } from '../../src/plugins/nova/policy.ts';
 import { smallWorld } from './scenario.ts';
-import type { Stack } from './stack.ts';
+import { until, type Stack } from './stack.ts';
 
 export function stopAndLiveWorld() {
   const base = smallWorld({ servers: 0 });
@@ -27,4 +27,16 @@ export async function declareReboot(s: Stack): Promise<void> {
     body: { metadata: { annotations: { 'drainer.dev/reboot': 'true' } } },
   });
   s.expectBroken('gate-disrupted-while-occupied', 'a declared reboot keeps vm-stop on the host on purpose');
+}
+
+/** The reboot declared, node-a's agent started and node-a cordoned: until vm-stop is stopped where it is. */
+export async function cordonForReboot(s: Stack) {
+  const os = s.sandbox.openstack.state;
+  const vm = () => os.servers().find((x) => x.name === 'vm-stop')!;
+  await declareReboot(s);
+  const agent = s.startAgent('node-a');
+  await until('agent ready', () => agent.agent.ready().ready);
+  await s.cordon('node-a');
+  await until('vm-stop stopped', () => vm().status === 'SHUTOFF', 30_000);
+  return { os, vm, agent };
 }

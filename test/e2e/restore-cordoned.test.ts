@@ -8,7 +8,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { STOP_MARK_KEY } from '../../src/plugins/nova/stop-mark.ts';
 import { gatePodOf } from './gate-stack.ts';
-import { declareReboot, stopAndLiveWorld } from './reboot-world.ts';
+import { cordonForReboot, stopAndLiveWorld } from './reboot-world.ts';
 import { finished, nodeEvents, startStack, until, type Stack } from './stack.ts';
 import { stackCli } from './stack-cli.ts';
 
@@ -18,18 +18,17 @@ afterEach(async () => {
   stack = undefined;
 });
 
+/** node-a cordoned for a declared reboot, its agent done: vm-live moved, vm-stop stopped where it is. */
+async function rebootEvacuated() {
+  const s = (stack = await startStack({ scenario: stopAndLiveWorld(), config: { resyncInterval: 2 } }));
+  const { os, vm, agent } = await cordonForReboot(s);
+  expect((await finished(s, 'node-a')).phase).toBe('Evacuated');
+  return { s, os, vm, agent };
+}
+
 describe('restore --force of a node still cordoned (full stack)', () => {
   it('starts nothing on the host; the restore after the uncordon starts the server drainer stopped', async () => {
-    const s = (stack = await startStack({ scenario: stopAndLiveWorld(), config: { resyncInterval: 2 } }));
-    const os = s.sandbox.openstack.state;
-    const vm = () => os.servers().find((x) => x.name === 'vm-stop')!;
-    await declareReboot(s);
-    const agent = s.startAgent('node-a');
-    await until('agent ready', () => agent.agent.ready().ready);
-
-    await s.cordon('node-a');
-    expect((await finished(s, 'node-a')).phase).toBe('Evacuated');
-    await until('vm-stop stopped', () => vm().status === 'SHUTOFF', 30_000);
+    const { s, os, vm } = await rebootEvacuated();
     await until('the gate open', async () => (await gatePodOf(s)) === undefined, 30_000);
 
     // from here until the uncordon, node-a is cordoned: vm-stop must not run there
@@ -66,15 +65,7 @@ describe('restore --force of a node still cordoned (full stack)', () => {
   }, 90_000);
 
   it('with no agent on the node: restores the rest, says why the server stays stopped, and the agent back after the uncordon starts it', async () => {
-    const s = (stack = await startStack({ scenario: stopAndLiveWorld(), config: { resyncInterval: 2 } }));
-    const os = s.sandbox.openstack.state;
-    const vm = () => os.servers().find((x) => x.name === 'vm-stop')!;
-    await declareReboot(s);
-    const agent = s.startAgent('node-a');
-    await until('agent ready', () => agent.agent.ready().ready);
-    await s.cordon('node-a');
-    expect((await finished(s, 'node-a')).phase).toBe('Evacuated');
-    await until('vm-stop stopped', () => vm().status === 'SHUTOFF', 30_000);
+    const { s, os, vm, agent } = await rebootEvacuated();
     // the agent is gone (its pod evicted, the DaemonSet being rolled): nothing races the restore
     await agent.stop();
 

@@ -5,10 +5,9 @@
 // service, starts the server and takes the mark off: the server is ACTIVE, as the sandbox's Nova
 // holds it, and no promise is broken.
 import { afterEach, describe, expect, it } from 'vitest';
-import { MAINTENANCE_KEY } from '../../src/plugins/nova/policy.ts';
 import { STOP_MARK_KEY } from '../../src/plugins/nova/stop-mark.ts';
 import { nova, token } from '../sandbox/openstack/client.ts';
-import { smallWorld } from './scenario.ts';
+import { cordonForReboot, stopAndLiveWorld } from './reboot-world.ts';
 import { nodeEvents, startStack, until, type Stack } from './stack.ts';
 import { deleteNode, registerAgain } from './re-register.ts';
 
@@ -18,38 +17,11 @@ afterEach(async () => {
   stack = undefined;
 });
 
-function world() {
-  const base = smallWorld({ servers: 0 });
-  return {
-    ...base,
-    openstack: {
-      ...base.openstack,
-      servers: [
-        { name: 'vm-stop', project: 'alpha', host: 'node-a', metadata: { [MAINTENANCE_KEY]: 'stop' } },
-        { name: 'vm-live', project: 'alpha', host: 'node-a' },
-      ],
-    },
-  };
-}
-
 describe('a server drainer stopped outlives its Node (full stack)', () => {
   it('the Node deleted and registered again right after the stop: the server runs again once the node is in service', async () => {
-    const s = (stack = await startStack({ scenario: world(), config: { resyncInterval: 1 } }));
-    const os = s.sandbox.openstack.state;
-    const vm = () => os.servers().find((x) => x.name === 'vm-stop')!;
-    await s.k.request({
-      method: 'PATCH',
-      path: '/api/v1/nodes/node-a',
-      contentType: 'application/merge-patch+json',
-      body: { metadata: { annotations: { 'drainer.dev/reboot': 'true' } } },
-    });
+    const s = (stack = await startStack({ scenario: stopAndLiveWorld(), config: { resyncInterval: 1 } }));
     // the declared reboot keeps vm-stop on the host on purpose while the gate is open
-    s.expectBroken('gate-disrupted-while-occupied', 'a declared reboot keeps vm-stop on the host on purpose');
-    const agent = s.startAgent('node-a');
-    await until('agent ready', () => agent.agent.ready().ready);
-
-    await s.cordon('node-a');
-    await until('vm-stop stopped', () => vm().status === 'SHUTOFF', 30_000);
+    const { os, vm } = await cordonForReboot(s);
     // the mark names the maintenance, and is on the server before the record is gone
     expect(vm().metadata[STOP_MARK_KEY]).toMatch(/^node=node-a trigger=\S+ after=\S+/);
 
@@ -69,11 +41,13 @@ describe('a server drainer stopped outlives its Node (full stack)', () => {
 
   it('its owner moves it cold onto a node in service after the record was lost: that node’s agent starts it at its next look', async () => {
     const s = (stack = await startStack({
-      scenario: world(),
+      scenario: stopAndLiveWorld(),
       config: { resyncInterval: 1, strandedCheckInterval: 3 },
     }));
-    const os = s.sandbox.openstack.state;
-    const vm = () => os.servers().find((x) => x.name === 'vm-stop')!;
+    // node-b's agent looked for leftovers at its start: nothing then
+    const b = s.startAgent('node-b');
+    await until('node-b ready', () => b.agent.ready().ready);
+    const { os, vm, agent: a } = await cordonForReboot(s);
     const owner = async (body: object) => {
       const r = await nova(s.sandbox.openstack, 'POST', `/servers/${vm().id}/action`, {
         token: await token(s.sandbox.openstack),
@@ -82,19 +56,6 @@ describe('a server drainer stopped outlives its Node (full stack)', () => {
       });
       expect(r.status).toBeLessThan(300);
     };
-    await s.k.request({
-      method: 'PATCH',
-      path: '/api/v1/nodes/node-a',
-      contentType: 'application/merge-patch+json',
-      body: { metadata: { annotations: { 'drainer.dev/reboot': 'true' } } },
-    });
-    s.expectBroken('gate-disrupted-while-occupied', 'a declared reboot keeps vm-stop on the host on purpose');
-    // node-b's agent looked for leftovers at its start: nothing then
-    const b = s.startAgent('node-b');
-    const a = s.startAgent('node-a');
-    await until('agents ready', () => a.agent.ready().ready && b.agent.ready().ready);
-    await s.cordon('node-a');
-    await until('vm-stop stopped', () => vm().status === 'SHUTOFF', 30_000);
     expect(vm().metadata[STOP_MARK_KEY]).toBeDefined();
 
     // node-a's agent is taken off and its Node deleted: the record that claimed vm-stop is gone
