@@ -10,6 +10,7 @@ import type { Fleet } from './fleet.ts';
 export async function agentBack(fleet: Fleet, node: string): Promise<void> {
   if (!fleet.disabled.delete(node)) return;
   fleet.offWithVms.delete(node);
+  fleet.gateDeletedOff?.delete(node);
   if (!fleet.agents.get(node)?.length) await fleet.startAgent(node);
 }
 
@@ -18,10 +19,26 @@ export async function agentBack(fleet: Fleet, node: string): Promise<void> {
  * stop dropped the gate, as it must, and no agent holds one there again. The host stays in service,
  * so Nova may place servers there (other evacuations' moves) and a drain then returns with them: the
  * operator's doing, like the findings operatorsOwnDoing leaves to them. Taken off with VMs on it, the
- * agent kept the gate for them, so a drain's return still answers to drainer's promise.
+ * agent kept the gate for them, so a drain's return still answers to drainer's promise, unless the
+ * operator then deleted that gate (gateDeletedWithoutAgent).
  */
-export const agentTakenOffEmpty = (fleet: Pick<Fleet, 'disabled' | 'offWithVms'>, node: string): boolean =>
-  fleet.disabled.has(node) && !fleet.offWithVms.has(node);
+export const agentTakenOffEmpty = (
+  fleet: Pick<Fleet, 'disabled' | 'offWithVms'> & Partial<Pick<Fleet, 'gateDeletedOff'>>,
+  node: string,
+): boolean =>
+  fleet.disabled.has(node) && (!fleet.offWithVms.has(node) || fleet.gateDeletedOff?.has(node) === true);
+
+/**
+ * The operator deleted the gate pod or PDB of a node whose agent it had taken off: no agent makes a
+ * spare pod or a new PDB there (README: a deleted gate is the agent's to replace), so the node has no
+ * gate that holds, and a drain then returns by the operator's hand, until an agent runs there again.
+ */
+export function gateDeletedWithoutAgent(
+  fleet: Pick<Fleet, 'disabled' | 'gateDeletedOff'>,
+  node: string,
+): void {
+  if (fleet.disabled.has(node)) fleet.gateDeletedOff.add(node);
+}
 
 /**
  * A node without its agent, as the operator leaves it: taking the agent off, or giving the node back

@@ -44,13 +44,21 @@ export const operatorsOwnDoing = (
    * (moves already under way, their owners) doctor names it and release opens it, as after any stop.
    */
   offWithVms: ReadonlySet<string> = new Set(),
+  /**
+   * Nodes whose gate pod or PDB the operator deleted while their agent was off: no agent makes a spare
+   * or a new PDB there (agent-off.ts gateDeletedWithoutAgent).
+   */
+  gateDeletedOff: ReadonlySet<string> = new Set(),
 ): boolean =>
   (v.id === 'gate-without-keeper' && [...offWithVms].some((n) => v.object.endsWith(`/${gateName(n)}`))) ||
+  (GATE_HOLDS.has(v.id) && [...gateDeletedOff].some((n) => v.object.endsWith(`/${gateName(n)}`))) ||
   (OPERATOR_FINDINGS.has(v.id) &&
     [...disabled].some(
       (n) => v.object === `node/${n}` || v.node === n || v.object.endsWith(`/${gateName(n)}`),
     ));
 const GATE_POD_PATH = /\/pods\/drainer-gate-/;
+/** A gate drainer says is held is there and holds (rules/gate-held.ts). */
+const GATE_HOLDS: ReadonlySet<string> = new Set(['gate-missing', 'gate-not-holding']);
 
 /** Broken once seen. Every other invariant id heals and is judged after a grace period. */
 export const SAFETY: ReadonlySet<string> = new Set<string>([
@@ -305,7 +313,8 @@ export class Checker {
     const now = Date.now();
     const seen = new Set<string>();
     for (const v of checkInvariants(world, this.#opts)) {
-      if (operatorsOwnDoing(v, this.#fleet.disabled, this.#fleet.offWithVms)) continue;
+      if (operatorsOwnDoing(v, this.#fleet.disabled, this.#fleet.offWithVms, this.#fleet.gateDeletedOff))
+        continue;
       const persistent = !SAFETY.has(v.id);
       const key = keyOf(v, persistent);
       seen.add(key);
@@ -342,7 +351,9 @@ export class Checker {
     const world = await this.#world(false).catch(() => undefined);
     if (!world) return false;
     const healing = checkInvariants(world, this.#opts).filter(
-      (v) => !SAFETY.has(v.id) && !operatorsOwnDoing(v, this.#fleet.disabled, this.#fleet.offWithVms),
+      (v) =>
+        !SAFETY.has(v.id) &&
+        !operatorsOwnDoing(v, this.#fleet.disabled, this.#fleet.offWithVms, this.#fleet.gateDeletedOff),
     );
     return healing.length === 0 && unsettled(this.#fleet, world).length === 0;
   }

@@ -1,7 +1,7 @@
 // Runs one step of a schedule against the fleet. A step that opens a fault window waits it out and
 // closes it, so each step leaves no fault behind (the schedule's steps stay independent).
 import type { DrainerCli } from './cli.ts';
-import { leftWithoutAgent } from './agent-off.ts';
+import { gateDeletedWithoutAgent, leftWithoutAgent } from './agent-off.ts';
 import { vmsOn, type Drains } from './drains.ts';
 import { FLEET_NODES, SCALE, type Fleet } from './fleet.ts';
 import type { Maintenances } from './maintenances.ts';
@@ -81,9 +81,11 @@ export async function runStep(step: Step, c: StepContext): Promise<boolean> {
     case 'owner':
       return (await c.owners.act(step.action, c.r)).status !== undefined;
     case 'gate-pod-delete':
+      gateDeletedWithoutAgent(fleet, step.node);
       await operator.deleteGatePod(step.node);
       return true;
     case 'gate-pdb-delete':
+      gateDeletedWithoutAgent(fleet, step.node);
       await operator.deleteGatePdb(step.node);
       return true;
     case 'clock-skew':

@@ -140,6 +140,8 @@ export interface Fleet {
   readonly disabled: Set<string>;
   /** Of those, the ones with VMs on the node just after its agent stopped (it kept the gate for them). */
   readonly offWithVms: Set<string>;
+  /** Of those, the ones whose gate pod or PDB the operator deleted since: no agent re-creates it. */
+  readonly gateDeletedOff: Set<string>;
   startAgent(node: string, instance?: string): Promise<FleetAgent>;
   /** A proxy that goes down with the API server (kubectl drains use it). */
   toolsProxy(): Promise<CuttableProxy>;
@@ -202,6 +204,7 @@ export async function startFleet(): Promise<Fleet> {
   const skews = new Map<string, number>();
   const disabled = new Set<string>();
   const offWithVms = new Set<string>();
+  const gateDeletedOff = new Set<string>();
   const proxies = new Set<CuttableProxy>();
   let started = 0;
   const kubeconfigVia = (proxy: CuttableProxy) =>
@@ -237,6 +240,7 @@ export async function startFleet(): Promise<Fleet> {
     skews,
     disabled,
     offWithVms,
+    gateDeletedOff,
     async startAgent(node, instance = `${node}-pod-${++started}`) {
       const proxy = await cuttable();
       const cfg = configSchema.parse(merge(base, { nodeName: node, instance }));

@@ -52,6 +52,22 @@ describe('what the soak leaves to the operator who took an agent off', () => {
   });
 
   it.each([
+    ['gate-missing', 'hv-2', new Set(['hv-2']), true],
+    ['gate-not-holding', 'hv-2', new Set(['hv-2']), true],
+    ['gate-missing', 'hv-2', new Set<string>(), false],
+    ['gate-missing', 'hv-3', new Set(['hv-2']), false],
+    ['gate-disrupted-while-occupied', 'hv-2', new Set(['hv-2']), false],
+  ] as const)(
+    '%s on %s, whose gate the operator deleted after taking its agent off (%j) → %s',
+    (id, node, gateDeletedOff, excused) => {
+      // no agent makes a spare pod or a new PDB there (chaos seed 90731 round 40): the operator's hand;
+      // drainer deleting the gate while VMs were there is still its own breach
+      const v = { id, object: `pod/drainer/${gateName(node)}` } as const;
+      expect(operatorsOwnDoing(v, off, new Set(), gateDeletedOff)).toBe(excused);
+    },
+  );
+
+  it.each([
     ['hv-2', new Set(['hv-2']), true],
     ['hv-2', new Set<string>(), false],
     ['hv-3', new Set(['hv-2']), false],
