@@ -49,12 +49,16 @@ describe('fleet queue: one clock for every agent, one slot for each Evacuating r
 
   it("first in, first out by the API server's time, whatever the agents' clocks say", async () => {
     const ahead = () => new Date(Date.now() + 30_000);
-    const { s, nodes, timeline } = await budgetOfOne(3, 20, { r2: ahead });
+    const { s, nodes, timeline } = await budgetOfOne(3, 60, { r2: ahead });
 
     await s.cordon('r1');
     await until('r1 holds the slot', async () => (await s.record('r1'))?.phase === 'Evacuating');
     await s.cordon('r2');
     await until('r2 queued', async () => (await s.record('r2'))?.phase === 'Queued');
+    // the API server's Date header has whole seconds: nodes queued within one have no order to keep
+    // (rules/fifo.ts), so r3 comes two seconds later
+    const r2At = await queuedLabel(s, 'r2');
+    await until('two seconds on', () => Date.now() > r2At + 2_000);
     await s.cordon('r3');
     await until('r3 queued', async () => (await s.record('r3'))?.phase === 'Queued');
 

@@ -121,13 +121,19 @@ describe('one writer per node (full stack)', () => {
     expect(os.service('node-a')?.status).toBe('disabled');
     expect((await s.node('node-a')).metadata.annotations?.[STATE_ANNOTATION]).toBe(before);
 
-    // with both agents stopped, the same restore puts the node back
+    // with both agents stopped, the same restore undoes drainer's part, but the node is still cordoned
+    // (a drain may run): nova-compute stays disabled until the node is back in service
     await second.stop();
     await first.stop();
     const restored = await cliFor(s)('restore', '--node', 'node-a');
     expect(restored.code, restored.stderr).toBe(0);
-    expect(os.service('node-a')?.status).toBe('enabled');
     expect((await s.node('node-a')).metadata.annotations?.[STATE_ANNOTATION]).toBeUndefined();
+    expect(os.service('node-a')?.status).toBe('disabled');
+    // uncordoned, the same command (no record now) gives the service back: it is recognisably drainer's
+    await s.cordon('node-a', false);
+    const again = await cliFor(s)('restore', '--node', 'node-a');
+    expect(again.code, again.stderr).toBe(0);
+    expect(os.service('node-a')?.status).toBe('enabled');
   }, 60_000);
 
   it('DaemonSet rollout: old and new agent overlap mid-evacuation; nothing migrates twice, the record is never lost, Evacuated once', async () => {
