@@ -45,8 +45,12 @@ describe('restore --force of a node still cordoned (full stack)', () => {
     expect(ranWhileCordoned, restored.stderr).toBe(false);
     expect(vm().status).toBe('SHUTOFF');
     expect(vm().metadata[STOP_MARK_KEY]).toMatch(/^node=node-a /);
-    // nothing comes back to the host, so the restore does not wait for a gate its agent releases
-    expect(await nodeEvents(s, 'node-a', 'DrainGateNotHeld')).toEqual([]);
+    // nothing comes back to the host, so the restore does not wait for a gate its agent releases (the
+    // agent's own evacuation may say its gate is not held yet: another Event)
+    const gaveUp = (await nodeEvents(s, 'node-a', 'DrainGateNotHeld')).filter((m) =>
+      /given back after waiting/.test(m),
+    );
+    expect(gaveUp).toEqual([]);
     // nor does Nova place anything there: nova-compute stays disabled with drainer's reason
     expect(os.service('node-a')).toMatchObject({
       status: 'disabled',
