@@ -75,5 +75,5 @@ describe('a server drainer stopped outlives its Node (full stack)', () => {
     await registerAgain(s, old);
     s.startAgent('node-a');
     await until('node-a in service', async () => os.service('node-a')?.status === 'enabled', 30_000);
-  });
+  }, 90_000);
 });
