@@ -10,7 +10,7 @@ import type { Fleet } from './fleet.ts';
 export async function agentBack(fleet: Fleet, node: string): Promise<void> {
   if (!fleet.disabled.delete(node)) return;
   fleet.offWithVms.delete(node);
-  fleet.gateDeletedOff?.delete(node);
+  fleet.gateDeletedOff.delete(node);
   if (!fleet.agents.get(node)?.length) await fleet.startAgent(node);
 }
 
@@ -23,10 +23,9 @@ export async function agentBack(fleet: Fleet, node: string): Promise<void> {
  * operator then deleted that gate (gateDeletedWithoutAgent).
  */
 export const agentTakenOffEmpty = (
-  fleet: Pick<Fleet, 'disabled' | 'offWithVms'> & Partial<Pick<Fleet, 'gateDeletedOff'>>,
+  fleet: Pick<Fleet, 'disabled' | 'offWithVms' | 'gateDeletedOff'>,
   node: string,
-): boolean =>
-  fleet.disabled.has(node) && (!fleet.offWithVms.has(node) || fleet.gateDeletedOff?.has(node) === true);
+): boolean => fleet.disabled.has(node) && (!fleet.offWithVms.has(node) || fleet.gateDeletedOff.has(node));
 
 /**
  * The operator deleted the gate pod or PDB of a node whose agent it had taken off: no agent makes a

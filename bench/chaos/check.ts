@@ -50,12 +50,13 @@ export const operatorsOwnDoing = (
    */
   gateDeletedOff: ReadonlySet<string> = new Set(),
 ): boolean =>
-  (v.id === 'gate-without-keeper' && [...offWithVms].some((n) => v.object.endsWith(`/${gateName(n)}`))) ||
-  (GATE_HOLDS.has(v.id) && [...gateDeletedOff].some((n) => v.object.endsWith(`/${gateName(n)}`))) ||
+  (v.id === 'gate-without-keeper' && aboutGateOf(v, offWithVms)) ||
+  (GATE_HOLDS.has(v.id) && aboutGateOf(v, gateDeletedOff)) ||
   (OPERATOR_FINDINGS.has(v.id) &&
-    [...disabled].some(
-      (n) => v.object === `node/${n}` || v.node === n || v.object.endsWith(`/${gateName(n)}`),
-    ));
+    (aboutGateOf(v, disabled) || [...disabled].some((n) => v.object === `node/${n}` || v.node === n)));
+/** Is the finding about the gate of one of these nodes? */
+const aboutGateOf = (v: Pick<Violation, 'object'>, nodes: ReadonlySet<string>): boolean =>
+  [...nodes].some((n) => v.object.endsWith(`/${gateName(n)}`));
 const GATE_POD_PATH = /\/pods\/drainer-gate-/;
 /** A gate drainer says is held is there and holds (rules/gate-held.ts). */
 const GATE_HOLDS: ReadonlySet<string> = new Set(['gate-missing', 'gate-not-holding']);

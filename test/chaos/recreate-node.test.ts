@@ -66,6 +66,7 @@ describe('a Node deleted and registered again by its kubelet', () => {
     const fleet = {
       disabled: new Set(['hv-2']),
       offWithVms: new Set(['hv-2']),
+      gateDeletedOff: new Set(['hv-2']),
       agents: new Map(),
       startAgent: async (node: string) => void started.push(node),
     } as unknown as Fleet;
@@ -74,6 +75,6 @@ describe('a Node deleted and registered again by its kubelet', () => {
     await agentBack(fleet, 'hv-3'); // its agent was never taken off: it runs already
 
     expect(started).toEqual(['hv-2']);
-    expect([...fleet.disabled, ...fleet.offWithVms]).toEqual([]);
+    expect([...fleet.disabled, ...fleet.offWithVms, ...fleet.gateDeletedOff]).toEqual([]);
   });
 });

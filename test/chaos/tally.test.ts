@@ -50,6 +50,7 @@ describe('a drain of a node whose agent the operator took off', () => {
   const fleet = (disabled: string[], offWithVms: string[] = []) => ({
     disabled: new Set(disabled),
     offWithVms: new Set(offWithVms),
+    gateDeletedOff: new Set<string>(),
   });
 
   it('is not judged when the agent was taken off with nothing on the node', () => {
