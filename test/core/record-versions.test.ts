@@ -161,4 +161,35 @@ describe('records across drainer versions', () => {
     expect(node.metadata.annotations[STATE_ANNOTATION]).toBe(fromTheFuture);
     expect(cluster.reasons()).toEqual([]);
   });
+
+  it('with no record or an unreadable one, a node still cordoned is restored as still in maintenance, forced or not', async () => {
+    const { cluster, host, reconciler, signal } = setup();
+    const refs: (boolean | undefined)[] = [];
+    const restore = host.restore.bind(host);
+    host.restore = (node, opts) => (refs.push(node.inMaintenance), restore(node, opts));
+    cluster.addNode('node-7', { unschedulable: true }).metadata.annotations = {
+      [STATE_ANNOTATION]: fromTheFuture,
+    };
+    cluster.addNode('node-8', { unschedulable: true });
+    cluster.addNode('node-9');
+
+    await reconciler.restoreNow('node-7', signal, true);
+    await reconciler.restoreNow('node-8', signal, true);
+    await reconciler.restoreNow('node-8', signal);
+    await reconciler.restoreNow('node-9', signal, true);
+
+    // the plugins keep what they stopped stopped, and their disables disabled, on the cordoned ones
+    expect(refs).toEqual([true, true, true, undefined]);
+    expect(cluster.events.map((e) => [e.type, e.message])).toEqual([
+      [
+        'Warning',
+        expect.stringMatching(/^node node-7: forced restore .*, but still to be evacuated \(cordon; /),
+      ],
+      [
+        'Warning',
+        expect.stringMatching(/^node node-8: forced restore .*, but still to be evacuated \(cordon; /),
+      ],
+      ['Normal', expect.not.stringContaining('still to be evacuated')],
+    ]);
+  });
 });

@@ -6,10 +6,11 @@
 // node still in maintenance takes nothing back: vm-stop stays stopped with its mark, and the
 // restore after the uncordon starts it.
 import { afterEach, describe, expect, it } from 'vitest';
+import { STATE_ANNOTATION } from '../../src/core/record/record.ts';
 import { STOP_MARK_KEY } from '../../src/plugins/nova/stop-mark.ts';
 import { gatePodOf } from './gate-stack.ts';
 import { cordonForReboot, stopAndLiveWorld } from './reboot-world.ts';
-import { finished, nodeEvents, startStack, until, type Stack } from './stack.ts';
+import { MERGE, finished, nodeEvents, startStack, until, type Stack } from './stack.ts';
 import { stackCli } from './stack-cli.ts';
 
 let stack: Stack | undefined;
@@ -24,6 +25,17 @@ async function rebootEvacuated() {
   const { os, vm, agent } = await cordonForReboot(s);
   expect((await finished(s, 'node-a')).phase).toBe('Evacuated');
   return { s, os, vm, agent };
+}
+
+/** The uncordon, with node-a's agent back: vm-stop runs on node-a again, unmarked, and nova-compute is enabled. */
+async function uncordonWithAgentBack({ s, os, vm }: Awaited<ReturnType<typeof rebootEvacuated>>) {
+  await s.cordon('node-a', false);
+  const back = s.startAgent('node-a');
+  await until('agent ready', () => back.agent.ready().ready);
+  await until('vm-stop running again', () => vm().status === 'ACTIVE', 30_000);
+  expect(vm().host).toBe('node-a');
+  await until('its mark taken off', () => vm().metadata[STOP_MARK_KEY] === undefined);
+  await until('nova-compute enabled', () => os.service('node-a')?.status === 'enabled');
 }
 
 describe('restore --force of a node still cordoned (full stack)', () => {
@@ -89,12 +101,44 @@ describe('restore --force of a node still cordoned (full stack)', () => {
       ),
     );
 
-    await s.cordon('node-a', false);
-    const back = s.startAgent('node-a');
-    await until('agent ready', () => back.agent.ready().ready);
-    await until('vm-stop running again', () => vm().status === 'ACTIVE', 30_000);
-    expect(vm().host).toBe('node-a');
-    await until('its mark taken off', () => vm().metadata[STOP_MARK_KEY] === undefined);
-    expect(os.service('node-a')?.status).toBe('enabled');
+    await uncordonWithAgentBack({ s, os, vm, agent });
+  }, 90_000);
+
+  it('with its record lost too: the forced restore keeps the marked server stopped and nova-compute disabled, and the agent back after the uncordon starts it', async () => {
+    const { s, os, vm, agent } = await rebootEvacuated();
+    await agent.stop();
+    // the record is gone (an operator cleared it; the Node was re-registered): only the marks remain
+    await s.k.request({
+      method: 'PATCH',
+      path: '/api/v1/nodes/node-a',
+      contentType: MERGE,
+      body: { metadata: { annotations: { [STATE_ANNOTATION]: null } } },
+    });
+
+    const restored = await stackCli(s, {
+      nova: { pollInterval: 0.05 },
+      drainGate: { holdTimeout: 2 },
+    })('restore', '--node', 'node-a', '--force');
+
+    expect(restored.code, restored.stderr).toBe(0);
+    expect(vm().status).toBe('SHUTOFF');
+    expect(vm().metadata[STOP_MARK_KEY]).toMatch(/^node=node-a /);
+    expect(os.service('node-a')).toMatchObject({
+      status: 'disabled',
+      disabledReason: expect.stringMatching(/^drainer/),
+    });
+    expect(await nodeEvents(s, 'node-a', 'RestoreForced')).toContainEqual(
+      expect.stringMatching(
+        /forced restore without a readable record .*, but still to be evacuated \(cordon; a drain may run\)/,
+      ),
+    );
+    // nothing came back, so nothing waited for a gate no agent holds
+    const gaveUp = (await nodeEvents(s, 'node-a', 'DrainGateNotHeld')).filter((m) =>
+      /given back after waiting/.test(m),
+    );
+    expect(gaveUp).toEqual([]);
+
+    // no record: the agent's stranded check finds drainer's marks and its disabled service
+    await uncordonWithAgentBack({ s, os, vm, agent });
   }, 90_000);
 });

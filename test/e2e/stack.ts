@@ -18,7 +18,7 @@ import { OPERATOR_FINDINGS, type InvariantId, type Violation } from '../../src/i
 import type { World } from '../../src/invariants/world.ts';
 import { readSandboxWorld } from '../../src/sandbox/world.ts';
 
-const MERGE = 'application/merge-patch+json';
+export const MERGE = 'application/merge-patch+json';
 
 export type EventObject = KubeObject & {
   reason: string;

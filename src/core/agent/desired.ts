@@ -7,6 +7,7 @@ import { IGNORE_LABEL, MIGRATION_MODE_KEY } from '../../names.ts';
 import { migrationMode } from '../backends/node-policy.ts';
 import { MACHINE_DELETING_ANNOTATION } from '../capi/machine.ts';
 import { SHUTDOWN_ANNOTATION, SHUTDOWN_TRIGGER } from '../shutdown/mark.ts';
+import type { NodeRun } from './run-context.ts';
 
 /**
  * Why the node opts out (drainer.dev/ignore=true, or drainer.dev/migration-mode=skip), completing
@@ -111,3 +112,14 @@ export function desiredState(input: {
     return { state: 'Evacuated', trigger: maintenanceTrigger(view.active) };
   return { state: 'Evacuated', trigger: 'cordon' };
 }
+
+/** What this pass's node should be, from what the pass read (its record as it stands now). */
+export const desiredOf = (run: NodeRun): Desired =>
+  desiredState({
+    nodeName: run.nodeName,
+    node: run.node,
+    maintenances: run.maintenances,
+    record: run.store.current,
+    mode: run.deps.config.nodeMaintenance.mode,
+    taints: run.deps.config.triggers?.taints ?? [],
+  });

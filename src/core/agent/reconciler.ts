@@ -2,7 +2,15 @@
 // NodeMaintenances and the record; the event that caused the run is never trusted.
 import { CancelledError, ConfigError, RecordUnreadableError, UnknownNodeError } from '../../errors.ts';
 import { MemoryRecordStore, type RestoreResult } from '../backends/host.ts';
-import { desiredState, optOutReason, optedOut, viewMaintenances, type Desired } from './desired.ts';
+import {
+  desiredOf,
+  desiredState,
+  optOutReason,
+  optedOut,
+  viewMaintenances,
+  type Desired,
+} from './desired.ts';
+import { restoreTarget } from '../restore/still-evacuating.ts';
 import { evacuate, type EvacuatedDesire } from '../evacuation/evacuate.ts';
 import { evacuatedMaintenance } from '../maintenance/maintenance-status.ts';
 import {
@@ -110,7 +118,6 @@ export class Reconciler {
   async #reconcile(nodeName: string, signal: AbortSignal, watched?: Watched): Promise<RunResult> {
     const { config } = this.#deps;
     const resync: RunResult = { requeueAfterMs: config.resyncInterval * 1000 };
-    const mode = config.nodeMaintenance.mode;
     const [node, maintenances] = await this.#fetch(nodeName, watched);
     if (!node) {
       this.#deps.log.warn({ node: nodeName }, 'node not found; waiting for it');
@@ -129,8 +136,7 @@ export class Reconciler {
     await dropStaleRelease(run, record);
     await markInvalid(run, viewMaintenances(nodeName, maintenances));
 
-    const taints = config.triggers?.taints ?? [];
-    const desired = desiredState({ nodeName, node, maintenances, record, mode, taints });
+    const desired = desiredOf(run);
     await dropStaleStartNow(run, record, desired.state === 'InService');
     run.log.debug({ desired: desired.state, phase: record?.phase }, 'reconcile');
     this.#deps.metrics?.phase(record?.phase);
@@ -202,12 +208,15 @@ export class Reconciler {
     if (got.read.kind === 'unreadable' && force) return forceRestore(got.run, got.text);
     const { run } = readable(nodeName, got);
     if (run.store.current) return (await restoreNode(run)).results;
-    // no record: the plugins still check what they own (nova: a service disabled with our prefix)
+    // no record: the plugins still check what they own (nova: a service disabled with our prefix,
+    // servers it stopped and marked), and give nothing back to a node still to be evacuated
     if (force) return forceRestore(run, undefined);
-    return this.#deps.host.restore(
-      { name: nodeName },
-      { signal, dryRun: this.#deps.config.dryRun, records: new MemoryRecordStore() },
-    );
+    const { ref } = await restoreTarget(run);
+    return this.#deps.host.restore(ref, {
+      signal,
+      dryRun: this.#deps.config.dryRun,
+      records: new MemoryRecordStore(),
+    });
   }
 
   /**

@@ -7,7 +7,7 @@ import { MemoryRecordStore, type RestoreResult } from '../backends/host.ts';
 import type { RunResult } from '../agent/queue.ts';
 import { EVACUATING_TAINT, STATE_ANNOTATION, unreadableText } from './record.ts';
 import type { NodeRun } from '../agent/run-context.ts';
-import { holdGate } from '../gate/step.ts';
+import { restoreTarget } from '../restore/still-evacuating.ts';
 
 /** Stops acting on the node: a log line, an Event and the metric name the problem and the way out. */
 export async function reportUnreadable(run: NodeRun, problem: string, resync: RunResult): Promise<RunResult> {
@@ -26,13 +26,14 @@ export async function reportUnreadable(run: NodeRun, problem: string, resync: Ru
  */
 export async function forceRestore(run: NodeRun, unreadable: string | undefined): Promise<RestoreResult[]> {
   const { cluster, host, config } = run.deps;
-  // as every restore: the gate holds before the node is given back, and an operator's release
-  // (of whatever maintenance) is taken off
-  await holdGate(run);
-  const results = await host.restore(
-    { name: run.nodeName },
-    { signal: run.signal, dryRun: config.dryRun, records: new MemoryRecordStore() },
-  );
+  // as every restore: the gate holds before the node is given back (a node still to be evacuated
+  // takes nothing back), and an operator's release (of whatever maintenance) is taken off
+  const { ref, kept } = await restoreTarget(run);
+  const results = await host.restore(ref, {
+    signal: run.signal,
+    dryRun: config.dryRun,
+    records: new MemoryRecordStore(),
+  });
   const failed = results.filter((r) => !r.ok);
   if (failed.length) {
     const text = failed.map((r) => `${r.plugin}: ${r.message ?? 'restore failed'}`).join('; ');
@@ -51,11 +52,11 @@ export async function forceRestore(run: NodeRun, unreadable: string | undefined)
     await cluster.setNodeAnnotation(run.nodeName, STATE_ANNOTATION, null);
     run.deps.metrics?.recordUnreadable?.(false);
   }
-  const kept = unreadable !== undefined ? `; the unreadable record is kept in ${UNREADABLE_ANNOTATION}` : '';
+  const aside = unreadable !== undefined ? `; the unreadable record is kept in ${UNREADABLE_ANNOTATION}` : '';
   await run.event(
-    'Normal',
+    kept ? 'Warning' : 'Normal',
     'RestoreForced',
-    `node ${run.nodeName}: forced restore without a readable record (${undone.join(', ') || "nothing recognisably drainer's to undo"})${kept}`,
+    `node ${run.nodeName}: forced restore without a readable record (${undone.join(', ') || "nothing recognisably drainer's to undo"})${aside}${kept ? `, but ${kept}` : ''}`,
   );
   return results;
 }

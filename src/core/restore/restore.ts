@@ -5,11 +5,10 @@ import { DrainerError } from '../../errors.ts';
 import type { RestoreResult } from '../backends/host.ts';
 import { releaseMaintenances } from '../maintenance/maintenance-sync.ts';
 import { EVACUATING_TAINT, type NodeRecord } from '../record/record.ts';
-import { holdGate } from '../gate/step.ts';
+import { restoreTarget } from './still-evacuating.ts';
 import { START_NOW_ANNOTATION } from '../fleet/start-now.ts';
 import type { NodeRun } from '../agent/run-context.ts';
 import type { RunResult } from '../agent/queue.ts';
-import { desiredState } from '../agent/desired.ts';
 
 /** Restores the node; answers the plugins' results with the next run (a resync). */
 export async function restoreNode(run: NodeRun): Promise<RunResult & { results: RestoreResult[] }> {
@@ -19,20 +18,14 @@ export async function restoreNode(run: NodeRun): Promise<RunResult & { results: 
   // uncordon while Queued leaves the fleet queue here: the queue label goes with this write
   if (rec.phase !== 'Restoring') await run.store.update({ phase: 'Restoring' });
   metrics?.phase('Restoring');
-  const trigger = stillInMaintenance(run);
   // the drain gate holds (pod Running and Ready, PDB observed) before a plugin gives the node back
-  // (nova-compute enabled, taint off, uncordon), or holdTimeout has passed (a warning Event). A node
-  // still to be evacuated takes nothing back: no wait (its agent would release the gate meanwhile)
-  await holdGate(run, !trigger);
-
-  const kept = trigger
-    ? `still to be evacuated (${trigger}; a drain may run): the host takes no VMs back until its restore after that (the VMs drainer stopped on it stay stopped, a hypervisor service drainer disabled stays disabled)`
-    : undefined;
-  if (kept) run.log.warn(`node ${run.nodeName} ${kept}`);
-  const results = await host.restore(
-    { name: run.nodeName, ...(trigger ? { inMaintenance: true } : {}) },
-    { signal: run.signal, dryRun: config.dryRun, records: run.store },
-  );
+  // (nova-compute enabled, taint off, uncordon), or holdTimeout has passed (a warning Event)
+  const { ref, kept } = await restoreTarget(run);
+  const results = await host.restore(ref, {
+    signal: run.signal,
+    dryRun: config.dryRun,
+    records: run.store,
+  });
   const failed = results.filter((r) => !r.ok);
   if (failed.length) {
     const text = failed.map((r) => `${r.plugin}: ${r.message ?? 'restore failed'}`).join('; ');
@@ -65,25 +58,6 @@ export async function restoreNode(run: NodeRun): Promise<RunResult & { results: 
       : `node ${run.nodeName} back in service ${what}`,
   );
   return { requeueAfterMs: config.resyncInterval * 1000, results };
-}
-
-/**
- * The trigger that still wants the node evacuated (cordoned by someone else, a NodeMaintenance, a
- * trigger taint), or undefined. The agent restores only once there is none; `drainer restore --force`
- * may come before the uncordon, while a drain may run (chaos seed 16: kured's drain returned over a
- * server that restore had started on the host).
- */
-function stillInMaintenance(run: NodeRun): string | undefined {
-  const { config } = run.deps;
-  const desired = desiredState({
-    nodeName: run.nodeName,
-    node: run.node,
-    maintenances: run.maintenances,
-    record: run.store.current,
-    mode: config.nodeMaintenance.mode,
-    taints: config.triggers?.taints ?? [],
-  });
-  return desired.state === 'Evacuated' ? desired.trigger : undefined;
 }
 
 /**
