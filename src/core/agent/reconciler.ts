@@ -20,10 +20,9 @@ import {
   takeMaintenance,
   writeMaintenanceStatus,
 } from '../maintenance/maintenance-sync.ts';
-import { nodeRef, type MaintenanceObject, type NodeObject, type ObjectRef } from '../cluster/objects.ts';
+import type { MaintenanceObject, NodeObject } from '../cluster/objects.ts';
 import type { RunResult } from './queue.ts';
 import {
-  NodeRecordStore,
   readRecord,
   STATE_ANNOTATION,
   unreadableText,
@@ -32,14 +31,14 @@ import {
 } from '../record/record.ts';
 import { restoreNode } from '../restore/restore.ts';
 import { retryDelayMs } from './retry-backoff.ts';
-import { guardedPersist } from '../record/record-write.ts';
 import { reopen, strayOnHost } from '../gate/recheck.ts';
 import { dropStaleRelease, readAtPassStart, syncGate, wantGate } from '../gate/step.ts';
-import type { LiveView, NodeRun, ReconcilerDeps } from './run-context.ts';
+import type { NodeRun, ReconcilerDeps } from './run-context.ts';
 import type { DrainGate } from '../gate/gate.ts';
 import { forceRestore, reportUnreadable } from '../record/unreadable.ts';
 import { dropStaleStartNow } from '../fleet/start-now.ts';
 import { StrandedLooks } from './stranded-looks.ts';
+import { liveView, newNodeRun, type LiveState } from './node-run.ts';
 
 export type { ReconcilerDeps, EvacuationHost, ReconcilerMetrics } from './run-context.ts';
 
@@ -346,39 +345,17 @@ export class Reconciler {
     record: NodeRecord | undefined,
     signal: AbortSignal,
   ): NodeRun {
-    const deps = this.#deps;
-    const log = deps.log.child({ node: nodeName });
-    const ref = nodeRef(node, nodeName);
-    const store = new NodeRecordStore({
-      record,
-      persist: guardedPersist({ cluster: deps.cluster, nodeName, node, signal }),
-      // every change of the record may change what the drain gate should be (with the Node as the
-      // watch shows it while it evacuates: a release since the pass read it counts, a restore's never)
-      onWritten: (rec) => wantGate(deps.gate, nodeName, rec, this.#live.get(nodeName)?.node ?? node),
-    });
-    return {
-      deps,
+    return newNodeRun({
+      deps: this.#deps,
       nodeName,
       node,
       maintenances,
-      store,
-      log,
+      record,
       signal,
-      ref,
       now: () => this.#now(),
-      // Started, not awaited: the pass goes on while the Event is written (in order per call).
-      event: async (type, reason, message, also?: ObjectRef) => {
-        const write = (async () => {
-          for (const target of also ? [ref, also] : [ref]) {
-            await deps.cluster
-              .event(target, type, reason, message)
-              .catch((err: unknown) => log.warn({ err, reason }, 'could not record Event'));
-          }
-        })();
-        this.#events.add(write);
-        void write.finally(() => this.#events.delete(write));
-      },
-    };
+      liveNode: () => this.#live.get(nodeName)?.node,
+      events: this.#events,
+    });
   }
 }
 
@@ -403,29 +380,3 @@ function readable(nodeName: string, got: ReadRun): ReadRun {
 /** The desired state a watcher can compute from its cache (for the cancel check). */
 export { desiredState };
 export type { Desired };
-
-interface LiveState {
-  node: NodeObject;
-  maintenances: readonly MaintenanceObject[];
-  readonly wakes: Set<() => void>;
-  readonly record: () => NodeRecord | undefined;
-}
-
-function liveView(s: LiveState): LiveView {
-  return {
-    node: () => s.node,
-    maintenances: () => s.maintenances,
-    sleep: (ms, signal) =>
-      new Promise((resolve) => {
-        const done = () => {
-          clearTimeout(t);
-          s.wakes.delete(done);
-          signal.removeEventListener('abort', done);
-          resolve();
-        };
-        const t = setTimeout(done, ms);
-        s.wakes.add(done);
-        signal.addEventListener('abort', done, { once: true });
-      }),
-  };
-}
