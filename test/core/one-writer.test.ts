@@ -89,4 +89,38 @@ describe('one writer per record', () => {
     expect(cluster.record('node-7')?.phase).toBe('Evacuated');
     expect(cluster.reasons()).not.toContain('EvacuationSucceeded');
   });
+
+  it('a restore whose record the agent took over meanwhile stops there, naming where to look, not "reading it again"', async () => {
+    const cluster = new FakeCluster();
+    const host = new FakeHost([
+      {
+        name: 'nova',
+        evacuate: async (ctx) => {
+          await ctx.save({ disabledByUs: true });
+          return succeeded('nova', ['vm-1']);
+        },
+        restore: async () => {
+          // the node's agent (the node still cordoned) starts its next evacuation meanwhile
+          const n = cluster.node('node-7');
+          const theirs = JSON.parse(n.metadata.annotations?.[STATE_ANNOTATION] ?? '{}') as object;
+          n.metadata.annotations = {
+            [STATE_ANNOTATION]: JSON.stringify({ ...theirs, phase: 'Evacuating', id: 'theirs' }),
+          };
+          n.metadata.resourceVersion = String(Number(n.metadata.resourceVersion) + 100);
+          return Promise.resolve();
+        },
+      },
+    ]);
+    const reconciler = new Reconciler({ cluster, host, config: configSchema.parse({}), log: quietLogger() });
+    cluster.addNode('node-7', { unschedulable: true });
+    await reconciler.reconcile('node-7', new AbortController().signal);
+
+    const restored = reconciler.restoreNow('node-7', new AbortController().signal, true);
+
+    await expect(restored).rejects.toThrow(RecordConflictError);
+    await expect(restored).rejects.toThrow(
+      /^node node-7: its record was written by someone else while this restore ran \(its agent, or another run\): restore stopped there; `drainer status --node node-7` shows where the node stands$/,
+    );
+    expect(cluster.record('node-7')).toMatchObject({ phase: 'Evacuating', id: 'theirs' });
+  });
 });

@@ -32,6 +32,7 @@ import {
 import { restoreNode } from '../restore/restore.ts';
 import { retryDelayMs } from './retry-backoff.ts';
 import { reopen, strayOnHost } from '../gate/recheck.ts';
+import { stoppedByWriter } from '../record/record-write.ts';
 import { dropStaleRelease, readAtPassStart, syncGate, wantGate } from '../gate/step.ts';
 import type { NodeRun, ReconcilerDeps } from './run-context.ts';
 import type { DrainGate } from '../gate/gate.ts';
@@ -170,7 +171,9 @@ export class Reconciler {
    * with. A running agent on the node would undo it unless the node is cordoned.
    */
   async evacuateNow(nodeName: string, signal: AbortSignal, trigger: string): Promise<NodeRecord | undefined> {
-    return this.#flushing(() => this.#evacuateNow(nodeName, signal, trigger));
+    return this.#flushing(() => this.#evacuateNow(nodeName, signal, trigger)).catch(
+      stoppedByWriter(nodeName, 'run-once'),
+    );
   }
 
   async #evacuateNow(
@@ -199,7 +202,9 @@ export class Reconciler {
    * An unreadable record is refused unless `force`: then what is recognisably ours is undone.
    */
   async restoreNow(nodeName: string, signal: AbortSignal, force = false): Promise<RestoreResult[]> {
-    return this.#flushing(() => this.#restoreNow(nodeName, signal, force));
+    return this.#flushing(() => this.#restoreNow(nodeName, signal, force)).catch(
+      stoppedByWriter(nodeName, 'restore'),
+    );
   }
 
   async #restoreNow(nodeName: string, signal: AbortSignal, force: boolean): Promise<RestoreResult[]> {

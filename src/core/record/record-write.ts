@@ -52,3 +52,19 @@ export function guardedPersist(o: {
     }
   };
 }
+
+/**
+ * A one-shot command's write of the record lost to someone else's (the node's agent taking it over
+ * while `restore --force` ran, an evacuation begun meanwhile, another run): it does not read again
+ * as the agent does; it stops there and says where to look.
+ */
+export const stoppedByWriter =
+  (node: string, command: 'run-once' | 'restore') =>
+  (err: unknown): never => {
+    if (!(err instanceof RecordConflictError)) throw err;
+    throw new RecordConflictError(
+      `node ${node}: its record was written by someone else while this ${command} ran (its agent, or another run): ` +
+        `${command} stopped there; \`drainer status --node ${node}\` shows where the node stands`,
+      { cause: err },
+    );
+  };
