@@ -3,7 +3,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import yaml from 'js-yaml';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, beforeEach, type TestContext } from 'vitest';
 import { agentLogSince, fourXxIn, unexpected4xx, unexpected4xxText, type Expected4xx } from './agent-log.ts';
 import { Cluster } from './cluster.ts';
@@ -53,6 +53,7 @@ export function useReal(): () => Real {
   let real: Real | undefined;
   let expected: Expected4xx[] = [];
   let caseStart = new Date();
+  let failed: string | undefined;
   beforeAll(async () => {
     const env = realEnv();
     const k = kubectl(env);
@@ -61,8 +62,10 @@ export function useReal(): () => Real {
     real = { env, k, cluster: new Cluster(env, k), nova: await Nova.open(env), expect4xx };
   });
   // each case starts from a node in service, whatever an earlier run left
-  beforeEach(async () => {
+  beforeEach(async (ctx) => {
     expected = [];
+    failed = undefined;
+    ctx.onTestFailed(() => void (failed = ctx.task.name));
     await real?.cluster.ensureInService();
     // the agent's log is judged from here: what the node's return to service cost is not this case's
     caseStart = new Date();
@@ -74,6 +77,7 @@ export function useReal(): () => Real {
     let unexpected: string | undefined;
     try {
       const lines = await agentLogSince(real.k, NAMESPACE, await real.cluster.agents(), caseStart);
+      if (failed !== undefined) keepLog(failed, lines);
       unexpected = unexpected4xxText(unexpected4xx(fourXxIn(lines), expected));
       await real.cluster.ensureInService();
     } finally {
@@ -88,4 +92,14 @@ export function useReal(): () => Real {
     if (!real) throw new Error('the real world is not set up (beforeAll failed?)');
     return real;
   };
+}
+
+/** Where a failed case's agent log is kept (the uninstall at the suite's end takes the pods' logs with it). */
+export const FAILED_LOGS = path.join(REPO, 'real-logs');
+
+function keepLog(caseName: string, lines: readonly string[]): void {
+  mkdirSync(FAILED_LOGS, { recursive: true });
+  const file = path.join(FAILED_LOGS, `${caseName.replace(/[^A-Za-z0-9]+/g, '-').slice(0, 80)}.log`);
+  writeFileSync(file, lines.join('\n') + '\n');
+  process.stderr.write(`the agent's log of the failed case is kept in ${path.relative(REPO, file)}\n`);
 }
