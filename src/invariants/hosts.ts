@@ -73,17 +73,23 @@ export const movesOf = (world: World, serverId: string): WorldMigration[] =>
 
 /**
  * Where the server ran at time t: its host now, walked back through every move that landed after t.
- * Undefined when Nova does not show its host, or the server was created or placed (an unshelve: it
- * was offloaded, on no host) after t; where it ran before such a placement is not known.
+ * Before an unshelve placed it (it was offloaded, on no host), or now offloaded: the host its last
+ * shelve offload took it from, walked back the same way, for a t within that stay. Undefined when
+ * Nova does not show the host, the server was created after t, or t falls before what is known.
  */
 export function serverHostAt(world: World, serverId: string, t: number): string | undefined {
   const server = world.nova?.servers.find((s) => s.id === serverId);
-  let host = server?.host;
-  if (host === undefined || (server?.createdAt !== undefined && t < server.createdAt)) return undefined;
-  if (server?.placedAt !== undefined && t < server.placedAt) return undefined;
-  const later = movesOf(world, serverId).filter((m) => movedAt(m) > t);
-  for (const m of later.reverse()) host = m.source;
-  return host;
+  if (!server || (server.createdAt !== undefined && t < server.createdAt)) return undefined;
+  const walkBack = (host: string, until: number) => {
+    const between = movesOf(world, serverId).filter((m) => movedAt(m) > t && movedAt(m) <= until);
+    for (const m of between.reverse()) host = m.source;
+    return host;
+  };
+  if (server.host !== undefined && (server.placedAt === undefined || t >= server.placedAt))
+    return walkBack(server.host, Infinity);
+  const off = server.offloaded;
+  if (!off || t >= off.at || (off.since !== undefined && t < off.since)) return undefined;
+  return walkBack(off.from, off.at);
 }
 
 /**

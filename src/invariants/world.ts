@@ -86,6 +86,11 @@ export interface WorldServer {
    * as it would cost an action-log read per server).
    */
   readonly placedAt?: number;
+  /**
+   * Its last shelve offload, where known (the sandbox): the host it left, when (epoch ms), and since
+   * when it had been there (undefined: since its creation). Where it ran before an unshelve.
+   */
+  readonly offloaded?: { readonly from: string; readonly at: number; readonly since?: number };
   /** Its metadata, where it was read (drainer's stop mark among it). */
   readonly metadata?: Readonly<Record<string, string>>;
 }

@@ -24,6 +24,7 @@ const server = (s: ServerView): WorldServer => ({
   memoryMb: s.ramMb,
   createdAt: s.createdAt,
   ...(s.placedAt !== undefined ? { placedAt: s.placedAt } : {}),
+  ...(s.offloaded ? { offloaded: s.offloaded } : {}),
   metadata: { ...s.metadata },
 });
 

@@ -239,6 +239,36 @@ describe('nothing evicts or deletes the gate while a VM is on the node', () => {
       expect(gateDisruptedWhileOccupied(onB, OPTS)).toHaveLength(1);
     });
 
+    // web-1 ran on host-a when the gate went at T0; its owner shelved it later (offloaded from host-a)
+    const shelvedAfter = (offloadedAt: number, since?: number, now?: { host: string; placedAt: number }) =>
+      unshelved(0, noMoves).nova!.servers.map((s) => ({
+        ...s,
+        host: now?.host,
+        placedAt: now?.placedAt,
+        offloaded: { from: 'host-a', at: offloadedAt, ...(since !== undefined ? { since } : {}) },
+      }));
+    const withServers = (servers: ReturnType<typeof shelvedAfter>) => {
+      const w = unshelved(0, noMoves);
+      return { ...w, nova: { ...w.nova!, servers } };
+    };
+
+    it('a gate deleted while the server ran on the host, shelved by its owner after: the breach is found', () => {
+      // offloaded now (on no host), and once unshelved onto host-b
+      for (const now of [undefined, { host: 'host-b', placedAt: T0 + 9000 }])
+        expect(
+          gateDisruptedWhileOccupied(withServers(shelvedAfter(T0 + 2000, undefined, now)), OPTS).map(
+            (v) => v.evidence,
+          ),
+        ).toEqual([expect.stringContaining('1 VM(s) were on node node-a: server web-1')]);
+    });
+
+    it('a gate deleted before the stay that ended in the offload began, or after it ended: no VM was there', () => {
+      // unshelved onto host-a at T0 + 1000, offloaded from it at T0 + 3000
+      expect(gateDisruptedWhileOccupied(withServers(shelvedAfter(T0 + 3000, T0 + 1000)), OPTS)).toEqual([]);
+      // offloaded from host-a at T0 - 1000
+      expect(gateDisruptedWhileOccupied(withServers(shelvedAfter(T0 - 1000)), OPTS)).toEqual([]);
+    });
+
     it('the walk back through migrations stops at the unshelve: before it the server was on no host', () => {
       // unshelved onto host-a at T0 + 3000, moved to host-b at T0 + 4000 and back at T0 + 6000
       const move = (id: string, source: string, dest: string, updatedAt: number) =>

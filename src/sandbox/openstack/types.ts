@@ -189,6 +189,15 @@ export interface ServerView {
   createdAt: number;
   /** epoch ms when an unshelve placed it on its host (no migration says so). */
   placedAt?: number;
+  /** Its last shelve offload (it left its host with no migration). */
+  offloaded?: Offload;
+}
+
+/** A shelve offload: the host the server left, when (epoch ms), and since when it had been there (undefined: its creation). */
+export interface Offload {
+  readonly from: string;
+  readonly at: number;
+  readonly since?: number;
 }
 
 export interface ServiceView {

@@ -119,6 +119,9 @@ describe('sandbox Nova: the owner shelves, unshelves and deletes', () => {
     const stop = await act(t, 'vm', { 'os-stop': null });
 
     expect(res.status).toBe(202);
+    // no migration says it left compute-a: the offload's own record does (the soak's judge)
+    const off = sandboxNova(os.state).servers.find((s) => s.id === 'vm')?.offloaded;
+    expect(off).toEqual({ from: 'compute-a', at: expect.any(Number) as number });
     expect(seen).toEqual([
       'ACTIVE/shelving',
       'ACTIVE/shelving_image_pending_upload',

@@ -110,6 +110,16 @@ export class Lifecycle {
           taskState: null,
           host: null,
           node: null,
+          // the judge's memory of where it ran (no migration says it left)
+          ...(server.host
+            ? {
+                offloaded: {
+                  from: server.host,
+                  at: this.#clock.now(),
+                  ...(server.placedAt !== undefined ? { since: server.placedAt } : {}),
+                },
+              }
+            : {}),
         }),
       changes,
     );

@@ -5,6 +5,7 @@ import type {
   HostSpec,
   MigrationType,
   MigrationView,
+  Offload,
   ServerSpec,
   ServerView,
   ServiceView,
@@ -64,6 +65,8 @@ export interface Server {
   updatedAt: number;
   /** When an unshelve's claim put it on its host (it was offloaded, on no host, before). */
   placedAt?: number;
+  /** Its last shelve offload: the host it left, when, and since when it had been there (its placedAt then). */
+  offloaded?: Offload;
   instanceName: string;
   reservationId: string;
   /** The fault Nova shows for a server in ERROR (`fault.message`). */
@@ -371,6 +374,7 @@ export class NovaModel {
       metadata: { ...s.metadata },
       createdAt: s.createdAt,
       ...(s.placedAt !== undefined ? { placedAt: s.placedAt } : {}),
+      ...(s.offloaded ? { offloaded: { ...s.offloaded } } : {}),
     };
   }
 }
