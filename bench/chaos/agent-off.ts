@@ -40,6 +40,20 @@ export function gateDeletedWithoutAgent(
 }
 
 /**
+ * A drain that deletes pods (`kubectl drain --disable-eviction`: no PDB is asked) on a node whose
+ * agent the operator took off deletes its gate pod as the operator's own delete would: its finalizer
+ * keeps it Terminating, and no agent makes a spare (chaos seeds 3 and 5 at ba7be20; Karpenter then
+ * skips a pod stuck terminating for over a minute).
+ */
+export function drainStarted(
+  fleet: Pick<Fleet, 'disabled' | 'gateDeletedOff'>,
+  node: string,
+  deletesPods: boolean,
+): void {
+  if (deletesPods) gateDeletedWithoutAgent(fleet, node);
+}
+
+/**
  * A node without its agent, as the operator leaves it: taking the agent off, or giving the node back
  * into service with no agent (`drainer restore --force`). With VMs on it then, a gate stays for them
  * (the stopping agent's, the restore's); with none, nobody keeps one there from then on (both drop a

@@ -11,7 +11,7 @@ import {
   type CheckOptions,
   type Violation,
 } from '../../src/invariants/index.ts';
-import { gateName } from '../../src/kube/gate.ts';
+import { isGatePodName } from '../../src/kube/gate.ts';
 import type {
   ObservedOwnerAction,
   ObservedPowerChange,
@@ -54,9 +54,9 @@ export const operatorsOwnDoing = (
   (GATE_HOLDS.has(v.id) && aboutGateOf(v, gateDeletedOff)) ||
   (OPERATOR_FINDINGS.has(v.id) &&
     (aboutGateOf(v, disabled) || [...disabled].some((n) => v.object === `node/${n}` || v.node === n)));
-/** Is the finding about the gate of one of these nodes? */
+/** Is the finding about the gate of one of these nodes (its pod, a spare pod, its PDB)? */
 const aboutGateOf = (v: Pick<Violation, 'object'>, nodes: ReadonlySet<string>): boolean =>
-  [...nodes].some((n) => v.object.endsWith(`/${gateName(n)}`));
+  [...nodes].some((n) => isGatePodName(n, v.object.slice(v.object.lastIndexOf('/') + 1)));
 const GATE_POD_PATH = /\/pods\/drainer-gate-/;
 /** A gate drainer says is held is there and holds (rules/gate-held.ts). */
 const GATE_HOLDS: ReadonlySet<string> = new Set(['gate-missing', 'gate-not-holding']);

@@ -17,7 +17,7 @@ import type { KubePod } from '../../src/kube/types.ts';
 import { REBOOT_KEY } from '../../src/names.ts';
 import { MAINTENANCE_KEY } from '../../src/plugins/nova/policy.ts';
 import type { ServerView } from '../../src/sandbox/openstack/index.ts';
-import { agentBack, agentTakenOffEmpty } from './agent-off.ts';
+import { agentBack, agentTakenOffEmpty, drainStarted } from './agent-off.ts';
 import type { Fleet } from './fleet.ts';
 import type { Maintenances } from './maintenances.ts';
 import type { Operator } from './operator.ts';
@@ -284,6 +284,7 @@ export class Drains {
   }
 
   async #drain(node: string, kind: DrainKind): Promise<boolean> {
+    drainStarted(this.#fleet, node, kind === 'disable-eviction');
     const kc = await this.#kubeconfig();
     try {
       const k = createKubeClients({ kubeconfigYaml: kc.yaml });

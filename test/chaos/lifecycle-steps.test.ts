@@ -2,6 +2,7 @@
 // moment it waits for), and which operator findings the soak leaves to the operator who took an
 // agent off on purpose.
 import { describe, expect, it } from 'vitest';
+import { drainStarted } from '../../bench/chaos/agent-off.ts';
 import { operatorsOwnDoing } from '../../bench/chaos/check.ts';
 import { recreateTarget } from '../../bench/chaos/lifecycle-steps.ts';
 import type { ObservedPowerChange } from '../../src/invariants/world.ts';
@@ -66,6 +67,28 @@ describe('what the soak leaves to the operator who took an agent off', () => {
       expect(operatorsOwnDoing(v, off, new Set(), gateDeletedOff)).toBe(excused);
     },
   );
+
+  it.each([
+    ['gate-missing', new Set(['hv-2']), true],
+    ['gate-stuck', new Set<string>(), true],
+    ['gate-missing', new Set<string>(), false],
+  ] as const)(
+    '%s about the spare pod of hv-2 (agent off; gate deleted without an agent: %j) → %s',
+    (id, gateDeletedOff, excused) => {
+      // chaos seed 5 at ba7be20: a drain deleted the pod and its spare; the finding names the spare
+      const v = { id, object: `pod/drainer/${gateName('hv-2')}-b` } as const;
+      expect(operatorsOwnDoing(v, off, new Set(), gateDeletedOff)).toBe(excused);
+    },
+  );
+
+  it('a drain that deletes pods on a node whose agent is off deletes its gate as the operator would', () => {
+    const fleet = { disabled: new Set(['hv-2']), gateDeletedOff: new Set<string>() };
+    drainStarted(fleet, 'hv-2', false); // evictions: the PDB still holds
+    drainStarted(fleet, 'hv-3', true); // an agent runs there: it makes a spare
+    expect([...fleet.gateDeletedOff]).toEqual([]);
+    drainStarted(fleet, 'hv-2', true);
+    expect([...fleet.gateDeletedOff]).toEqual(['hv-2']);
+  });
 
   it.each([
     ['hv-2', new Set(['hv-2']), true],
