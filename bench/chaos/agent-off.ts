@@ -1,6 +1,7 @@
 // A node without its agent: the operator took it off (drainer.dev/agent=disabled), gave such a node
 // back into service, or the DaemonSet runs one there again. The soak keeps which nodes are off, and of
 // them which kept a gate for VMs on them, to judge a drain's return the way the operator left the node.
+import type { DrainKind } from './drains.ts';
 import type { Fleet } from './fleet.ts';
 
 /**
@@ -48,9 +49,9 @@ export function gateDeletedWithoutAgent(
 export function drainStarted(
   fleet: Pick<Fleet, 'disabled' | 'gateDeletedOff'>,
   node: string,
-  deletesPods: boolean,
+  kind: DrainKind,
 ): void {
-  if (deletesPods) gateDeletedWithoutAgent(fleet, node);
+  if (kind === 'disable-eviction') gateDeletedWithoutAgent(fleet, node);
 }
 
 /**

@@ -284,7 +284,7 @@ export class Drains {
   }
 
   async #drain(node: string, kind: DrainKind): Promise<boolean> {
-    drainStarted(this.#fleet, node, kind === 'disable-eviction');
+    drainStarted(this.#fleet, node, kind);
     const kc = await this.#kubeconfig();
     try {
       const k = createKubeClients({ kubeconfigYaml: kc.yaml });

@@ -83,10 +83,11 @@ describe('what the soak leaves to the operator who took an agent off', () => {
 
   it('a drain that deletes pods on a node whose agent is off deletes its gate as the operator would', () => {
     const fleet = { disabled: new Set(['hv-2']), gateDeletedOff: new Set<string>() };
-    drainStarted(fleet, 'hv-2', false); // evictions: the PDB still holds
-    drainStarted(fleet, 'hv-3', true); // an agent runs there: it makes a spare
+    // evictions: the PDB still holds
+    for (const kind of ['kubectl', 'karpenter', 'capi', 'kured'] as const) drainStarted(fleet, 'hv-2', kind);
+    drainStarted(fleet, 'hv-3', 'disable-eviction'); // an agent runs there: it makes a spare
     expect([...fleet.gateDeletedOff]).toEqual([]);
-    drainStarted(fleet, 'hv-2', true);
+    drainStarted(fleet, 'hv-2', 'disable-eviction');
     expect([...fleet.gateDeletedOff]).toEqual(['hv-2']);
   });
 
