@@ -7,8 +7,10 @@
 // evacuation may have moved it: Nova keeps a stopped server stopped) and followed until it runs;
 // one its owner started, stopped, shelved or deleted meanwhile is the owner's, and either way the
 // mark comes off; one drainer stopped again since for another maintenance keeps that stop's mark,
-// that maintenance's to start (a forced restore raced by the agent's next evacuation). An owner's resize of it is followed to its end too, their confirm included (at
-// VERIFY_RESIZE Nova keeps it off). One now on a host in maintenance keeps its mark and stays stopped: that host's
+// that maintenance's to start (a forced restore raced by the agent's next evacuation). One its owner
+// resized, waiting for their confirm (VERIFY_RESIZE: Nova keeps it off), keeps its mark and stays
+// stopped: the agent of the host it ends on starts it (stranded.ts), since the confirm may take the
+// owner hours. One now on a host in maintenance keeps its mark and stays stopped: that host's
 // restore starts it (marked.ts); so does one on this node while it is still to be evacuated (a
 // forced restore before the uncordon: a drain may run). Without the log, the caller's claim decides (the record: on the
 // host, or moved by this record). The entry stays in the record until one or the other is seen,
@@ -97,9 +99,11 @@ export interface Claim {
 /**
  * 'started': running again by drainer; 'theirs': running or stopped by its owner, deleted, or the
  * stop never ran; 'elsewhere': on a host in maintenance, where it stays stopped with its mark (that
- * host's restore starts it); 'kept': a dry run. The mark goes with 'started' and 'theirs'.
+ * host's restore starts it); 'resizing': its owner's resize waits for their confirm, and it stays
+ * stopped with its mark (the agent of the host it ends on starts it); 'kept': a dry run. The mark
+ * goes with 'started' and 'theirs'.
  */
-export type Restarted = 'started' | 'theirs' | 'elsewhere' | 'kept';
+export type Restarted = 'started' | 'theirs' | 'elsewhere' | 'resizing' | 'kept';
 
 export async function restartOne(
   compute: Compute,
@@ -120,6 +124,8 @@ export async function restartOne(
     const mark = stopMarkOf(s);
     const request = claim.request ?? mark?.request;
     if (request) ours.add(request);
+    if (awaitingConfirm(s))
+      return whileResizing(compute, s, { claim, mark, request, ours, starts }, ctx, opts);
     if (inFlight(s)) {
       await waitForTask(s, until, ctx, opts);
       continue;
@@ -186,17 +192,45 @@ async function readServer(compute: Compute, id: string, ctx: Ctx): Promise<NovaS
 }
 
 /**
- * drainer's stop still powering off, a start (ours or its owner's) on its way, or its owner's resize:
- * at VERIFY_RESIZE still off, waiting for their confirm (theirs to give, never drainer's).
+ * Its owner's resize waits for their confirm or revert, for as long as they take: not followed (a
+ * restore would hold its node that long). Still drainer's stop, it keeps drainer's mark, and the
+ * agent of the host it ends on starts it at its next look (stranded.ts); else the claim ends.
  */
-const inFlight = (s: NovaServer): boolean => taskStateOf(s) !== null || s.status === 'VERIFY_RESIZE';
+async function whileResizing(
+  compute: Compute,
+  s: NovaServer,
+  at: {
+    claim: Claim;
+    mark: StopMark | undefined;
+    request: string | undefined;
+    ours: ReadonlySet<string>;
+    starts: number;
+  },
+  ctx: Ctx,
+  opts: RestartOptions,
+): Promise<Restarted> {
+  if (!(await stillDrainers(compute, s, at.claim, at.mark, at.ours, ctx)))
+    return endClaim(compute, s, at.mark, at.ours, at.starts, ctx);
+  if (!ctx.dryRun) await keepMark(compute, s, at.mark, at.request, opts, ctx);
+  ctx.log.info(
+    { server: s.id, host: hostOf(s) },
+    "stopped by drainer, now at VERIFY_RESIZE (its owner's resize waits for their confirm): left stopped with drainer's mark; the agent of the host it ends on starts it",
+  );
+  return 'resizing';
+}
+
+/** drainer's stop still powering off, or a start (ours or its owner's) on its way. */
+const inFlight = (s: NovaServer): boolean => taskStateOf(s) !== null;
+
+/** Its owner's resize done, still off, waiting for their confirm (theirs to give, never drainer's). */
+const awaitingConfirm = (s: NovaServer): boolean => s.status === 'VERIFY_RESIZE' && taskStateOf(s) === null;
 
 /** One poll's wait for a task to end; past FOLLOW_TASK_MS the pass fails (the next one looks again). */
 async function waitForTask(s: NovaServer, until: number, ctx: Ctx, opts: RestartOptions): Promise<void> {
   if (opts.now() >= until) {
     throw new ApiError(
       'API',
-      `server ${s.name} (${s.id}) is still ${s.status === 'VERIFY_RESIZE' ? "at VERIFY_RESIZE (its owner's resize waits for their confirm)" : `in task_state ${taskStateOf(s)}`} after ${FOLLOW_TASK_MS / 1000}s: ` +
+      `server ${s.name} (${s.id}) is still in task_state ${taskStateOf(s)} after ${FOLLOW_TASK_MS / 1000}s: ` +
         'started again on the next restore pass',
       { api: 'nova' },
     );
@@ -239,7 +273,9 @@ const notMine = (s: NovaServer, starts: number): string =>
     ? 'server started again (drainer stopped it for the reboot)'
     : s.status === 'SHUTOFF'
       ? 'stopped again by someone else since drainer’s stop (its owner): theirs, nothing to start'
-      : 'not stopped any more (its owner started or shelved it, or the stop never ran): nothing to start';
+      : s.status === 'VERIFY_RESIZE'
+        ? 'its owner changed its power since drainer’s stop, then resized it: theirs, nothing to start'
+        : 'not stopped any more (its owner started or shelved it, or the stop never ran): nothing to start';
 
 /**
  * A SHUTOFF server's stop is still drainer's: its action log says so (by request id, else after the
