@@ -31,7 +31,7 @@ import {
 } from '../record/record.ts';
 import { restoreNode } from '../restore/restore.ts';
 import { retryDelayMs } from './retry-backoff.ts';
-import { reopen, strayOnHost } from '../gate/recheck.ts';
+import { recheckEveryMs, reopen, strayOnHost } from '../gate/recheck.ts';
 import { stoppedByWriter } from '../record/record-write.ts';
 import { dropStaleRelease, readAtPassStart, syncGate, wantGate } from '../gate/step.ts';
 import type { NodeRun, ReconcilerDeps } from './run-context.ts';
@@ -266,8 +266,9 @@ export class Reconciler {
   ): Promise<RunResult> {
     const rec = run.store.current;
     if (rec?.phase === 'Evacuated') {
-      const stray = this.#recheckDue(run) ? await strayOnHost(run) : [];
-      if (!stray.length) return this.#keepEvacuated(run, desired, rec, resync);
+      const everyMs = recheckEveryMs(run, resync.requeueAfterMs ?? Infinity);
+      const stray = this.#recheckDue(run, everyMs) ? await strayOnHost(run) : [];
+      if (!stray.length) return this.#keepEvacuated(run, desired, rec, { requeueAfterMs: everyMs });
       await reopen(run, stray);
     }
     if (!now && rec?.phase === 'Failed' && rec.trigger === desired.trigger) {
@@ -321,12 +322,12 @@ export class Reconciler {
     return resync;
   }
 
-  /** An Evacuated node's host is listed once per resync (and not on the pass that evacuated it). */
-  #recheckDue(run: NodeRun): boolean {
+  /** An Evacuated node's host is listed once per resync, or per REBOOT_RECHECK_MS for a declared reboot (and not on the pass that evacuated it). */
+  #recheckDue(run: NodeRun, everyMs: number): boolean {
     const now = this.#now().getTime();
     const last = this.#checkedAt.get(run.nodeName);
     // a little under the interval, so the resync that comes at its period is not a hair too early
-    if (last !== undefined && now - last < this.#deps.config.resyncInterval * 900) return false;
+    if (last !== undefined && now - last < everyMs * 0.9) return false;
     this.#checkedAt.set(run.nodeName, now);
     return true;
   }
