@@ -16,22 +16,27 @@ import { onComputeA, sandboxNova } from './sandbox-nova.ts';
 
 const sb = sandboxNova();
 
+/** compute-a's vm-stop (its way out a stop) stopped by drainer's evacuation; drainers of compute-a and compute-b. */
+async function stoppedByDrainer() {
+  const clock = await sb.start({
+    hosts: [{ name: 'compute-a' }, { name: 'compute-b' }],
+    servers: [
+      onComputeA('vm-stop', { metadata: { [MAINTENANCE_KEY]: 'stop' }, ramMb: 2048, vcpus: 1, diskGb: 10 }),
+    ],
+  });
+  const a = sandboxDrainer(sb.cloud, clock);
+  const b = sandboxDrainer(sb.cloud, clock, {}, ComputeClient, 'compute-b');
+  const server = () => sb.cloud.state.server('vm-stop');
+  const idle = (status: string) => () =>
+    server()?.status === status && !server()?.taskState ? true : undefined;
+  await a.evacuate();
+  await until(idle('SHUTOFF'), 'stopped by drainer');
+  return { clock, a, b, server, idle };
+}
+
 describe('restore while the owner’s resize of a server drainer stopped waits for their confirm', () => {
   it('ends without waiting for the confirm; the host the server lands on starts it once they confirmed', async () => {
-    const clock = await sb.start({
-      hosts: [{ name: 'compute-a' }, { name: 'compute-b' }],
-      servers: [
-        onComputeA('vm-stop', { metadata: { [MAINTENANCE_KEY]: 'stop' }, ramMb: 2048, vcpus: 1, diskGb: 10 }),
-      ],
-    });
-    const a = sandboxDrainer(sb.cloud, clock);
-    const b = sandboxDrainer(sb.cloud, clock, {}, ComputeClient, 'compute-b');
-    const server = () => sb.cloud.state.server('vm-stop');
-    const idle = (status: string) => () =>
-      server()?.status === status && !server()?.taskState ? true : undefined;
-
-    await a.evacuate();
-    await until(idle('SHUTOFF'), 'stopped by drainer');
+    const { clock, a, b, server, idle } = await stoppedByDrainer();
     await sb.asAdmin('POST', '/servers/vm-stop/action', { resize: { flavorRef: 'flavor-c2-r4096-d10' } });
     await until(idle('VERIFY_RESIZE'), 'resized, waiting for the owner');
 
@@ -55,20 +60,7 @@ describe('restore while the owner’s resize of a server drainer stopped waits f
   });
 
   it('leaves one its owner stopped again before resizing to them; its mark goes once Nova lets it', async () => {
-    const clock = await sb.start({
-      hosts: [{ name: 'compute-a' }, { name: 'compute-b' }],
-      servers: [
-        onComputeA('vm-stop', { metadata: { [MAINTENANCE_KEY]: 'stop' }, ramMb: 2048, vcpus: 1, diskGb: 10 }),
-      ],
-    });
-    const a = sandboxDrainer(sb.cloud, clock);
-    const b = sandboxDrainer(sb.cloud, clock, {}, ComputeClient, 'compute-b');
-    const server = () => sb.cloud.state.server('vm-stop');
-    const idle = (status: string) => () =>
-      server()?.status === status && !server()?.taskState ? true : undefined;
-
-    await a.evacuate();
-    await until(idle('SHUTOFF'), 'stopped by drainer');
+    const { a, b, server, idle } = await stoppedByDrainer();
     // the owner's own power actions end drainer's claim: start, stop, then their resize
     await sb.asAdmin('POST', '/servers/vm-stop/action', { 'os-start': null });
     await until(idle('ACTIVE'), 'started by its owner');
