@@ -50,7 +50,7 @@ describe('the fleet budget, by phases and by slot Leases', () => {
     expect(withinBudget(w, OPTS).map((v) => v.id)).toEqual(['budget-exceeded']);
   });
 
-  describe('a slot handed on while its holder\'s agent was gone (README "Fleet budget")', () => {
+  describe('a slot handed on while its holder\'s agent was gone (README "Budget semantics")', () => {
     // n1's agent went quiet on slot 0 at 1 000 and n2 took the slot at 8 000: n1's record, which
     // only n1's agent writes, still says Evacuating on it until that agent comes back and queues
     const spans = (n1Until: number, n2From: number) => ({

@@ -2,7 +2,7 @@
 // sees them: the records saying Evacuating (status, metrics) and the live slot Leases (what the
 // agents go by). A node that gave its slot back but still says Evacuating counts, as does one that
 // holds a slot and has not yet written Evacuating. The one exception is the budget's documented
-// hand-on (README "Fleet budget", core/fleet/holder-alive.ts): a slot whose holder's agent is known
+// hand-on (README "Budget semantics", core/fleet/holder-alive.ts): a slot whose holder's agent is known
 // gone passes to the next node while the gone agent's record still says Evacuating on it, as nobody
 // else writes that record; its agent, back, finds the slot taken and queues again.
 import { holderNode } from '../../core/fleet/budget.ts';
