@@ -43,6 +43,15 @@ const dropFirst = (path: string) => {
 const isConfirm = (body: unknown): boolean =>
   typeof body === 'object' && body !== null && 'confirmResize' in body;
 const migrations = (id: string) => sb.cloud.state.migrations(id).map((m) => [m.type, m.status]);
+/**
+ * A restore asks for the confirm and returns at Nova's 202; Nova confirms after it (confirming, then
+ * confirmed), so on a loaded machine a read right after the restore can come between the two.
+ */
+const confirmedByNova = (id: string) =>
+  until(
+    () => (sb.cloud.state.migrations(id)[0]?.status === 'confirmed' ? true : undefined),
+    `${id}'s first migration confirmed`,
+  );
 const moving = (id: string, status: string) =>
   until(
     () => (sb.cloud.state.migrations(id).at(-1)?.status === status ? true : undefined),
@@ -120,6 +129,7 @@ describe('a cold migration is judged by where it lands', () => {
     uncordon.abort(new CancelledError('node uncordoned'));
     const outcome = await run;
     await d.restore();
+    await confirmedByNova('vm');
 
     expect(line(outcome, 'vm')).toMatchObject({ state: 'migrating' });
     expect(line(outcome, 'vm')?.message).toMatch(/restore confirms its resize/);
@@ -160,10 +170,7 @@ describe('restore confirms the resizes drainer asked for', () => {
     next.resumeFrom(first.record());
     await next.restore();
 
-    await until(
-      () => (sb.cloud.state.migrations('vm')[0]?.status === 'confirmed' ? true : undefined),
-      'confirmed',
-    );
+    await confirmedByNova('vm');
     expect(sb.cloud.state.server('vm')).toMatchObject({ host: 'compute-b', status: 'ACTIVE' });
   });
 
@@ -181,6 +188,7 @@ describe('restore confirms the resizes drainer asked for', () => {
     await next.restore();
 
     expect(refused).toBe(2); // the refused one, and the one sent again
+    await confirmedByNova('vm');
     expect(migrations('vm')).toEqual([['migration', 'confirmed']]);
   });
 
@@ -193,6 +201,7 @@ describe('restore confirms the resizes drainer asked for', () => {
     await stoppedMidMove(b);
 
     await a.restore();
+    await confirmedByNova('vm');
 
     expect(migrations('vm')).toEqual([
       ['migration', 'confirmed'],
