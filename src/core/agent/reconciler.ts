@@ -322,7 +322,10 @@ export class Reconciler {
     return resync;
   }
 
-  /** An Evacuated node's host is listed once per resync, or per REBOOT_RECHECK_MS for a declared reboot (and not on the pass that evacuated it). */
+  /**
+   * An Evacuated node's host is listed once per resync, or per REBOOT_RECHECK_MS for a declared
+   * reboot (and not on the pass that evacuated it).
+   */
   #recheckDue(run: NodeRun, everyMs: number): boolean {
     const now = this.#now().getTime();
     const last = this.#checkedAt.get(run.nodeName);
