@@ -260,7 +260,11 @@ export const configSchema = z.strictObject({
     30,
     "per-request timeout of the CLI commands' Kubernetes API calls (not watches), seconds",
   ),
-  resyncInterval: dflt(duration(), 300, 'periodic re-check of the node, so missed events heal'),
+  resyncInterval: dflt(
+    duration(),
+    300,
+    'periodic re-check of the node, so missed events heal (an `Evacuated` node whose maintenance is a declared reboot has its host listed every 10 s, or this if shorter)',
+  ),
   strandedCheckInterval: dflt(
     duration(),
     900,
