@@ -9,7 +9,7 @@ import { holderNode } from '../../core/fleet/budget.ts';
 import { agentAlive, leaseExpired } from '../agents.ts';
 import { recordOf } from '../hosts.ts';
 import { violation, type Violation } from '../violation.ts';
-import type { CheckOptions, ObservedQueue, World, WorldNode } from '../world.ts';
+import type { CheckOptions, World, WorldNode } from '../world.ts';
 
 /** The nodes holding a fleet slot Lease that has not run out (by its renewTime, no slack). */
 const slotHolders = (world: World, opts: CheckOptions): string[] =>
@@ -30,7 +30,7 @@ const slotHolders = (world: World, opts: CheckOptions): string[] =>
  * ordering bug) is neither.
  */
 function handedOn(world: World, opts: CheckOptions, node: string, slot: string): boolean {
-  const q: ObservedQueue | undefined = world.observations?.queue;
+  const q = world.observations?.queue;
   if (q) {
     const mine = q.slots.filter((s) => s.slot === slot && s.node === node).at(-1);
     if (mine?.until === undefined) return false;

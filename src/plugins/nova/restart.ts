@@ -124,28 +124,25 @@ export async function restartOne(
     const mark = stopMarkOf(s);
     const request = claim.request ?? mark?.request;
     if (request) ours.add(request);
-    if (awaitingConfirm(s))
-      return whileResizing(compute, s, { claim, mark, request, ours, starts }, ctx, opts);
     if (inFlight(s)) {
       await waitForTask(s, until, ctx, opts);
       continue;
     }
-    const mine = s.status === 'SHUTOFF' && (await stillDrainers(compute, s, claim, mark, ours, ctx));
+    // at VERIFY_RESIZE its owner's resize waits for their confirm or revert, for as long as they
+    // take (hours): still off, and not followed, or a restore would hold its node that long
+    const resizing = s.status === 'VERIFY_RESIZE';
+    const off = s.status === 'SHUTOFF' || resizing;
+    if (!(off && (await stillDrainers(compute, s, claim, mark, ours, ctx))))
+      return endClaim(compute, s, mark, ours, starts, ctx);
     const here = hostOf(s) === host;
-    if (mine && (here ? opts.hostInMaintenance === true : !(await inService(compute, hostOf(s), ctx)))) {
-      // on a host in maintenance (moved onto one, its nova-compute disabled; or this node, still
-      // cordoned): started there it would run on a host being emptied, maybe drained right now. It
-      // stays stopped with drainer's mark: that host's restore (after its uncordon) starts it
+    if (resizing || (here ? opts.hostInMaintenance === true : !(await inService(compute, hostOf(s), ctx)))) {
+      // resizing, or on a host in maintenance (moved onto one, its nova-compute disabled; or this
+      // node, still cordoned): started there it would run on a host being emptied, maybe drained
+      // right now. It stays stopped with drainer's mark: the agent of the host it ends on starts it
       if (!ctx.dryRun) await keepMark(compute, s, mark, request, opts, ctx);
-      ctx.log.info(
-        { server: id, host: hostOf(s) },
-        here
-          ? 'stopped by drainer on a node still in maintenance: left stopped, the restore after its uncordon starts it'
-          : 'stopped by drainer, now on a host that is not in service: left stopped, its restore starts it',
-      );
-      return 'elsewhere';
+      ctx.log.info({ server: id, host: hostOf(s) }, leftStopped(resizing, here));
+      return resizing ? 'resizing' : 'elsewhere';
     }
-    if (!mine) return endClaim(compute, s, mark, ours, starts, ctx);
     if (ctx.dryRun) {
       ctx.log.info({ server: id }, 'dry run: would start the server drainer stopped');
       return 'kept';
@@ -191,39 +188,16 @@ async function readServer(compute: Compute, id: string, ctx: Ctx): Promise<NovaS
   }
 }
 
-/**
- * Its owner's resize waits for their confirm or revert, for as long as they take: not followed (a
- * restore would hold its node that long). Still drainer's stop, it keeps drainer's mark, and the
- * agent of the host it ends on starts it at its next look (stranded.ts); else the claim ends.
- */
-async function whileResizing(
-  compute: Compute,
-  s: NovaServer,
-  at: {
-    claim: Claim;
-    mark: StopMark | undefined;
-    request: string | undefined;
-    ours: ReadonlySet<string>;
-    starts: number;
-  },
-  ctx: Ctx,
-  opts: RestartOptions,
-): Promise<Restarted> {
-  if (!(await stillDrainers(compute, s, at.claim, at.mark, at.ours, ctx)))
-    return endClaim(compute, s, at.mark, at.ours, at.starts, ctx);
-  if (!ctx.dryRun) await keepMark(compute, s, at.mark, at.request, opts, ctx);
-  ctx.log.info(
-    { server: s.id, host: hostOf(s) },
-    "stopped by drainer, now at VERIFY_RESIZE (its owner's resize waits for their confirm): left stopped with drainer's mark; the agent of the host it ends on starts it",
-  );
-  return 'resizing';
-}
-
 /** drainer's stop still powering off, or a start (ours or its owner's) on its way. */
 const inFlight = (s: NovaServer): boolean => taskStateOf(s) !== null;
 
-/** Its owner's resize done, still off, waiting for their confirm (theirs to give, never drainer's). */
-const awaitingConfirm = (s: NovaServer): boolean => s.status === 'VERIFY_RESIZE' && taskStateOf(s) === null;
+/** Why a server drainer stopped is left stopped, with its mark, by this pass. */
+const leftStopped = (resizing: boolean, here: boolean): string =>
+  resizing
+    ? "stopped by drainer, now at VERIFY_RESIZE (its owner's resize waits for their confirm): left stopped with drainer's mark; the agent of the host it ends on starts it"
+    : here
+      ? 'stopped by drainer on a node still in maintenance: left stopped, the restore after its uncordon starts it'
+      : 'stopped by drainer, now on a host that is not in service: left stopped, its restore starts it';
 
 /** One poll's wait for a task to end; past FOLLOW_TASK_MS the pass fails (the next one looks again). */
 async function waitForTask(s: NovaServer, until: number, ctx: Ctx, opts: RestartOptions): Promise<void> {
