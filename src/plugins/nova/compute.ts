@@ -344,3 +344,11 @@ export class ComputeClient extends ComputeTransport {
     );
   }
 }
+
+/**
+ * Nova's 400 to a confirm of a resize someone confirmed first (MigrationNotFound: no migration left
+ * `finished`): the agent of the host it landed on, its owner, or drainer's own earlier confirm.
+ * Two confirmers meet it whichever way they order their reads; nothing is left to confirm.
+ */
+export const isNotResized = (err: unknown): err is ApiError =>
+  err instanceof ApiError && err.status === 400 && /not been resized/i.test(err.details.fault ?? '');

@@ -3,9 +3,9 @@
 // that does not stop soon after its signal), or one that landed while no agent ran. Each server the
 // record cold-migrated is read: waiting in VERIFY_RESIZE after drainer's own call (whose.ts), it is
 // confirmed; still moving, it is followed until it lands, within nova.migrationTimeout.
-import { isApiError, isAuthError, isNotFoundError, isTransientError } from '../../errors.ts';
+import { isApiError, isAuthError, isConflictError, isNotFoundError, isTransientError } from '../../errors.ts';
 import type { Logger } from '../../observability/logger.ts';
-import type { ComputeClient } from './compute.ts';
+import { isNotResized, type ComputeClient } from './compute.ts';
 import type { Sleep } from './http.ts';
 import type { MigrationRecord } from './migrator-options.ts';
 import { taskStateOf, type NovaMigration } from './types.ts';
@@ -25,6 +25,11 @@ export interface ConfirmLeftOptions {
   waitMs: number;
   /** The record's compute host: only a move out of it is this restore's to confirm. */
   host: string;
+  /**
+   * Ends the following sooner (the stop of an agent no successor follows: its time is the stop's),
+   * with the same word on each move left; `ended` says why ("until nova.migrationTimeout" by default).
+   */
+  endsWith?: { signal: AbortSignal; ended: string };
 }
 
 interface Ctx {
@@ -69,15 +74,21 @@ export async function confirmLeft(
     }
     left = moving;
     if (left.length === 0 || ctx.dryRun) return;
-    if (opts.now() >= until) break;
-    await opts.sleep(opts.pollMs, ctx.signal);
+    const ends = opts.endsWith?.signal;
+    if (opts.now() >= until || ends?.aborted) break;
+    try {
+      await opts.sleep(opts.pollMs, ends ? AbortSignal.any([ctx.signal, ends]) : ctx.signal);
+    } catch (err) {
+      if (ctx.signal.aborted || !ends?.aborted) throw err;
+    }
   }
+  const ended = opts.endsWith?.ended ?? 'until nova.migrationTimeout';
   for (const id of left)
     ctx.log.warn(
       { server: id },
       lost.has(id)
-        ? `drainer's cold migration landed, but Nova kept failing its confirm until nova.migrationTimeout: confirm its resize (openstack server resize confirm ${id})`
-        : `drainer's cold migration still runs after nova.migrationTimeout: confirm its resize once it lands (openstack server resize confirm ${id})`,
+        ? `drainer's cold migration landed, but Nova kept failing its confirm ${ended}: confirm its resize (openstack server resize confirm ${id})`
+        : `drainer's cold migration still ran ${ended}: confirm its resize once it lands (openstack server resize confirm ${id})`,
     );
 }
 
@@ -122,10 +133,16 @@ async function look(
       log.warn({ err, server: id }, "reading or confirming drainer's resize failed; looking again");
       return 'lost';
     }
-    // deleted, or confirmed by someone first (400; or by the lost confirm, Nova still showing it
+    // deleted, or confirmed by someone first (400 while that confirm runs, 409 once it is done, or
+    // reverted: its state changed since this read; or by the lost confirm, Nova still showing it
     // waiting): nothing left to confirm; else said, for the operator
     if (ctx.again && isApiError(err) && err.status === 400)
       log.info({ server: id }, 'resize already confirmed (the confirm whose answer was lost took)');
+    else if (isNotResized(err) || isConflictError(err))
+      log.info(
+        { server: id, status: err.status },
+        'resize already confirmed or reverted by another (the agent of the host it landed on, or its owner)',
+      );
     else if (!isNotFoundError(err)) log.warn({ err, server: id }, "confirming drainer's resize failed");
   }
   return 'done';

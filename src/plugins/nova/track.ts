@@ -2,6 +2,7 @@
 // deadline (aborted, then followed until Nova settles it). Failed attempts go back to the
 // scheduler with a doubling backoff, within nova.retries.
 import { isApiError, isAuthError, isConflictError, isForbiddenError } from '../../errors.ts';
+import { isNotResized } from './compute.ts';
 import type { Entry } from './entry.ts';
 import type { Follow } from './follow.ts';
 import type { Landings } from './landing.ts';
@@ -225,9 +226,7 @@ export class Tracker {
       // repeated confirm = "not resized" because the first one took (Nova lags in showing it); "not
       // resized" to the first = another confirmed it first (the agent of the host it landed on,
       // whose own evacuation found it waiting there, or its owner)
-      const notResized =
-        isApiError(err) && err.status === 400 && /not been resized/i.test(err.details.fault ?? '');
-      if (isConflictError(err) || (repeat && isApiError(err) && err.status === 400) || notResized) {
+      if (isConflictError(err) || (repeat && isApiError(err) && err.status === 400) || isNotResized(err)) {
         this.#o.log.info(
           { server: e.id, status: isApiError(err) ? err.status : undefined },
           'resize already being confirmed',

@@ -10,6 +10,7 @@ import { MAINTENANCE_KEY } from '../../../src/plugins/nova/policy.ts';
 import type { NovaServer } from '../../../src/plugins/nova/types.ts';
 import type { NovaFaults, ServerSpec } from '../../../src/sandbox/openstack/index.ts';
 import { until } from '../../sandbox/openstack/client.ts';
+import { captureLogger } from './helpers.ts';
 import { sandboxDrainer, type SandboxDrainer } from './sandbox-drainer.ts';
 import { line, onComputeA, sandboxNova } from './sandbox-nova.ts';
 
@@ -209,6 +210,48 @@ describe('restore confirms the resizes drainer asked for', () => {
     ]);
   });
 
+  describe("the agent of the host it landed on confirms it between the restore's read and its confirm", () => {
+    // seed 1's soak: hv-2's agent, evacuating the host the resize had landed on, confirmed it a moment
+    // before hv-1-b's restore did, and the restore logged Nova's 400 as a failed confirm
+    class ConfirmedFirst extends ComputeClient {
+      override async confirmResize(id: string, signal?: AbortSignal) {
+        await someone(`/servers/${id}/action`, { confirmResize: null });
+        return super.confirmResize(id, signal);
+      }
+    }
+    async function restoreConfirmedFirst(resizeFinishMs: number): Promise<string[]> {
+      const clock = await sb.start({
+        hosts: [{ name: 'compute-a' }, { name: 'compute-b' }],
+        servers: [cold('vm')],
+        timings: { resizeFinishMs },
+      });
+      const gone = sandboxDrainer(sb.cloud, clock);
+      await stoppedMidMove(gone);
+      const { log, lines } = captureLogger();
+      const next = sandboxDrainer(sb.cloud, clock, {}, ConfirmedFirst, 'compute-a', log);
+      next.resumeFrom(gone.record());
+      await next.restore();
+      await confirmedByNova('vm');
+      expect(migrations('vm')).toEqual([['migration', 'confirmed']]);
+      return lines;
+    }
+    const answers = (lines: string[]) => lines.filter((l) => /→ 4\d\d/.test(l)).map((l) => l.slice(0, 300));
+    const saysConfirmedByAnother = (lines: string[]) =>
+      lines.some((l) => l.includes('resize already confirmed or reverted by another'));
+
+    it("while the other's confirm is under way, Nova answers 400 'not resized': that race, not a failure", async () => {
+      const lines = await restoreConfirmedFirst(60_000);
+      expect(answers(lines)).toEqual([]);
+      expect(saysConfirmedByAnother(lines)).toBe(true);
+    });
+
+    it("once the other's confirm is done, Nova answers 409 (no longer resized): the same", async () => {
+      const lines = await restoreConfirmedFirst(0);
+      expect(answers(lines)).toEqual([]);
+      expect(saysConfirmedByAnother(lines)).toBe(true);
+    });
+  });
+
   it("an owner's resize of a server drainer once cold-migrated is theirs to confirm: restore leaves it", async () => {
     const clock = await sandbox([cold('vm')], {}, ['compute-a', 'compute-b', 'compute-c']);
     const d = sandboxDrainer(sb.cloud, clock);
@@ -222,6 +265,41 @@ describe('restore confirms the resizes drainer asked for', () => {
       ['migration', 'confirmed'],
       ['resize', 'finished'],
     ]);
+  });
+});
+
+describe('the agent stops for good while its cold migration runs (no successor comes)', () => {
+  it('a move that lands within the stop is confirmed there', async () => {
+    const clock = await sandbox([cold('vm')]);
+    const d = sandboxDrainer(sb.cloud, clock);
+    await stoppedMidMove(d);
+
+    await d.leftForGood(AbortSignal.timeout(10_000));
+
+    await confirmedByNova('vm');
+    expect(sb.cloud.state.server('vm')).toMatchObject({ host: 'compute-b', status: 'ACTIVE' });
+  });
+
+  it('one still moving when the stop ends is named, with the command that confirms it', async () => {
+    const clock = await sandbox([cold('vm', 3_600_000)]);
+    const { log, lines } = captureLogger();
+    const d = sandboxDrainer(sb.cloud, clock, {}, ComputeClient, 'compute-a', log);
+    const shutdown = new AbortController();
+    const run = d.evacuate({ signal: shutdown.signal });
+    await moving('vm', 'migrating');
+    shutdown.abort(new Error('agent shut down'));
+    await run;
+
+    await d.leftForGood(AbortSignal.timeout(300));
+
+    expect(migrations('vm')).toEqual([['migration', 'migrating']]);
+    expect(
+      lines.some(
+        (l) =>
+          l.includes('still ran when its agent stopped for good') &&
+          l.includes('openstack server resize confirm vm'),
+      ),
+    ).toBe(true);
   });
 });
 
