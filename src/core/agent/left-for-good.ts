@@ -10,22 +10,36 @@
 import type { Logger } from '../../observability/logger.ts';
 import type { Cluster } from '../cluster/cluster.ts';
 import { guardedPersist } from '../record/record-write.ts';
-import { errorText, NodeRecordStore, readRecord, STATE_ANNOTATION } from '../record/record.ts';
+import {
+  errorText,
+  NodeRecordStore,
+  readRecord,
+  STATE_ANNOTATION,
+  type NodeRecord,
+} from '../record/record.ts';
 
 /** A write at the stop: bounded, as the agent's own signal has aborted. */
 const STOP_WRITE_MS = 10_000;
 
+/**
+ * What the plugins may still finish at that stop (Nova: confirm the resizes it asked for as they
+ * land): within the DaemonSet's 30 s grace, after the 2 s look for a successor and before the
+ * bounded look at what is left on the node (10 s).
+ */
+export const LAST_STOP_FINISH_MS = 15_000;
+
+/** Ends the record's Evacuating or Queued; answers the record as it was, when it ended one. */
 export async function endEvacuationForGood(o: {
   cluster: Cluster;
   nodeName: string;
   log: Logger;
   now: () => Date;
-}): Promise<boolean> {
+}): Promise<NodeRecord | undefined> {
   const node = await o.cluster.getNode(o.nodeName);
   const read = readRecord(node?.metadata?.annotations?.[STATE_ANNOTATION]);
-  if (!node || read.kind !== 'ok') return false;
+  if (!node || read.kind !== 'ok') return undefined;
   const { phase } = read.record;
-  if (phase !== 'Evacuating' && phase !== 'Queued') return false;
+  if (phase !== 'Evacuating' && phase !== 'Queued') return undefined;
   const store = new NodeRecordStore({
     record: read.record,
     persist: guardedPersist({
@@ -50,5 +64,5 @@ export async function endEvacuationForGood(o: {
     attemptedAt: o.now().toISOString(),
   });
   o.log.warn({ node: o.nodeName }, `record marked Failed: ${text}`);
-  return true;
+  return read.record;
 }

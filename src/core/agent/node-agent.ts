@@ -16,7 +16,7 @@ import { kubeCluster } from '../cluster/kube-cluster.ts';
 import { kubeWatchSources, type KubeSourceOptions } from '../cluster/kube-sources.ts';
 import type { BackendPlugin } from '../backends/plugin.ts';
 import { Reconciler } from './reconciler.ts';
-import { endEvacuationForGood } from './left-for-good.ts';
+import { endEvacuationForGood, LAST_STOP_FINISH_MS } from './left-for-good.ts';
 import { FleetBudget } from '../fleet/budget.ts';
 import { kubeFleetApi } from '../fleet/kube-port.ts';
 import { createStartGate } from '../fleet/gate-setup.ts';
@@ -295,12 +295,19 @@ export function createNodeAgent(o: NodeAgentOptions): { agent: Agent; reconciler
           leftOnNode: () =>
             remainingOn(new PluginHost({ plugins: o.plugins, log }), o.nodeName, AbortSignal.timeout(10_000)),
           noSuccessor: async () => {
-            await endEvacuationForGood({
+            const ended = await endEvacuationForGood({
               cluster: reconciler.cluster,
               nodeName: o.nodeName,
               log,
               now: o.now ?? (() => new Date()),
             });
+            // what only drainer would finish of the evacuation it started (Nova: its resizes' confirm)
+            if (ended?.phase === 'Evacuating')
+              await new PluginHost({ plugins: o.plugins, log }).leftForGood(
+                { name: o.nodeName },
+                { get: (plugin) => ended.plugins[plugin] },
+                AbortSignal.timeout(LAST_STOP_FINISH_MS),
+              );
           },
           log,
           backoff: o.watch?.backoff,

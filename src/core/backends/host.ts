@@ -281,6 +281,19 @@ export class PluginHost {
     );
   }
 
+  /** The stop of an agent no successor follows, mid-evacuation: each plugin finishes what only it would (plugin.ts). */
+  async leftForGood(node: NodeRef, records: Pick<RecordStore, 'get'>, signal: AbortSignal): Promise<void> {
+    await Promise.all(
+      this.plugins.map(async (p) => {
+        if (!p.leftForGood) return;
+        const log = this.#log.child({ plugin: p.name, node: node.name });
+        await p
+          .leftForGood(node, { log, signal, record: records.get(p.name) })
+          .catch((error: unknown) => this.#failed(p.name, 'finish at the last stop', error));
+      }),
+    );
+  }
+
   /** Every plugin's stranded change (no record on the node); a plugin that fails is logged and named in `failed`. */
   async stranded(node: NodeRef, opts: StrandedOptions): Promise<StrandedResult> {
     const failed: string[] = [];

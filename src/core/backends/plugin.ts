@@ -198,6 +198,15 @@ export interface ShutdownFallbackContext {
   readonly trigger: string;
 }
 
+/** The stop of an agent no successor follows, in the middle of an evacuation (core/agent/left-for-good.ts). */
+export interface LeftForGoodContext {
+  readonly log: Logger;
+  /** The time the stop gives: what is not done by then is left, and said. */
+  readonly signal: AbortSignal;
+  /** What this plugin saved in the record (kept for an agent put back). */
+  readonly record: PluginRecord | undefined;
+}
+
 export interface PlanOptions {
   /** Compute the capacity verdict (false when evacuation.capacityCheck is off). */
   readonly capacity?: boolean;
@@ -230,4 +239,10 @@ export interface BackendPlugin {
    * it). A backend without it leaves its VMs to their own policy (KubeVirt: the VM's run strategy).
    */
   atShutdown?(node: NodeRef, ctx: ShutdownFallbackContext): Promise<ShutdownFallback>;
+  /**
+   * Optional: the agent stops for good in the middle of an evacuation (no DaemonSet places a
+   * successor). Finishes, within ctx.signal, what only drainer would ever finish (Nova: the confirm of
+   * each resize it asked for, as it lands); what it started and Nova ends by itself is left to Nova.
+   */
+  leftForGood?(node: NodeRef, ctx: LeftForGoodContext): Promise<void>;
 }

@@ -5,6 +5,7 @@ import { progressOnHost } from '../../core/backends/vm-count.ts';
 import type {
   BackendPlugin,
   EvacuationContext,
+  LeftForGoodContext,
   NodeRef,
   Outcome,
   Plan,
@@ -250,6 +251,24 @@ export class NovaPlugin implements BackendPlugin {
     // the shutdown was called off and the evacuation goes on
     this.#held.set(node.name, this.#o.now() + 2 * ctx.marginMs);
     return stopForShutdown(this.#o.compute, this.#o.nova, node, ctx, this.#o);
+  }
+
+  /**
+   * The agent stops for good mid-evacuation: live migrations end in Nova by themselves, but a cold
+   * one waits in VERIFY_RESIZE for drainer's confirm, which nobody else would give. Each is followed
+   * and confirmed as it lands while the stop lasts (ctx.signal); one still moving then is named.
+   */
+  async leftForGood(node: NodeRef, ctx: LeftForGoodContext): Promise<void> {
+    const recorded = parseNovaRecord(ctx.record);
+    if (!recorded) return;
+    // each request runs to its own timeout: the stop's signal ends the following, not a confirm half-sent
+    const calls = { log: ctx.log, signal: new AbortController().signal, dryRun: false };
+    await confirmLeft(this.#o.compute, recorded.migrations, calls, {
+      ...this.#restartOptions(node),
+      waitMs: Infinity,
+      host: recorded.host,
+      endsWith: { signal: ctx.signal, ended: 'when its agent stopped for good (no successor)' },
+    });
   }
 
   async #mapping(node: NodeRef, prev: NovaRecord | undefined, signal: AbortSignal): Promise<HostMapping> {

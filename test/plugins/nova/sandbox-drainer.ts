@@ -33,6 +33,8 @@ export interface SandboxDrainer {
   /** The stranded check of the node with no record, the node in service or not. */
   stranded(inService: boolean): Promise<StrandedChange | undefined>;
   plan(): Promise<Plan>;
+  /** The agent stops for good mid-evacuation (no successor); `signal` is the stop's time. */
+  leftForGood(signal: AbortSignal): Promise<void>;
   /** The fallback at a host shutdown's deadline (what is still on the host), with `marginMs` (simulated) to do it. */
   atShutdown(marginMs?: number): Promise<ShutdownFallback>;
 }
@@ -90,6 +92,7 @@ export function sandboxDrainer(
     },
     stranded: (inService) => plugin.stranded(node, { ...context(), inService }),
     plan: () => plugin.plan(node, new AbortController().signal),
+    leftForGood: (signal) => plugin.leftForGood(node, { log, signal, record }),
     atShutdown: (marginMs = 60_000) =>
       plugin.atShutdown(node, { ...context(), trigger: 'shutdown', marginMs }),
   };
