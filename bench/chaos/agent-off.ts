@@ -7,8 +7,10 @@ import type { Fleet } from './fleet.ts';
 /**
  * The DaemonSet runs an agent on the node again once the operator's drainer.dev/agent=disabled is
  * gone: taken off by `kubectl label`, or with the Node object itself (registered again without it).
+ * Taken off with nothing on the node, it had no gate: the new agent makes one a moment later.
  */
 export async function agentBack(fleet: Fleet, node: string): Promise<void> {
+  if (agentTakenOffEmpty(fleet, node)) fleet.backFromOff.set(node, fleet.sandbox.clock.now());
   if (!fleet.disabled.delete(node)) return;
   fleet.offWithVms.delete(node);
   fleet.gateDeletedOff.delete(node);

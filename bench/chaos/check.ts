@@ -91,11 +91,15 @@ export const judged = (d: DrainReturn): boolean => d.ok && !d.contradicted && !d
  * starts in that moment goes through the opening the operator's forced release made (chaos seed 3
  * round 37: Karpenter's drain of hv-1 about a second after it registered again). A restore holds
  * the gate before its record goes, so that end excuses nothing more. A gate that does not hold
- * again within this is drainer's to answer for.
+ * again within this is drainer's to answer for. An agent the operator put back on a node it had
+ * taken off empty gets the same moment (withAgentBack).
  */
 export const REARM_MS = 3000;
 
-/** When the excuse of a release whose maintenance ended at `end` lapses (the sandbox's clock). */
+/**
+ * When the excuse of a node left without a gate at `end` lapses (the sandbox's clock): a release
+ * whose maintenance ended, an agent the operator put back on an empty node.
+ */
 export type ReleaseLapse = (node: string, end: number) => number;
 
 /** The lapse: the first moment the gate held again since `end`, at most `boundMs` after it. */
@@ -123,6 +127,17 @@ export const withReleases = (
       d.returnedAt <= (r.until === undefined ? Infinity : lapse(r.node, r.until)),
   )
     ? { ...d, released: true }
+    : d;
+
+/**
+ * The return as the operator's when it came before the gate of an agent the operator had taken off an
+ * empty node, and then put back, held again: until then the node had no gate, by the operator's
+ * choice (chaos seed 4 round 178: Karpenter's drain of a node whose agent came back 0.1 s before it
+ * returned). The excuse lapses as `lapse` says after the agent came back (by default, at once).
+ */
+export const withAgentBack = (d: DrainReturn, lapse: ReleaseLapse = (_node, back) => back): DrainReturn =>
+  !d.agentOff && d.agentBackAt !== undefined && d.returnedAt <= lapse(d.node, d.agentBackAt)
+    ? { ...d, agentOff: true }
     : d;
 
 /**
@@ -202,7 +217,7 @@ export class Checker {
   /** An agent's resync and a second more, on the sandbox's clock: how long a started server goes unseen. */
   readonly #noticeMs: number;
   readonly #more: () => Partial<Observations>;
-  /** When a release's excuse lapses after its maintenance ended (the gate held again, or REARM_MS). */
+  /** When a release's excuse lapses after its maintenance ended, or an agent put back's after it came (the gate held again, or REARM_MS). */
   readonly #lapse: ReleaseLapse | undefined;
   readonly #counted = new Set<string>();
   readonly #since = new Map<string, number>();
@@ -283,8 +298,8 @@ export class Checker {
     const { powerChanges: changes = [], releases = [], ownerActions = [] } = this.#more();
     const returns = this.#drains.returns;
     for (let i = this.#drainAt; i < returns.length; i++) {
-      const d = withReleases(returns[i]!, releases, this.#lapse);
-      returns[i] = d; // the report counts it as released too
+      const d = withAgentBack(withReleases(returns[i]!, releases, this.#lapse), this.#lapse);
+      returns[i] = d; // the report counts it as released (or the operator's) too
       // a server its owner started while the drain ran, or just before, is the owner's; one made
       // before the gate went is judged by gate-disrupted-while-occupied
       const owners = new Set([

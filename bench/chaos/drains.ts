@@ -83,6 +83,11 @@ export interface DrainReturn {
    * (agentTakenOffEmpty): no gate there, by the operator's choice.
    */
   readonly agentOff?: boolean;
+  /**
+   * When the agent of the node last came back after the operator had taken it off with nothing on the
+   * node (sandbox clock; fleet.backFromOff): a return before its gate held is the operator's too (check.ts).
+   */
+  readonly agentBackAt?: number;
   readonly ms: number;
   /** When the drain started and returned, on the sandbox's clock (the one owners' actions are timed on). */
   readonly startedAt: number;
@@ -234,6 +239,7 @@ export class Drains {
       released: this.#maintenances.releasedNow(node),
       // read before the way back: a Node registered again brings its agent back (agentBack)
       ...(agentTakenOffEmpty(this.#fleet, node) ? { agentOff: true } : {}),
+      ...(this.#fleet.backFromOff.has(node) ? { agentBackAt: this.#fleet.backFromOff.get(node) } : {}),
       ms: Date.now() - t0,
       startedAt,
       returnedAt: this.#fleet.sandbox.clock.now(),

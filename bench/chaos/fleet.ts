@@ -142,6 +142,11 @@ export interface Fleet {
   readonly offWithVms: Set<string>;
   /** Of those, the ones whose gate pod or PDB the operator deleted since: no agent re-creates it. */
   readonly gateDeletedOff: Set<string>;
+  /**
+   * Per node, when (sandbox clock) its agent last came back after the operator had taken it off with
+   * nothing on the node: until that agent's gate holds, the node has none, by the operator's choice.
+   */
+  readonly backFromOff: Map<string, number>;
   startAgent(node: string, instance?: string): Promise<FleetAgent>;
   /** A proxy that goes down with the API server (kubectl drains use it). */
   toolsProxy(): Promise<CuttableProxy>;
@@ -205,6 +210,7 @@ export async function startFleet(): Promise<Fleet> {
   const disabled = new Set<string>();
   const offWithVms = new Set<string>();
   const gateDeletedOff = new Set<string>();
+  const backFromOff = new Map<string, number>();
   const proxies = new Set<CuttableProxy>();
   let started = 0;
   const kubeconfigVia = (proxy: CuttableProxy) =>
@@ -241,6 +247,7 @@ export async function startFleet(): Promise<Fleet> {
     disabled,
     offWithVms,
     gateDeletedOff,
+    backFromOff,
     async startAgent(node, instance = `${node}-pod-${++started}`) {
       const proxy = await cuttable();
       const cfg = configSchema.parse(merge(base, { nodeName: node, instance }));

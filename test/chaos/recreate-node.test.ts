@@ -67,7 +67,9 @@ describe('a Node deleted and registered again by its kubelet', () => {
       disabled: new Set(['hv-2']),
       offWithVms: new Set(['hv-2']),
       gateDeletedOff: new Set(['hv-2']),
+      backFromOff: new Map(),
       agents: new Map(),
+      sandbox: { clock: { now: () => 5000 } },
       startAgent: async (node: string) => void started.push(node),
     } as unknown as Fleet;
 
@@ -76,5 +78,7 @@ describe('a Node deleted and registered again by its kubelet', () => {
 
     expect(started).toEqual(['hv-2']);
     expect([...fleet.disabled, ...fleet.offWithVms, ...fleet.gateDeletedOff]).toEqual([]);
+    // its gate had been deleted: the node has none until the new agent's holds (check.ts withAgentBack)
+    expect([...fleet.backFromOff]).toEqual([['hv-2', 5000]]);
   });
 });

@@ -5,7 +5,7 @@
 // until the gate is seen holding again, and never longer than REARM_MS: a gate that does not come
 // back is drainer's broken promise.
 import { describe, expect, it } from 'vitest';
-import { judged, lapseAtRearm, REARM_MS, withReleases } from '../../bench/chaos/check.ts';
+import { judged, lapseAtRearm, REARM_MS, withAgentBack, withReleases } from '../../bench/chaos/check.ts';
 import type { DrainReturn } from '../../bench/chaos/drains.ts';
 import { GateWatch, type GateSource } from '../../bench/chaos/gate-watch.ts';
 import { GATE_NODE_LABEL, gateLabelValue, gateName } from '../../src/kube/gate.ts';
@@ -94,5 +94,39 @@ describe("an operator's release after its maintenance ended with the Node", () =
   it('without the gates observed, the excuse ends with the maintenance', () => {
     expect(judged(withReleases(drainOfHv1(10_001), [release]))).toBe(true);
     expect(judged(withReleases(drainOfHv1(9_999), [release]))).toBe(false);
+  });
+});
+
+// The same opening by another of the operator's hands: hv-1's agent taken off with nothing on the node
+// (its gate went with it), then put back. Nova placed servers there meanwhile; the new agent makes the
+// gate a moment after it starts, and a drain that returns before that went through the operator's
+// opening (chaos seed 4 round 178: Karpenter's drain returned 0.1 s after the agent came back).
+describe('an agent the operator took off an empty node, then put back', () => {
+  const back = 10_000;
+  const returned = (at: number): DrainReturn => ({ ...drainOfHv1(at), agentBackAt: back });
+
+  it('excuses a drain that returned before its gate held, not one after', () => {
+    const c = cluster();
+    c.at(back + 300);
+    c.pending('hv-1');
+    c.at(back + 700);
+    c.running('hv-1');
+    const lapse = lapseAtRearm(c.gates, BOUND);
+
+    expect(judged(withAgentBack(returned(back + 100), lapse))).toBe(false);
+    expect(judged(withAgentBack(returned(back + 800), lapse))).toBe(true);
+  });
+
+  it('a gate that never comes back excuses nothing past REARM_MS', () => {
+    const lapse = lapseAtRearm(cluster().gates, BOUND);
+
+    expect(judged(withAgentBack(returned(back + BOUND - 1), lapse))).toBe(false);
+    expect(judged(withAgentBack(returned(back + BOUND + 1), lapse))).toBe(true);
+  });
+
+  it('a node whose agent never went (no agentBackAt) is judged', () => {
+    const lapse = lapseAtRearm(cluster().gates, BOUND);
+
+    expect(judged(withAgentBack(drainOfHv1(back + 100), lapse))).toBe(true);
   });
 });
