@@ -46,3 +46,17 @@ export async function gateAgent(s: Stack, overrides: Record<string, unknown>, ru
     drainer: (...args: string[]) => cli({ env: { KUBECONFIG: kubeconfig } })(...args),
   };
 }
+
+/**
+ * The operator takes node-a's agent off the documented way (drainer.dev/agent=disabled): the DaemonSet
+ * places none there any more, and its pod goes (the agent stops as on SIGTERM).
+ */
+export async function takeAgentOff(s: Stack, agent: { stop(): Promise<unknown> }): Promise<void> {
+  await s.k.request({
+    method: 'PATCH',
+    path: '/api/v1/nodes/node-a',
+    contentType: 'application/merge-patch+json',
+    body: { metadata: { labels: { 'drainer.dev/agent': 'disabled' } } },
+  });
+  await agent.stop();
+}

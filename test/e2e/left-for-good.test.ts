@@ -9,7 +9,7 @@ import { parseRecord, STATE_ANNOTATION } from '../../src/core/record/record.ts';
 import type { KubeNode } from '../../src/kube/types.ts';
 import { MAINTENANCE_KEY } from '../../src/plugins/nova/policy.ts';
 import { runbookDaemonSet } from '../kube/agent-daemonset.ts';
-import { gateAgent } from './gate-stack.ts';
+import { gateAgent, takeAgentOff } from './gate-stack.ts';
 import { smallWorld } from './scenario.ts';
 import { startStack, until, type Stack } from './stack.ts';
 
@@ -42,14 +42,7 @@ describe("an agent taken off its node while drainer's cold migration runs", () =
     await s.cordon('node-a');
     await until('vm-cold moving', () => moves().includes('migrating'), 30_000);
 
-    // the operator takes the agent off: the DaemonSet places none there any more, and its pod goes
-    await s.k.request({
-      method: 'PATCH',
-      path: '/api/v1/nodes/node-a',
-      contentType: 'application/merge-patch+json',
-      body: { metadata: { labels: { 'drainer.dev/agent': 'disabled' } } },
-    });
-    await agent.stop();
+    await takeAgentOff(s, agent);
 
     // the confirm went out before the stop ended; Nova finishes it a moment later
     await until('resize confirmed', () => moves().join() === 'confirmed', 10_000);

@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { KubePod } from '../../src/kube/types.ts';
 import { cli } from '../cli/harness.ts';
 import { runbookDaemonSet } from '../kube/agent-daemonset.ts';
-import { gateAgent, POD } from './gate-stack.ts';
+import { gateAgent, POD, takeAgentOff } from './gate-stack.ts';
 import { smallWorld } from './scenario.ts';
 import { startStack, type Stack } from './stack.ts';
 
@@ -44,13 +44,7 @@ describe('restore --force on a node no agent keeps', () => {
     const before = await gateUid();
 
     // the operator takes the agent off: it stops for good, and keeps the gate over the servers
-    await s.k.request({
-      method: 'PATCH',
-      path: '/api/v1/nodes/node-a',
-      contentType: 'application/merge-patch+json',
-      body: { metadata: { labels: { 'drainer.dev/agent': 'disabled' } } },
-    });
-    await agent.stop();
+    await takeAgentOff(s, agent);
     expect(await gateUid()).toBe(before);
 
     const restored = await cliFor(s)('restore', '--node', 'node-a', '--force');
