@@ -43,6 +43,9 @@ import { liveView, newNodeRun, type LiveState } from './node-run.ts';
 
 export type { ReconcilerDeps, EvacuationHost, ReconcilerMetrics } from './run-context.ts';
 
+/** A stranded check put off until the node's gate holds is tried again this soon (ms). */
+const STRANDED_AGAIN_MS = 2000;
+
 export class Reconciler {
   readonly #deps: ReconcilerDeps;
   readonly #active = new Map<string, AbortController>();
@@ -147,7 +150,7 @@ export class Reconciler {
     // a stranded check put off until the gate holds comes back soon, not a resync later
     return looked
       ? resync
-      : { requeueAfterMs: this.#strandedLooks.againMs(nodeName, resync.requeueAfterMs ?? Infinity) };
+      : { requeueAfterMs: Math.min(resync.requeueAfterMs ?? Infinity, STRANDED_AGAIN_MS) };
   }
 
   async #ignored(run: NodeRun, desired: EvacuatedDesire, resync: RunResult): Promise<RunResult> {

@@ -6,13 +6,8 @@
 import { checkStranded } from '../restore/stranded-check.ts';
 import type { NodeRun } from './run-context.ts';
 
-/** A look put off until the node's gate holds is tried again this soon at first (ms). */
-export const PUT_OFF_AGAIN_MS = 2000;
-
 export class StrandedLooks {
   readonly #seen = new Map<string, { uid: string; at: number }>();
-  /** Per node, how many passes in a row put the look off (the gate not seen holding). */
-  readonly #putOff = new Map<string, number>();
   readonly #intervalMs: number;
   readonly #now: () => number;
 
@@ -33,23 +28,8 @@ export class StrandedLooks {
     const seen = this.#seen.get(run.nodeName);
     const now = this.#now();
     if (seen?.uid === uid && (this.#intervalMs <= 0 || now - seen.at < this.#intervalMs)) return true;
-    if (inService && run.deps.gate && !(await run.deps.gate.whenHeld(run.nodeName, 0))) {
-      this.#putOff.set(run.nodeName, (this.#putOff.get(run.nodeName) ?? 0) + 1);
-      return false;
-    }
-    this.#putOff.delete(run.nodeName);
+    if (inService && run.deps.gate && !(await run.deps.gate.whenHeld(run.nodeName, 0))) return false;
     if (await checkStranded(run, inService)) this.#seen.set(run.nodeName, { uid, at: now });
     return true;
-  }
-
-  /**
-   * When a pass that put the look off comes back: 2 s, doubling while the gate is still not seen
-   * holding, at most `maxMs`. A control plane too busy to answer the gate's reads would otherwise
-   * take a pass every 2 s from every agent (1,000 agents started together on 2 cores: the passes'
-   * Node reads, 0.34 a second per agent, kept the API server's handlers timing out for 10 minutes).
-   */
-  againMs(node: string, maxMs: number): number {
-    const n = this.#putOff.get(node) ?? 1;
-    return Math.min(maxMs, PUT_OFF_AGAIN_MS * 2 ** Math.min(n - 1, 20));
   }
 }
