@@ -280,6 +280,8 @@ export function createNodeAgent(o: NodeAgentOptions): { agent: Agent; reconciler
   dropDisabledGate(o, log);
   const gate = reconciler.gate;
   const api = gate ? shared : undefined;
+  // the stop's own looks at the plugins (what is left, what only drainer would finish): no metrics
+  const atStop = new PluginHost({ plugins: o.plugins, log });
   const keeper =
     gate && api
       ? gateKeeper({
@@ -292,8 +294,7 @@ export function createNodeAgent(o: NodeAgentOptions): { agent: Agent; reconciler
           successorExpected: () => api.successorExpected?.(o.nodeName) ?? Promise.resolve(true),
           drop: () => api.drop?.(o.nodeName) ?? Promise.resolve(),
           // asked at the stop, when the agent's own signal has aborted: a bounded look of its own
-          leftOnNode: () =>
-            remainingOn(new PluginHost({ plugins: o.plugins, log }), o.nodeName, AbortSignal.timeout(10_000)),
+          leftOnNode: () => remainingOn(atStop, o.nodeName, AbortSignal.timeout(10_000)),
           noSuccessor: async () => {
             const ended = await endEvacuationForGood({
               cluster: reconciler.cluster,
@@ -303,7 +304,7 @@ export function createNodeAgent(o: NodeAgentOptions): { agent: Agent; reconciler
             });
             // what only drainer would finish of the evacuation it started (Nova: its resizes' confirm)
             if (ended?.phase === 'Evacuating')
-              await new PluginHost({ plugins: o.plugins, log }).leftForGood(
+              await atStop.leftForGood(
                 { name: o.nodeName },
                 { get: (plugin) => ended.plugins[plugin] },
                 AbortSignal.timeout(LAST_STOP_FINISH_MS),
