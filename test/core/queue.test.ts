@@ -88,6 +88,43 @@ describe('per-key serial queue', () => {
     ctl.abort();
   });
 
+  it('runs a key again once the wait its result handed over comes about, with no timer', async () => {
+    let runs = 0;
+    let come: ((yes: boolean) => void) | undefined;
+    const { q, ctl } = queue(async () => {
+      runs++;
+      return { requeueWhen: () => new Promise<boolean>((resolve) => (come = resolve)) };
+    });
+    q.enqueue('node-7');
+    await until(() => come !== undefined);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(runs).toBe(1);
+    come?.(true);
+    await until(() => runs === 2);
+    ctl.abort();
+  });
+
+  it('drops a handed-over wait once the key runs again for another reason, and on a wait that says no', async () => {
+    let runs = 0;
+    const waits: { signal: AbortSignal; resolve: (yes: boolean) => void }[] = [];
+    const { q, ctl } = queue(async () => {
+      runs++;
+      return {
+        requeueWhen: (signal) => new Promise<boolean>((resolve) => waits.push({ signal, resolve })),
+      };
+    });
+    q.enqueue('node-7');
+    await until(() => waits.length === 1);
+    q.enqueue('node-7'); // a watch event: the key runs anew and hands over a wait of its own
+    await until(() => waits.length === 2);
+    expect(waits[0]?.signal.aborted).toBe(true);
+    waits[0]?.resolve(true); // too late: it says nothing of the world as the second run saw it
+    waits[1]?.resolve(false); // timed out: the resync, not this, brings the next run
+    await new Promise((r) => setTimeout(r, 20));
+    expect(runs).toBe(2);
+    ctl.abort();
+  });
+
   it('starts nothing after the signal aborts and lets the running handler finish', async () => {
     let runs = 0;
     let release!: () => void;

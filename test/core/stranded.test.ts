@@ -10,6 +10,7 @@ import { IGNORE_LABEL, STRANDED_ANNOTATION } from '../../src/names.ts';
 import { DrainGate } from '../../src/core/gate/gate.ts';
 import { gateName } from '../../src/kube/gate.ts';
 import { FakeGateApi } from './fake-gate.ts';
+import { KeyedQueue } from '../../src/core/agent/queue.ts';
 import { FakeCluster, FakeHost, quietLogger, succeeded } from './fakes.ts';
 
 const DISABLED = { status: 'disabled', disabledReason: 'drainer: cordon 2026-11-25T09:00:00Z' };
@@ -62,6 +63,21 @@ const change = (restored: boolean): StrandedChange => ({
   reason: DISABLED.disabledReason,
   restored,
 });
+
+/** A node in service whose gate pod is not running yet (a Node registered anew, its gate pod starting). */
+function gateNotYetRunning() {
+  const api = new FakeGateApi();
+  api.startsRunning = false;
+  const gate = new DrainGate({
+    api,
+    log: quietLogger(),
+    podOf: (n) => ({ namespace: 'drainer', name: gateName(n) }),
+    retry: { initialMs: 5, maxMs: 20 },
+  });
+  const world = setup((inService) => change(inService), gate);
+  world.cluster.addNode('node-7');
+  return { api, gate, ...world };
+}
 
 describe('the agent on a node with no record', () => {
   it('restores a stranded service of a node in service, with a Normal Event and a note status shows', async () => {
@@ -178,27 +194,46 @@ describe('the agent on a node with no record', () => {
   it('gives a service back only once the drain gate holds: a Node registered anew waits for its gate pod', async () => {
     // seed 3 of the soak: Karpenter's replacement of hv-1-b got nova-compute back before its gate pod
     // ran, servers landed, and the next drain returned with 2 on the host
-    const api = new FakeGateApi();
-    api.startsRunning = false;
-    const gate = new DrainGate({
-      api,
-      log: quietLogger(),
-      podOf: (n) => ({ namespace: 'drainer', name: gateName(n) }),
-      retry: { initialMs: 5, maxMs: 20 },
-    });
-    const { cluster, asked, reconcile } = setup((inService) => change(inService), gate);
-    cluster.addNode('node-7');
+    const { api, gate, cluster, asked, reconcile } = gateNotYetRunning();
 
     const first = await reconcile();
     expect(asked).toEqual([]);
-    expect(first.requeueAfterMs).toBeLessThanOrEqual(2000);
     expect(cluster.events).toEqual([]);
 
     api.run('node-7');
-    for (let i = 0; i < 100 && !gate.held('node-7'); i++) await new Promise((r) => setTimeout(r, 10));
+    // the pass handed the wait for the gate to its queue: it answers once the gate is seen holding
+    expect(await first.requeueWhen?.(new AbortController().signal)).toBe(true);
     await reconcile();
     expect(asked).toEqual([true]);
     expect(api.guards('node-7')).toBe(true);
+    gate.stop();
+  });
+
+  it('waits for the gate without passes in between: one pass before it holds, one after (issue 51)', async () => {
+    // 1,000 agents whose gates an overloaded API server kept from holding re-ran their passes every
+    // 2 s, a Node read each, and kept it overloaded: the look now follows the gate, not a timer
+    const { api, gate, asked, reconcile } = gateNotYetRunning();
+    let passes = 0;
+    const ctl = new AbortController();
+    const queue = new KeyedQueue({
+      signal: ctl.signal,
+      log: quietLogger(),
+      handler: async () => {
+        passes++;
+        return reconcile();
+      },
+    });
+    queue.enqueue('node-7');
+    await queue.idle();
+    await new Promise((r) => setTimeout(r, 100)); // the gate looks again and again meanwhile
+    expect(passes).toBe(1);
+    expect(asked).toEqual([]);
+
+    api.run('node-7');
+    for (let i = 0; i < 200 && asked.length === 0; i++) await new Promise((r) => setTimeout(r, 5));
+    expect(asked).toEqual([true]);
+    expect(passes).toBe(2);
+    ctl.abort();
     gate.stop();
   });
 });

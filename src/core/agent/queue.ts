@@ -1,11 +1,17 @@
 // Per-key serial work queue: at most one run per key at a time; enqueues while a key runs
 // coalesce into a single rerun; failures requeue with exponential backoff; a result may ask
-// for a later run (periodic resync).
+// for a later run (periodic resync), or for a run once something it waits on comes about.
 import type { Logger } from '../../observability/logger.ts';
 
 export interface RunResult {
   /** Run this key again after so many ms (unless something enqueues it sooner). */
   readonly requeueAfterMs?: number;
+  /**
+   * Run this key again once this answers true: a wait the run hands over instead of polling for it
+   * (each poll re-reads the world; at a thousand agents polls every few seconds are a storm). Its
+   * signal aborts when the key runs again for any reason (that run says anew what it waits for).
+   */
+  readonly requeueWhen?: (signal: AbortSignal) => Promise<boolean>;
 }
 
 export type Handler = (key: string, signal: AbortSignal) => Promise<RunResult | void>;
@@ -26,6 +32,8 @@ interface KeyState {
   failures: number;
   timer?: NodeJS.Timeout;
   timerAt?: number;
+  /** The wait a result handed over (aborted when the key runs again). */
+  waiting?: AbortController;
 }
 
 export class KeyedQueue {
@@ -101,6 +109,8 @@ export class KeyedQueue {
 
   #start(key: string, s: KeyState): void {
     s.running = true;
+    s.waiting?.abort();
+    s.waiting = undefined;
     const run = this.#run(key, s).finally(() => {
       this.#running.delete(run);
       s.running = false;
@@ -123,6 +133,7 @@ export class KeyedQueue {
       s.failures = 0;
       if (result?.requeueAfterMs !== undefined && !signal.aborted)
         this.#schedule(key, s, result.requeueAfterMs);
+      if (result?.requeueWhen && !signal.aborted) this.#wait(key, s, result.requeueWhen);
     } catch (err) {
       if (signal.aborted) return;
       s.failures += 1;
@@ -130,6 +141,19 @@ export class KeyedQueue {
       log.warn({ err, key, retryInMs: delay, failures: s.failures }, 'reconcile failed; retrying');
       this.#schedule(key, s, delay);
     }
+  }
+
+  #wait(key: string, s: KeyState, when: NonNullable<RunResult['requeueWhen']>): void {
+    const ctl = new AbortController();
+    s.waiting = ctl;
+    when(ctl.signal)
+      .then((yes) => {
+        if (yes && !ctl.signal.aborted) this.enqueue(key);
+      })
+      .catch((err: unknown) => this.#opts.log.debug({ err, key }, 'a wait for the next run failed'))
+      .finally(() => {
+        if (s.waiting === ctl) s.waiting = undefined;
+      });
   }
 
   #backoff(failures: number): number {
@@ -151,7 +175,10 @@ export class KeyedQueue {
   }
 
   #stopTimers(): void {
-    for (const s of this.#keys.values()) this.#clearTimer(s);
+    for (const s of this.#keys.values()) {
+      this.#clearTimer(s);
+      s.waiting?.abort();
+    }
     this.#notifyIdle();
   }
 }

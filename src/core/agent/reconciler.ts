@@ -43,9 +43,6 @@ import { liveView, newNodeRun, type LiveState } from './node-run.ts';
 
 export type { ReconcilerDeps, EvacuationHost, ReconcilerMetrics } from './run-context.ts';
 
-/** A stranded check put off until the node's gate holds is tried again this soon (ms). */
-const STRANDED_AGAIN_MS = 2000;
-
 export class Reconciler {
   readonly #deps: ReconcilerDeps;
   readonly #active = new Map<string, AbortController>();
@@ -147,10 +144,19 @@ export class Reconciler {
     if (record) return restoreNode(run);
     const looked = await this.#stranded(run, true);
     await releaseMaintenances(run);
-    // a stranded check put off until the gate holds comes back soon, not a resync later
-    return looked
-      ? resync
-      : { requeueAfterMs: Math.min(resync.requeueAfterMs ?? Infinity, STRANDED_AGAIN_MS) };
+    return looked ? resync : this.#whenGateHolds(nodeName, resync);
+  }
+
+  /**
+   * A stranded check put off until the gate holds comes back as the gate is seen holding, not a
+   * resync later, and not by polling: at a thousand agents whose gates an overloaded API server
+   * keeps from holding, a pass every 2 s each (a Node read apiece) kept it overloaded (issue 51).
+   */
+  #whenGateHolds(nodeName: string, resync: RunResult): RunResult {
+    const gate = this.#deps.gate;
+    const ms = resync.requeueAfterMs ?? 0;
+    if (!gate || ms <= 0) return resync;
+    return { ...resync, requeueWhen: (signal) => gate.whenHeld(nodeName, ms, signal) };
   }
 
   async #ignored(run: NodeRun, desired: EvacuatedDesire, resync: RunResult): Promise<RunResult> {
